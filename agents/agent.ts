@@ -1,0 +1,60 @@
+import type { Provider } from '../main/core/providers.js';
+
+/**
+ * The boundary between the queue and whatever drives a provider account. Agents know
+ * nothing of HTTP or of jobs: they get a prompt, an optional conversation to continue and
+ * an abort signal, and return the answer or throw an AgentFailure. The scheduler turns
+ * failures into retries, cooldowns and final codes.
+ */
+export interface AgentTask {
+  prompt: string;
+  /** The provider's own conversation address to continue, or null for a new chat. */
+  conversation: string | null;
+  /** Aborted on cancel, per-attempt timeout, deadline or shutdown; `signal.reason` says which. */
+  signal: AbortSignal;
+}
+
+export interface AgentResult {
+  /** The answer as the provider wrote it (Markdown). */
+  text: string;
+  /** The provider's address of the conversation after the turn. */
+  conversation: string;
+}
+
+/** What the agent itself knows about its readiness; `busy` and `paused` are the scheduler's. */
+export type AgentReadiness = 'idle' | 'needs_login' | 'error';
+
+/** The states decisions.md lists, as reported to users. */
+export type AgentState = 'needs_login' | 'idle' | 'busy' | 'paused' | 'error';
+
+export type AgentFailureKind =
+  | 'rejected' // the provider refused the prompt: never retried
+  | 'provider_error' // an error card: retried
+  | 'rate_limited' // a usage-limit banner: the agent cools down, the job waits or moves
+  | 'logged_out' // a login wall: the agent needs the user
+  | 'challenge' // a captcha or similar: the agent needs the user
+  | 'timed_out'
+  | 'agent_lost'; // the page or browser died
+
+export class AgentFailure extends Error {
+  constructor(
+    readonly kind: AgentFailureKind,
+    message: string,
+    /** For `rate_limited`: when the provider says the limit lifts. */
+    readonly retryAt?: number,
+  ) {
+    super(message);
+    this.name = 'AgentFailure';
+  }
+}
+
+export interface Agent {
+  readonly id: string;
+  readonly provider: Provider;
+  /** Current readiness; the agent calls the listener given to `onChange` when it changes. */
+  readiness(): AgentReadiness;
+  onChange(listener: () => void): void;
+  /** Runs one prompt. Never called while a previous run is unsettled. */
+  run(task: AgentTask): Promise<AgentResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.js';
+import type { KeyStore, Scope } from '../keys/key-store.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What a route declares in its `config`: the scope it needs and which request budget it spends. */
+export interface RouteAccess {
+  scope?: Scope;
+  budget?: 'read' | 'write';
+}
+
+export interface Caller {
+  /** The API key's id, or 'admin' for the dashboard's token. */
+  keyId: string;
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/**
+ * Authenticates the bearer key, checks the route's scope and spends one request of the
+ * key's budget. The admin token (the dashboard's, stored in the data dir) holds every scope.
+ */
+export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; write: RateLimiter }, adminToken: string) {
+  const admin = Buffer.from(adminToken);
+  return function authenticate(request: FastifyRequest, access: RouteAccess): Caller {
+    const match = BEARER.exec(request.headers.authorization ?? '');
+    if (!match) {
+      throw new ApiError('UNAUTHORIZED', 'Send your API key as "Authorization: Bearer <key>".');
+    }
+    const secret = match[1]!;
+    const given = Buffer.from(secret);
+    if (given.length === admin.length && timingSafeEqual(given, admin)) return { keyId: 'admin' };
+    const auth = keys.authenticate(secret);
+    if (!auth.ok) {
+      const why = { malformed: 'is not a ChatBridge key', unknown: 'is not known', revoked: 'was revoked', expired: 'has expired' };
+      throw new ApiError('UNAUTHORIZED', `This API key ${why[auth.reason]}.`);
+    }
+    if (access.scope && !auth.key.scopes.includes(access.scope)) {
+      throw new ApiError('FORBIDDEN', `This API key lacks the ${access.scope} scope.`);
+    }
+    if (access.budget) {
+      const wait = limits[access.budget].take(auth.key.id);
+      if (wait > 0) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `Too many ${access.budget} requests for this key; retry in ${wait} s.`,
+          undefined,
+          { 'retry-after': String(wait) },
+        );
+      }
+    }
+    return { keyId: auth.key.id };
+  };
+}
+
+/**
+ * DNS-rebinding defence: a page on some site whose name was made to resolve to 127.0.0.1
+ * still sends its own name in Host. Only IP literals and "localhost" are accepted.
+ */
+export function isAllowedHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name === 'localhost' || /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || (host.startsWith('[') && name.includes(':'));
+}

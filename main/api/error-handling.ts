@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
+import { LIMITS, type ErrorEnvelope } from './schemas.js';
+
+export function envelope(code: ErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {
+  return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).send(envelope(error.code, error.message, String(reply.request.id), error.details));
+}
+
+/**
+ * Turns anything thrown while handling a request into the contract's envelope: ApiErrors as
+ * they are, fastify's own client errors (bad JSON, wrong content type, too large) into
+ * INVALID_REQUEST or PAYLOAD_TOO_LARGE, and everything else into a bare INTERNAL_ERROR.
+ */
+export function toApiError(error: FastifyError | ApiError | Error): ApiError {
+  if (error instanceof ApiError) return error;
+  const fe = error as FastifyError;
+  if (fe.validation && fe.validation.length > 0) return fromValidation(fe.validation[0]!, fe.validationContext ?? 'body');
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `The request body is over ${LIMITS.bodyBytes} bytes.`, { limit: LIMITS.bodyBytes });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('INVALID_REQUEST', 'Send the body as JSON with Content-Type: application/json.', { field: 'content-type' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('INVALID_REQUEST', 'The JSON body is empty.', { field: 'body' });
+  }
+  if (error instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.', { field: 'body' });
+  }
+  if (fe.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The request is too large.');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError('INVALID_REQUEST', 'The request could not be read.', fe.code ? { reason: fe.code } : undefined);
+  }
+  return new ApiError('INTERNAL_ERROR', 'Something went wrong inside ChatBridge. Retry the request.');
+}
+
+const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
+
+function fromValidation(v: FastifySchemaValidationError, context: string): ApiError {
+  const params = v.params as Record<string, unknown>;
+  const path = v.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (v.keyword === 'required') path.push(String(params.missingProperty));
+  if (v.keyword === 'additionalProperties') path.push(String(params.additionalProperty));
+  let field = path.join('.');
+  if (context === 'headers') field = HEADER_NAMES[field] ?? field;
+  if (field === '') field = context;
+
+  if (context === 'body' && field === 'prompt' && v.keyword === 'maxLength') {
+    return new ApiError('PAYLOAD_TOO_LARGE', `prompt is over ${LIMITS.promptChars} characters.`, { field, limit: LIMITS.promptChars });
+  }
+  return new ApiError('INVALID_REQUEST', describe(field, v, params), { field });
+}
+
+function describe(field: string, v: FastifySchemaValidationError, params: Record<string, unknown>): string {
+  switch (v.keyword) {
+    case 'required':
+      return `${field} is required.`;
+    case 'additionalProperties':
+      return `${field} is not a field of this request.`;
+    case 'enum':
+      return `${field} must be one of: ${(params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}.`;
+    default:
+      return `${field} ${v.message ?? 'is invalid'}.`;
+  }
+}
+
+/** For the error handler: reply with the envelope, logging only real faults. */
+export function handleError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.status === ERROR_STATUS.INTERNAL_ERROR) {
+    process.stderr.write(`[${String(request.id)}] ${request.method} ${request.url}: ${error.stack ?? error.message}\n`);
+  }
+  return sendError(reply, apiError);
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import type { Completions } from '../../completions.js';
+import type { Provider } from '../../core/providers.js';
+import { invalid, ApiError } from '../../core/errors.js';
+import {
+  ChatCompletion,
+  ChatCompletionRequest,
+  completionDefaults,
+  ErrorEnvelope,
+  IdempotencyHeaders,
+  LIMITS,
+  type ChatMessage,
+} from '../schemas.js';
+import { clientGone } from './completions.js';
+
+const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
+
+/**
+ * Flattens chat messages into one prompt (decisions.md): a lone user message as it is,
+ * otherwise "System: …", "User: …", "Assistant: …" blocks separated by blank lines.
+ */
+export function flattenMessages(messages: ChatMessage[]): string {
+  const texts = messages.map((m, i) => {
+    const text = typeof m.content === 'string' ? m.content : textOfParts(m.content, i);
+    if (text.length > LIMITS.promptChars) {
+      throw invalid(`messages.${i}.content`, `A message may hold at most ${LIMITS.promptChars} characters.`);
+    }
+    return text;
+  });
+  const prompt =
+    messages.length === 1 && messages[0]!.role === 'user'
+      ? texts[0]!
+      : messages.map((m, i) => `${LABELS[m.role]}: ${texts[i]}`).join('\n\n');
+  if (prompt.length > LIMITS.promptChars) {
+    throw new ApiError('PAYLOAD_TOO_LARGE', `The flattened messages are over ${LIMITS.promptChars} characters.`, {
+      field: 'messages',
+      limit: LIMITS.promptChars,
+    });
+  }
+  if (prompt.trim() === '') throw invalid('messages', 'The messages hold no text.');
+  return prompt;
+}
+
+function textOfParts(parts: { type: string; text?: string }[], i: number): string {
+  return parts
+    .map((p, j) => {
+      if (p.type !== 'text' || typeof p.text !== 'string') {
+        throw invalid(`messages.${i}.content.${j}`, 'Only text content parts are supported.');
+      }
+      return p.text;
+    })
+    .join('\n');
+}
+
+/** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
+export function chatCompletionRoutes(app: FastifyInstance, completions: Completions): void {
+  app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
+    '/v1/chat/completions',
+    {
+      config: { scope: 'completions:write', budget: 'write' },
+      schema: {
+        summary: 'OpenAI-compatible chat completion (answers whole; stream: true is refused)',
+        headers: IdempotencyHeaders,
+        body: ChatCompletionRequest,
+        response: { 200: ChatCompletion, default: ErrorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { model, messages, stream } = request.body;
+      if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
+      const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
+      const { job } = await completions.submit({
+        body: { ...completionDefaults(), prompt: flattenMessages(messages), provider, wait: true },
+        idempotencyKey: request.headers['idempotency-key'],
+        path: '/v1/chat/completions',
+        rawBody: request.body as unknown as Record<string, unknown>,
+      });
+      const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+      const done = completions.outcome(settled);
+      return {
+        id: done.id,
+        object: 'chat.completion',
+        created: Math.floor(done.created_at / 1000),
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: done.response ?? '' }, finish_reason: 'stop' }],
+        usage: null,
+      } satisfies ChatCompletion;
+    },
+  );
+}

@@ -1,0 +1,210 @@
+/**
+ * Every message of the API, written once. Fastify validates requests against these, the
+ * TypeScript types come from them, and /v1/openapi.json is generated from them.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PROVIDERS } from '../core/providers.js';
+
+/** OpenAPI 3.0's `nullable`, which Ajv understands, keeps "X or null" a single, readable rule. */
+function Nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+export const LIMITS = {
+  promptChars: 100_000,
+  bodyBytes: 1_048_576,
+  queuedJobs: 1_000,
+  metadataBytes: 4_096,
+  chatMessages: 256,
+  idempotencyKeyChars: 255,
+  conversationRefChars: 2_048,
+  callbackUrlChars: 2_048,
+  holdMs: 600_000,
+  writesPerMinute: 600,
+  readsPerMinute: 1_200,
+  maxAttempts: 3,
+} as const;
+
+export const ProviderName = Type.Unsafe<(typeof PROVIDERS)[number]>({ type: 'string', enum: [...PROVIDERS] });
+
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, whole seconds' });
+
+// ---- POST /v1/completions -------------------------------------------------------------
+
+export const CompletionRequest = Type.Object(
+  {
+    prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'Text sent to the provider' }),
+    provider: Nullable({ ...ProviderName, enum: [...PROVIDERS, null], default: null }),
+    agent_id: Nullable(Type.String({ maxLength: 64, default: null, description: 'Restrict the job to one agent' })),
+    wait: Type.Boolean({ default: true, description: 'Hold the request open until the job settles' }),
+    timeout_ms: Type.Integer({ minimum: 5_000, maximum: 600_000, default: 180_000, description: 'Per attempt' }),
+    deadline_ms: Type.Integer({ minimum: 10_000, maximum: 3_600_000, default: 900_000, description: 'Whole job' }),
+    priority: Type.Integer({ minimum: -10, maximum: 100, default: 0, description: 'Higher starts first' }),
+    mode: Type.Union([Type.Literal('new'), Type.Literal('continue')], { default: 'new' }),
+    conversation_ref: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.conversationRefChars, default: null })),
+    callback_url: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.callbackUrlChars, default: null, description: 'https URL' })),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: 'At most 4 096 bytes as JSON; echoed verbatim' }),
+  },
+  { additionalProperties: false },
+);
+export type CompletionRequest = Static<typeof CompletionRequest>;
+
+/** The defaults of every optional field of a submission, read from the schema itself. */
+export function completionDefaults(): Omit<CompletionRequest, 'prompt'> {
+  const entries = Object.entries(CompletionRequest.properties)
+    .filter(([, schema]) => 'default' in schema)
+    .map(([name, schema]) => [name, structuredClone((schema as { default: unknown }).default)]);
+  return Object.fromEntries(entries) as Omit<CompletionRequest, 'prompt'>;
+}
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.idempotencyKeyChars })),
+});
+
+export const JobParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const WaitQuery = Type.Object(
+  { wait: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
+  { additionalProperties: false },
+);
+
+// ---- Responses ------------------------------------------------------------------------
+
+export const JobStatusName = Type.Union(
+  ['queued', 'dispatched', 'succeeded', 'failed', 'cancelled', 'expired'].map((s) => Type.Literal(s)),
+);
+
+export const ErrorSummary = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const Job = Type.Object({
+  id: Type.String({ description: 'job_…' }),
+  status: JobStatusName,
+  response: Nullable(Type.String()),
+  provider: Nullable(Type.String()),
+  agent_id: Nullable(Type.String()),
+  agent_name: Nullable(Type.String()),
+  conversation_ref: Nullable(Type.String({ description: 'Opaque; send back with mode "continue"' })),
+  attempts: Type.Integer(),
+  queue_ms: Nullable(Type.Integer({ description: 'Wait before the first dispatch; null until then' })),
+  run_ms: Type.Integer(),
+  created_at: Timestamp,
+  finished_at: Type.Optional(Timestamp),
+  content_pruned_at: Nullable(Timestamp),
+  queue_position: Type.Optional(Type.Integer({ minimum: 1 })),
+  error: Nullable(ErrorSummary),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+});
+export type Job = Static<typeof Job>;
+
+export const Accepted = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('queued'),
+  created_at: Timestamp,
+});
+export type Accepted = Static<typeof Accepted>;
+
+export const AttemptRecord = Type.Object({
+  attempt: Type.Integer(),
+  agent_id: Type.String(),
+  provider: Type.String(),
+  started_at: Timestamp,
+  ended_at: Nullable(Timestamp),
+  outcome: Nullable(Type.String()),
+  error_code: Nullable(Type.String()),
+});
+export type AttemptRecord = Static<typeof AttemptRecord>;
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    request_id: Type.String({ description: 'req_…, equal to the X-Request-Id header' }),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+});
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+// ---- POST /v1/chat/completions --------------------------------------------------------
+
+export const CHAT_MODELS = ['service/auto', ...PROVIDERS.map((p) => `service/${p}`)] as const;
+
+const ContentPart = Type.Object(
+  { type: Type.String(), text: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+
+export const ChatMessage = Type.Object(
+  {
+    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.Union([Type.String({ maxLength: LIMITS.promptChars }), Type.Array(ContentPart, { maxItems: 256 })]),
+  },
+  { additionalProperties: true },
+);
+export type ChatMessage = Static<typeof ChatMessage>;
+
+export const ChatCompletionRequest = Type.Object(
+  {
+    model: Type.Unsafe<string>({ type: 'string', enum: [...CHAT_MODELS] }),
+    messages: Type.Array(ChatMessage, { minItems: 1, maxItems: LIMITS.chatMessages }),
+    stream: Type.Optional(Nullable(Type.Boolean({ description: 'true is refused: answers are delivered whole' }))),
+  },
+  // OpenAI clients send options this service has no use for (temperature, user, …): ignored.
+  { additionalProperties: true },
+);
+export type ChatCompletionRequest = Static<typeof ChatCompletionRequest>;
+
+export const ChatCompletion = Type.Object({
+  id: Type.String({ description: 'The job id' }),
+  object: Type.Literal('chat.completion'),
+  created: Type.Integer({ description: 'Unix seconds' }),
+  model: Type.String(),
+  choices: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+      finish_reason: Type.Literal('stop'),
+    }),
+  ),
+  usage: Type.Null(),
+});
+export type ChatCompletion = Static<typeof ChatCompletion>;
+
+// ---- GET /v1/models, GET /v1/status ---------------------------------------------------
+
+export const ModelList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(
+    Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() }),
+  ),
+});
+export type ModelList = Static<typeof ModelList>;
+
+const CapUsage = {
+  rate_limit_per_hour: Nullable(Type.Integer({ description: 'The hourly cap; null when there is none' })),
+  used_this_hour: Type.Integer({ description: 'Dispatches in the last 60 minutes' }),
+  next_slot_at: Nullable(Timestamp),
+};
+
+export const AgentSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  provider: Type.String(),
+  state: Type.String({ description: 'needs_login, idle, busy, paused or error' }),
+  cooldown_until: Nullable(Timestamp),
+  ...CapUsage,
+});
+
+export const Status = Type.Object({
+  providers: Type.Record(
+    Type.String(),
+    Type.Object({ agents_idle: Type.Integer(), agents_total: Type.Integer(), ...CapUsage }),
+  ),
+  queue: Type.Object({ depth: Type.Integer(), oldest_queued_at: Nullable(Timestamp) }),
+  agents: Type.Object({ idle: Type.Integer(), busy: Type.Integer(), total: Type.Integer() }),
+  devices: Type.Array(
+    Type.Object({ base_url: Type.String(), online: Type.Boolean(), paused: Type.Boolean(), agents: Type.Array(AgentSummary) }),
+  ),
+  global: Type.Object(CapUsage),
+  rotation: Type.String(),
+});
+export type Status = Static<typeof Status>;

@@ -1,0 +1,98 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { Completions } from '../completions.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { KeyStore } from '../keys/key-store.js';
+import type { StatusReport } from '../status-report.js';
+import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
+import { envelope, handleError, sendError } from './error-handling.js';
+import { collectOpenApi } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { accountRoutes } from './routes/account.js';
+import { chatCompletionRoutes } from './routes/chat-completions.js';
+import { completionRoutes } from './routes/completions.js';
+import { LIMITS } from './schemas.js';
+
+export interface ServerDeps {
+  completions: Completions;
+  report: StatusReport;
+  keys: KeyStore;
+  adminToken: string;
+  clock: Clock;
+  ids: IdGenerator;
+  version: string;
+}
+
+/** The localhost HTTP API: every route of api.md, each error in the contract's envelope. */
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: LIMITS.bodyBytes,
+    genReqId: () => deps.ids.request(),
+    requestIdHeader: false,
+    // Holds last up to 600 s; keep-alive sockets are closed on shutdown.
+    forceCloseConnections: true,
+    keepAliveTimeout: 65_000,
+    ajv: {
+      // Bodies are typed strictly ("1" is not a number) and unknown fields are refused.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', String(request.id));
+      const message = error.code === 'FST_ERR_BAD_URL' ? 'The request URL is malformed.' : 'The request could not be read.';
+      void sendError(reply, new ApiError('INVALID_REQUEST', message, { field: 'url' }));
+    },
+  });
+
+  // Malformed HTTP never reaches a route; answer it in the envelope too, then hang up.
+  app.server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const id = deps.ids.request();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      envelope(
+        tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST',
+        tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+        id,
+      ),
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  const authenticate = makeAuthenticator(
+    deps.keys,
+    { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
+    deps.adminToken,
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+    if (!isAllowedHost(request.headers.host)) {
+      throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
+    }
+    const access = request.routeOptions.config as RouteAccess;
+    if (access.scope) authenticate(request, access);
+  });
+
+  // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form
+  // post reach the routes.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    void sendError(reply, new ApiError('NOT_FOUND', `There is no ${request.method} ${path}.`));
+  });
+
+  const openApi = collectOpenApi(app, deps.version);
+  completionRoutes(app, deps.completions);
+  chatCompletionRoutes(app, deps.completions);
+  accountRoutes(app, deps.report);
+  app.get('/v1/openapi.json', async () => openApi());
+  return app;
+}

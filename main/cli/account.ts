@@ -1,0 +1,131 @@
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { isProvider, PROVIDERS } from '../core/providers.js';
+import { KeyStore, SCOPES, type Scope } from '../keys/key-store.js';
+import { AgentPool } from '../queue/agent-pool.js';
+import { openDatabase, type Db } from '../queue/db.js';
+import { ROTATIONS, SettingsStore, type Rotation } from '../settings/settings-store.js';
+import { parse, parseCap, parseDuration, UsageError } from './args.js';
+
+const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+
+/** Runs `work` on the data dir's database. A running server sees the change within a second. */
+function withDb<T>(dataDirFlag: string | undefined, work: (db: Db) => T): T {
+  const db = openDatabase(resolveDataDir(dataDirFlag));
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+
+export function keys(args: string[]): void {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, {
+        ...DATA_DIR,
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        'expires-in': { type: 'string' },
+      });
+      if (!values.name?.trim()) throw new UsageError('Give the key a name: --name NAME.');
+      const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      if (scopes.length === 0) throw new UsageError(`Give --scopes, a comma-separated list of: ${SCOPES.join(', ')}.`);
+      for (const s of scopes) {
+        if (!(SCOPES as readonly string[]).includes(s)) throw new UsageError(`Unknown scope "${s}"; scopes are ${SCOPES.join(', ')}.`);
+      }
+      const ttl = values['expires-in'] === undefined ? null : parseDuration(values['expires-in']);
+      withDb(values['data-dir'], (db) => {
+        const { key, secret } = new KeyStore(db, systemClock, randomIds).create({
+          name: values.name!.trim(),
+          scopes: [...new Set(scopes)] as Scope[],
+          expiresAt: ttl === null ? null : Date.now() + ttl,
+        });
+        out(`Created ${key.id} "${key.name}" with ${key.scopes.join(', ')}${key.expires_at ? `, expires ${iso(key.expires_at)}` : ''}.`);
+        out('Store the key now: it is not shown again.');
+        out(secret);
+      });
+      return;
+    }
+    case 'list': {
+      const { values } = parse(rest, DATA_DIR);
+      withDb(values['data-dir'], (db) => {
+        const list = new KeyStore(db, systemClock, randomIds).list();
+        if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
+        for (const k of list) {
+          const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
+          out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
+        }
+      });
+      return;
+    }
+    case 'revoke': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('Which key? chatbridge keys revoke KEY_ID (see chatbridge keys list).');
+      withDb(values['data-dir'], (db) => {
+        const store = new KeyStore(db, systemClock, randomIds);
+        if (!store.get(id)) throw new UsageError(`No key ${id}.`);
+        out(store.revoke(id) ? `Revoked ${id}.` : `${id} was already revoked.`);
+      });
+      return;
+    }
+    default:
+      throw new UsageError('Use: chatbridge keys create|list|revoke');
+  }
+}
+
+export function caps(args: string[]): void {
+  const [sub, ...rest] = args;
+  if (sub !== 'set') throw new UsageError('Use: chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none');
+  const { values } = parse(rest, {
+    ...DATA_DIR,
+    global: { type: 'boolean' },
+    provider: { type: 'string' },
+    agent: { type: 'string' },
+    'per-hour': { type: 'string' },
+  });
+  const targets = [values.global, values.provider, values.agent].filter((t) => t !== undefined).length;
+  if (targets !== 1) throw new UsageError('Say which cap: exactly one of --global, --provider P, --agent ID.');
+  const cap = parseCap(values['per-hour']);
+  const shown = cap === null ? 'no cap' : `${cap} per hour`;
+  withDb(values['data-dir'], (db) => {
+    const settings = new SettingsStore(db);
+    if (values.global) {
+      settings.setGlobalCap(cap);
+      out(`Global cap: ${shown}.`);
+    } else if (values.provider !== undefined) {
+      if (!isProvider(values.provider)) throw new UsageError(`Unknown provider "${values.provider}"; providers are ${PROVIDERS.join(', ')}.`);
+      settings.setProviderCap(values.provider, cap);
+      out(`${values.provider} cap: ${shown}.`);
+    } else {
+      const pool = new AgentPool(db, systemClock, randomIds);
+      if (!pool.get(values.agent!)) throw new UsageError(`No agent ${values.agent}.`);
+      pool.setCap(values.agent!, cap);
+      out(`${values.agent} cap: ${shown}.`);
+    }
+  });
+}
+
+export function rotation(args: string[]): void {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parse(rest, DATA_DIR, 1);
+  const strategy = positionals[0];
+  if (sub !== 'set' || !strategy) throw new UsageError(`Use: chatbridge rotation set ${ROTATIONS.join('|')}`);
+  if (!(ROTATIONS as readonly string[]).includes(strategy)) {
+    throw new UsageError(`Unknown strategy "${strategy}"; choose ${ROTATIONS.join(', ')}.`);
+  }
+  withDb(values['data-dir'], (db) => new SettingsStore(db).setRotation(strategy as Rotation));
+  out(`Rotation: ${strategy}.`);
+}
+
+export function setPaused(paused: boolean, args: string[]): void {
+  const { values } = parse(args, DATA_DIR);
+  withDb(values['data-dir'], (db) => new SettingsStore(db).setPaused(paused));
+  out(paused ? 'Paused: agents take no new jobs (running ones finish).' : 'Resumed: agents take jobs again.');
+}

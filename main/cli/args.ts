@@ -1,0 +1,41 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake on the command line: printed as one line, never as a stack trace. */
+export class UsageError extends Error {}
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length > positionals) {
+      throw new UsageError(`Unexpected argument: ${parsed.positionals[positionals]}`);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "90d", "12h", "30m", "45s", "2w" → milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+)\s*([smhdw])$/.exec(text.trim());
+  if (!m || Number(m[1]) <= 0) throw new UsageError(`Not a duration: "${text}" (use e.g. 30d, 12h, 15m).`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+/** "N" → N, "none" → null. */
+export function parseCap(text: string | undefined): number | null {
+  if (text === undefined) throw new UsageError('Give --per-hour N or --per-hour none.');
+  if (text === 'none') return null;
+  if (!/^\d+$/.test(text) || Number(text) > 1_000_000) throw new UsageError(`--per-hour takes a whole number or "none", not "${text}".`);
+  return Number(text);
+}
+
+export function parsePort(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`Not a port number: "${text}".`);
+  return port;
+}

@@ -1,0 +1,52 @@
+import type { Status } from '../api/schemas.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { adminToken, readServerInfo } from '../core/runtime-files.js';
+import { PROVIDERS } from '../core/providers.js';
+import { parse, UsageError } from './args.js';
+
+/** `chatbridge status`: the figures of GET /v1/status, asked of the running server. */
+export async function status(args: string[]): Promise<void> {
+  const { values } = parse(args, { 'data-dir': { type: 'string' }, json: { type: 'boolean' } });
+  const dataDir = resolveDataDir(values['data-dir']);
+  const server = readServerInfo(dataDir);
+  if (!server) throw new UsageError(`ChatBridge is not running for ${dataDir}. Start it: chatbridge serve`);
+  let report: Status;
+  try {
+    const res = await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${adminToken(dataDir)}` } });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    report = (await res.json()) as Status;
+  } catch (error) {
+    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
+  }
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatus(report));
+}
+
+const cap = (limit: number | null) => (limit === null ? 'no cap' : String(limit));
+
+export function renderStatus(s: Status): string {
+  const device = s.devices[0];
+  const lines = [
+    `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? 'PAUSED (chatbridge resume)' : 'running'}`,
+    `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${s.queue.oldest_queued_at}` : ''}`,
+    `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy, ${s.agents.total} in all; rotation ${s.rotation}`,
+    `Global:  ${s.global.used_this_hour} used this hour, cap ${cap(s.global.rate_limit_per_hour)}${s.global.next_slot_at ? `, next slot ${s.global.next_slot_at}` : ''}`,
+    '',
+    `${'provider'.padEnd(12)}${'idle/total'.padEnd(12)}${'used/hour'.padEnd(11)}${'cap'.padEnd(8)}next slot`,
+    ...PROVIDERS.map((p) => {
+      const v = s.providers[p]!;
+      return `${p.padEnd(12)}${`${v.agents_idle}/${v.agents_total}`.padEnd(12)}${String(v.used_this_hour).padEnd(11)}${cap(v.rate_limit_per_hour).padEnd(8)}${v.next_slot_at ?? '-'}`;
+    }),
+  ];
+  const agents = device?.agents ?? [];
+  if (agents.length > 0) {
+    lines.push('', 'agents:');
+    for (const a of agents) {
+      lines.push(
+        `  ${a.id}  ${a.provider.padEnd(10)} ${a.state.padEnd(11)} ${a.used_this_hour}/${cap(a.rate_limit_per_hour)} this hour  "${a.name}"`,
+      );
+    }
+  } else {
+    lines.push('', 'No agents yet: pair an account in the dashboard.');
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,238 @@
+import type { Clock } from './core/clock.js';
+import { ApiError, invalid, type ErrorCode } from './core/errors.js';
+import type { IdGenerator } from './core/ids.js';
+import { LIMITS, type CompletionRequest } from './api/schemas.js';
+import { failureDetails, outcomeDetails } from './api/profile.js';
+import type { AgentPool } from './queue/agent-pool.js';
+import type { GroupCommit } from './queue/group-commit.js';
+import type { IdempotencyStore } from './queue/idempotency.js';
+import { requestHash } from './queue/idempotency.js';
+import type { JobEvents } from './queue/job-events.js';
+import type { JobRow, JobStore } from './queue/job-store.js';
+import type { JobConstraint, Scheduler } from './queue/scheduler.js';
+import { isFinal } from './queue/state-machine.js';
+import type { SettingsStore } from './settings/settings-store.js';
+
+export interface Submission {
+  /** The validated body, defaults applied. */
+  body: CompletionRequest;
+  idempotencyKey: string | undefined;
+  /** The route path, part of what an idempotency key stands for. */
+  path: string;
+  /** The body as the caller sent it, for the idempotency comparison. */
+  rawBody: Record<string, unknown>;
+}
+
+export interface Submitted {
+  job: JobRow;
+  /** False when an Idempotency-Key returned an existing job. */
+  created: boolean;
+}
+
+/**
+ * The jobs API without HTTP: submit, read, cancel and wait. Both POST /v1/completions and
+ * POST /v1/chat/completions go through `submit` and `settle`.
+ */
+export class Completions {
+  /** Aborted at shutdown to end every hold at once. */
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly idempotency: IdempotencyStore,
+    private readonly commits: GroupCommit,
+    private readonly scheduler: Scheduler,
+    private readonly pool: AgentPool,
+    private readonly settings: SettingsStore,
+    private readonly events: JobEvents,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async submit(s: Submission): Promise<Submitted> {
+    const b = s.body;
+    const constraint = this.constraintOf(b);
+    checkCallbackUrl(b.callback_url);
+    if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
+      throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
+    }
+    const hash = s.idempotencyKey === undefined ? '' : requestHash(s.path, s.rawBody);
+    const result = await this.commits.run((): Submitted => {
+      const now = this.clock.now();
+      if (s.idempotencyKey !== undefined) {
+        const seen = this.idempotency.find(s.idempotencyKey, now);
+        if (seen && seen.request_hash !== hash) {
+          throw new ApiError('CONFLICT', 'This Idempotency-Key was used with a different request.');
+        }
+        const original = seen && this.store.get(seen.job_id);
+        if (original) return { job: original, created: false };
+      }
+      if (this.store.queuedCount() >= LIMITS.queuedJobs) {
+        throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} jobs.`, { limit: LIMITS.queuedJobs });
+      }
+      if (!b.wait && b.callback_url === null) this.checkCanStartNow(constraint);
+      const job = this.store.insert({
+        id: this.ids.job(now),
+        prompt: b.prompt,
+        req_provider: constraint.req_provider,
+        req_agent_id: constraint.req_agent_id,
+        conversation_in: b.conversation_ref,
+        priority: b.priority,
+        timeout_ms: b.timeout_ms,
+        deadline_at: now + b.deadline_ms,
+        max_attempts: LIMITS.maxAttempts,
+        callback_url: b.callback_url,
+        metadata: JSON.stringify(b.metadata),
+        created_at: now,
+      });
+      if (s.idempotencyKey !== undefined) this.idempotency.remember(s.idempotencyKey, hash, job.id, now);
+      return { job, created: true };
+    });
+    if (result.created) this.scheduler.jobAdded(result.job);
+    return result;
+  }
+
+  get(id: string): JobRow {
+    const job = this.store.get(id);
+    if (!job) throw new ApiError('NOT_FOUND', `No job ${id}.`);
+    return job;
+  }
+
+  queuePosition(job: JobRow): number | undefined {
+    return job.status === 'queued' ? this.store.queuePosition(job) : undefined;
+  }
+
+  agentName(job: JobRow): string | null {
+    return job.agent_id ? (this.pool.get(job.agent_id)?.name ?? null) : null;
+  }
+
+  cancel(id: string): JobRow {
+    const moved = this.store.cancel(id, this.clock.now());
+    if (!moved) throw new ApiError('NOT_FOUND', `No job ${id}.`);
+    if (moved.from !== moved.job.status) this.scheduler.jobCancelled(moved);
+    return moved.job;
+  }
+
+  /**
+   * Resolves with the job once it is final, or as it is when `holdMs` has passed, the
+   * caller went away (`signal`) or the service is shutting down. Woken by job events.
+   */
+  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow> {
+    if (isFinal(job.status) || holdMs <= 0 || this.closing.signal.aborted) return Promise.resolve(job);
+    return new Promise((resolve) => {
+      const done = (latest: JobRow) => {
+        unsubscribe();
+        timer.cancel();
+        signal?.removeEventListener('abort', onAbort);
+        this.closing.signal.removeEventListener('abort', onAbort);
+        resolve(latest);
+      };
+      const onAbort = () => done(this.store.get(job.id) ?? job);
+      const unsubscribe = this.events.subscribe(job.id, (latest) => {
+        if (isFinal(latest.status)) done(latest);
+      });
+      const timer = this.clock.setTimer(onAbort, holdMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.closing.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */
+  holdFor(job: JobRow): number {
+    return Math.min(job.deadline_at - this.clock.now(), LIMITS.holdMs);
+  }
+
+  /**
+   * The outcome of a `wait: true` submission: the job if it succeeded, else the error the
+   * contract names for how it ended (or for a hold that ended first).
+   */
+  outcome(job: JobRow): JobRow {
+    switch (job.status) {
+      case 'succeeded':
+        return job;
+      case 'failed':
+        throw new ApiError(
+          (job.error_code as ErrorCode | null) ?? 'JOB_FAILED',
+          job.error_message ?? 'Every allowed attempt failed.',
+          failureDetails(job, this.store.attempts(job.id)),
+        );
+      case 'cancelled':
+        throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', outcomeDetails(job));
+      case 'expired':
+        throw new ApiError('JOB_TIMEOUT', 'The job deadline passed; it will not run again.', outcomeDetails(job));
+      default:
+        throw new ApiError(
+          'JOB_TIMEOUT',
+          `The hold ended while the job is ${job.status}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
+          outcomeDetails(job),
+        );
+    }
+  }
+
+  /** Ends every hold now (at shutdown): callers get the job as it stands. */
+  close(): void {
+    this.closing.abort();
+  }
+
+  /**
+   * Resolves which agents may run the job, refusing constraints that can never be met.
+   * A continued conversation is pinned to the agent that owns it.
+   */
+  private constraintOf(b: CompletionRequest): JobConstraint {
+    if (b.mode === 'continue' && b.conversation_ref === null) {
+      throw invalid('conversation_ref', 'mode "continue" needs the conversation_ref of an earlier completion.');
+    }
+    if (b.mode === 'new' && b.conversation_ref !== null) {
+      throw invalid('conversation_ref', 'conversation_ref is only accepted with mode "continue".');
+    }
+    let constraint: JobConstraint = { req_provider: b.provider, req_agent_id: b.agent_id };
+    if (b.agent_id !== null) {
+      const agent = this.pool.get(b.agent_id);
+      if (!agent) throw invalid('agent_id', `No agent ${b.agent_id} on this account.`);
+      if (b.provider !== null && agent.provider !== b.provider) {
+        throw invalid('agent_id', `Agent ${b.agent_id} is a ${agent.provider} agent, not ${b.provider}.`);
+      }
+      constraint = { req_provider: agent.provider, req_agent_id: agent.id };
+    }
+    if (b.conversation_ref !== null) {
+      const conversation = this.store.conversation(b.conversation_ref);
+      if (!conversation) throw invalid('conversation_ref', 'Unknown conversation_ref.');
+      if (b.provider !== null && conversation.provider !== b.provider) {
+        throw invalid('provider', `This conversation belongs to ${conversation.provider}, not ${b.provider}.`);
+      }
+      if (b.agent_id !== null && conversation.agent_id !== b.agent_id) {
+        throw invalid('agent_id', 'This conversation belongs to another agent.');
+      }
+      constraint = { req_provider: conversation.provider, req_agent_id: conversation.agent_id };
+    }
+    return constraint;
+  }
+
+  /** For `wait: false` without `callback_url`: refuse (503) a job that cannot start now. */
+  private checkCanStartNow(constraint: JobConstraint): void {
+    const provider = constraint.req_provider;
+    const details = provider ? { provider } : undefined;
+    if (this.settings.get().paused) {
+      throw new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
+    }
+    const ready = this.scheduler.candidates(constraint).filter((a) => this.pool.isReady(a.id));
+    if (ready.length === 0) {
+      throw new ApiError('NO_AGENT_AVAILABLE', `No ${provider ?? ''} agent is free to start the job now.`.replace('  ', ' '), details);
+    }
+    if (!ready.some((a) => this.scheduler.underCaps(a))) {
+      throw new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
+    }
+  }
+}
+
+function checkCallbackUrl(url: string | null): void {
+  if (url === null) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid('callback_url', 'callback_url must be an absolute https:// URL.');
+  }
+  if (parsed.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use https://.');
+  if (parsed.username || parsed.password) throw invalid('callback_url', 'callback_url must not carry credentials.');
+}

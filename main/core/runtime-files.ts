@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What a running server leaves in its data dir, so the command line can find it. */
+export interface ServerInfo {
+  pid: number;
+  url: string;
+}
+
+const SERVER_FILE = 'server.json';
+const ADMIN_TOKEN_FILE = 'admin-token';
+
+export function readServerInfo(dataDir: string): ServerInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(join(dataDir, SERVER_FILE), 'utf8')) as ServerInfo;
+    return isAlive(info.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeServerInfo(dataDir: string, info: ServerInfo): void {
+  const tmp = join(dataDir, `${SERVER_FILE}.${process.pid}`);
+  writeFileSync(tmp, JSON.stringify(info), { mode: 0o600 });
+  renameSync(tmp, join(dataDir, SERVER_FILE));
+}
+
+export function removeServerInfo(dataDir: string): void {
+  const info = readServerInfo(dataDir);
+  if (!info || info.pid === process.pid) rmSync(join(dataDir, SERVER_FILE), { force: true });
+}
+
+/** The dashboard's token: made once, kept in the data dir readable by its owner only. */
+export function adminToken(dataDir: string): string {
+  const file = join(dataDir, ADMIN_TOKEN_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = `cba_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
+  return token;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { Db } from '../queue/db.js';
+
+export const SCOPES = ['completions:read', 'completions:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  hint: string;
+  scopes: Scope[];
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+type KeyRow = Omit<ApiKey, 'scopes'> & { scopes: string };
+
+/** `cb_` + 40 base62 characters (decisions.md). */
+const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
+/** last_used_at is written at most this often per key, so reads stay free of writes. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export type Authentication = { ok: true; key: ApiKey } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+/**
+ * API keys. Only the SHA-256 of a secret is stored; the secret is shown once at creation.
+ * Lookups are cached by hash; `invalidate` drops the cache when another process (the
+ * command line) may have revoked a key.
+ */
+export class KeyStore {
+  private readonly cache = new Map<string, ApiKey | null>();
+  private readonly s;
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO api_keys (id, name, hash, hint, scopes, created_at, expires_at)
+         VALUES (@id, @name, @hash, @hint, @scopes, @created_at, @expires_at)`,
+      ),
+      byHash: db.prepare(
+        `SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys WHERE hash = ?`,
+      ),
+      byId: db.prepare(`SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys WHERE id = ?`),
+      all: db.prepare(
+        `SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id`,
+      ),
+      revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
+      touch: db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE id = ?`),
+    };
+  }
+
+  create(input: { name: string; scopes: Scope[]; expiresAt: number | null }): { key: ApiKey; secret: string } {
+    const secret = this.ids.apiKeySecret();
+    const id = this.ids.apiKeyId();
+    this.s.insert.run({
+      id,
+      name: input.name,
+      hash: hashSecret(secret),
+      hint: `${secret.slice(0, 7)}…`,
+      scopes: input.scopes.join(' '),
+      created_at: this.clock.now(),
+      expires_at: input.expiresAt,
+    });
+    return { key: this.get(id)!, secret };
+  }
+
+  get(id: string): ApiKey | undefined {
+    const row = this.s.byId.get(id) as KeyRow | undefined;
+    return row && toKey(row);
+  }
+
+  list(): ApiKey[] {
+    return (this.s.all.all() as KeyRow[]).map(toKey);
+  }
+
+  /** Returns false when there is no such key or it was already revoked. */
+  revoke(id: string): boolean {
+    const changed = this.s.revoke.run(this.clock.now(), id).changes > 0;
+    this.cache.clear();
+    return changed;
+  }
+
+  authenticate(secret: string): Authentication {
+    if (!KEY_SHAPE.test(secret)) return { ok: false, reason: 'malformed' };
+    const hash = hashSecret(secret);
+    let key = this.cache.get(hash);
+    if (key === undefined) {
+      const row = this.s.byHash.get(hash) as KeyRow | undefined;
+      key = row ? toKey(row) : null;
+      // Made-up keys must not grow the cache without bound.
+      if (this.cache.size >= 10_000) this.cache.clear();
+      this.cache.set(hash, key);
+    }
+    if (!key) return { ok: false, reason: 'unknown' };
+    if (key.revoked_at !== null) return { ok: false, reason: 'revoked' };
+    const now = this.clock.now();
+    if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'expired' };
+    if (key.last_used_at === null || now - key.last_used_at >= TOUCH_EVERY_MS) {
+      key.last_used_at = now;
+      this.s.touch.run(now, key.id);
+    }
+    return { ok: true, key };
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+}
+
+function toKey(row: KeyRow): ApiKey {
+  return { ...row, scopes: row.scopes.split(' ').filter(Boolean) as Scope[] };
+}

@@ -1,0 +1,334 @@
+import type { Db } from './db.js';
+import { transition, type JobStatus } from './state-machine.js';
+import { decideAfterFailure, type AttemptOutcome } from './retry-policy.js';
+import type { JobFailureCode } from '../core/errors.js';
+
+export interface JobRow {
+  id: string;
+  status: JobStatus;
+  prompt: string;
+  req_provider: string | null;
+  req_agent_id: string | null;
+  conversation_in: string | null;
+  priority: number;
+  timeout_ms: number;
+  deadline_at: number;
+  max_attempts: number;
+  callback_url: string | null;
+  metadata: string;
+  created_at: number;
+  attempts: number;
+  queue_ms: number | null;
+  run_ms: number;
+  agent_id: string | null;
+  provider: string | null;
+  response: string | null;
+  conversation_ref: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  finished_at: number | null;
+}
+
+export type NewJob = Pick<
+  JobRow,
+  | 'id'
+  | 'prompt'
+  | 'req_provider'
+  | 'req_agent_id'
+  | 'conversation_in'
+  | 'priority'
+  | 'timeout_ms'
+  | 'deadline_at'
+  | 'max_attempts'
+  | 'callback_url'
+  | 'metadata'
+  | 'created_at'
+>;
+
+export interface AttemptRow {
+  job_id: string;
+  attempt: number;
+  agent_id: string;
+  provider: string;
+  started_at: number;
+  ended_at: number | null;
+  outcome: AttemptOutcome | null;
+  error_code: string | null;
+}
+
+export interface ConversationRow {
+  id: string;
+  agent_id: string;
+  provider: string;
+  address: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What a queued job needs for the scheduler to match it with an agent. */
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in'>;
+
+export type AttemptEnd =
+  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
+  | { outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string };
+
+/** A job moved by the store, with the status it had before. */
+export interface Moved {
+  job: JobRow;
+  from: JobStatus;
+}
+
+/**
+ * The only writer of job rows. Each method that changes a job is one SQLite transaction
+ * and moves the status only through the state machine.
+ */
+export class JobStore {
+  private queued: number;
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
+           deadline_at, max_attempts, callback_url, metadata, created_at)
+         VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at)`,
+      ),
+      get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
+      countQueued: db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'queued'`).pluck(),
+      queuedInOrder: db.prepare(
+        `SELECT id, req_provider, req_agent_id, conversation_in FROM jobs
+         WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
+      ),
+      position: db
+        .prepare(
+          `SELECT COUNT(*) + 1 FROM jobs WHERE status = 'queued' AND (priority > @priority
+             OR (priority = @priority AND (created_at < @created_at OR (created_at = @created_at AND id < @id))))`,
+        )
+        .pluck(),
+      oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
+      setStatus: db.prepare(`UPDATE jobs SET status = ? WHERE id = ?`),
+      dispatch: db.prepare(
+        `UPDATE jobs SET status = 'dispatched', attempts = attempts + 1, agent_id = @agent_id, provider = @provider,
+           queue_ms = COALESCE(queue_ms, @now - created_at) WHERE id = @id`,
+      ),
+      addAttempt: db.prepare(
+        `INSERT INTO attempts (job_id, attempt, agent_id, provider, started_at) VALUES (?, ?, ?, ?, ?)`,
+      ),
+      openAttempt: db.prepare(`SELECT * FROM attempts WHERE job_id = ? AND ended_at IS NULL`),
+      closeAttempt: db.prepare(
+        `UPDATE attempts SET ended_at = @now, outcome = @outcome, error_code = @error_code
+         WHERE job_id = @job_id AND attempt = @attempt AND ended_at IS NULL`,
+      ),
+      addRunTime: db.prepare(`UPDATE jobs SET run_ms = run_ms + ? WHERE id = ?`),
+      succeed: db.prepare(
+        `UPDATE jobs SET status = 'succeeded', response = @response, conversation_ref = @conversation_ref,
+           finished_at = @now WHERE id = @id`,
+      ),
+      settle: db.prepare(
+        `UPDATE jobs SET status = @status, error_code = @error_code, error_message = @error_message,
+           finished_at = @now WHERE id = @id`,
+      ),
+      saveConversation: db.prepare(
+        `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at)
+         VALUES (@id, @agent_id, @provider, @address, @now, @now)
+         ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
+      ),
+      attemptsOf: db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`),
+      errorCodesOf: db.prepare(`SELECT error_code FROM attempts WHERE job_id = ? AND ended_at IS NOT NULL ORDER BY attempt`).pluck(),
+      due: db.prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`).pluck(),
+      nextDeadline: db.prepare(`SELECT MIN(deadline_at) FROM jobs WHERE status IN ('queued', 'dispatched')`).pluck(),
+      dispatchedIds: db.prepare(`SELECT id FROM jobs WHERE status = 'dispatched'`).pluck(),
+      conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
+      startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
+    };
+    this.queued = this.s.countQueued.get() as number;
+  }
+
+  /** Jobs queued now, kept in memory so the 1 000-job limit costs nothing per submission. */
+  queuedCount(): number {
+    return this.queued;
+  }
+
+  /** Re-reads the queued count after a rolled-back write. */
+  recount(): void {
+    this.queued = this.s.countQueued.get() as number;
+  }
+
+  /** Adds a queued job. Callers run it inside their own transaction (see GroupCommit). */
+  insert(job: NewJob): JobRow {
+    this.s.insert.run(job);
+    this.queued++;
+    return this.get(job.id)!;
+  }
+
+  get(id: string): JobRow | undefined {
+    return this.s.get.get(id) as JobRow | undefined;
+  }
+
+  queuedInOrder(): QueuedJob[] {
+    return this.s.queuedInOrder.all() as QueuedJob[];
+  }
+
+  /** 1-based place of a queued job in dispatch order (decisions.md `queue_position`). */
+  queuePosition(job: JobRow): number {
+    return this.s.position.get(job) as number;
+  }
+
+  oldestQueuedAt(): number | null {
+    return this.s.oldestQueued.get() as number | null;
+  }
+
+  attempts(id: string): AttemptRow[] {
+    return this.s.attemptsOf.all(id) as AttemptRow[];
+  }
+
+  /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
+  attemptStartsSince(since: number): { agent_id: string; provider: string; started_at: number }[] {
+    return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  }
+
+  conversation(ref: string): ConversationRow | undefined {
+    return this.s.conversation.get(ref) as ConversationRow | undefined;
+  }
+
+  nextDeadline(): number | null {
+    return this.s.nextDeadline.get() as number | null;
+  }
+
+  dispatch(id: string, agentId: string, provider: string, now: number): JobRow {
+    return this.db.transaction(() => {
+      const job = this.must(id);
+      transition(job.status, 'dispatch');
+      this.s.dispatch.run({ id, agent_id: agentId, provider, now });
+      this.s.addAttempt.run(id, job.attempts + 1, agentId, provider, now);
+      this.queued--;
+      return this.get(id)!;
+    }).immediate();
+  }
+
+  /**
+   * Records how attempt `attempt` of job `id` ended and moves the job on. Returns null
+   * when that attempt was already closed (the job was cancelled or expired meanwhile and
+   * the agent's late result is dropped).
+   */
+  endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Moved | null {
+    return this.db.transaction((): Moved | null => {
+      const job = this.must(id);
+      const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
+      if (!open || open.attempt !== attempt || job.status !== 'dispatched') return null;
+      if (end.outcome === 'succeeded') {
+        this.s.closeAttempt.run({ job_id: id, attempt, now, outcome: 'succeeded', error_code: null });
+        this.s.addRunTime.run(now - open.started_at, id);
+        transition(job.status, 'succeed');
+        this.s.saveConversation.run({
+          id: end.conversationRef,
+          agent_id: open.agent_id,
+          provider: open.provider,
+          address: end.conversationAddress,
+          now,
+        });
+        this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
+      } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now) === 'queued') {
+        this.queued++;
+      }
+      return { job: this.get(id)!, from: job.status };
+    }).immediate();
+  }
+
+  /** DELETE: queued and dispatched jobs become cancelled at once; final jobs are left as they are. */
+  cancel(id: string, now: number): Moved | undefined {
+    return this.db.transaction((): Moved | undefined => {
+      const job = this.get(id);
+      if (!job) return undefined;
+      if (job.status !== 'queued' && job.status !== 'dispatched') return { job, from: job.status };
+      this.closeOpenAttempt(job, 'cancelled', 'CANCELLED', now);
+      this.s.settle.run({ id, status: transition(job.status, 'cancel'), error_code: null, error_message: null, now });
+      if (job.status === 'queued') this.queued--;
+      return { job: this.get(id)!, from: job.status };
+    }).immediate();
+  }
+
+  /** Expires every live job whose deadline has passed. */
+  expireDue(now: number): Moved[] {
+    return this.db.transaction((): Moved[] => {
+      const moved: Moved[] = [];
+      for (const id of this.s.due.all(now) as string[]) {
+        const job = this.must(id);
+        this.closeOpenAttempt(job, 'timed_out', 'DEADLINE_EXCEEDED', now);
+        this.s.settle.run({
+          id,
+          status: transition(job.status, 'expire'),
+          error_code: 'JOB_TIMEOUT',
+          error_message: 'The job deadline passed before it could finish.',
+          now,
+        });
+        if (job.status === 'queued') this.queued--;
+        moved.push({ job: this.get(id)!, from: job.status });
+      }
+      return moved;
+    }).immediate();
+  }
+
+  /**
+   * After a crash (or at shutdown), every job still `dispatched` lost its agent: its open
+   * attempt ends as `agent_lost` and the job goes back to the queue, or fails when its
+   * attempts are used up.
+   */
+  requeueDispatched(now: number): Moved[] {
+    return this.db.transaction((): Moved[] => {
+      const moved: Moved[] = [];
+      for (const id of this.s.dispatchedIds.all() as string[]) {
+        const job = this.must(id);
+        const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
+        if (!open) {
+          // Defensive: a dispatched job always has an open attempt; without one, requeue it.
+          this.s.setStatus.run(transition(job.status, 'retry'), id);
+          this.queued++;
+        } else {
+          const result = this.endAttemptInTransaction(job, open, 'agent_lost', 'AGENT_LOST', now);
+          if (result === 'queued') this.queued++;
+        }
+        moved.push({ job: this.get(id)!, from: job.status });
+      }
+      return moved;
+    }).immediate();
+  }
+
+  private endAttemptInTransaction(
+    job: JobRow,
+    open: AttemptRow,
+    outcome: AttemptOutcome,
+    errorCode: string,
+    now: number,
+  ): JobStatus {
+    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode });
+    this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
+    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts);
+    if (decision.retry) {
+      const to = transition(job.status, 'retry');
+      this.s.setStatus.run(to, job.id);
+      return to;
+    }
+    this.settleFailed(job, decision.code, decision.message, now);
+    return 'failed';
+  }
+
+  private settleFailed(job: JobRow, code: JobFailureCode, message: string, now: number): void {
+    this.s.settle.run({ id: job.id, status: transition(job.status, 'fail'), error_code: code, error_message: message, now });
+  }
+
+  private closeOpenAttempt(job: JobRow, outcome: AttemptOutcome, errorCode: string, now: number): void {
+    if (job.status !== 'dispatched') return;
+    const open = this.s.openAttempt.get(job.id) as AttemptRow | undefined;
+    if (!open) return;
+    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode });
+    this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
+  }
+
+  private must(id: string): JobRow {
+    const job = this.get(id);
+    if (!job) throw new Error(`No job ${id}`);
+    return job;
+  }
+}

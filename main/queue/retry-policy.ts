@@ -1,0 +1,48 @@
+import type { AgentFailureKind } from '../../agents/agent.js';
+import type { JobFailureCode } from '../core/errors.js';
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'agent_lost';
+
+/** How an attempt that did not succeed is recorded (decisions.md `details.attempts`). */
+export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutcome; errorCode: string } {
+  switch (kind) {
+    case 'rejected':
+      return { outcome: 'failed', errorCode: 'PROMPT_REJECTED' };
+    case 'provider_error':
+      return { outcome: 'failed', errorCode: 'PROVIDER_ERROR' };
+    case 'rate_limited':
+      return { outcome: 'failed', errorCode: 'PROVIDER_RATE_LIMITED' };
+    case 'logged_out':
+      return { outcome: 'failed', errorCode: 'LOGIN_REQUIRED' };
+    case 'challenge':
+      return { outcome: 'failed', errorCode: 'CHALLENGE' };
+    case 'timed_out':
+      return { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' };
+    case 'agent_lost':
+      return { outcome: 'agent_lost', errorCode: 'AGENT_LOST' };
+  }
+}
+
+export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCode; message: string };
+
+/**
+ * Decides what follows a failed attempt, given the error codes of every ended attempt of
+ * the job so far (the latest included). A refusal is final at once. A usage-limit banner is
+ * the account's condition, not the job's: the job goes back to wait for another agent or
+ * for the cooldown, without spending its attempt budget. Everything else spends one.
+ */
+export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAttempts: number): RetryDecision {
+  const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
+  if (latest === 'PROMPT_REJECTED') {
+    return { retry: false, code: 'PROMPT_REJECTED', message: 'The provider refused the prompt.' };
+  }
+  const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED');
+  if (spent.length < maxAttempts) return { retry: true };
+  if (spent.every((c) => c === 'PROVIDER_ERROR')) {
+    return { retry: false, code: 'PROVIDER_ERROR', message: `The provider showed an error on all ${spent.length} attempts.` };
+  }
+  if (spent.every((c) => c === 'LOGIN_REQUIRED')) {
+    return { retry: false, code: 'LOGIN_REQUIRED', message: 'Every agent that tried was logged out; log in again from the dashboard.' };
+  }
+  return { retry: false, code: 'JOB_FAILED', message: `All ${spent.length} attempts failed.` };
+}

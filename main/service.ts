@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { buildServer } from './api/server.js';
+import { Completions } from './completions.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { randomIds, type IdGenerator } from './core/ids.js';
+import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { KeyStore } from './keys/key-store.js';
+import { AgentPool } from './queue/agent-pool.js';
+import { openDatabase, type Db } from './queue/db.js';
+import { GroupCommit } from './queue/group-commit.js';
+import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
+import { IdempotencyStore } from './queue/idempotency.js';
+import { JobEvents } from './queue/job-events.js';
+import { JobStore } from './queue/job-store.js';
+import { RotationPicker } from './queue/rotation.js';
+import { Scheduler } from './queue/scheduler.js';
+import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
+import { StatusReport } from './status-report.js';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+export interface ServiceOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  clock?: Clock;
+  ids?: IdGenerator;
+}
+
+export class AlreadyRunning extends Error {}
+
+/**
+ * One running ChatBridge service: the database, the queue and its scheduler, and the HTTP
+ * API, wired together. The desktop app, `chatbridge serve` and the tests all start this.
+ */
+export class Service {
+  readonly store: JobStore;
+  readonly pool: AgentPool;
+  readonly settings: SettingsStore;
+  readonly keys: KeyStore;
+  readonly scheduler: Scheduler;
+  readonly completions: Completions;
+  readonly events = new JobEvents();
+  readonly app: FastifyInstance;
+  private url = '';
+  private stopWatching: () => void = () => {};
+  private readonly pruneTimer: NodeJS.Timeout;
+
+  private constructor(
+    readonly db: Db,
+    readonly dataDir: string,
+    clock: Clock,
+    ids: IdGenerator,
+  ) {
+    this.store = new JobStore(db);
+    this.settings = new SettingsStore(db);
+    this.keys = new KeyStore(db, clock, ids);
+    this.pool = new AgentPool(db, clock, ids);
+    const usage = new HourlyUsage(clock);
+    for (const s of this.store.attemptStartsSince(clock.now() - HOUR_MS)) usage.record(s.agent_id, s.provider, s.started_at);
+    const idempotency = new IdempotencyStore(db);
+    idempotency.prune(clock.now());
+    this.pruneTimer = setInterval(() => idempotency.prune(clock.now()), HOUR_MS).unref();
+    this.scheduler = new Scheduler(
+      this.store,
+      this.pool,
+      usage,
+      new RotationPicker(usage, ids),
+      this.events,
+      () => this.settings.get(),
+      clock,
+      ids,
+    );
+    this.completions = new Completions(
+      this.store,
+      idempotency,
+      new GroupCommit(db, () => this.store.recount()),
+      this.scheduler,
+      this.pool,
+      this.settings,
+      this.events,
+      clock,
+      ids,
+    );
+    this.app = buildServer({
+      completions: this.completions,
+      report: new StatusReport(this.store, this.pool, usage, this.settings, () => this.url),
+      keys: this.keys,
+      adminToken: adminToken(dataDir),
+      clock,
+      ids,
+      version: VERSION,
+    });
+  }
+
+  /**
+   * Opens the data dir, recovers what a crash left behind (jobs that were running go back
+   * to the queue with an `agent_lost` attempt; passed deadlines expire), and listens.
+   */
+  static async start(options: ServiceOptions): Promise<Service> {
+    const running = readServerInfo(options.dataDir);
+    if (running && running.pid !== process.pid) {
+      throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
+    }
+    const clock = options.clock ?? systemClock;
+    const db = openDatabase(options.dataDir);
+    const service = new Service(db, options.dataDir, clock, options.ids ?? randomIds);
+    service.store.requeueDispatched(clock.now());
+    service.scheduler.start();
+    await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    const address = service.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('The server has no TCP address');
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    service.url = `http://${host}:${address.port}`;
+    writeServerInfo(options.dataDir, { pid: process.pid, url: service.url });
+    service.stopWatching = watchExternalChanges(db, () => service.onExternalChange());
+    return service;
+  }
+
+  get baseUrl(): string {
+    return this.url;
+  }
+
+  /** The command line changed settings, caps, agents or keys: pick them up now. */
+  private onExternalChange(): void {
+    this.settings.invalidate();
+    this.keys.invalidate();
+    this.pool.reload();
+    this.scheduler.wake();
+  }
+
+  /**
+   * Stops taking requests, ends holds (their callers get the job as it stands), puts
+   * running jobs back in the queue and closes the database.
+   */
+  async stop(): Promise<void> {
+    this.stopWatching();
+    clearInterval(this.pruneTimer);
+    this.completions.close();
+    this.scheduler.stop();
+    await this.app.close();
+    await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
+    removeServerInfo(this.dataDir);
+    this.db.close();
+  }
+}

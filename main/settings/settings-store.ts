@@ -1,0 +1,100 @@
+import type { Db } from '../queue/db.js';
+import { PROVIDERS, type Provider } from '../core/providers.js';
+
+export const ROTATIONS = ['round_robin', 'least_used', 'ordered', 'random'] as const;
+export type Rotation = (typeof ROTATIONS)[number];
+
+export interface Settings {
+  /** Hourly caps; null means no cap. Per-agent caps live on the agent rows. */
+  globalCap: number | null;
+  providerCaps: Record<Provider, number | null>;
+  rotation: Rotation;
+  /** The agent runtime paused from the tray, the dashboard or `chatbridge pause`. */
+  paused: boolean;
+}
+
+const DEFAULTS: Settings = {
+  globalCap: null,
+  providerCaps: Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, number | null>,
+  rotation: 'round_robin',
+  paused: false,
+};
+
+/**
+ * Account-wide settings, shared through the database by the server and the command line.
+ * Reads are cached; `invalidate` drops the cache when another process changed them.
+ */
+export class SettingsStore {
+  private cached: Settings | null = null;
+  private readonly read;
+  private readonly write;
+
+  constructor(private readonly db: Db) {
+    this.read = db.prepare(`SELECT name, value FROM settings`);
+    this.write = db.prepare(
+      `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    );
+  }
+
+  get(): Settings {
+    return (this.cached ??= this.load());
+  }
+
+  invalidate(): void {
+    this.cached = null;
+  }
+
+  private load(): Settings {
+    const stored = Object.fromEntries(
+      (this.read.all() as { name: string; value: string }[]).map((r) => [r.name, JSON.parse(r.value)]),
+    ) as Partial<Settings>;
+    return {
+      globalCap: stored.globalCap ?? DEFAULTS.globalCap,
+      providerCaps: { ...DEFAULTS.providerCaps, ...stored.providerCaps },
+      rotation: stored.rotation ?? DEFAULTS.rotation,
+      paused: stored.paused ?? DEFAULTS.paused,
+    };
+  }
+
+  setGlobalCap(cap: number | null): void {
+    this.write.run('globalCap', JSON.stringify(cap));
+    this.invalidate();
+  }
+
+  setProviderCap(provider: Provider, cap: number | null): void {
+    this.db.transaction(() => {
+      this.write.run('providerCaps', JSON.stringify({ ...this.load().providerCaps, [provider]: cap }));
+    }).immediate();
+    this.invalidate();
+  }
+
+  setRotation(rotation: Rotation): void {
+    this.write.run('rotation', JSON.stringify(rotation));
+    this.invalidate();
+  }
+
+  setPaused(paused: boolean): void {
+    this.write.run('paused', JSON.stringify(paused));
+    this.invalidate();
+  }
+}
+
+/**
+ * Calls `onChange` when another process (the command line) commits to the database.
+ * `PRAGMA data_version` changes only for other connections' commits and costs microseconds,
+ * so checking it twice a second keeps "a running server honours the change within one
+ * second" at no measurable idle cost.
+ */
+export function watchExternalChanges(db: Db, onChange: () => void, intervalMs = 400): () => void {
+  const version = () => db.pragma('data_version', { simple: true }) as number;
+  let last = version();
+  const timer = setInterval(() => {
+    const now = version();
+    if (now !== last) {
+      last = now;
+      onChange();
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

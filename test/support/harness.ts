@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../main/core/clock.js';
+import type { Provider } from '../../main/core/providers.js';
+import type { Scope } from '../../main/keys/key-store.js';
+import { Service } from '../../main/service.js';
+import { ScriptedAgent } from './scripted-agent.js';
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'chatbridge-test-'));
+}
+
+/**
+ * Attaches one ScriptedAgent per requested slot, reusing the agent rows named
+ * `<provider>-<n>` so a restarted service gets its agents (and their conversations) back.
+ */
+export function attachScriptedAgents(service: Service, counts: Partial<Record<Provider, number>>): ScriptedAgent[] {
+  const agents: ScriptedAgent[] = [];
+  for (const [provider, count] of Object.entries(counts) as [Provider, number][]) {
+    for (let i = 1; i <= count; i++) {
+      const name = `${provider}-${i}`;
+      const row = service.pool.list().find((a) => a.name === name) ?? service.pool.create(provider, name);
+      const agent = new ScriptedAgent(row.id, provider);
+      service.pool.attach(agent);
+      agents.push(agent);
+    }
+  }
+  return agents;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestService {
+  service: Service;
+  url: string;
+  dataDir: string;
+  /** A key with both scopes. */
+  key: string;
+  agents: ScriptedAgent[];
+  createKey(scopes: Scope[], expiresAt?: number | null): string;
+  api<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+/** A real service on a free loopback port, with scripted agents, in a fresh data dir. */
+export async function startTestService(
+  options: { agents?: Partial<Record<Provider, number>>; clock?: Clock; dataDir?: string } = {},
+): Promise<TestService> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const service = await Service.start({ dataDir, port: 0, ...(options.clock ? { clock: options.clock } : {}) });
+  const agents = attachScriptedAgents(service, options.agents ?? {});
+  const createKey = (scopes: Scope[], expiresAt: number | null = null) =>
+    service.keys.create({ name: 'test', scopes, expiresAt }).secret;
+  const key = createKey(['completions:read', 'completions:write']);
+  return {
+    service,
+    url: service.baseUrl,
+    dataDir,
+    key,
+    agents,
+    createKey,
+    async api(method, path, { body, key: k = key, headers = {} } = {}) {
+      const res = await fetch(service.baseUrl + path, {
+        method,
+        headers: {
+          ...(k ? { authorization: `Bearer ${k}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      await service.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { AgentFailure, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../agents/agent.js';
+import type { Provider } from '../../main/core/providers.js';
+
+/**
+ * An agent for testing the queue without a browser. The prompt scripts it:
+ *   [[ms=N]]              answer after N ms (default: at once)
+ *   [[fail=KIND]]         throw AgentFailure(KIND) on every attempt
+ *   [[fail-once=KIND]]    throw it on the first attempt of this prompt only
+ *   [[hang]]              never answer; only an abort ends the attempt
+ * The answer is `echo(<agent id>#<turn>): <prompt>`; the conversation address is
+ * `script://<agent id>/<n>`, and a continued conversation keeps its address.
+ */
+export class ScriptedAgent implements Agent {
+  /** What each run was asked, and how it ended ('answered' or the abort reason / failure kind). */
+  readonly runs: { prompt: string; conversation: string | null; ended?: string }[] = [];
+  private state: AgentReadiness = 'idle';
+  private readonly listeners: (() => void)[] = [];
+  private readonly failedOnce = new Set<string>();
+  private conversations = 0;
+  private readonly turns = new Map<string, number>();
+  private active = false;
+
+  constructor(
+    readonly id: string,
+    readonly provider: Provider,
+  ) {}
+
+  readiness(): AgentReadiness {
+    return this.state;
+  }
+
+  setReadiness(state: AgentReadiness): void {
+    this.state = state;
+    for (const l of this.listeners) l();
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  async run(task: AgentTask): Promise<AgentResult> {
+    if (this.active) throw new Error(`${this.id} was given a second job while busy`);
+    this.active = true;
+    const record: { prompt: string; conversation: string | null; ended?: string } = { prompt: task.prompt, conversation: task.conversation };
+    this.runs.push(record);
+    try {
+      const result = await this.answer(task);
+      record.ended = 'answered';
+      return result;
+    } catch (error) {
+      record.ended = error instanceof AgentFailure ? error.kind : String(task.signal.reason ?? error);
+      throw error;
+    } finally {
+      this.active = false;
+    }
+  }
+
+  private async answer(task: AgentTask): Promise<AgentResult> {
+    const p = task.prompt;
+    const fail = /\[\[fail=(\w+)\]\]/.exec(p)?.[1];
+    if (fail) throw new AgentFailure(fail as AgentFailureKind, `scripted ${fail}`);
+    const failOnce = /\[\[fail-once=(\w+)\]\]/.exec(p)?.[1];
+    if (failOnce && !this.failedOnce.has(p)) {
+      this.failedOnce.add(p);
+      throw new AgentFailure(failOnce as AgentFailureKind, `scripted ${failOnce}`);
+    }
+    const ms = p.includes('[[hang]]') ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    if (ms > 0) await sleep(ms, task.signal);
+    if (task.signal.aborted) throw task.signal.reason;
+    const conversation = task.conversation ?? `script://${this.id}/${++this.conversations}`;
+    const turn = (this.turns.get(conversation) ?? 0) + 1;
+    this.turns.set(conversation, turn);
+    return { text: `echo(${this.id}#${turn}): ${p}`, conversation };
+  }
+
+  async close(): Promise<void> {}
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = Number.isFinite(ms) ? setTimeout(resolve, ms) : undefined;
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

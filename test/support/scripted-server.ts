@@ -1,0 +1,26 @@
+/**
+ * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
+ * service in its own process (SIGKILL, restarts) and for benchmarks:
+ *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1]
+ * Prints "listening on URL" like serve; stops on SIGINT/SIGTERM as serve does.
+ */
+import { parseArgs } from 'node:util';
+import { isProvider, type Provider } from '../../main/core/providers.js';
+import { Service } from '../../main/service.js';
+import { attachScriptedAgents } from './harness.js';
+
+const { values } = parseArgs({
+  options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, agents: { type: 'string' } },
+});
+const counts: Partial<Record<Provider, number>> = {};
+for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
+  const [provider, n] = part.split('=');
+  if (!isProvider(provider)) throw new Error(`unknown provider ${provider}`);
+  counts[provider] = Number(n ?? 1);
+}
+const service = await Service.start({ dataDir: values['data-dir']!, port: Number(values.port ?? 0) });
+attachScriptedAgents(service, counts);
+const stop = () => void service.stop().then(() => process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+process.stdout.write(`listening on ${service.baseUrl}\n`);
