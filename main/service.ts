@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { readFileSync } from 'node:fs';
 import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
+import { VERSION } from './core/version.js';
 import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { KeyStore } from './keys/key-store.js';
 import { AgentPool } from './queue/agent-pool.js';
@@ -18,8 +18,6 @@ import { Scheduler } from './queue/scheduler.js';
 import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-  .version;
 
 export interface ServiceOptions {
   dataDir: string;

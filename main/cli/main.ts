@@ -1,4 +1,5 @@
-import { AlreadyRunning, VERSION } from '../service.js';
+import { VERSION } from '../core/version.js';
+import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';

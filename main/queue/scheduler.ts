@@ -77,8 +77,9 @@ export class Scheduler {
     this.events.publish(moved.job);
   }
 
-  isRunning(jobId: string): boolean {
-    return this.running.has(jobId);
+  /** Whether an attempt is under way on `agentId` (its result not yet recorded). */
+  isRunningOn(agentId: string): boolean {
+    return [...this.running.values()].some((r) => r.agentId === agentId);
   }
 
   /**

@@ -5,17 +5,20 @@ import type { Provider } from '../../main/core/providers.js';
  * An agent for testing the queue without a browser. The prompt scripts it:
  *   [[ms=N]]              answer after N ms (default: at once)
  *   [[fail=KIND]]         throw AgentFailure(KIND) on every attempt
- *   [[fail-once=KIND]]    throw it on the first attempt of this prompt only
+ *   [[fail-once=KIND]]    throw it on the first attempt of this prompt only (on any agent
+ *                         of the process)
  *   [[hang]]              never answer; only an abort ends the attempt
  * The answer is `echo(<agent id>#<turn>): <prompt>`; the conversation address is
  * `script://<agent id>/<n>`, and a continued conversation keeps its address.
  */
+/** Prompts that already failed once, shared by every agent: a retry elsewhere succeeds. */
+const failedOnce = new Set<string>();
+
 export class ScriptedAgent implements Agent {
   /** What each run was asked, and how it ended ('answered' or the abort reason / failure kind). */
   readonly runs: { prompt: string; conversation: string | null; ended?: string }[] = [];
   private state: AgentReadiness = 'idle';
   private readonly listeners: (() => void)[] = [];
-  private readonly failedOnce = new Set<string>();
   private conversations = 0;
   private readonly turns = new Map<string, number>();
   private active = false;
@@ -60,8 +63,8 @@ export class ScriptedAgent implements Agent {
     const fail = /\[\[fail=(\w+)\]\]/.exec(p)?.[1];
     if (fail) throw new AgentFailure(fail as AgentFailureKind, `scripted ${fail}`);
     const failOnce = /\[\[fail-once=(\w+)\]\]/.exec(p)?.[1];
-    if (failOnce && !this.failedOnce.has(p)) {
-      this.failedOnce.add(p);
+    if (failOnce && !failedOnce.has(p)) {
+      failedOnce.add(p);
       throw new AgentFailure(failOnce as AgentFailureKind, `scripted ${failOnce}`);
     }
     const ms = p.includes('[[hang]]') ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { attemptRecordFor, decideAfterFailure } from '../../main/queue/retry-policy.js';
+
+describe('retry policy', () => {
+  it('never retries a refusal', () => {
+    expect(decideAfterFailure(['PROMPT_REJECTED'], 3)).toMatchObject({ retry: false, code: 'PROMPT_REJECTED' });
+  });
+
+  it('retries transient failures until the attempts are used up', () => {
+    expect(decideAfterFailure(['AGENT_LOST'], 3)).toEqual({ retry: true });
+    expect(decideAfterFailure(['AGENT_LOST', 'ATTEMPT_TIMEOUT'], 3)).toEqual({ retry: true });
+    expect(decideAfterFailure(['AGENT_LOST', 'ATTEMPT_TIMEOUT', 'PROVIDER_ERROR'], 3)).toMatchObject({
+      retry: false,
+      code: 'JOB_FAILED',
+    });
+  });
+
+  it('names the specific code when every attempt failed the same way', () => {
+    expect(decideAfterFailure(['PROVIDER_ERROR', 'PROVIDER_ERROR', 'PROVIDER_ERROR'], 3)).toMatchObject({ code: 'PROVIDER_ERROR' });
+    expect(decideAfterFailure(['LOGIN_REQUIRED', 'LOGIN_REQUIRED', 'LOGIN_REQUIRED'], 3)).toMatchObject({ code: 'LOGIN_REQUIRED' });
+  });
+
+  it('does not spend the budget on usage-limit banners', () => {
+    const codes = ['PROVIDER_RATE_LIMITED', 'PROVIDER_RATE_LIMITED', 'PROVIDER_RATE_LIMITED', 'PROVIDER_ERROR'];
+    expect(decideAfterFailure(codes, 3)).toEqual({ retry: true });
+  });
+
+  it('records each failure kind with its outcome', () => {
+    expect(attemptRecordFor('timed_out')).toEqual({ outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' });
+    expect(attemptRecordFor('agent_lost')).toEqual({ outcome: 'agent_lost', errorCode: 'AGENT_LOST' });
+    expect(attemptRecordFor('rejected')).toEqual({ outcome: 'failed', errorCode: 'PROMPT_REJECTED' });
+    expect(attemptRecordFor('logged_out')).toEqual({ outcome: 'failed', errorCode: 'LOGIN_REQUIRED' });
+  });
+});
