@@ -217,7 +217,7 @@ export class Completions {
     }
     const ready = this.scheduler.candidates(constraint).filter((a) => this.pool.isReady(a.id));
     if (ready.length === 0) {
-      throw new ApiError('NO_AGENT_AVAILABLE', `No ${provider ?? ''} agent is free to start the job now.`.replace('  ', ' '), details);
+      throw new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
     }
     if (!ready.some((a) => this.scheduler.underCaps(a))) {
       throw new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);

@@ -32,8 +32,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: LIMITS.bodyBytes,
     genReqId: () => deps.ids.request(),
     requestIdHeader: false,
-    // Holds last up to 600 s; keep-alive sockets are closed on shutdown.
-    forceCloseConnections: true,
+    // At shutdown every hold is ended first; then idle keep-alive sockets are closed while
+    // the last answers are written out.
+    forceCloseConnections: 'idle',
     keepAliveTimeout: 65_000,
     ajv: {
       // Bodies are typed strictly ("1" is not a number) and unknown fields are refused.

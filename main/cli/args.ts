@@ -33,8 +33,11 @@ export function parseCap(text: string | undefined): number | null {
   return Number(text);
 }
 
+/** Where `serve` listens unless told otherwise: a fixed port, so scripts know where to call. */
+export const DEFAULT_PORT = 8787;
+
 export function parsePort(text: string | undefined): number {
-  if (text === undefined) return 0;
+  if (text === undefined) return DEFAULT_PORT;
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`Not a port number: "${text}".`);
   return port;
