@@ -138,7 +138,10 @@ export class Service {
     clearInterval(this.pruneTimer);
     this.completions.close();
     this.scheduler.stop();
+    // In-flight requests get a moment to finish; then any connection left is cut.
+    const cut = setTimeout(() => this.app.server.closeAllConnections(), 1_000);
     await this.app.close();
+    clearTimeout(cut);
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
     this.db.close();

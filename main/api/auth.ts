@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { KeyStore, Scope } from '../keys/key-store.js';
@@ -59,7 +60,8 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
  * still sends its own name in Host. Only IP literals and "localhost" are accepted.
  */
 export function isAllowedHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
-  return name === 'localhost' || /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || (host.startsWith('[') && name.includes(':'));
+  const m = host ? /^(?:\[([^\]]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(host) : null;
+  if (!m) return false;
+  if (m[1] !== undefined) return isIP(m[1]) === 6;
+  return m[2] === 'localhost' || isIP(m[2]!) === 4;
 }

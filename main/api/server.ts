@@ -8,6 +8,7 @@ import type { KeyStore } from '../keys/key-store.js';
 import type { StatusReport } from '../status-report.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
+import { registerJsonBodyParser } from './json-body.js';
 import { collectOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
@@ -32,6 +33,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: LIMITS.bodyBytes,
     genReqId: () => deps.ids.request(),
     requestIdHeader: false,
+    // Long job ids get the schema's 400 on `id`, not the router's "URL malformed".
+    routerOptions: { maxParamLength: 1_000 },
+    // A request without Host reaches the Host check and gets its envelope.
+    http: { requireHostHeader: false },
+    clientErrorHandler: (error, socket) => answerMalformedHttp(error, socket, deps.ids.request()),
     // At shutdown every hold is ended first; then idle keep-alive sockets are closed while
     // the last answers are written out.
     forceCloseConnections: 'idle',
@@ -45,25 +51,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       const message = error.code === 'FST_ERR_BAD_URL' ? 'The request URL is malformed.' : 'The request could not be read.';
       void sendError(reply, new ApiError('INVALID_REQUEST', message, { field: 'url' }));
     },
-  });
-
-  // Malformed HTTP never reaches a route; answer it in the envelope too, then hang up.
-  app.server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) return socket.destroy();
-    const id = deps.ids.request();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(
-      envelope(
-        tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST',
-        tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
-        id,
-      ),
-    );
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    );
   });
 
   const authenticate = makeAuthenticator(
@@ -83,7 +70,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form
   // post reach the routes.
-  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  registerJsonBodyParser(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
@@ -96,4 +84,25 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   accountRoutes(app, deps.report);
   app.get('/v1/openapi.json', async () => openApi());
   return app;
+}
+
+/** Malformed HTTP never reaches a route: answer it in the envelope too, then hang up. */
+function answerMalformedHttp(error: NodeJS.ErrnoException, socket: Socket, requestId: string): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    envelope(
+      tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST',
+      tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+      requestId,
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '413 Payload Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

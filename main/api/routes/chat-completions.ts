@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Completions } from '../../completions.js';
 import type { Provider } from '../../core/providers.js';
+import { charLength } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
 import {
   ChatCompletion,
@@ -22,7 +23,7 @@ const LABELS = { system: 'System', developer: 'System', user: 'User', assistant:
 export function flattenMessages(messages: ChatMessage[]): string {
   const texts = messages.map((m, i) => {
     const text = typeof m.content === 'string' ? m.content : textOfParts(m.content, i);
-    if (text.length > LIMITS.promptChars) {
+    if (charLength(text) > LIMITS.promptChars) {
       throw invalid(`messages.${i}.content`, `A message may hold at most ${LIMITS.promptChars} characters.`);
     }
     return text;
@@ -31,7 +32,7 @@ export function flattenMessages(messages: ChatMessage[]): string {
     messages.length === 1 && messages[0]!.role === 'user'
       ? texts[0]!
       : messages.map((m, i) => `${LABELS[m.role]}: ${texts[i]}`).join('\n\n');
-  if (prompt.length > LIMITS.promptChars) {
+  if (charLength(prompt) > LIMITS.promptChars) {
     throw new ApiError('PAYLOAD_TOO_LARGE', `The flattened messages are over ${LIMITS.promptChars} characters.`, {
       field: 'messages',
       limit: LIMITS.promptChars,
