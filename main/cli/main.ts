@@ -1,4 +1,5 @@
 import { VERSION } from '../core/version.js';
+import { DataDirError } from '../queue/db.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
 import { UsageError } from './args.js';
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`Unknown command "${command}". Run chatbridge help.`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof AlreadyRunning) {
+    if (error instanceof UsageError || error instanceof AlreadyRunning || error instanceof DataDirError) {
       process.stderr.write(`chatbridge: ${error.message}\n`);
       process.exit(2);
     }

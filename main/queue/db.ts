@@ -4,6 +4,9 @@ import { join } from 'node:path';
 
 export type Db = Database.Database;
 
+/** The data dir cannot be created or its database opened: a user-facing condition. */
+export class DataDirError extends Error {}
+
 /**
  * Each entry moves the schema one version forward; `PRAGMA user_version` records how far a
  * database has come. Append, never edit: installed databases have run the old entries.
@@ -106,8 +109,13 @@ const MIGRATIONS: string[] = [
  * killed process. The cost of that fsync is paid once per group of submissions (GroupCommit).
  */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, 'chatbridge.db'), { timeout: 5000 });
+  let db: Db;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    db = new Database(join(dataDir, 'chatbridge.db'), { timeout: 5000 });
+  } catch (error) {
+    throw new DataDirError(`Cannot use the data dir ${dataDir}: ${(error as Error).message}`);
+  }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -115,17 +123,23 @@ export function openDatabase(dataDir: string): Db {
   return db;
 }
 
+/**
+ * Each step reads the version and applies one migration under the write lock, so that
+ * processes opening a new data dir at the same moment (the server and a command) never
+ * run the same migration twice.
+ */
 function migrate(db: Db): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > MIGRATIONS.length) {
-    throw new Error(
-      `The database was written by a newer ChatBridge (schema ${version}, this one knows ${MIGRATIONS.length}).`,
-    );
-  }
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    }).immediate();
-  }
+  const step = db.transaction((): boolean => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `The database was written by a newer ChatBridge (schema ${version}, this one knows ${MIGRATIONS.length}).`,
+      );
+    }
+    if (version === MIGRATIONS.length) return true;
+    db.exec(MIGRATIONS[version]!);
+    db.pragma(`user_version = ${version + 1}`);
+    return false;
+  });
+  while (!step.immediate());
 }

@@ -1,0 +1,600 @@
+/**
+ * The command line through real processes: `node bin/chatbridge.js …` on temp data dirs,
+ * against `chatbridge serve` or, where jobs must run, the scripted server (the same
+ * service with scripted agents instead of browsers, in its own process).
+ *
+ * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
+ */
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(ROOT, 'bin/chatbridge.js');
+const SCRIPTED_SERVER = join(ROOT, 'dist/test/support/scripted-server.js');
+const CALLBACK = 'https://127.0.0.1:9/hook';
+const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
+
+// ---------------------------------------------------------------------------------------
+// Processes: every child is tracked and SIGKILLed after each test if still alive.
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface Proc {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  closed: Promise<Exit>;
+}
+
+const children = new Set<Proc>();
+const dirs: string[] = [];
+/** Commands never fall back to the real home: XDG_DATA_HOME points at a temp dir. */
+let fallbackHome = '';
+
+beforeAll(() => {
+  fallbackHome = mkdtempSync(join(tmpdir(), 'chatbridge-cli-home-'));
+});
+
+afterEach(async () => {
+  for (const p of [...children]) {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await p.closed;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+afterAll(() => {
+  rmSync(fallbackHome, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'chatbridge-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: fallbackHome, ...extra };
+  if (!('CHATBRIDGE_DATA_DIR' in extra)) delete env.CHATBRIDGE_DATA_DIR;
+  return env;
+}
+
+function launch(args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
+  const closed = new Promise<Exit>((res) => child.once('close', (code, signal) => res({ code, signal })));
+  const proc = { child, out, closed };
+  children.add(proc);
+  void closed.then(() => children.delete(proc));
+  return proc;
+}
+
+interface CliResult extends Exit {
+  stdout: string;
+  stderr: string;
+  /** When the process had exited: its change is committed by then. */
+  endedAt: number;
+}
+
+/** One `chatbridge …` command, to its end (killed after 20 s). */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const p = launch([CLI, ...args], env);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
+  const exit = await p.closed;
+  clearTimeout(timer);
+  return { ...exit, stdout: p.out.stdout, stderr: p.out.stderr, endedAt: Date.now() };
+}
+
+/** A command that must succeed. */
+async function ok(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const r = await cli(args, env);
+  expect(r, `chatbridge ${args.join(' ')}\n${r.stderr}`).toMatchObject({ code: 0, signal: null });
+  return r;
+}
+
+async function createKey(dataDir: string, scopes: string, extra: string[] = []): Promise<{ id: string; key: string; stdout: string }> {
+  const r = await ok(['keys', 'create', '--name', `key-${scopes}`, '--scopes', scopes, ...extra, '--data-dir', dataDir]);
+  const lines = r.stdout.trimEnd().split('\n');
+  const key = lines[lines.length - 1]!;
+  expect(key).toMatch(KEY_SHAPE);
+  const id = /\b(key_[0-9A-Za-z]+)\b/.exec(r.stdout)?.[1];
+  expect(id, r.stdout).toBeDefined();
+  return { id: id!, key, stdout: r.stdout };
+}
+
+interface Running extends Proc {
+  url: string;
+}
+
+/** Waits for the `listening on URL` line of a server process. */
+async function listening(p: Proc): Promise<Running> {
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no "listening on" in 15 s: ${p.out.stdout} ${p.out.stderr}`)), 15_000);
+    const check = () => {
+      const m = /^listening on (\S+)\n/m.exec(p.out.stdout);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    };
+    p.child.stdout!.on('data', check);
+    check();
+    void p.closed.then((e) => {
+      clearTimeout(timer);
+      rej(new Error(`exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
+    });
+  });
+  return { ...p, url };
+}
+
+const serve = (args: string[], env: Record<string, string> = {}) => listening(launch([CLI, 'serve', ...args], env));
+const scripted = (dataDir: string, agents: string) =>
+  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents]));
+
+async function stopWith(server: Running, signal: NodeJS.Signals): Promise<Exit> {
+  server.child.kill(signal);
+  return await Promise.race([
+    server.closed,
+    new Promise<Exit>((_, rej) => setTimeout(() => rej(new Error(`no exit 10 s after ${signal}`)), 10_000)),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP
+
+interface Res {
+  status: number;
+  body: any;
+}
+
+async function api(url: string, key: string | null, method: string, path: string, body?: unknown): Promise<Res> {
+  const res = await fetch(url + path, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it holds; returns how long after `since` it first held. */
+async function heldAfter(what: string, since: number, probe: () => Promise<boolean>, timeoutMs = 5_000): Promise<number> {
+  for (;;) {
+    if (await probe()) return Date.now() - since;
+    if (Date.now() - since > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Asserts a change made by a command that ended at `since` shows within one second. */
+async function withinOneSecond(what: string, since: number, probe: () => Promise<boolean>): Promise<void> {
+  const ms = await heldAfter(what, since, probe);
+  expect(ms, `${what} took ${ms} ms`).toBeLessThan(1_000);
+}
+
+/** A user mistake: one line on stderr starting with "chatbridge:", no stack, non-zero exit. */
+function expectUsageError(r: CliResult, message?: RegExp): void {
+  const context = `stdout: ${r.stdout}\nstderr: ${r.stderr}`;
+  expect(r.signal, context).toBeNull();
+  expect(r.code, context).not.toBe(0);
+  expect(r.stderr, context).toMatch(/^chatbridge: [^\n]+\n$/);
+  expect(r.stderr, context).not.toMatch(/\n\s+at /);
+  if (message) expect(r.stderr).toMatch(message);
+}
+
+// ---------------------------------------------------------------------------------------
+
+describe('chatbridge serve', () => {
+  it('serve --port 0 prints exactly "listening on http://127.0.0.1:PORT", answers, and stops with code 0 on SIGINT', async () => {
+    const dir = tempDir();
+    const { key } = await createKey(dir, 'completions:read,completions:write');
+    const server = await serve(['--port', '0', '--data-dir', dir]);
+    const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\n$/.exec(server.out.stdout);
+    expect(m, server.out.stdout).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(0);
+    expect(server.url).toBe(`http://127.0.0.1:${m![1]}`);
+
+    const status = await api(server.url, key, 'GET', '/v1/status');
+    expect(status.status).toBe(200);
+    expect(status.body.devices[0].base_url).toBe(server.url);
+    expect((await api(server.url, null, 'GET', '/v1/status')).body.error.code).toBe('UNAUTHORIZED');
+    expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
+    await ok(['status', '--data-dir', dir]);
+
+    expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(server.out.stdout).toBe(`listening on ${server.url}\n`);
+    await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
+    // It no longer claims the data dir.
+    expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
+  });
+
+  it('CHATBRIDGE_DATA_DIR selects the data dir of every command; SIGTERM stops serve with code 0', async () => {
+    const dir = tempDir();
+    const env = { CHATBRIDGE_DATA_DIR: dir };
+    const created = await ok(['keys', 'create', '--name', 'via-env', '--scopes', 'completions:read'], env);
+    const key = created.stdout.trimEnd().split('\n').pop()!;
+    expect(key).toMatch(KEY_SHAPE);
+    expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
+
+    const server = await serve(['--port', '0'], env);
+    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect((await api(server.url, key, 'GET', '/v1/status')).status).toBe(200);
+    const json = JSON.parse((await ok(['status', '--json'], env)).stdout);
+    expect(json.devices[0].base_url).toBe(server.url);
+    expect((await ok(['keys', 'list'], env)).stdout).toContain('"via-env"');
+    // --data-dir wins over the variable.
+    const other = tempDir();
+    expect((await ok(['keys', 'list', '--data-dir', other], env)).stdout).not.toContain('via-env');
+
+    expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
+  });
+
+  it('after a SIGKILL the stale server file neither fools status nor blocks a new serve', async () => {
+    const dir = tempDir();
+    const first = await serve(['--port', '0', '--data-dir', dir]);
+    first.child.kill('SIGKILL');
+    expect(await first.closed).toEqual({ code: null, signal: 'SIGKILL' });
+    expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
+    const second = await serve(['--port', '0', '--data-dir', dir]);
+    expect(JSON.parse((await ok(['status', '--json', '--data-dir', dir])).stdout).devices[0].base_url).toBe(second.url);
+    expect(await stopWith(second, 'SIGINT')).toEqual({ code: 0, signal: null });
+  });
+
+  it('SIGTERM with a request held open still exits with code 0', async () => {
+    const dir = tempDir();
+    const { key } = await createKey(dir, 'completions:read,completions:write');
+    const server = await serve(['--port', '0', '--data-dir', dir]);
+    // No agent exists, so a wait: true job is held open until shutdown.
+    const held = api(server.url, key, 'POST', '/v1/completions', { prompt: 'held' }).catch((e: Error) => e);
+    await sleep(300);
+    expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    const r = await held;
+    expect(r).not.toBeInstanceOf(Error);
+    expect((r as Res).status).toBe(504);
+  });
+});
+
+describe('chatbridge keys', () => {
+  let dir: string;
+  let server: Running;
+
+  beforeEach(async () => {
+    dir = tempDir();
+    server = await serve(['--port', '0', '--data-dir', dir]);
+  });
+
+  it('keys create prints the key alone on the last line, and the key holds exactly its scopes', async () => {
+    const ro = await createKey(dir, 'completions:read');
+    const wo = await createKey(dir, 'completions:write');
+    const rw = await createKey(dir, 'completions:read,completions:write');
+    for (const k of [ro, wo, rw]) {
+      const lines = k.stdout.trimEnd().split('\n');
+      expect(lines.filter((l) => l.includes(k.key))).toEqual([k.key]);
+    }
+    expect(new Set([ro.key, wo.key, rw.key]).size).toBe(3);
+
+    // Read-only: reads pass the scope check, writes are 403.
+    expect((await api(server.url, ro.key, 'GET', '/v1/status')).status).toBe(200);
+    expect((await api(server.url, ro.key, 'GET', '/v1/completions/job_nope')).body.error.code).toBe('NOT_FOUND');
+    const roPost = await api(server.url, ro.key, 'POST', '/v1/completions', { prompt: 'x', wait: false, callback_url: CALLBACK });
+    expect(roPost.status).toBe(403);
+    expect(roPost.body.error.code).toBe('FORBIDDEN');
+    expect((await api(server.url, ro.key, 'DELETE', '/v1/completions/job_nope')).status).toBe(403);
+
+    // Write-only: writes work, reads are 403.
+    const posted = await api(server.url, wo.key, 'POST', '/v1/completions', { prompt: 'x', wait: false, callback_url: CALLBACK });
+    expect(posted.status).toBe(202);
+    expect((await api(server.url, wo.key, 'GET', `/v1/completions/${posted.body.id}`)).status).toBe(403);
+    expect((await api(server.url, wo.key, 'GET', '/v1/status')).status).toBe(403);
+
+    // Both scopes.
+    expect((await api(server.url, rw.key, 'GET', `/v1/completions/${posted.body.id}`)).body.status).toBe('queued');
+    expect((await api(server.url, rw.key, 'DELETE', `/v1/completions/${posted.body.id}`)).body.status).toBe('cancelled');
+  });
+
+  it('keys list shows every key with its scopes and last use, never the secret', async () => {
+    const a = await createKey(dir, 'completions:read');
+    const b = await createKey(dir, 'completions:read,completions:write');
+    let list = (await ok(['keys', 'list', '--data-dir', dir])).stdout;
+    const lines = list.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const lineA = lines.find((l) => l.includes(a.id))!;
+    const lineB = lines.find((l) => l.includes(b.id))!;
+    expect(lineA).toMatch(/\bactive\b/);
+    expect(lineA).toContain('"key-completions:read"');
+    expect(lineA).toMatch(/last used -/);
+    expect(lineB).toContain('completions:read,completions:write');
+    for (const k of [a, b]) {
+      expect(list).not.toContain(k.key);
+      expect(list).not.toContain(k.key.slice(3, 23));
+    }
+    // A use shows up as its last use.
+    expect((await api(server.url, a.key, 'GET', '/v1/status')).status).toBe(200);
+    list = (await ok(['keys', 'list', '--data-dir', dir])).stdout;
+    expect(list.split('\n').find((l) => l.includes(a.id))).toMatch(/last used \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+  });
+
+  it('keys revoke makes the key 401 on the running server within one second', async () => {
+    const k = await createKey(dir, 'completions:read,completions:write');
+    const other = await createKey(dir, 'completions:read');
+    expect((await api(server.url, k.key, 'GET', '/v1/status')).status).toBe(200);
+    const r = await ok(['keys', 'revoke', k.id, '--data-dir', dir]);
+    await withinOneSecond('the revoked key to get 401', r.endedAt, async () => {
+      const res = await api(server.url, k.key, 'GET', '/v1/status');
+      return res.status === 401 && res.body.error.code === 'UNAUTHORIZED';
+    });
+    expect((await api(server.url, k.key, 'POST', '/v1/completions', { prompt: 'x', wait: false, callback_url: CALLBACK })).status).toBe(401);
+    // Only that key.
+    expect((await api(server.url, other.key, 'GET', '/v1/status')).status).toBe(200);
+    expect((await ok(['keys', 'list', '--data-dir', dir])).stdout.split('\n').find((l) => l.includes(k.id))).toMatch(/\brevoked\b/);
+  });
+
+  it('--expires-in: the key works until the duration passes, then gets 401', async () => {
+    const k = await createKey(dir, 'completions:read', ['--expires-in', '2s']);
+    const createdAt = Date.now();
+    expect((await api(server.url, k.key, 'GET', '/v1/status')).status).toBe(200);
+    const ms = await heldAfter('the key to expire', createdAt, async () => (await api(server.url, k.key, 'GET', '/v1/status')).status === 401);
+    expect(ms).toBeGreaterThan(1_000);
+    expect(ms).toBeLessThan(3_500);
+    expect((await ok(['keys', 'list', '--data-dir', dir])).stdout).toMatch(/\bexpired\b/);
+
+    // Longer units are parsed too: 90d is ninety days from now.
+    const long = await createKey(dir, 'completions:read', ['--expires-in', '90d']);
+    const expires = /expires (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/.exec(long.stdout)?.[1];
+    expect(expires, long.stdout).toBeDefined();
+    expect(Math.abs(Date.parse(expires!) - (Date.now() + 90 * 86_400_000))).toBeLessThan(60_000);
+    expect((await api(server.url, long.key, 'GET', '/v1/status')).status).toBe(200);
+  });
+});
+
+describe('caps, rotation, pause and status on a running server', () => {
+  let dir: string;
+  let key: string;
+  let server: Running;
+
+  const status = async () => (await api(server.url, key, 'GET', '/v1/status')).body;
+  const submit = (body: Record<string, unknown>) => api(server.url, key, 'POST', '/v1/completions', body);
+  const agentsByName = async () =>
+    Object.fromEntries(((await status()).devices[0].agents as { id: string; name: string }[]).map((a) => [a.name, a.id]));
+
+  beforeEach(async () => {
+    dir = tempDir();
+    key = (await createKey(dir, 'completions:read,completions:write')).key;
+    server = await scripted(dir, 'chatgpt=2,claude=1');
+  });
+
+  it('caps set --provider chatgpt --per-hour 1 is honoured within one second; none lifts it', async () => {
+    const r = await ok(['caps', 'set', '--provider', 'chatgpt', '--per-hour', '1', '--data-dir', dir]);
+    await withinOneSecond('the chatgpt cap in /v1/status', r.endedAt, async () => (await status()).providers.chatgpt.rate_limit_per_hour === 1);
+
+    const first = await submit({ prompt: 'first [[ms=10]]', provider: 'chatgpt' });
+    expect(first.status).toBe(200);
+    const refused = await submit({ prompt: 'second', provider: 'chatgpt', wait: false });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('PROVIDER_RATE_LIMITED');
+    // With a callback the job is kept and waits.
+    const waiting = await submit({ prompt: 'waits [[ms=10]]', provider: 'chatgpt', wait: false, callback_url: CALLBACK });
+    expect(waiting.status).toBe(202);
+    // Other providers are not capped.
+    expect((await submit({ prompt: 'claude [[ms=10]]', provider: 'claude' })).status).toBe(200);
+    await sleep(600);
+    expect((await api(server.url, key, 'GET', `/v1/completions/${waiting.body.id}`)).body.status).toBe('queued');
+    const s = await status();
+    expect(s.providers.chatgpt).toMatchObject({ used_this_hour: 1, rate_limit_per_hour: 1, next_slot_at: expect.any(String) });
+    expect(s.queue.depth).toBe(1);
+
+    const lifted = await ok(['caps', 'set', '--provider', 'chatgpt', '--per-hour', 'none', '--data-dir', dir]);
+    await withinOneSecond('the waiting chatgpt job to run', lifted.endedAt, async () =>
+      (await api(server.url, key, 'GET', `/v1/completions/${waiting.body.id}`)).body.status === 'succeeded',
+    );
+    expect((await status()).providers.chatgpt.rate_limit_per_hour).toBeNull();
+  });
+
+  it('caps set --global caps every provider together', async () => {
+    const r = await ok(['caps', 'set', '--global', '--per-hour', '2', '--data-dir', dir]);
+    await withinOneSecond('the global cap in /v1/status', r.endedAt, async () => (await status()).global.rate_limit_per_hour === 2);
+    expect((await submit({ prompt: 'a [[ms=10]]', provider: 'chatgpt' })).status).toBe(200);
+    expect((await submit({ prompt: 'b [[ms=10]]', provider: 'claude' })).status).toBe(200);
+    for (const provider of ['claude', 'chatgpt', null]) {
+      const refused = await submit({ prompt: 'c', provider, wait: false });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('PROVIDER_RATE_LIMITED');
+    }
+    expect((await status()).global).toMatchObject({ used_this_hour: 2, rate_limit_per_hour: 2 });
+  });
+
+  it('caps set --agent ID caps one agent: its jobs go to the other agent of the provider', async () => {
+    const ids = await agentsByName();
+    expect(Object.keys(ids).sort()).toEqual(['chatgpt-1', 'chatgpt-2', 'claude-1']);
+    const r = await ok(['caps', 'set', '--agent', ids['chatgpt-1']!, '--per-hour', '0', '--data-dir', dir]);
+    await withinOneSecond('the agent cap in /v1/status', r.endedAt, async () =>
+      (await status()).devices[0].agents.some((a: any) => a.id === ids['chatgpt-1'] && a.rate_limit_per_hour === 0),
+    );
+    for (let i = 0; i < 3; i++) {
+      const done = await submit({ prompt: `job ${i} [[ms=10]]`, provider: 'chatgpt' });
+      expect(done.status).toBe(200);
+      expect(done.body.agent_id).toBe(ids['chatgpt-2']);
+    }
+    const r2 = await ok(['caps', 'set', '--agent', ids['claude-1']!, '--per-hour', '0', '--data-dir', dir]);
+    await withinOneSecond('the claude agent cap', r2.endedAt, async () => {
+      const refused = await submit({ prompt: 'claude', provider: 'claude', wait: false });
+      return refused.status === 503 && refused.body.error.code === 'PROVIDER_RATE_LIMITED';
+    });
+  });
+
+  it('rotation set least_used shows in /v1/status and decides where provider-less jobs run', async () => {
+    const ids = await agentsByName();
+    const r = await ok(['rotation', 'set', 'least_used', '--data-dir', dir]);
+    expect(r.stdout).toContain('least_used');
+    await withinOneSecond('rotation in /v1/status', r.endedAt, async () => (await status()).rotation === 'least_used');
+    // Two jobs each on chatgpt-1 and claude-1; chatgpt-2 has none.
+    for (const name of ['chatgpt-1', 'chatgpt-1', 'claude-1', 'claude-1']) {
+      expect((await submit({ prompt: `pinned [[ms=5]]`, agent_id: ids[name] })).status).toBe(200);
+    }
+    // least_used sends both to chatgpt-2 (round robin would go on to chatgpt-1, then claude-1).
+    for (let i = 0; i < 2; i++) {
+      const done = await submit({ prompt: `auto ${i} [[ms=5]]` });
+      expect(done.body.agent_id).toBe(ids['chatgpt-2']);
+    }
+    expect((await ok(['status', '--data-dir', dir])).stdout).toMatch(/rotation least_used/);
+  });
+
+  it('pause makes wait:false without callback 503 NO_DEVICE_ONLINE within one second; resume undoes it', async () => {
+    const running = await submit({ prompt: 'running [[ms=1500]]', provider: 'claude', wait: false, callback_url: CALLBACK });
+    await heldAfter('the job to run', Date.now(), async () => (await status()).agents.busy === 1);
+    const r = await ok(['pause', '--data-dir', dir]);
+    await withinOneSecond('NO_DEVICE_ONLINE', r.endedAt, async () => {
+      const res = await submit({ prompt: 'now?', wait: false });
+      return res.status === 503 && res.body.error.code === 'NO_DEVICE_ONLINE';
+    });
+    expect((await status()).devices[0]).toMatchObject({ paused: true, online: false });
+    expect((await ok(['status', '--data-dir', dir])).stdout).toMatch(/PAUSED/);
+    // Jobs that may wait are kept, and wait.
+    const kept = await submit({ prompt: 'kept [[ms=10]]', wait: false, callback_url: CALLBACK });
+    expect(kept.status).toBe(202);
+    await sleep(500);
+    expect((await api(server.url, key, 'GET', `/v1/completions/${kept.body.id}`)).body.status).toBe('queued');
+
+    // The job that was running when paused finishes.
+    expect((await api(server.url, key, 'GET', `/v1/completions/${running.body.id}?wait=true`)).body.status).toBe('succeeded');
+    expect((await api(server.url, key, 'GET', `/v1/completions/${kept.body.id}`)).body.status).toBe('queued');
+
+    const resumed = await ok(['resume', '--data-dir', dir]);
+    await withinOneSecond('the kept job to run after resume', resumed.endedAt, async () =>
+      (await api(server.url, key, 'GET', `/v1/completions/${kept.body.id}`)).body.status === 'succeeded',
+    );
+    const now = await submit({ prompt: 'now [[ms=10]]', wait: false });
+    expect(now.status).toBe(202);
+    expect((await status()).devices[0]).toMatchObject({ paused: false, online: true });
+  });
+
+  it('status prints the figures; status --json is the /v1/status report', async () => {
+    // One chatgpt agent busy, two gemini jobs queued (there is no gemini agent).
+    const busy = await submit({ prompt: 'busy [[ms=4000]]', provider: 'chatgpt', wait: false, callback_url: CALLBACK });
+    expect(busy.status).toBe(202);
+    for (let i = 0; i < 2; i++) {
+      expect((await submit({ prompt: `gemini ${i}`, provider: 'gemini', wait: false, callback_url: CALLBACK })).status).toBe(202);
+    }
+    await heldAfter('the busy job to run', Date.now(), async () => (await status()).agents.busy === 1);
+
+    const text = (await ok(['status', '--data-dir', dir])).stdout;
+    expect(text).toContain(`ChatBridge at ${server.url}: running`);
+    expect(text).toMatch(/^Queue: +2 queued, oldest since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    expect(text).toMatch(/^Agents: +2 idle, 1 busy, 3 in all; rotation round_robin$/m);
+    expect(text).toMatch(/^chatgpt +1\/2 +1 +no cap/m);
+    expect(text).toMatch(/^claude +1\/1 +0 +no cap/m);
+    expect(text).toMatch(/^gemini +0\/0 +0 +no cap/m);
+    expect(text).toMatch(/agt_\S+ +chatgpt +busy .*"chatgpt-1"|agt_\S+ +chatgpt +busy .*"chatgpt-2"/);
+    expect(text).toMatch(/"claude-1"/);
+
+    const json = JSON.parse((await ok(['status', '--json', '--data-dir', dir])).stdout);
+    expect(json).toMatchObject({
+      queue: { depth: 2, oldest_queued_at: expect.any(String) },
+      agents: { idle: 2, busy: 1, total: 3 },
+      providers: {
+        chatgpt: { agents_idle: 1, agents_total: 2, used_this_hour: 1, rate_limit_per_hour: null },
+        claude: { agents_idle: 1, agents_total: 1, used_this_hour: 0 },
+        gemini: { agents_total: 0 },
+      },
+      rotation: 'round_robin',
+    });
+    expect(Object.keys(json.providers).sort()).toEqual(['chatgpt', 'claude', 'deepseek', 'gemini', 'perplexity', 'qwen']);
+  });
+});
+
+describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () => {
+  const cases: [string, (dir: string) => string[], RegExp?][] = [
+    ['an unknown command', () => ['frobnicate'], /frobnicate/],
+    ['an unknown flag', (d) => ['keys', 'list', '--bogus', '--data-dir', d], /--bogus/],
+    ['an unknown flag of serve', (d) => ['serve', '--prot', '0', '--data-dir', d], /--prot/],
+    ['caps set without a target', (d) => ['caps', 'set', '--per-hour', '3', '--data-dir', d]],
+    ['caps set with two targets', (d) => ['caps', 'set', '--global', '--provider', 'claude', '--per-hour', '3', '--data-dir', d]],
+    ['caps set without --per-hour', (d) => ['caps', 'set', '--global', '--data-dir', d], /--per-hour/],
+    ['--per-hour abc', (d) => ['caps', 'set', '--provider', 'chatgpt', '--per-hour', 'abc', '--data-dir', d], /abc/],
+    ['an unknown provider', (d) => ['caps', 'set', '--provider', 'bard', '--per-hour', '3', '--data-dir', d], /bard/],
+    ['an unknown agent', (d) => ['caps', 'set', '--agent', 'agt_nope', '--per-hour', '3', '--data-dir', d], /agt_nope/],
+    ['rotation set bogus', (d) => ['rotation', 'set', 'bogus', '--data-dir', d], /bogus/],
+    ['keys revoke of an unknown id', (d) => ['keys', 'revoke', 'key_doesnotexist', '--data-dir', d], /key_doesnotexist/],
+    ['keys create without a name', (d) => ['keys', 'create', '--scopes', 'completions:read', '--data-dir', d]],
+    ['keys create with an unknown scope', (d) => ['keys', 'create', '--name', 'n', '--scopes', 'admin', '--data-dir', d], /admin/],
+    ['keys create --expires-in 5x', (d) => ['keys', 'create', '--name', 'n', '--scopes', 'completions:read', '--expires-in', '5x', '--data-dir', d], /5x/],
+    ['status with no server running', (d) => ['status', '--data-dir', d]],
+    ['serve --port abc', (d) => ['serve', '--port', 'abc', '--data-dir', d], /abc/],
+  ];
+
+  it.each(cases)('%s', async (_label, args, message) => {
+    const dir = tempDir();
+    const r = await cli(args(dir));
+    expectUsageError(r, message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a --data-dir that is a regular file', async () => {
+    const file = join(tempDir(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    expectUsageError(await cli(['keys', 'list', '--data-dir', file]));
+  });
+
+  it('a second serve on the same data dir is refused, and the first keeps serving', async () => {
+    const dir = tempDir();
+    const { key } = await createKey(dir, 'completions:read');
+    const first = await serve(['--port', '0', '--data-dir', dir]);
+    const second = await cli(['serve', '--port', '0', '--data-dir', dir]);
+    expectUsageError(second, /already running/);
+    expect(second.stdout).toBe('');
+    expect((await api(first.url, key, 'GET', '/v1/status')).status).toBe(200);
+    // The refused one did not take the data dir from the running one.
+    expect(JSON.parse((await ok(['status', '--json', '--data-dir', dir])).stdout).devices[0].base_url).toBe(first.url);
+  });
+
+  it('serve on a port already in use', async () => {
+    const blocker: NetServer = createServer();
+    await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', res));
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const dir = tempDir();
+      const r = await cli(['serve', '--port', String(port), '--data-dir', dir]);
+      expectUsageError(r, new RegExp(String(port)));
+      // It left nothing claiming the data dir.
+      expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
+    } finally {
+      await new Promise((res) => blocker.close(res));
+    }
+  });
+
+  it('commands started together on a fresh data dir all succeed (one of them finds the schema half made)', async () => {
+    // Another ChatBridge process is creating the database right now: it holds the write
+    // lock. Commands started meanwhile must wait for it and then use the schema it made.
+    const dir = tempDir();
+    const holder = new Database(join(dir, 'chatbridge.db'));
+    holder.pragma('journal_mode = WAL');
+    holder.exec('BEGIN IMMEDIATE');
+    const runs = ['a', 'b', 'c'].map((name) => cli(['keys', 'create', '--name', name, '--scopes', 'completions:read', '--data-dir', dir]));
+    await sleep(1_500);
+    holder.exec('ROLLBACK');
+    holder.close();
+    const results = await Promise.all(runs);
+    for (const r of results) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.trimEnd().split('\n').pop()).toMatch(KEY_SHAPE);
+    }
+    expect((await ok(['keys', 'list', '--data-dir', dir])).stdout.trimEnd().split('\n')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,511 @@
+/**
+ * Durability across crashes and restarts, with the real service in its own process
+ * (dist/test/support/scripted-server.js: `serve` with scripted agents instead of browsers).
+ *
+ * - SIGKILL while hundreds of jobs are queued and several run: no accepted job is lost,
+ *   the ones that were running get an `agent_lost` attempt and run again, all finish.
+ * - SIGTERM while jobs run: exit code 0, running jobs go back to the queue and finish
+ *   after a restart.
+ * - A deadline that passes while the service is down: the job is `expired` at restart.
+ *
+ * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
+ */
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(ROOT, 'bin/chatbridge.js');
+const SCRIPTED_SERVER = join(ROOT, 'dist/test/support/scripted-server.js');
+const CALLBACK = 'https://127.0.0.1:9/hook';
+
+// ---------------------------------------------------------------------------------------
+// Processes: every child is tracked and SIGKILLed after each test if still alive.
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface Proc {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  closed: Promise<Exit>;
+}
+
+const children = new Set<Proc>();
+const dirs: string[] = [];
+
+function launch(args: string[]): Proc {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
+  const closed = new Promise<Exit>((res) => child.once('close', (code, signal) => res({ code, signal })));
+  const proc = { child, out, closed };
+  children.add(proc);
+  void closed.then(() => children.delete(proc));
+  return proc;
+}
+
+const alive = (p: Proc) => p.child.exitCode === null && p.child.signalCode === null;
+
+afterEach(async () => {
+  for (const p of [...children]) {
+    if (alive(p)) p.child.kill('SIGKILL');
+    await p.closed;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'chatbridge-crash-'));
+  dirs.push(d);
+  return d;
+}
+
+/** `chatbridge keys create …` through the real command line; the key is its last line. */
+async function createKey(dataDir: string, name: string): Promise<string> {
+  const p = launch([CLI, 'keys', 'create', '--name', name, '--scopes', 'completions:read,completions:write', '--data-dir', dataDir]);
+  const exit = await p.closed;
+  expect(exit, p.out.stderr).toEqual({ code: 0, signal: null });
+  const key = p.out.stdout.trimEnd().split('\n').pop()!;
+  expect(key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
+  return key;
+}
+
+interface Server extends Proc {
+  url: string;
+}
+
+async function startServer(dataDir: string, agents: string): Promise<Server> {
+  const p = launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents]);
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start in 15 s: ${p.out.stderr}`)), 15_000);
+    const check = () => {
+      const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/m.exec(p.out.stdout);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    };
+    p.child.stdout!.on('data', check);
+    void p.closed.then((e) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
+    });
+  });
+  return { ...p, url };
+}
+
+async function sigkill(server: Server): Promise<void> {
+  server.child.kill('SIGKILL');
+  expect(await server.closed).toEqual({ code: null, signal: 'SIGKILL' });
+}
+
+async function sigterm(server: Server, withinMs = 10_000): Promise<Exit> {
+  server.child.kill('SIGTERM');
+  return await Promise.race([
+    server.closed,
+    new Promise<Exit>((_, rej) => setTimeout(() => rej(new Error(`no exit ${withinMs} ms after SIGTERM`)), withinMs)),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP
+
+interface Res {
+  status: number;
+  body: any;
+}
+
+async function api(
+  url: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res> {
+  const res = await fetch(url + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Runs `fn` over `items` with at most `n` in flight. */
+async function inPool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function openReadOnly(dataDir: string): Database.Database {
+  return new Database(join(dataDir, 'chatbridge.db'), { readonly: true, fileMustExist: true });
+}
+
+interface AttemptRow {
+  job_id: string;
+  attempt: number;
+  ended_at: number | null;
+  outcome: string | null;
+  error_code: string | null;
+}
+
+// ---------------------------------------------------------------------------------------
+
+describe('crash recovery (service in its own process)', () => {
+  it('SIGKILL with hundreds queued and several running: nothing accepted is lost, lost runs are recorded and retried, all finish', async () => {
+    const dir = tempDir();
+    // The first command creates the database; the others may then run together. (Commands
+    // racing on a fresh data dir trip over the schema migration: see cli.test.ts.)
+    const keys = [await createKey(dir, 'k1')];
+    keys.push(...(await Promise.all([2, 3, 4].map((i) => createKey(dir, `k${i}`)))));
+    const AGENTS = 'chatgpt=3,claude=2';
+    let server = await startServer(dir, AGENTS);
+    const url1 = server.url;
+
+    // Every id the service accepted (202, or 200 for a wait: true that finished in time).
+    const accepted = new Map<string, string>(); // id → prompt
+    const BACKGROUND = 480;
+    const providers = [null, 'chatgpt', 'claude'] as const;
+
+    // Held wait: true requests. "hi" ones jump the queue and answer before the kill; "lo"
+    // ones are last in the queue, so they are still held open when the process dies.
+    const runTag = Math.random().toString(36).slice(2);
+    const held = [
+      ...Array.from({ length: 6 }, (_, i) => ({ tag: `hi-${i}`, priority: 100 })),
+      ...Array.from({ length: 12 }, (_, i) => ({ tag: `lo-${i}`, priority: -10 })),
+    ].map((h) => ({
+      ...h,
+      idem: `held-${runTag}-${h.tag}`,
+      body: { prompt: `held ${h.tag} [[ms=15]]`, priority: h.priority, wait: true, metadata: { held: h.tag } },
+    }));
+    const heldResults = new Map<string, Res | Error>();
+    const heldDone = held.map((h, i) =>
+      api(url1, keys[i % keys.length]!, 'POST', '/v1/completions', h.body, { 'idempotency-key': h.idem }).then(
+        (r) => {
+          heldResults.set(h.tag, r);
+          if (r.status === 200) accepted.set(r.body.id, h.body.prompt);
+        },
+        (e: Error) => void heldResults.set(h.tag, e),
+      ),
+    );
+
+    const refusals: Res[] = [];
+    await inPool(
+      Array.from({ length: BACKGROUND }, (_, i) => i),
+      32,
+      async (i) => {
+        const prompt = `bulk ${i} [[ms=${20 + ((i * 37) % 80)}]]`;
+        const r = await api(url1, keys[i % keys.length]!, 'POST', '/v1/completions', {
+          prompt,
+          provider: providers[i % 3],
+          wait: false,
+          callback_url: CALLBACK,
+          metadata: { i },
+        });
+        if (r.status === 202) {
+          expect(r.body).toMatchObject({ id: expect.stringMatching(/^job_/), status: 'queued' });
+          accepted.set(r.body.id, prompt);
+        } else refusals.push(r);
+      },
+    );
+    expect(refusals, 'every background submission is accepted').toEqual([]);
+
+    // The high-priority held requests answer 200 well before the kill.
+    for (const h of held.filter((x) => x.priority === 100)) {
+      await until(`held ${h.tag}`, async () => heldResults.has(h.tag), 10_000, 20);
+      const r = heldResults.get(h.tag) as Res;
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.status).toBe('succeeded');
+    }
+
+    // Kill while the queue is deep and every agent is busy.
+    const status = await until(
+      'a deep queue with every agent busy',
+      async () => {
+        const s = (await api(url1, keys[0]!, 'GET', '/v1/status')).body;
+        return s.agents.busy === 5 && s.queue.depth >= 200 ? s : undefined;
+      },
+      5_000,
+      10,
+    );
+    expect(status.agents.total).toBe(5);
+    await sigkill(server);
+    await Promise.all(heldDone);
+    const lo = held.filter((h) => h.priority === -10);
+    for (const h of lo) expect(heldResults.get(h.tag), `held ${h.tag} was still open at the kill`).toBeInstanceOf(Error);
+
+    // What the dead process left on disk: every accepted job, hundreds queued, some running.
+    let db = openReadOnly(dir);
+    const byId = db.prepare(`SELECT id, status, attempts, prompt FROM jobs WHERE id = ?`);
+    const missing = [...accepted.keys()].filter((id) => !byId.get(id));
+    expect(missing, 'accepted jobs missing from the database after SIGKILL').toEqual([]);
+    for (const [id, prompt] of accepted) expect((byId.get(id) as { prompt: string }).prompt).toBe(prompt);
+    const queuedAtKill = db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'queued'`).pluck().get() as number;
+    const runningAtKill = db.prepare(`SELECT id, attempts FROM jobs WHERE status = 'dispatched'`).all() as { id: string; attempts: number }[];
+    const totalAtKill = db.prepare(`SELECT COUNT(*) FROM jobs`).pluck().get() as number;
+    db.close();
+    expect(queuedAtKill).toBeGreaterThanOrEqual(200);
+    expect(runningAtKill.length).toBeGreaterThanOrEqual(2);
+    expect(runningAtKill.length).toBeLessThanOrEqual(5);
+    expect(totalAtKill).toBeGreaterThanOrEqual(accepted.size);
+
+    // Restart on the same data dir.
+    server = await startServer(dir, AGENTS);
+    const url2 = server.url;
+
+    // The held requests whose connection died are retried with their Idempotency-Key.
+    await Promise.all(
+      lo.map(async (h, i) => {
+        const r = await api(url2, keys[i % keys.length]!, 'POST', '/v1/completions', h.body, { 'idempotency-key': h.idem });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body).toMatchObject({ status: 'succeeded', metadata: { held: h.tag } });
+        accepted.set(r.body.id, h.body.prompt);
+      }),
+    );
+
+    // Everything drains.
+    await until(
+      'an empty queue after the restart',
+      async () => {
+        const s = (await api(url2, keys[0]!, 'GET', '/v1/status')).body;
+        return s.queue.depth === 0 && s.agents.busy === 0;
+      },
+      40_000,
+      200,
+    );
+
+    // Every accepted job is there by GET, and succeeded (the prompts never fail).
+    const notSucceeded: unknown[] = [];
+    await inPool([...accepted], 16, async ([id, prompt], i) => {
+      const r = await api(url2, keys[i % keys.length]!, 'GET', `/v1/completions/${id}`);
+      if (r.status !== 200 || r.body.status !== 'succeeded' || !String(r.body.response).endsWith(`: ${prompt}`)) {
+        notSucceeded.push({ id, status: r.status, body: r.body });
+      }
+    });
+    expect(notSucceeded).toEqual([]);
+
+    // The jobs that were running at the kill ran again: one more attempt than they had.
+    for (const { id, attempts } of runningAtKill) {
+      const r = await api(url2, keys[0]!, 'GET', `/v1/completions/${id}`);
+      expect(r.body).toMatchObject({ status: 'succeeded', attempts: attempts + 1 });
+    }
+
+    expect(await sigterm(server)).toEqual({ code: 0, signal: null });
+
+    // The attempts table tells the same story.
+    db = openReadOnly(dir);
+    try {
+      const attemptsOf = db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`);
+      for (const { id, attempts } of runningAtKill) {
+        const rows = attemptsOf.all(id) as AttemptRow[];
+        expect(rows).toHaveLength(attempts + 1);
+        expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
+        expect(rows[attempts]).toMatchObject({ outcome: 'succeeded' });
+      }
+      const lost = db.prepare(`SELECT job_id FROM attempts WHERE outcome = 'agent_lost' ORDER BY job_id`).pluck().all();
+      expect(lost).toEqual(runningAtKill.map((r) => r.id).sort());
+      expect(db.prepare(`SELECT COUNT(*) FROM attempts WHERE ended_at IS NULL`).pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT id, status FROM jobs WHERE status != 'succeeded'`).all()).toEqual([]);
+      expect(db.prepare(`SELECT COUNT(*) FROM jobs`).pluck().get()).toBeGreaterThanOrEqual(accepted.size);
+      // No job ran to success twice, and each has exactly one success.
+      expect(
+        db
+          .prepare(
+            `SELECT COUNT(*) FROM jobs j WHERE (SELECT COUNT(*) FROM attempts a WHERE a.job_id = j.id AND a.outcome = 'succeeded') != 1`,
+          )
+          .pluck()
+          .get(),
+      ).toBe(0);
+      // One job per held request, in spite of the retry after the crash.
+      const perHeld = db
+        .prepare(`SELECT json_extract(metadata, '$.held') AS tag, COUNT(*) AS n FROM jobs WHERE tag IS NOT NULL GROUP BY tag`)
+        .all() as { tag: string; n: number }[];
+      expect(perHeld).toHaveLength(held.length);
+      for (const row of perHeld) expect(row, `jobs for held ${row.tag}`).toMatchObject({ n: 1 });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('SIGTERM while jobs run: exit code 0, running jobs go back to the queue, and finish after a restart', async () => {
+    const dir = tempDir();
+    const key = await createKey(dir, 'k');
+    const AGENTS = 'chatgpt=2,claude=1';
+    let server = await startServer(dir, AGENTS);
+
+    const long = await Promise.all(
+      ['chatgpt', 'chatgpt', 'claude'].map(async (provider, i) => {
+        const r = await api(server.url, key, 'POST', '/v1/completions', {
+          prompt: `long ${i} [[ms=2500]]`,
+          provider,
+          wait: false,
+          callback_url: CALLBACK,
+        });
+        expect(r.status).toBe(202);
+        return r.body.id as string;
+      }),
+    );
+    const short: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await api(server.url, key, 'POST', '/v1/completions', {
+        prompt: `short ${i} [[ms=20]]`,
+        wait: false,
+        callback_url: CALLBACK,
+      });
+      expect(r.status).toBe(202);
+      short.push(r.body.id);
+    }
+    await until(
+      'the three long jobs running',
+      async () => {
+        const jobs = await Promise.all(long.map((id) => api(server.url, key, 'GET', `/v1/completions/${id}`)));
+        return jobs.every((j) => j.body.status === 'dispatched');
+      },
+      5_000,
+      20,
+    );
+    // A held request open at shutdown, for a job queued behind the long ones.
+    const heldReq = api(server.url, key, 'POST', '/v1/completions', { prompt: 'held [[ms=20]]', provider: 'claude' }).then(
+      (r) => r,
+      (e: Error) => e,
+    );
+    await sleep(200);
+
+    const t0 = Date.now();
+    const exit = await sigterm(server);
+    expect(exit).toEqual({ code: 0, signal: null });
+    // A clean stop does not wait for the running jobs to finish.
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    // The held caller is answered (the job continues), not hung up on.
+    const held = await heldReq;
+    expect(held).not.toBeInstanceOf(Error);
+    expect(held).toMatchObject({ status: 504, body: { error: { code: 'JOB_TIMEOUT' } } });
+    expect(existsSync(join(dir, 'server.json'))).toBe(false);
+
+    let db = openReadOnly(dir);
+    try {
+      expect(db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'dispatched'`).pluck().get()).toBe(0);
+      for (const id of long) {
+        expect(db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`).get(id)).toEqual({ status: 'queued', attempts: 1 });
+        expect(db.prepare(`SELECT attempt, outcome FROM attempts WHERE job_id = ?`).all(id)).toEqual([
+          { attempt: 1, outcome: 'agent_lost' },
+        ]);
+      }
+    } finally {
+      db.close();
+    }
+
+    server = await startServer(dir, AGENTS);
+    for (const id of [...long, ...short]) {
+      const r = await api(server.url, key, 'GET', `/v1/completions/${id}?wait=true`);
+      expect(r.status).toBe(200);
+      expect(r.body.status, id).toBe('succeeded');
+    }
+    for (const id of long) {
+      const r = await api(server.url, key, 'GET', `/v1/completions/${id}`);
+      expect(r.body).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(r.body.response).toMatch(/: long \d \[\[ms=2500\]\]$/);
+    }
+    const heldId = (held as Res).body.error.details?.job_id as string | undefined;
+    if (heldId) {
+      expect((await api(server.url, key, 'GET', `/v1/completions/${heldId}?wait=true`)).body.status).toBe('succeeded');
+    }
+    expect(await sigterm(server)).toEqual({ code: 0, signal: null });
+
+    db = openReadOnly(dir);
+    try {
+      expect(db.prepare(`SELECT status, COUNT(*) AS n FROM jobs GROUP BY status`).all()).toEqual([
+        { status: 'succeeded', n: long.length + short.length + 1 },
+      ]);
+    } finally {
+      db.close();
+    }
+  }, 40_000);
+
+  it('a job whose deadline passes while the service is down is expired at restart, and does not run again', async () => {
+    const dir = tempDir();
+    const key = await createKey(dir, 'k');
+    const AGENTS = 'chatgpt=1';
+    let server = await startServer(dir, AGENTS);
+    const submit = async (body: Record<string, unknown>) => {
+      const r = await api(server.url, key, 'POST', '/v1/completions', { wait: false, callback_url: CALLBACK, ...body });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      return r.body.id as string;
+    };
+    const submittedAt = Date.now();
+    // Running at the kill, and would never finish by itself.
+    const running = await submit({ prompt: 'stuck [[hang]]', provider: 'chatgpt', deadline_ms: 10_000 });
+    // Queued at the kill: no gemini agent exists.
+    const queued = await submit({ prompt: 'never placed', provider: 'gemini', deadline_ms: 10_000 });
+    // Queued behind the stuck one, with the default deadline: must still run after restart.
+    const survivor = await submit({ prompt: 'survivor [[ms=10]]', provider: 'chatgpt' });
+    await until(
+      'the stuck job running',
+      async () => (await api(server.url, key, 'GET', `/v1/completions/${running}`)).body.status === 'dispatched',
+      5_000,
+      20,
+    );
+    await sigkill(server);
+
+    // Down until the 10 s deadline has passed.
+    await sleep(Math.max(0, submittedAt + 10_300 - Date.now()));
+    server = await startServer(dir, AGENTS);
+
+    for (const id of [running, queued]) {
+      const r = await api(server.url, key, 'GET', `/v1/completions/${id}`);
+      expect(r.status).toBe(200);
+      expect(r.body, id).toMatchObject({ status: 'expired', response: null, finished_at: expect.any(String) });
+    }
+    const s = await api(server.url, key, 'GET', `/v1/completions/${survivor}?wait=true`);
+    expect(s.body).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // The expired jobs stay expired and never dispatch again.
+    await sleep(300);
+    const again = await api(server.url, key, 'GET', `/v1/completions/${running}`);
+    expect(again.body).toMatchObject({ status: 'expired', attempts: 1 });
+    expect((await api(server.url, key, 'GET', `/v1/completions/${queued}`)).body).toMatchObject({ status: 'expired', attempts: 0 });
+    expect(await sigterm(server)).toEqual({ code: 0, signal: null });
+
+    const db = openReadOnly(dir);
+    try {
+      const rows = db.prepare(`SELECT * FROM attempts WHERE job_id = ?`).all(running) as AttemptRow[];
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.ended_at).not.toBeNull();
+      expect(['agent_lost', 'timed_out']).toContain(rows[0]!.outcome);
+      expect(db.prepare(`SELECT COUNT(*) FROM attempts WHERE job_id = ?`).pluck().get(queued)).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 40_000);
+});
