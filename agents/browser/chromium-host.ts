@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { installPageHelpers } from '../providers/page-helpers.js';
+import type { BrowserHost, BrowserSession } from './browser-host.js';
+
+/**
+ * The headless host: one persistent Chromium profile per agent under the data dir, driven
+ * over Playwright's pipe (no debugging port). Used by `serve`, the tests, and for sites
+ * that refuse embedded browsers.
+ */
+export class ChromiumHost implements BrowserHost {
+  constructor(
+    private readonly profilesDir: string,
+    private readonly executablePath: string,
+    private readonly headless = true,
+  ) {}
+
+  async open(agentId: string): Promise<BrowserSession> {
+    const context = await chromium.launchPersistentContext(join(this.profilesDir, agentId), {
+      executablePath: this.executablePath,
+      headless: this.headless,
+      viewport: { width: 1280, height: 900 },
+      args: [
+        '--no-first-run',
+        '--no-default-browser-check',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        // Chromium refuses to sandbox as root (containers, CI); elsewhere keep the sandbox.
+        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      ],
+    });
+    await context.addInitScript(installPageHelpers);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const lost: (() => void)[] = [];
+    let closing = false;
+    const fire = () => {
+      if (closing) return;
+      closing = true;
+      for (const l of lost.splice(0)) l();
+    };
+    context.on('close', fire);
+    page.on('crash', fire);
+    page.on('close', fire);
+    return {
+      page,
+      onLost: (listener) => lost.push(listener),
+      close: async () => {
+        closing = true;
+        await context.close().catch(() => {});
+      },
+    };
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * What a simulated provider does with a prompt: the directives it obeys and the
+ * deterministic Markdown it answers with. The answer carries the prompt, the provider's
+ * name and the turn number, and a fenced code block with a language, a list and a table,
+ * so extraction can be checked byte for byte.
+ */
+export interface Directives {
+  /** Generation time in ms. */
+  ms: number;
+  /** A pause mid-answer with nothing changing (a reasoning model "thinking"). */
+  thinkMs: number;
+  refuse: boolean;
+  error: boolean;
+  errorOnce: boolean;
+  limit: boolean;
+  logout: boolean;
+  challenge: boolean;
+  hang: boolean;
+}
+
+export const DEFAULT_MS = 400;
+
+export function parseDirectives(prompt: string): Directives {
+  const has = (name: string) => prompt.includes(`[[sim:${name}]]`);
+  const num = (name: string) => {
+    const m = new RegExp(`\\[\\[sim:${name}=(\\d+)\\]\\]`).exec(prompt);
+    return m ? Number(m[1]) : null;
+  };
+  return {
+    ms: num('ms') ?? DEFAULT_MS,
+    thinkMs: num('think') ?? 0,
+    refuse: has('refuse'),
+    error: has('error'),
+    errorOnce: has('error-once'),
+    limit: has('limit'),
+    logout: has('logout'),
+    challenge: has('challenge'),
+    hang: has('hang'),
+  };
+}
+
+/** A fence of backticks longer than any run of backticks in `text` (at least three). */
+export function fenceFor(text: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+export function simulatedAnswer(providerName: string, provider: string, prompt: string, turn: number): string {
+  const fence = fenceFor(prompt);
+  const body = prompt.endsWith('\n') ? prompt : `${prompt}\n`;
+  return [
+    `**Simulated ${providerName}** · turn ${turn}`,
+    'You asked:',
+    `${fence}text\n${body}${fence}`,
+    'A code sample:',
+    `\`\`\`python\ndef answer_${turn}():\n    return "${provider} turn ${turn}"\n\`\`\``,
+    [`- provider: \`${provider}\``, `- turn: ${turn}`, `- characters: ${prompt.length}`].join('\n'),
+    ['| provider | turn |', '| --- | --- |', `| ${provider} | ${turn} |`].join('\n'),
+  ].join('\n\n');
+}
+
+export const REFUSAL_TEXT = "I can't help with that request.";

@@ -1,0 +1,155 @@
+/**
+ * The behaviour every simulated provider shares, running in the page: sending a prompt,
+ * streaming the answer over time with the stop control shown, the finished-turn signal,
+ * conversation URLs, and the directive-driven failures (error card, refusal, limit banner,
+ * login wall, challenge, reasoning pause, hang).
+ */
+import { renderMarkdown } from './markdown.js';
+import type { AssistantTurn, Boot, Skin } from './skin.js';
+
+/** The simulator server's answer to a send. */
+interface Plan {
+  conversationId: string;
+  turn: number;
+  kind: 'answer' | 'refuse' | 'error' | 'limit' | 'logout' | 'challenge';
+  markdown: string;
+  ms: number;
+  thinkMs: number;
+  hang: boolean;
+  limitResetAt: number | null;
+}
+
+declare global {
+  interface Window {
+    __SIM_BOOT: Boot;
+  }
+}
+
+const STEPS = 12;
+
+export function startApp(skin: Skin): void {
+  const boot = window.__SIM_BOOT;
+  const ui = skin.mount(document.body);
+  const render = (md: string) => renderMarkdown(md, skin.renderCode);
+  let conversationId = boot.conversationId;
+  let generating: { stop(): void } | null = null;
+
+  for (const turn of boot.history) {
+    ui.addUserTurn(turn.prompt);
+    const t = ui.addAssistantTurn();
+    t.render(render(turn.markdown));
+    t.finish(turn.markdown);
+  }
+
+  const refreshMode = () => {
+    if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');
+  };
+  ui.composer.element.addEventListener('input', refreshMode);
+  refreshMode();
+
+  const send = () => {
+    const prompt = ui.composer.read();
+    if (generating || !prompt.trim()) return;
+    ui.composer.clear();
+    ui.addUserTurn(prompt);
+    ui.setMode('generating');
+    if (!conversationId && boot.paths.transient) {
+      history.replaceState(null, '', boot.paths.transient.replace('{id}', Math.random().toString(36).slice(2, 10)));
+    }
+    const local = { stopped: false, stop: () => {} };
+    generating = local;
+    void post<Plan>('/__sim/send', { conversationId, prompt }).then((plan) => {
+      if (!local.stopped) play(plan, local);
+    });
+  };
+
+  const stop = () => {
+    generating?.stop();
+  };
+
+  const settle = () => {
+    generating = null;
+    refreshMode();
+  };
+
+  const play = (plan: Plan, local: { stopped: boolean; stop: () => void }) => {
+    if (plan.kind === 'challenge') return showChallenge();
+    if (plan.kind === 'logout') {
+      ui.showLoginWall();
+      return settle();
+    }
+    if (plan.kind === 'limit') {
+      const at = new Date(plan.limitResetAt!).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
+      ui.showLimitBanner(`You've reached your usage limit. Try again after ${at}.`);
+      return settle();
+    }
+    if (!conversationId) {
+      conversationId = plan.conversationId;
+      history.replaceState(null, '', boot.paths.conversation.replace('{id}', conversationId));
+    }
+    const turn: AssistantTurn = ui.addAssistantTurn();
+    const timers: number[] = [];
+    const later = (ms: number, fn: () => void) => timers.push(window.setTimeout(fn, ms));
+    local.stop = () => {
+      local.stopped = true;
+      timers.forEach(clearTimeout);
+      turn.stopped();
+      void post('/__sim/stop', { conversationId, turn: plan.turn });
+      settle();
+    };
+    if (plan.kind === 'error') {
+      return later(Math.min(plan.ms, 150), () => {
+        turn.error();
+        settle();
+      });
+    }
+    if (plan.kind === 'refuse') {
+      return later(Math.min(plan.ms, 150), () => {
+        turn.refuse(plan.markdown);
+        settle();
+      });
+    }
+    // Stream in steps; halfway, a reasoning pause shows nothing changing (not even the stop
+    // control: the trap that catches "stop gone and text stable" completion checks).
+    const step = plan.ms / STEPS;
+    let at = 0;
+    for (let i = 1; i <= STEPS; i++) {
+      const upto = Math.round((plan.markdown.length * i) / STEPS);
+      if (i === STEPS / 2 + 1 && plan.thinkMs > 0) {
+        later(at, () => ui.setMode('paused'));
+        at += plan.thinkMs;
+        later(at, () => ui.setMode('generating'));
+      }
+      if (plan.hang && i > STEPS / 2) break;
+      at += step;
+      later(at, () => turn.render(render(plan.markdown.slice(0, upto))));
+    }
+    if (!plan.hang) {
+      later(at, () => {
+        turn.finish(plan.markdown);
+        settle();
+      });
+    }
+  };
+
+  ui.sendButton.addEventListener('click', send);
+  ui.stopButton.addEventListener('click', stop);
+  ui.composer.element.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+}
+
+function showChallenge(): void {
+  document.title = 'Just a moment...';
+  document.body.innerHTML =
+    '<div class="main-wrapper"><h1>Verify you are human</h1><div id="challenge-running">Checking your browser before accessing the site.</div>' +
+    '<form id="challenge-form" action="#"><input type="checkbox" aria-label="Verify you are human"></form></div>';
+}
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return (await res.json()) as T;
+}

@@ -1,0 +1,49 @@
+/**
+ * What a simulated provider site looks like. The engine (app.ts) does the behaviour that
+ * all six share; a skin builds the DOM of one provider, following that provider's real DOM
+ * contract closely enough that ChatBridge's real selector pack drives it unchanged.
+ */
+import type { CodeBlock } from './markdown.js';
+
+export type ComposerMode = 'empty' | 'ready' | 'generating' | 'paused';
+
+export interface Composer {
+  element: HTMLElement;
+  read(): string;
+  clear(): void;
+}
+
+export interface AssistantTurn {
+  /** Shows the (partial) answer as HTML while it streams. */
+  render(html: string): void;
+  /** The provider's finished-turn signal and actions; the copy control copies `markdown`. */
+  finish(markdown: string): void;
+  error(): void;
+  refuse(text: string): void;
+  stopped(): void;
+}
+
+export interface SkinUi {
+  composer: Composer;
+  sendButton: HTMLElement;
+  stopButton: HTMLElement;
+  setMode(mode: ComposerMode): void;
+  addUserTurn(text: string): void;
+  addAssistantTurn(): AssistantTurn;
+  showLoginWall(): void;
+  showLimitBanner(text: string): void;
+}
+
+export interface Skin {
+  mount(root: HTMLElement): SkinUi;
+  renderCode?: (block: CodeBlock) => string;
+}
+
+/** What the site server embeds in each page. */
+export interface Boot {
+  provider: string;
+  name: string;
+  conversationId: string | null;
+  history: { prompt: string; markdown: string }[];
+  paths: { newChat: string; conversation: string; transient?: string };
+}

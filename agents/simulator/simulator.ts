@@ -1,0 +1,24 @@
+import type { Provider } from '../../main/core/providers.js';
+import { SIM_SITES } from './site-config.js';
+import { startSiteServer, type SimSite } from './site-server.js';
+
+export interface Simulator {
+  sites: Partial<Record<Provider, SimSite>>;
+  close(): Promise<void>;
+}
+
+/** Starts one simulated site per provider on loopback (each on its own port, so its own origin). */
+export async function startSimulator(providers: readonly Provider[] = Object.keys(SIM_SITES) as Provider[]): Promise<Simulator> {
+  const sites: Partial<Record<Provider, SimSite>> = {};
+  for (const provider of providers) {
+    const config = SIM_SITES[provider];
+    if (!config) throw new Error(`No simulated site for ${provider} yet`);
+    sites[provider] = await startSiteServer(config);
+  }
+  return {
+    sites,
+    close: async () => {
+      await Promise.all(Object.values(sites).map((s) => s.close()));
+    },
+  };
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, normalize } from 'node:path';
+import { PACKAGE_ROOT } from '../../main/core/package-root.js';
+import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import type { SimSiteConfig } from './site-config.js';
+
+/** The browser code is served from the build; the sources are TypeScript. */
+const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
+
+export interface SimLog {
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null }[];
+  stops: { conversationId: string; turn: number }[];
+  logins: number;
+}
+
+export interface SimSite {
+  url: string;
+  log: SimLog;
+  close(): Promise<void>;
+}
+
+interface Conversation {
+  turns: { prompt: string; markdown: string }[];
+}
+
+/**
+ * One simulated provider site on loopback: login page and session cookie, the chat app at
+ * the provider's real URL patterns, conversation history per conversation, and the log a
+ * test reads (what was sent, where Stop was pressed).
+ */
+export async function startSiteServer(config: SimSiteConfig, clock: () => number = Date.now): Promise<SimSite> {
+  const sessions = new Set<string>();
+  const conversations = new Map<string, Conversation>();
+  const failedOnce = new Set<string>();
+  const log: SimLog = { sends: [], stops: [], logins: 0 };
+  const { paths } = config;
+  const conversationRoute = new RegExp(`^${escapeRegExp(paths.conversation).replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
+
+  const sessionOf = (req: http.IncomingMessage) => {
+    const token = /(?:^|;\s*)sim_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+    return token && sessions.has(token) ? token : null;
+  };
+
+  const page = (res: http.ServerResponse, conversationId: string | null) => {
+    const boot = {
+      provider: config.provider,
+      name: config.name,
+      conversationId,
+      history: conversationId ? conversations.get(conversationId)!.turns : [],
+      paths: { newChat: paths.newChat, conversation: paths.conversation, transient: paths.transient },
+    };
+    html(
+      res,
+      200,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${config.title}</title>` +
+        `<style>${STYLE}</style>` +
+        `<script>window.__SIM_BOOT=${JSON.stringify(boot).replace(/</g, '\\u003c')}</script>` +
+        `<script type="module" src="/__sim/client/${config.skin}"></script></head><body></body></html>`,
+    );
+  };
+
+  const plan = (token: string, body: { conversationId: string | null; prompt: string }) => {
+    const d = parseDirectives(body.prompt);
+    const record = (kind: string, turn: number | null) => log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind, turn });
+    const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null as number | null, markdown: '' };
+    if (d.challenge) return record('challenge', null), { ...base, kind: 'challenge', conversationId: body.conversationId, turn: 0 };
+    if (d.logout) {
+      sessions.delete(token);
+      return record('logout', null), { ...base, kind: 'logout', conversationId: body.conversationId, turn: 0 };
+    }
+    if (d.limit) {
+      const resetAt = Math.ceil((clock() + 20 * 60_000) / 60_000) * 60_000;
+      return record('limit', null), { ...base, kind: 'limit', limitResetAt: resetAt, conversationId: body.conversationId, turn: 0 };
+    }
+    let id = body.conversationId;
+    if (!id || !conversations.has(id)) {
+      id = config.newId();
+      conversations.set(id, { turns: [] });
+    }
+    const conversation = conversations.get(id)!;
+    const turn = conversation.turns.length + 1;
+    if (d.error || (d.errorOnce && !failedOnce.has(body.prompt))) {
+      failedOnce.add(body.prompt);
+      return record('error', turn), { ...base, kind: 'error', conversationId: id, turn };
+    }
+    const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
+    conversation.turns.push({ prompt: body.prompt, markdown });
+    record(d.refuse ? 'refuse' : 'answer', turn);
+    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
+    try {
+      if (path.startsWith('/__sim/client/')) return await serveClient(res, path.slice('/__sim/client/'.length));
+      if (path === '/__sim/log') return json(res, 200, log);
+      if (path === paths.login) {
+        if (req.method === 'POST') {
+          await readBody(req);
+          const token = randomBytes(16).toString('hex');
+          sessions.add(token);
+          log.logins++;
+          res.writeHead(302, { location: paths.newChat, 'set-cookie': `sim_session=${token}; Path=/; HttpOnly; SameSite=Lax` });
+          return res.end();
+        }
+        return html(res, 200, loginPage(config));
+      }
+      const token = sessionOf(req);
+      if (req.method === 'POST' && path === '/__sim/send') {
+        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
+        if (!token) return json(res, 200, { kind: 'logout', conversationId: body.conversationId, turn: 0 });
+        return json(res, 200, plan(token, body));
+      }
+      if (req.method === 'POST' && path === '/__sim/stop') {
+        log.stops.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number });
+        return json(res, 200, {});
+      }
+      if (req.method !== 'GET') return json(res, 404, {});
+      const conversationId = conversationRoute.exec(path)?.[1];
+      if (path !== paths.newChat && !conversationId) return html(res, 404, '<h1>Not found</h1>');
+      if (!token) {
+        res.writeHead(302, { location: paths.login });
+        return res.end();
+      }
+      if (conversationId && !conversations.has(conversationId)) return html(res, 404, '<h1>Conversation not found</h1>');
+      return page(res, conversationId ?? null);
+    } catch (error) {
+      json(res, 500, { error: String(error) });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    log,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serveClient(res: http.ServerResponse, file: string): Promise<void> {
+  const path = normalize(join(CLIENT_DIR, file));
+  if (!path.startsWith(CLIENT_DIR) || !path.endsWith('.js')) return json(res, 404, {});
+  try {
+    const source = await readFile(path);
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+    res.end(source);
+  } catch {
+    json(res, 404, {});
+  }
+}
+
+function loginPage(config: SimSiteConfig): string {
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>Log in - ${config.title}</title><style>${STYLE}</style></head><body>` +
+    `<main class="login"><h1>Log in to ${config.name}</h1><p>Simulated provider: any address and password work.</p>` +
+    `<form method="post" action="${config.paths.login}"><label>Email address <input name="email" type="email" autocomplete="username"></label>` +
+    `<label>Password <input name="password" type="password" autocomplete="current-password"></label>` +
+    `<button type="submit" data-testid="login-submit">Continue</button></form></main></body></html>`
+  );
+}
+
+const STYLE =
+  'body{font:15px system-ui,sans-serif;margin:0;padding:24px;max-width:860px}pre{background:#f4f4f4;padding:8px;overflow:auto}' +
+  'table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}[contenteditable]{border:1px solid #888;min-height:40px;padding:6px}' +
+  '.placeholder:before{content:attr(data-placeholder);color:#999}.login label{display:block;margin:8px 0}';
+
+function html(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body);
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
