@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import type { Boot, Plan } from './client/skin.js';
 import type { SimSiteConfig } from './site-config.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
@@ -34,7 +35,9 @@ interface Conversation {
 export async function startSiteServer(config: SimSiteConfig, clock: () => number = Date.now): Promise<SimSite> {
   const sessions = new Set<string>();
   const conversations = new Map<string, Conversation>();
-  const failedOnce = new Set<string>();
+  /** Account failures already played, per prompt. */
+  const seen = new Set<string>();
+  const limitedUntil = new Map<string, number>();
   const log: SimLog = { sends: [], stops: [], logins: 0 };
   const { paths } = config;
   const conversationRoute = new RegExp(`^${escapeRegExp(paths.conversation).replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
@@ -45,7 +48,7 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
   };
 
   const page = (res: http.ServerResponse, conversationId: string | null) => {
-    const boot = {
+    const boot: Boot = {
       provider: config.provider,
       name: config.name,
       conversationId,
@@ -62,18 +65,27 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
     );
   };
 
-  const plan = (token: string, body: { conversationId: string | null; prompt: string }) => {
+  /**
+   * What the site does with a send. Failures that belong to the account (a usage limit, a
+   * logout, a challenge) hit the account that receives the prompt the first time the site
+   * sees that prompt, so a retry on another account goes through; a limit then lasts
+   * until its reset time. `error` fails every attempt, `error-once` only the first.
+   */
+  const decide = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
     const d = parseDirectives(body.prompt);
-    const record = (kind: string, turn: number | null) => log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind, turn });
-    const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null as number | null, markdown: '' };
-    if (d.challenge) return record('challenge', null), { ...base, kind: 'challenge', conversationId: body.conversationId, turn: 0 };
-    if (d.logout) {
+    const firstTime = (what: string) => !seen.has(`${what}:${body.prompt}`) && !!seen.add(`${what}:${body.prompt}`);
+    const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
+    const limited = limitedUntil.get(token);
+    if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
+    if (d.challenge && firstTime('challenge')) return { ...base, kind: 'challenge' };
+    if (d.logout && firstTime('logout')) {
       sessions.delete(token);
-      return record('logout', null), { ...base, kind: 'logout', conversationId: body.conversationId, turn: 0 };
+      return { ...base, kind: 'logout' };
     }
-    if (d.limit) {
+    if (d.limit && firstTime('limit')) {
       const resetAt = Math.ceil((clock() + 20 * 60_000) / 60_000) * 60_000;
-      return record('limit', null), { ...base, kind: 'limit', limitResetAt: resetAt, conversationId: body.conversationId, turn: 0 };
+      limitedUntil.set(token, resetAt);
+      return { ...base, kind: 'limit', limitResetAt: resetAt };
     }
     let id = body.conversationId;
     if (!id || !conversations.has(id)) {
@@ -82,14 +94,16 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
     }
     const conversation = conversations.get(id)!;
     const turn = conversation.turns.length + 1;
-    if (d.error || (d.errorOnce && !failedOnce.has(body.prompt))) {
-      failedOnce.add(body.prompt);
-      return record('error', turn), { ...base, kind: 'error', conversationId: id, turn };
-    }
+    if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
-    record(d.refuse ? 'refuse' : 'answer', turn);
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
+  };
+
+  const plan = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
+    const result = decide(token, body);
+    log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind: result.kind, turn: result.turn || null });
+    return result;
   };
 
   const server = http.createServer(async (req, res) => {

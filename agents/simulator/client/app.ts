@@ -5,19 +5,7 @@
  * login wall, challenge, reasoning pause, hang).
  */
 import { renderMarkdown } from './markdown.js';
-import type { AssistantTurn, Boot, Skin } from './skin.js';
-
-/** The simulator server's answer to a send. */
-interface Plan {
-  conversationId: string;
-  turn: number;
-  kind: 'answer' | 'refuse' | 'error' | 'limit' | 'logout' | 'challenge';
-  markdown: string;
-  ms: number;
-  thinkMs: number;
-  hang: boolean;
-  limitResetAt: number | null;
-}
+import type { AssistantTurn, Boot, Plan, Skin } from './skin.js';
 
 declare global {
   interface Window {
@@ -84,7 +72,7 @@ export function startApp(skin: Skin): void {
       return settle();
     }
     if (!conversationId) {
-      conversationId = plan.conversationId;
+      conversationId = plan.conversationId!;
       history.replaceState(null, '', boot.paths.conversation.replace('{id}', conversationId));
     }
     const turn: AssistantTurn = ui.addAssistantTurn();

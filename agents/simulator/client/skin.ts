@@ -47,3 +47,15 @@ export interface Boot {
   history: { prompt: string; markdown: string }[];
   paths: { newChat: string; conversation: string; transient?: string };
 }
+
+/** The server's answer to a send: what the page plays (see app.ts). */
+export interface Plan {
+  kind: 'answer' | 'refuse' | 'error' | 'limit' | 'logout' | 'challenge';
+  conversationId: string | null;
+  turn: number;
+  markdown: string;
+  ms: number;
+  thinkMs: number;
+  hang: boolean;
+  limitResetAt: number | null;
+}

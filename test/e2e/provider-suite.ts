@@ -1,0 +1,160 @@
+/**
+ * The end-to-end suite every provider passes: real Chromium, driven by the provider's own
+ * adapter, against its simulated site, through the real HTTP API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatedAnswer } from '../../agents/simulator/answer.js';
+import { SIM_SITES } from '../../agents/simulator/site-config.js';
+import type { Provider } from '../../main/core/providers.js';
+import { startE2E, type E2E } from '../support/e2e.js';
+import { until } from '../support/until.js';
+
+export function providerSuite(provider: Provider): void {
+  const name = SIM_SITES[provider]!.name;
+
+  describe(`${name} end to end`, () => {
+    let e: E2E;
+    beforeAll(async () => {
+      e = await startE2E(provider, 2);
+    }, 60_000);
+    afterAll(async () => e?.stop());
+
+    const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider, ...body } });
+    const agentOf = (id: string) => e.browserAgents.find((a) => a.id === id)!;
+
+    it('answers a new conversation with the provider Markdown, byte for byte', async () => {
+      const prompt = 'Fidelity check:\n\n```js\nconst x = `tick`;\n```\n| a | b |\n* star — ünïcödé ✓ 🚀\n\n\ttabbed';
+      const r = await ask({ prompt });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
+      expect(r.body.conversation_ref).toMatch(/^cv_/);
+      expect(r.body.provider).toBe(provider);
+      // The DOM-to-Markdown fallback reads the rendered answer back to the same Markdown.
+      const page = agentOf(r.body.agent_id).page()!;
+      await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
+      const fromDom = await page.evaluate((pack) => {
+        const h = window.__chatbridge!;
+        const turn = h.turn(pack, 0)!;
+        return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
+      }, e.site.selectors);
+      expect(fromDom).toBe(r.body.response);
+    });
+
+    it('continues a conversation on the agent that owns it', async () => {
+      const first = await ask({ prompt: 'Remember the number 7.' });
+      const second = await ask({ prompt: 'Which number?', mode: 'continue', conversation_ref: first.body.conversation_ref });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      expect(second.body.agent_id).toBe(first.body.agent_id);
+      expect(second.body.conversation_ref).toBe(first.body.conversation_ref);
+      expect(second.body.response).toBe(simulatedAnswer(name, provider, 'Which number?', 2));
+      const address = e.service.store.conversation(first.body.conversation_ref)!.address;
+      expect(e.site.conversationPath.test(new URL(address).pathname)).toBe(true);
+    });
+
+    it('waits through a reasoning pause instead of ending the answer early', async () => {
+      const prompt = 'Think first [[sim:think=2500]] [[sim:ms=400]]';
+      const started = Date.now();
+      const r = await ask({ prompt });
+      expect(r.status).toBe(200);
+      expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+    });
+
+    it('inserts a 100 000-character prompt whole, newlines included', async () => {
+      const prompt = Array.from({ length: 2_000 }, (_, i) => `line ${i} `.padEnd(49, '.')).join('\n').slice(0, 100_000);
+      const r = await ask({ prompt });
+      expect(r.status).toBe(200);
+      expect(e.sim.log.sends.at(-1)!.prompt).toBe(prompt);
+      expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
+    });
+
+    it('cancels mid-answer: the caller gets 499, Stop is pressed, the agent is free again', async () => {
+      const waiting = ask({ prompt: 'A long answer [[sim:ms=8000]]' });
+      const sent = await until(() => e.sim.log.sends.find((s) => s.prompt.startsWith('A long answer')));
+      const id = e.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'A long answer%'`).pluck().get() as string;
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+      const r = await waiting;
+      expect(r.status).toBe(499);
+      await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn && s.conversationId !== undefined), 5_000, 'the Stop press');
+      const next = await ask({ prompt: 'Right after', agent_id: e.service.store.get(id)!.agent_id });
+      expect(next.status).toBe(200);
+    });
+
+    it('reports a refusal as PROMPT_REJECTED without retrying', async () => {
+      const r = await ask({ prompt: 'Forbidden [[sim:refuse]]' });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('PROMPT_REJECTED');
+      expect(r.body.error.details.attempts).toHaveLength(1);
+    });
+
+    it('retries after an error card', async () => {
+      const r = await ask({ prompt: 'Flaky [[sim:error-once]]' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.attempts).toBe(2);
+      const attempts = e.service.store.attempts(r.body.id);
+      expect(attempts[0]).toMatchObject({ outcome: 'failed', error_code: 'PROVIDER_ERROR' });
+    });
+
+    it('answers two jobs at once on two agents', async () => {
+      const started = Date.now();
+      const [a, b] = await Promise.all([ask({ prompt: 'Parallel one [[sim:ms=2000]]' }), ask({ prompt: 'Parallel two [[sim:ms=2000]]' })]);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(a.body.agent_id).not.toBe(b.body.agent_id);
+      expect(Date.now() - started).toBeLessThan(3_900);
+    });
+
+    it('times out a hung attempt, pressing Stop', async () => {
+      const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
+      const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
+      await until(() => e.service.store.attempts(id).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
+      await until(() => e.sim.log.stops.length > 0 && e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 5_000);
+      const stopsBefore = e.sim.log.stops.length;
+      expect(stopsBefore).toBeGreaterThan(0);
+      await e.api('DELETE', `/v1/completions/${id}`);
+      expect((await waiting).status).toBe(499);
+    }, 20_000);
+
+    it('finishes a job whose browser was killed mid-answer', async () => {
+      const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
+      const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'Survive%'`).pluck().get() as string);
+      await until(() => e.service.store.get(id)?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
+      const victim = agentOf(e.service.store.get(id)!.agent_id!);
+      e.killBrowser(victim);
+      const r = await waiting;
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(e.service.store.attempts(id)[0]!.outcome).toBe('agent_lost');
+      // The killed agent's browser comes back (its simulated session is gone with the
+      // in-memory profile cookie only if the site forgot it; sign in again if asked).
+      await until(() => victim.readiness() !== 'error', 15_000, 'the browser restart');
+      if (victim.readiness() === 'needs_login') await e.signIn(victim);
+      expect(victim.readiness()).toBe('idle');
+    }, 30_000);
+
+    it('turns a login wall into needs_login and runs the job elsewhere', async () => {
+      const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const first = e.service.store.attempts(r.body.id)[0]!;
+      expect(first.error_code).toBe('LOGIN_REQUIRED');
+      expect(agentOf(first.agent_id).readiness()).toBe('needs_login');
+      const status = (await e.api('GET', '/v1/status')).body;
+      expect(status.devices[0].agents.find((a: { id: string }) => a.id === first.agent_id).state).toBe('needs_login');
+      // Logging in again through the site's login page makes it idle.
+      await e.signIn(agentOf(first.agent_id));
+      expect(agentOf(first.agent_id).readiness()).toBe('idle');
+    });
+
+    // Last: the limited agent stays cooled down for the rest of the file.
+    it('moves the job to another agent on a usage limit; the limited agent cools down', async () => {
+      const r = await ask({ prompt: 'Limited [[sim:limit]]' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const attempts = e.service.store.attempts(r.body.id);
+      expect(attempts[0]).toMatchObject({ error_code: 'PROVIDER_RATE_LIMITED' });
+      expect(attempts.at(-1)!.agent_id).not.toBe(attempts[0]!.agent_id);
+      const status = (await e.api('GET', '/v1/status')).body;
+      const cooled = status.devices[0].agents.find((a: { id: string }) => a.id === attempts[0]!.agent_id);
+      expect(Date.parse(cooled.cooldown_until)).toBeGreaterThan(Date.now() + 15 * 60_000);
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ChromiumHost } from '../../agents/browser/chromium-host.js';
+import { findBrowser } from '../../agents/browser/find-browser.js';
+import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
+import type { ProviderSite } from '../../agents/providers/site.js';
+import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
+import type { BrowserAgent } from '../../agents/runtime/browser-agent.js';
+import { signInToSimulator } from '../../agents/simulator/sign-in.js';
+import { SIM_SITES } from '../../agents/simulator/site-config.js';
+import { startSiteServer, type SimSite } from '../../agents/simulator/site-server.js';
+import type { Provider } from '../../main/core/providers.js';
+import { startTestService, type TestService } from './harness.js';
+
+export interface E2E extends TestService {
+  sim: SimSite;
+  site: ProviderSite;
+  runtime: AgentRuntime;
+  browserAgents: BrowserAgent[];
+  profilesDir: string;
+  signIn(agent: BrowserAgent): Promise<void>;
+  /** Kills the agent's whole browser, as a crash would. */
+  killBrowser(agent: BrowserAgent): void;
+}
+
+/**
+ * The service with `count` real browser agents for `provider`, on the simulated site, each
+ * signed in through the site's login page: the same adapter code that drives the real site.
+ */
+export async function startE2E(provider: Provider, count = 2): Promise<E2E> {
+  const config = SIM_SITES[provider]!;
+  const sim = await startSiteServer(config);
+  const t = await startTestService();
+  const site = atBaseUrl(PROVIDER_SITES[provider]!, sim.url);
+  for (let i = 1; i <= count; i++) t.service.pool.create(provider, `${config.name} ${i}`);
+  const profilesDir = join(t.dataDir, 'profiles');
+  const runtime = new AgentRuntime(t.service.pool, new ChromiumHost(profilesDir, findBrowser()), { [provider]: site });
+  await runtime.start();
+  const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
+  await Promise.all(runtime.list().map(signIn));
+  return {
+    ...t,
+    sim,
+    site,
+    runtime,
+    browserAgents: runtime.list(),
+    profilesDir,
+    signIn,
+    killBrowser(agent) {
+      execFileSync('pkill', ['-KILL', '-f', '--', `--user-data-dir=${join(profilesDir, agent.id)}`]);
+    },
+    async stop() {
+      await t.stop();
+      await sim.close();
+    },
+  };
+}
