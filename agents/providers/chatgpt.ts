@@ -9,7 +9,7 @@ export const chatgpt: ProviderSite = {
   newChatPath: '/',
   // The persisted id; the transient `/c/WEB:<request id>` shown first must not match.
   conversationPath: /^\/c\/[A-Za-z0-9-]+$/,
-  loginPath: /^\/(auth|login|signin)(\/|$)/,
+  loginUrl: /^https?:\/\/[^/]+\/(auth|login|signin)([/?#]|$)|^https:\/\/auth\.openai\.com\//,
   loginUrlPath: '/auth/login',
   input: 'paste',
   turnScope: 'article[data-testid^="conversation-turn"]',

@@ -24,7 +24,7 @@ export async function openNewChat(page: Page, site: ProviderSite): Promise<void>
 
 /** Waits until the page shows its composer, or something that stands in the way (thrown as a failure). */
 export async function waitUntilReady(page: Page, site: ProviderSite): Promise<void> {
-  if (site.loginPath.test(new URL(page.url()).pathname)) throw new AgentFailure('logged_out', 'The provider asks to log in.');
+  if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', 'The provider asks to log in.');
   const handle = await page.waitForFunction(
     (pack: SelectorPack) => {
       const h = window.__chatbridge;
@@ -36,7 +36,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite): Promise<vo
   const state = (await handle.jsonValue()) as TurnProblem | 'ready';
   await handle.dispose();
   if (state !== 'ready') throw failureFor(state, site);
-  if (site.loginPath.test(new URL(page.url()).pathname)) throw new AgentFailure('logged_out', 'The provider asks to log in.');
+  if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', 'The provider asks to log in.');
 }
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */

@@ -172,16 +172,24 @@ export function installPageHelpers(): void {
             return inner;
         }
       };
+      // Where providers put a code block's language when it is not a class on <code>:
+      // a caption inside <pre> (Perplexity), a banner beside it (DeepSeek), a data attribute.
+      const CODE_LABEL = 'figcaption, [data-code-language], .code-language, .md-code-block-banner-wrap, .md-code-block-banner';
       const codeLanguage = (pre: Element): string => {
         const code = pre.querySelector('code');
-        const cls = `${code?.className ?? ''} ${pre.className}`;
-        const m = /(?:language|lang)-([\w+#-]+)/.exec(cls);
+        const m = /(?:language|lang)-([\w+#-]+)/.exec(`${code?.className ?? ''} ${pre.className}`);
         if (m) return m[1]!;
-        // Some providers put the language in a caption or banner beside the code.
-        const label = pre.querySelector('figcaption, [data-code-language]') ?? pre.previousElementSibling;
-        return label?.getAttribute('data-code-language') ?? (label?.matches('figcaption, .code-language') ? (label.textContent ?? '').trim() : '');
+        const label = pre.querySelector(CODE_LABEL) ?? pre.parentElement?.querySelector(`:scope > ${CODE_LABEL.split(', ').join(', :scope > ')}`);
+        if (!label) return '';
+        const attr = label.getAttribute('data-code-language') ?? label.querySelector('[data-code-language]')?.getAttribute('data-code-language');
+        if (attr) return attr;
+        // The first piece of text: the label's buttons ("Copy", "Download") come after it.
+        const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) if ((t.textContent ?? '').trim()) return t.textContent!.trim();
+        return '';
       };
       const block = (node: Element): string[] => {
+        if (node.matches(CODE_LABEL)) return [];
         switch (node.tagName) {
           case 'P':
             return [inline(node)];

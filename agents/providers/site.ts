@@ -35,8 +35,8 @@ export interface ProviderSite {
   newChatPath: string;
   /** A persisted conversation's path; transient ids must not match. */
   conversationPath: RegExp;
-  /** Paths that mean "you are logged out". */
-  loginPath: RegExp;
+  /** Addresses (full URLs) that mean "you are logged out": the site's login pages, or its identity provider's. */
+  loginUrl: RegExp;
   /** Where a person logs in (the pairing window opens it). */
   loginUrlPath: string;
   /**

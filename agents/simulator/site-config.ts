@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Provider } from '../../main/core/providers.js';
 
 /** How one simulated site is laid out: the real provider's URL patterns and its skin. */
@@ -19,7 +19,7 @@ export interface SimSiteConfig {
   skin: string;
 }
 
-export const SIM_SITES: Partial<Record<Provider, SimSiteConfig>> = {
+export const SIM_SITES: Record<Provider, SimSiteConfig> = {
   chatgpt: {
     provider: 'chatgpt',
     name: 'ChatGPT',
@@ -27,5 +27,46 @@ export const SIM_SITES: Partial<Record<Provider, SimSiteConfig>> = {
     paths: { newChat: '/', conversation: '/c/{id}', transient: '/c/WEB:{id}', login: '/auth/login' },
     newId: randomUUID,
     skin: 'skins/chatgpt.js',
+  },
+  claude: {
+    provider: 'claude',
+    name: 'Claude',
+    title: 'Claude',
+    paths: { newChat: '/new', conversation: '/chat/{id}', login: '/login' },
+    newId: randomUUID,
+    skin: 'skins/claude.js',
+  },
+  gemini: {
+    provider: 'gemini',
+    name: 'Gemini',
+    title: 'Gemini',
+    paths: { newChat: '/app', conversation: '/app/{id}', login: '/signin' },
+    newId: () => randomBytes(8).toString('hex'),
+    skin: 'skins/gemini.js',
+  },
+  deepseek: {
+    provider: 'deepseek',
+    name: 'DeepSeek',
+    title: 'DeepSeek - Into the Unknown',
+    paths: { newChat: '/', conversation: '/a/chat/s/{id}', login: '/sign_in' },
+    newId: randomUUID,
+    skin: 'skins/deepseek.js',
+  },
+  qwen: {
+    provider: 'qwen',
+    name: 'Qwen',
+    title: 'Qwen Chat',
+    paths: { newChat: '/', conversation: '/c/{id}', login: '/auth' },
+    newId: randomUUID,
+    skin: 'skins/qwen.js',
+  },
+  perplexity: {
+    provider: 'perplexity',
+    name: 'Perplexity',
+    title: 'Perplexity',
+    // The thread settles from /search/new/… to its final slug once answered.
+    paths: { newChat: '/', conversation: '/search/{id}', transient: '/search/new/{id}', login: '/account/signin' },
+    newId: () => `answer-${randomBytes(6).toString('hex')}`,
+    skin: 'skins/perplexity.js',
   },
 };
