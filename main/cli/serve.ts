@@ -1,34 +1,77 @@
+import { join } from 'node:path';
+import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
+import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { Service } from '../service.js';
-import { parse, parsePort } from './args.js';
+import { parse, parsePort, UsageError } from './args.js';
 
 export const SERVE_OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'data-dir': { type: 'string' },
+  simulate: { type: 'boolean' },
+  'simulate-agents': { type: 'string' },
 } as const;
 
-/** `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. */
+/**
+ * `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. With --simulate it
+ * runs against the simulated provider sites instead of the real ones, in its own data
+ * folder (`<data dir>/simulator`) so simulated agents never mix with real accounts.
+ */
 export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
-  const service = await Service.start({
-    dataDir: resolveDataDir(values['data-dir']),
-    host: values.host ?? '127.0.0.1',
-    port: parsePort(values.port),
-  });
+  const simulate = values.simulate === true || values['simulate-agents'] !== undefined;
+  const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
+  const baseDir = resolveDataDir(values['data-dir']);
+  const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
+  const service = await Service.start({ dataDir, host: values.host ?? '127.0.0.1', port: parsePort(values.port) });
+  const closers: (() => Promise<void>)[] = [];
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`chatbridge: error while stopping: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
+    service
+      .stop()
+      .then(() => Promise.all(closers.map((c) => c())))
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`chatbridge: error while stopping: ${(error as Error).message}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.stdout.write(`listening on ${service.baseUrl}\n`);
+
+  if (!simulate) {
+    await startBrowserAgents(service.pool, dataDir, (line) => process.stderr.write(`chatbridge: ${line}\n`));
+    return;
+  }
+  const simulated = await startSimulatedAgents(service.pool, dataDir, counts);
+  closers.push(simulated.close);
+  for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
+  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null });
+  const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
+  process.stdout.write(
+    `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +
+      `simulated agents ready: ${ready} of ${simulated.runtime.list().length}\n` +
+      `simulation data: ${dataDir} (for other commands: --data-dir ${dataDir})\n` +
+      `API key for this run (both scopes):\n${secret}\n`,
+  );
+}
+
+/** "chatgpt=2,claude=1" → counts; without a value, one agent per provider. */
+function parseAgentCounts(spec: string | undefined): Partial<Record<Provider, number>> {
+  if (spec === undefined) return Object.fromEntries(PROVIDERS.map((p) => [p, 1]));
+  const counts: Partial<Record<Provider, number>> = {};
+  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [provider, n = '1'] = part.split('=');
+    if (!isProvider(provider)) throw new UsageError(`Unknown provider "${provider}" in --simulate-agents; providers are ${PROVIDERS.join(', ')}.`);
+    if (!/^\d+$/.test(n) || Number(n) > 8) throw new UsageError(`--simulate-agents takes provider=N with N from 0 to 8, not "${part}".`);
+    counts[provider] = Number(n);
+  }
+  return counts;
 }

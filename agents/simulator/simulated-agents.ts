@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import type { Provider } from '../../main/core/providers.js';
+import type { AgentPool } from '../../main/queue/agent-pool.js';
+import { ChromiumHost } from '../browser/chromium-host.js';
+import { findBrowser } from '../browser/find-browser.js';
+import { atBaseUrl, PROVIDER_SITES } from '../providers/index.js';
+import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { signInToSimulator } from './sign-in.js';
+import { SIM_SITES } from './site-config.js';
+import { startSimulator, type Simulator } from './simulator.js';
+
+export interface SimulatedAgents {
+  simulator: Simulator;
+  runtime: AgentRuntime;
+  close(): Promise<void>;
+}
+
+/**
+ * `serve --simulate`: the six simulated sites, and `counts[provider]` real browser agents
+ * on each, paired through each site's login page as a person would. The agent rows are
+ * named "<Provider> (simulated) <n>" and reused across restarts.
+ */
+export async function startSimulatedAgents(
+  pool: AgentPool,
+  dataDir: string,
+  counts: Partial<Record<Provider, number>>,
+): Promise<SimulatedAgents> {
+  const providers = (Object.keys(counts) as Provider[]).filter((p) => (counts[p] ?? 0) > 0);
+  const simulator = await startSimulator(providers);
+  for (const provider of providers) {
+    for (let i = 1; i <= counts[provider]!; i++) {
+      const name = `${SIM_SITES[provider].name} (simulated) ${i}`;
+      if (!pool.list().some((a) => a.name === name && a.provider === provider)) pool.create(provider, name);
+    }
+  }
+  const sites = Object.fromEntries(providers.map((p) => [p, atBaseUrl(PROVIDER_SITES[p], simulator.sites[p]!.url)]));
+  const runtime = new AgentRuntime(pool, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites);
+  await runtime.start();
+  await Promise.all(
+    runtime
+      .list()
+      .filter((a) => a.readiness() === 'needs_login')
+      .map((a) => signInToSimulator(a, simulator.sites[a.provider]!.url, SIM_SITES[a.provider])),
+  );
+  return { simulator, runtime, close: () => simulator.close() };
+}
