@@ -11,9 +11,12 @@ import type { SimSiteConfig } from './site-config.js';
 /** The browser code is served from the build; the sources are TypeScript. */
 const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
 
+/** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null }[];
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number }[];
   stops: { conversationId: string; turn: number }[];
+  /** When the page showed each answer finished. */
+  finishes: { conversationId: string; turn: number; at: number }[];
   logins: number;
 }
 
@@ -38,7 +41,7 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
   /** Account failures already played, per prompt. */
   const seen = new Set<string>();
   const limitedUntil = new Map<string, number>();
-  const log: SimLog = { sends: [], stops: [], logins: 0 };
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0 };
   const { paths } = config;
   const conversationRoute = new RegExp(`^${escapeRegExp(paths.conversation).replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
 
@@ -102,7 +105,7 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
 
   const plan = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
     const result = decide(token, body);
-    log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind: result.kind, turn: result.turn || null });
+    log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind: result.kind, turn: result.turn || null, at: clock() });
     return result;
   };
 
@@ -128,6 +131,10 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
         const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
         if (!token) return json(res, 200, { kind: 'logout', conversationId: body.conversationId, turn: 0 });
         return json(res, 200, plan(token, body));
+      }
+      if (req.method === 'POST' && path === '/__sim/done') {
+        log.finishes.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number; at: number });
+        return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/stop') {
         log.stops.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number });

@@ -116,6 +116,8 @@ export function startApp(skin: Skin): void {
       later(at, () => {
         turn.finish(plan.markdown);
         settle();
+        // The page's own clock (the machine's): when the answer showed finished.
+        void post('/__sim/done', { conversationId, turn: plan.turn, at: Date.now() });
       });
     }
   };
