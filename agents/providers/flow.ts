@@ -50,7 +50,11 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask): 
     ([p, i, scope]) => window.__chatbridge!.watchTurn(p, i, scope),
     [pack, index, site.turnScope ?? null] as const,
   );
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack));
+  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch((error: unknown) => {
+    // A full-page move to the login page mid-turn destroys the watching script.
+    if (!task.signal.aborted && site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
+    throw error;
+  });
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
 
   const text = await readAnswer(page, site, index);

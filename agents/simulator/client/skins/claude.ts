@@ -1,0 +1,277 @@
+/**
+ * Claude's DOM contract (research/providers.md §3, with the field notes it cites: the
+ * 2026-08-27…31 claude.ai selector log and the 2026 adapters).
+ *
+ * Observed on the real site, reproduced here:
+ * - composer: TipTap/ProseMirror `div[contenteditable][role="textbox"].tiptap.ProseMirror`
+ *   with `data-testid="chat-input"`; idle it holds `<p data-placeholder="Write a message…"
+ *   class="is-empty is-editor-empty">`;
+ * - send: `button[data-testid="chat-input-send"][aria-label="Send message"]`, present but
+ *   `disabled` and `inert` while the composer is empty ("Use voice mode" sits beside it);
+ *   stop: `[data-testid="chat-input-stop"][aria-label="Stop response"]` while streaming;
+ * - transcript: `[data-testid="transcript-list"]` › `[data-testid="transcript-row"]` with
+ *   `data-perf-row="human|assistant"`, `data-index`, `data-last-message`,
+ *   `data-perf-row-from-tail` and `data-perf-row-streaming` ("true" from the row's creation,
+ *   "false" once that turn is finished); the row's first child says "Message 3 of 8"; an
+ *   `h2.sr-only` "Claude responded: …" / "You said: …" heading previews the message;
+ * - assistant body: `[data-testid="assistant-message"][data-is-streaming]` ›
+ *   `.font-claude-response` › `.standard-markdown`; user body `[data-cds="UserMessage"]` ›
+ *   `[data-testid="user-message"]`;
+ * - after completion: `[data-cds="MessageActions"][role="toolbar"][aria-label="Message actions"]`
+ *   (faded in on hover) with `action-bar-copy` (copies Markdown), `action-bar-retry`, the
+ *   thumbs and a `time[data-cds="RelativeTime"]`;
+ * - an interrupted reply shows "Claude's response was interrupted." with two
+ *   `button[data-cds="Button"]` ("Edit prompt", "Try again") and no action bar;
+ * - `/new` becomes `/chat/<uuid>` without a reload (the engine); a lost session goes to `/login`.
+ *
+ * Where the research is silent, the markup below is invented and says so.
+ */
+import { startApp } from '../app.js';
+import { richComposer } from '../composers.js';
+import { el, show } from '../dom.js';
+import { escapeHtml } from '../markdown.js';
+import type { Skin } from '../skin.js';
+
+// Stand-ins for the Tailwind utilities the real page uses to hide the screen-reader
+// headings and to fade the action bar in on hover.
+const STYLE = `
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+[data-testid="transcript-row"] [data-reveal="fade"]{opacity:0;transition:opacity .15s}
+[data-testid="transcript-row"]:hover [data-reveal="fade"],[data-testid="transcript-row"][data-last-message="true"] [data-reveal="fade"]{opacity:1}
+[data-testid="transcript-row"]{margin:12px 0}
+[data-cds="UserMessage"]{background:#f0eee6;border-radius:12px;padding:8px 12px}
+.code-block__label{font-size:12px;color:#777;margin-bottom:4px}
+.code-block__copy{float:right}
+`;
+
+const PREVIEW = 80;
+const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREVIEW).trimEnd()}…` : text).replace(/\s+/g, ' ').trim();
+
+const claude: Skin = {
+  mount(root) {
+    document.head.append(el('style', {}, STYLE));
+    const list = el('div', { 'data-testid': 'transcript-list', class: 'flex flex-col' });
+    const rows: HTMLElement[] = [];
+
+    const editor = el('div', {
+      contenteditable: 'true',
+      role: 'textbox',
+      translate: 'no',
+      class: 'tiptap ProseMirror',
+      'data-testid': 'chat-input',
+      'aria-multiline': 'true',
+    });
+    const composer = richComposer(editor, 'Write a message…');
+    // TipTap marks the empty document's paragraph `is-editor-empty` as well.
+    const markEmpty = () => {
+      for (const p of Array.from(editor.querySelectorAll('p'))) p.classList.toggle('is-editor-empty', p.classList.contains('placeholder'));
+    };
+    editor.addEventListener('input', markEmpty);
+    markEmpty();
+
+    const upload = el('input', {
+      type: 'file',
+      multiple: '',
+      'data-testid': 'file-upload',
+      id: 'chat-input-file-upload-bottom',
+      style: 'display:none',
+    });
+    const attach = el('button', { type: 'button', 'data-testid': 'chat-input-attach', 'aria-label': 'Add files' }, '+');
+    const model = el('button', { type: 'button', 'data-testid': 'model-selector-dropdown' }, 'Claude Sonnet');
+    const voice = el('button', { type: 'button', 'aria-label': 'Use voice mode' }, '🎙');
+    const send = el('button', { type: 'button', 'data-testid': 'chat-input-send', 'aria-label': 'Send message' }, '↑') as HTMLButtonElement;
+    const stop = el('button', { type: 'button', 'data-testid': 'chat-input-stop', 'aria-label': 'Stop response' }, '■');
+    // Invented: where the usage-limit notice sits (above the composer); the research has its words only.
+    const notices = el('div', { class: 'composer-notices' });
+    const fieldset = el(
+      'fieldset',
+      { class: 'flex w-full min-w-0 flex-col' },
+      notices,
+      el(
+        'div',
+        { class: 'composer-box' },
+        el('div', { class: 'editor-wrapper' }, editor),
+        el('div', { class: 'composer-toolbar flex' }, upload, attach, model, voice, send, stop),
+      ),
+    );
+    const app = el(
+      'div',
+      { class: 'root flex' },
+      el('nav', { 'aria-label': 'Sidebar' }, el('a', { href: '/new', 'aria-label': 'New chat' }, 'New chat'), el('a', { href: '/recents' }, 'Chats')),
+      el('main', {}, el('div', { class: 'overflow-y-auto overflow-x-hidden' }, list), fieldset),
+    );
+    root.append(app);
+
+    /** Keeps the row attributes the real transcript maintains: index, newest, distance from the end, "Message i of n". */
+    const renumber = () => {
+      rows.forEach((row, i) => {
+        row.setAttribute('data-index', String(i));
+        row.setAttribute('data-last-message', String(i === rows.length - 1));
+        row.setAttribute('data-perf-row-from-tail', String(rows.length - 1 - i));
+        row.firstElementChild!.setAttribute('aria-label', `Message ${i + 1} of ${rows.length}`);
+      });
+    };
+    const addRow = (role: 'human' | 'assistant', ...content: HTMLElement[]) => {
+      const inner = el('div', {}, ...content);
+      // A row is created already streaming (only the flip to "false" is ever seen on the real site).
+      const row = el(
+        'div',
+        { 'data-testid': 'transcript-row', 'data-perf-row': role, 'data-perf-row-streaming': String(role === 'assistant'), class: 'group relative' },
+        inner,
+      );
+      rows.push(row);
+      list.append(row);
+      renumber();
+      return { row, inner };
+    };
+    const heading = (text: string) => el('h2', { class: 'sr-only select-none', 'data-find-omitted': '' }, text);
+
+    return {
+      composer,
+      sendButton: send,
+      stopButton: stop,
+      setMode(mode) {
+        // 'paused' (a reasoning pause) looks idle from the composer: only the row still streams.
+        const generating = mode === 'generating';
+        const ready = mode === 'ready';
+        send.disabled = !ready;
+        send.toggleAttribute('inert', !ready);
+        show(send, !generating);
+        show(stop, generating);
+        show(voice, mode === 'empty' || mode === 'paused');
+      },
+      addUserTurn(text) {
+        addRow(
+          'human',
+          heading(`You said: ${preview(text)}`),
+          el(
+            'div',
+            { 'data-cds': 'UserMessage' },
+            el('div', { 'data-testid': 'user-message', class: 'font-user-message' }, el('p', { class: 'whitespace-pre-wrap break-words' }, text)),
+          ),
+        );
+      },
+      addAssistantTurn() {
+        const body = el('div', { class: 'standard-markdown grid-cols-1 grid gap-2.5' });
+        const response = el('div', { class: 'font-claude-response relative' }, body);
+        const message = el('div', { 'data-testid': 'assistant-message', 'data-is-streaming': 'true' }, response);
+        const title = heading('Claude responded: ');
+        const { row, inner } = addRow('assistant', title, message);
+        /** The per-turn finished signal, flipped after everything the finished turn shows is in place. */
+        const done = () => {
+          title.textContent = `Claude responded: ${preview(body.textContent ?? '')}`;
+          message.setAttribute('data-is-streaming', 'false');
+          row.setAttribute('data-perf-row-streaming', 'false');
+        };
+        return {
+          render(html) {
+            body.innerHTML = html;
+          },
+          finish(markdown) {
+            const copy = el('button', { type: 'button', 'data-testid': 'action-bar-copy', 'aria-label': 'Copy' }, '⧉');
+            copy.addEventListener('click', () => void navigator.clipboard.writeText(markdown));
+            inner.append(
+              el(
+                'div',
+                {
+                  'data-cds': 'MessageActions',
+                  'data-reveal': 'fade',
+                  role: 'toolbar',
+                  'aria-label': 'Message actions',
+                  tabindex: '-1',
+                  class: 'flex items-center',
+                },
+                copy,
+                el('button', { type: 'button', 'aria-label': 'Give positive feedback' }, '👍'),
+                el('button', { type: 'button', 'aria-label': 'Give negative feedback' }, '👎'),
+                el('button', { type: 'button', 'data-testid': 'action-bar-retry', 'aria-label': 'Retry' }, '↻'),
+                el('time', { 'data-cds': 'RelativeTime', datetime: new Date().toISOString() }, 'just now'),
+              ),
+            );
+            done();
+          },
+          error() {
+            // The notice's first sentence and its two unlabelled buttons are observed; the
+            // wrapper and the rest of the wording are invented.
+            inner.append(
+              el(
+                'div',
+                { class: 'interrupted-notice flex flex-col gap-2' },
+                el('p', {}, 'Claude’s response was interrupted. This can be caused by network problems. Please try again.'),
+                el(
+                  'div',
+                  { class: 'flex gap-2' },
+                  el('button', { type: 'button', 'data-cds': 'Button' }, 'Edit prompt'),
+                  el('button', { type: 'button', 'data-cds': 'Button' }, 'Try again'),
+                ),
+              ),
+            );
+            done();
+          },
+          refuse(text) {
+            // Invented: the research has no refusal markup. Modelled on the usage-policy notice
+            // claude.ai shows under a blocked reply, outside the reply's own text.
+            body.innerHTML = `<p>${escapeHtml(text)}</p>`;
+            inner.append(
+              el(
+                'div',
+                { class: 'policy-notice' },
+                el('p', {}, 'Claude Sonnet 4.5 is unable to respond to this request, which appears to violate our Usage Policy. Please start a new chat.'),
+              ),
+            );
+            done();
+          },
+          stopped() {
+            // The partial reply stays, finished as far as the row is concerned.
+            done();
+          },
+        };
+      },
+      showLoginWall() {
+        // A lost session sends the app to /login (research §3.4). The client-side route keeps the
+        // page alive, as the single-page app does; the login screen's markup is invented apart
+        // from the Google button's test id (a 2026-09 adapter keys logged-out on it).
+        history.pushState(null, '', `/login?returnTo=${encodeURIComponent(location.pathname)}`);
+        document.title = 'Log in - Claude';
+        root.replaceChildren(
+          el(
+            'main',
+            { class: 'login' },
+            el('h1', {}, 'Your ideas, amplified'),
+            el('button', { type: 'button', 'data-testid': 'login-with-google' }, 'Continue with Google'),
+            el('input', { type: 'email', id: 'email', placeholder: 'Enter your email', autocomplete: 'email' }),
+            el('button', { type: 'button' }, 'Continue with email'),
+          ),
+        );
+      },
+      showLimitBanner(text) {
+        // The research has the words ("You are out of free messages until 10:00 AM" + Upgrade),
+        // not the markup: a plain notice above the composer. The reset time comes from the engine.
+        const at = /\d{1,2}:\d{2}\s*[AP]M/i.exec(text)?.[0];
+        notices.replaceChildren(
+          el(
+            'div',
+            { class: 'limit-notice flex items-center gap-2' },
+            el('p', {}, at ? `You are out of free messages until ${at}` : 'You are out of free messages.'),
+            el('a', { href: '/upgrade', class: 'underline' }, 'Upgrade'),
+          ),
+        );
+      },
+    };
+  },
+  // Claude's code block: a labelled group with the copy control and the language label inside
+  // <pre> (the research reaches the copy button as `pre button`; innerText shows the label as
+  // a bare line before the code), the code itself in `code.language-<lang>`. The wrapper's
+  // role="group" is what a 2026 reader skips code blocks by; the classes are invented.
+  renderCode({ language, code }) {
+    const lang = escapeHtml(language);
+    return (
+      `<div role="group" aria-label="${lang} code" class="relative group/copy rounded-lg">` +
+      `<pre class="code-block__code"><div class="code-block__copy sticky"><button type="button" aria-label="Copy to clipboard">⧉</button></div>` +
+      `<div class="code-block__label">${lang}</div>` +
+      `<code${lang ? ` class="language-${lang}"` : ''} style="white-space: pre;">${escapeHtml(code)}</code></pre></div>`
+    );
+  },
+};
+
+startApp(claude);
