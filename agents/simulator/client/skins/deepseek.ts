@@ -1,0 +1,219 @@
+/**
+ * DeepSeek's DOM contract (research/providers.md §5), as far as the research reaches:
+ * - composer: a React-controlled plain `textarea#chat-input.ds-scroll-area`, placeholder
+ *   "Message DeepSeek"; Playwright's `fill` is what gets text into React's state;
+ * - one send/stop slot, `div[role="button"].ds-button--primary`, with no aria labels:
+ *   disabled adds `.ds-button--disabled` (+ `aria-disabled="true"`); while generating the
+ *   same slot shows a stop square (`svg rect`). It sits right after the composer's
+ *   `input[type="file"]` (the hash-free anchor CodeWebChat and others lean on);
+ * - turns: one block wrapper per message holding a `div.ds-message`; the assistant's
+ *   holds `.ds-markdown` (the answer also carries `.ds-assistant-message-main-content`)
+ *   and, with DeepThink on, reasoning in `.ds-think-content .ds-markdown` before it;
+ * - the finished turn: an actions row as the message's next sibling,
+ *   `div.ds-message + div > div.ds-flex > .ds-icon-button[role="button"]`, copy first;
+ * - code blocks: `div.md-code-block` with `.md-code-block-banner-wrap` › `.md-code-block-banner`
+ *   holding the language and Copy/Download buttons, then a `<pre>` with no `<code>`;
+ * - the busy error is the answer text itself, "Server busy, please try again later.";
+ * - URLs: `/a/chat/s/<uuid>`, login `/sign_in`.
+ * The real site's layout classes are build hashes (`_7436101`, `bf38813a`); they are left
+ * bare here so nothing can come to lean on them. Markup the research does not describe
+ * (the refusal notice, the limit toast, the in-app sign-in view) is invented and marked.
+ */
+import { startApp } from '../app.js';
+import { el } from '../dom.js';
+import { escapeHtml, type CodeBlock } from '../markdown.js';
+import type { ComposerMode, Skin } from '../skin.js';
+import { reactTextarea } from './react-textarea.js';
+
+const BUSY = 'Server busy, please try again later.';
+const REASONING = 'The user sent a prompt. I will restate it and add a short code sample, a list and a table.';
+
+const svg = (body: string, paint = 'fill="none" stroke="currentColor" stroke-width="1.4"') =>
+  `<svg width="16" height="16" viewBox="0 0 16 16" ${paint} aria-hidden="true">${body}</svg>`;
+const SEND_ICON = svg('<path d="M8 2l5 6H9.6v6H6.4V8H3z"/>', 'fill="currentColor"');
+const STOP_ICON = svg('<rect x="3" y="3" width="10" height="10" rx="2"/>', 'fill="currentColor"');
+const ICONS = {
+  attach: svg('<path d="M10.5 3.5l-5 5a1.5 1.5 0 002 2l5-5a3 3 0 00-4-4l-5 5"/>'),
+  copy: svg('<rect x="5" y="5" width="8" height="8" rx="1"/><path d="M3 11V3h8"/>'),
+  regenerate: svg('<path d="M13 8a5 5 0 11-1.5-3.5M13 2v3h-3"/>'),
+  like: svg('<path d="M2 7h3v7H2zM6 7l3-5c1 0 2 1 1.5 2.5L10 6h3.5l-1 8H6z"/>'),
+  dislike: svg('<path d="M2 2h3v7H2zM6 9l3 5c1 0 2-1 1.5-2.5L10 10h3.5l-1-8H6z"/>'),
+  share: svg('<path d="M11 2l3 3-3 3M14 5H7a4 4 0 00-4 4v4"/>'),
+};
+
+const STYLE = `
+.ds-theme{display:flex;flex-direction:column;gap:12px}
+.ds-message{padding:8px 12px;border-radius:12px}
+.ds-think-content{color:#8b8b8b;border-left:2px solid #e5e5e5;padding-left:12px;margin:6px 0}
+.ds-flex{display:flex;gap:6px;margin-top:4px}
+.ds-icon-button,.ds-toggle-button{display:inline-flex;align-items:center;justify-content:center;min-width:28px;height:28px;cursor:pointer;border-radius:8px}
+.ds-button--primary{display:inline-flex;align-items:center;justify-content:center;width:32px;height:32px;border-radius:50%;background:#4d6bfe;color:#fff;cursor:pointer}
+.ds-button--disabled{background:#d6dee8;cursor:not-allowed}
+.md-code-block{border:1px solid #e5e5e5;border-radius:8px;margin:8px 0}
+.md-code-block-banner{display:flex;justify-content:space-between;padding:4px 8px;font-size:12px}
+.md-code-block pre{margin:0}
+#chat-input{width:100%;min-height:48px;resize:none}
+`;
+
+/** DeepSeek's code blocks: the language in a banner beside a bare `<pre>` (no `<code>`). */
+function renderCode({ language, code }: CodeBlock): string {
+  return (
+    '<div class="md-code-block md-code-block-light">' +
+    '<div class="md-code-block-banner-wrap"><div class="md-code-block-banner md-code-block-banner-lite">' +
+    `<div><span class="md-code-block-infostring">${escapeHtml(language)}</span></div>` +
+    '<div class="md-code-block-action">' +
+    '<button type="button" class="ds-atom-button ds-text-button" data-action="copy">Copy</button>' +
+    '<button type="button" class="ds-atom-button ds-text-button" data-action="download">Download</button>' +
+    '</div></div></div>' +
+    `<pre>${highlight(language, code)}</pre></div>`
+  );
+}
+
+/** A token or two wrapped in spans, as the site's highlighter does; the text is unchanged. */
+function highlight(language: string, code: string): string {
+  const escaped = escapeHtml(code);
+  if (language !== 'python') return escaped;
+  return escaped.replace(/\b(def|return)\b/g, '<span class="token keyword">$1</span>');
+}
+
+const deepseek: Skin = {
+  renderCode,
+  mount(root) {
+    let mode: ComposerMode = 'empty';
+    document.head.append(el('style', {}, STYLE));
+
+    const list = el('div', {});
+    const scroll = el('div', { class: 'ds-scroll-area' }, list);
+    const toasts = el('div', {});
+    const textarea = el('textarea', { id: 'chat-input', class: 'ds-scroll-area', placeholder: 'Message DeepSeek', rows: '2' }) as HTMLTextAreaElement;
+    const composer = reactTextarea(textarea);
+    const deepThink = el('div', { role: 'button', tabindex: '0', class: 'ds-toggle-button ds-toggle-button--selected' }, 'DeepThink');
+    const search = el('div', { role: 'button', tabindex: '0', class: 'ds-toggle-button' }, 'Search');
+    const attach = el('div', { role: 'button', tabindex: '0', class: 'ds-icon-button', 'aria-disabled': 'false' });
+    attach.innerHTML = ICONS.attach;
+    const fileInput = el('input', { type: 'file', multiple: '', style: 'display:none' });
+    // The one slot that is send, then stop.
+    const slot = el('div', { role: 'button', tabindex: '0' });
+    const tools = el('div', { style: 'display:flex;align-items:center;gap:8px' }, deepThink, search, el('div', { style: 'flex:1' }), attach, fileInput, slot);
+    const app = el('div', { class: 'ds-theme' }, scroll, toasts, el('div', {}, textarea, tools));
+    root.append(el('div', { id: 'root' }, app));
+
+    const paint = () => {
+      const enabled = mode === 'ready' || mode === 'generating';
+      slot.className = `ds-button ds-button--primary ds-button--filled ds-button--circle ds-button--m${enabled ? '' : ' ds-button--disabled'}`;
+      slot.setAttribute('aria-disabled', String(!enabled));
+      // During a reasoning pause the slot looks idle: the trap for "no stop = done" checks.
+      slot.innerHTML = mode === 'generating' ? STOP_ICON : SEND_ICON;
+    };
+
+    // The engine listens to a send and a stop control; here both are this one slot, so
+    // it forwards a press to whichever it currently is.
+    const sendButton = el('div', {});
+    const stopButton = el('div', {});
+    slot.addEventListener('click', () => {
+      if (mode === 'generating') stopButton.click();
+      else if (mode === 'ready') sendButton.click();
+    });
+
+    // The code banners' own buttons: Copy puts the block's code on the clipboard.
+    list.addEventListener('click', (event) => {
+      const button = (event.target as Element).closest('.md-code-block-banner [data-action="copy"]');
+      const pre = button?.closest('.md-code-block')?.querySelector('pre');
+      if (pre) void navigator.clipboard.writeText(pre.textContent ?? '');
+    });
+
+    /** One block wrapper per message, as on the site (its class is a build hash). */
+    const block = (...children: HTMLElement[]) => {
+      const wrapper = el('div', {}, ...children);
+      list.append(wrapper);
+      return wrapper;
+    };
+
+    const iconButton = (name: keyof typeof ICONS) => {
+      const b = el('div', { role: 'button', tabindex: '0', class: 'ds-icon-button', 'aria-disabled': 'false' });
+      b.innerHTML = ICONS[name];
+      return b;
+    };
+
+    return {
+      composer,
+      sendButton,
+      stopButton,
+      setMode(next) {
+        mode = next;
+        paint();
+      },
+      addUserTurn(text) {
+        block(el('div', { class: 'ds-message' }, el('div', { style: 'white-space:pre-wrap' }, text)));
+      },
+      addAssistantTurn() {
+        // DeepThink is on: reasoning streams first, inside `.ds-think-content`.
+        const thinkStatus = el('div', {}, 'Thinking…');
+        const think = el('div', { class: 'ds-think-content' }, el('div', { class: 'ds-markdown' }, el('p', {}, REASONING)));
+        const message = el('div', { class: 'ds-message' }, thinkStatus, think);
+        const wrapper = block(message);
+        let answer: HTMLElement | null = null;
+        const answerElement = () => {
+          if (!answer) {
+            answer = el('div', { class: 'ds-markdown ds-assistant-message-main-content' });
+            message.append(answer);
+            thinkStatus.textContent = 'Thought for 1 second';
+          }
+          return answer;
+        };
+        /** The actions row under a finished message: copy first. */
+        const actions = (markdown: string) => {
+          const copy = iconButton('copy');
+          copy.addEventListener('click', () => void navigator.clipboard.writeText(markdown));
+          wrapper.append(el('div', {}, el('div', { class: 'ds-flex' }, copy, iconButton('regenerate'), iconButton('like'), iconButton('dislike'), iconButton('share'))));
+        };
+        return {
+          render(html) {
+            answerElement().innerHTML = html;
+          },
+          finish(markdown) {
+            actions(markdown);
+          },
+          error() {
+            // No separate error card: the busy message is the answer, then the usual row.
+            thinkStatus.remove();
+            think.remove();
+            answerElement().innerHTML = `<p>${BUSY}</p>`;
+            actions(BUSY);
+          },
+          refuse(text) {
+            answerElement().innerHTML = `<p>${escapeHtml(text)}</p>`;
+            // Invented (the research does not describe DeepSeek refusals): a notice in the
+            // message, beside the answer body, never words inside it.
+            message.append(el('div', { class: 'ds-refusal-notice', role: 'note' }, 'This response was withheld under the content policy.'));
+            actions(text);
+          },
+          stopped() {},
+        };
+      },
+      showLoginWall() {
+        // The SPA routes to `/sign_in` in place. The view is invented beyond the research's
+        // "SMS-code form by default, password login is a tab".
+        history.replaceState(null, '', '/sign_in');
+        root.replaceChildren(
+          el(
+            'div',
+            { id: 'root' },
+            el('h1', {}, 'Log in'),
+            el('div', { role: 'tablist' }, el('div', { role: 'tab', 'aria-selected': 'true' }, 'SMS login'), el('div', { role: 'tab', 'aria-selected': 'false' }, 'Password login')),
+            el('input', { type: 'tel', placeholder: 'Phone number', autocomplete: 'tel' }),
+            el('input', { type: 'text', placeholder: 'Code', inputmode: 'numeric' }),
+            el('div', { role: 'button', class: 'ds-button ds-button--secondary' }, 'Send code'),
+            el('a', { href: '/sign_up' }, 'Sign up'),
+          ),
+        );
+      },
+      showLimitBanner(text) {
+        // Invented (DeepSeek's limit wording and markup are not in the research): a toast.
+        toasts.replaceChildren(el('div', { class: 'ds-toast ds-toast--warning', role: 'alert' }, text));
+      },
+    };
+  },
+};
+
+startApp(deepseek);
