@@ -68,7 +68,17 @@ async function insertPrompt(page: Page, site: ProviderSite, prompt: string): Pro
   const composer = await roleHandle(page, site.selectors, 'composer');
   if (!composer) throw new AgentFailure('provider_error', 'The composer is gone.');
   if (site.input === 'fill') {
-    await composer.fill(prompt);
+    // The native value setter plus an input event is what React-controlled textareas
+    // listen to, and it takes 100 000 characters at once; Playwright's fill pays per
+    // newline. If the page did not take the value, fill it the slow way.
+    const taken = await composer.evaluate((el, text) => {
+      if (!(el instanceof HTMLTextAreaElement)) return false;
+      const area = el;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(area, text);
+      area.dispatchEvent(new Event('input', { bubbles: true }));
+      return area.value === text;
+    }, prompt);
+    if (!taken) await composer.fill(prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
     await composer.evaluate((el, text) => {
@@ -116,6 +126,10 @@ async function send(page: Page, site: ProviderSite): Promise<void> {
 async function readAnswer(page: Page, site: ProviderSite, index: number): Promise<string> {
   const pack = site.selectors;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
+  // Some sites show a turn's actions only while it is hovered.
+  const turn = await page.evaluateHandle(([p, i]) => window.__chatbridge!.turn(p, i), [pack, index] as const);
+  await turn.asElement()?.hover({ timeout: 1_000 }).catch(() => {});
+  await turn.dispose();
   const copy = await page.evaluateHandle(
     ([p, i, scope]) => window.__chatbridge!.inTurn(p, i, 'copy', scope),
     [pack, index, site.turnScope ?? null] as const,
