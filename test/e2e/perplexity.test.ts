@@ -1,0 +1,3 @@
+import { providerSuite } from './provider-suite.js';
+
+providerSuite('perplexity');
