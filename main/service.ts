@@ -17,6 +17,7 @@ import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
+import { WebhookOutbox } from './webhooks/outbox.js';
 
 
 export interface ServiceOptions {
@@ -41,6 +42,7 @@ export class Service {
   readonly scheduler: Scheduler;
   readonly completions: Completions;
   readonly events = new JobEvents();
+  readonly outbox: WebhookOutbox;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -52,7 +54,8 @@ export class Service {
     clock: Clock,
     ids: IdGenerator,
   ) {
-    this.store = new JobStore(db);
+    this.outbox = new WebhookOutbox(db);
+    this.store = new JobStore(db, this.outbox);
     this.settings = new SettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);

@@ -81,12 +81,15 @@ async function insertPrompt(page: Page, site: ProviderSite, prompt: string): Pro
     if (!taken) await composer.fill(prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
-    await composer.evaluate((el, text) => {
+    const taken = await composer.evaluate((el, text) => {
       (el as HTMLElement).focus();
       const data = new DataTransfer();
       data.setData('text/plain', text);
       el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      return ((el as HTMLElement).innerText ?? '').trim() !== '';
     }, prompt);
+    // An editor that ignores synthetic paste data gets the browser's own text insertion.
+    if (!taken) await page.keyboard.insertText(prompt);
   }
   await composer.dispose();
 }

@@ -2,6 +2,7 @@ import type { Db } from './db.js';
 import { transition, type JobStatus } from './state-machine.js';
 import { decideAfterFailure, type AttemptOutcome } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 
 export interface JobRow {
   id: string;
@@ -80,13 +81,17 @@ export interface Moved {
 
 /**
  * The only writer of job rows. Each method that changes a job is one SQLite transaction
- * and moves the status only through the state machine.
+ * and moves the status only through the state machine. Every move to a final status adds
+ * the job's webhook delivery to the outbox in that same transaction.
  */
 export class JobStore {
   private queued: number;
   private readonly s;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: WebhookOutbox,
+  ) {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
@@ -229,6 +234,7 @@ export class JobStore {
           now,
         });
         this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
+        this.outbox.enqueue(job, now);
       } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now) === 'queued') {
         this.queued++;
       }
@@ -244,6 +250,7 @@ export class JobStore {
       if (job.status !== 'queued' && job.status !== 'dispatched') return { job, from: job.status };
       this.closeOpenAttempt(job, 'cancelled', 'CANCELLED', now);
       this.s.settle.run({ id, status: transition(job.status, 'cancel'), error_code: null, error_message: null, now });
+      this.outbox.enqueue(job, now);
       if (job.status === 'queued') this.queued--;
       return { job: this.get(id)!, from: job.status };
     }).immediate();
@@ -263,6 +270,7 @@ export class JobStore {
           error_message: 'The job deadline passed before it could finish.',
           now,
         });
+        this.outbox.enqueue(job, now);
         if (job.status === 'queued') this.queued--;
         moved.push({ job: this.get(id)!, from: job.status });
       }
@@ -316,6 +324,7 @@ export class JobStore {
 
   private settleFailed(job: JobRow, code: JobFailureCode, message: string, now: number): void {
     this.s.settle.run({ id: job.id, status: transition(job.status, 'fail'), error_code: code, error_message: message, now });
+    this.outbox.enqueue(job, now);
   }
 
   private closeOpenAttempt(job: JobRow, outcome: AttemptOutcome, errorCode: string, now: number): void {

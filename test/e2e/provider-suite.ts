@@ -132,6 +132,18 @@ export function providerSuite(provider: Provider): void {
       expect(victim.readiness()).toBe('idle');
     }, 30_000);
 
+    it('leaves a verification challenge to the user and runs the job elsewhere', async () => {
+      const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const first = e.service.store.attempts(r.body.id)[0]!;
+      expect(first.error_code).toBe('CHALLENGE');
+      const challenged = agentOf(first.agent_id);
+      expect(challenged.readiness()).toBe('error');
+      // The person solves it in the agent's window; the agent looks again and is ready.
+      await challenged.recheck();
+      expect(challenged.readiness()).toBe('idle');
+    });
+
     it('turns a login wall into needs_login and runs the job elsewhere', async () => {
       const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);

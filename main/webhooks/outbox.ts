@@ -1,0 +1,156 @@
+import type { Db } from '../queue/db.js';
+import { GroupCommit } from '../queue/group-commit.js';
+import { nextAttemptAt } from './schedule.js';
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  job_id: string;
+  origin: string;
+  state: DeliveryState;
+  round: number;
+  round_attempts: number;
+  next_at: number | null;
+  created_at: number;
+}
+
+export interface DeliveryAttemptRow {
+  job_id: string;
+  attempt: number;
+  round: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+/** A delivery whose next attempt is due. */
+export type DueDelivery = Pick<DeliveryRow, 'job_id' | 'origin' | 'round'>;
+
+/** How one attempt ended: the receiver's status, or why none came. */
+export interface AttemptResult {
+  jobId: string;
+  round: number;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** Only a 2xx is a delivery; a 3xx too is a failure, as redirects are never followed. */
+export function isDelivered(statusCode: number | null): boolean {
+  return statusCode !== null && statusCode >= 200 && statusCode <= 299;
+}
+
+/**
+ * The durable webhook outbox: one row per final job with a callback_url, its schedule, and
+ * the log of its attempts. JobStore adds the row in the transaction that makes the job
+ * final; the sender reads what is due and records how each attempt ended.
+ */
+export class WebhookOutbox {
+  private readonly listeners: (() => void)[] = [];
+  /** Attempt results arriving together share one commit (and its fsync). */
+  private readonly commits: GroupCommit;
+  private readonly s;
+
+  constructor(db: Db) {
+    this.commits = new GroupCommit(db);
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO webhook_deliveries (job_id, origin, state, round, round_attempts, next_at, created_at)
+         VALUES (@job_id, @origin, 'pending', 1, 0, @now, @now)`,
+      ),
+      get: db.prepare(`SELECT * FROM webhook_deliveries WHERE job_id = ?`),
+      // A loose index scan: one seek per origin, however long the backlog behind each.
+      origins: db
+        .prepare(
+          `WITH RECURSIVE o (origin) AS (
+             SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending'
+             UNION ALL
+             SELECT (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND origin > o.origin)
+             FROM o WHERE o.origin IS NOT NULL)
+           SELECT origin FROM o WHERE origin IS NOT NULL`,
+        )
+        .pluck(),
+      dueFor: db.prepare(
+        `SELECT job_id, origin, round FROM webhook_deliveries
+         WHERE state = 'pending' AND origin = @origin AND next_at <= @now
+           AND job_id NOT IN (SELECT value FROM json_each(@busy))
+         ORDER BY next_at LIMIT @limit`,
+      ),
+      nextAfter: db.prepare(`SELECT MIN(next_at) FROM webhook_deliveries WHERE state = 'pending' AND next_at > ?`).pluck(),
+      addAttempt: db.prepare(
+        `INSERT INTO webhook_attempts (job_id, attempt, round, started_at, duration_ms, status_code, error)
+         VALUES (@jobId, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE job_id = @jobId),
+           @round, @startedAt, @durationMs, @statusCode, @error)`,
+      ),
+      // Only the round the attempt belonged to moves on: a redelivery asked for while it
+      // was in flight has started a new round, which keeps its own schedule.
+      advance: db.prepare(
+        `UPDATE webhook_deliveries SET state = @state, round_attempts = round_attempts + 1, next_at = @next_at
+         WHERE job_id = @job_id AND round = @round`,
+      ),
+      attempts: db.prepare(`SELECT * FROM webhook_attempts WHERE job_id = ? ORDER BY attempt`),
+      redeliver: db.prepare(
+        `UPDATE webhook_deliveries SET state = 'pending', round = round + 1, round_attempts = 0, next_at = ? WHERE job_id = ?`,
+      ),
+    };
+  }
+
+  /**
+   * Adds the delivery of a job that has just become final, if it has a callback_url. Runs
+   * inside JobStore's transaction. Listeners are called at once, still inside it: they may
+   * only schedule work for a later turn of the event loop, when the commit has happened.
+   */
+  enqueue(job: { id: string; callback_url: string | null }, now: number): void {
+    if (job.callback_url === null) return;
+    this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, now });
+    for (const listener of this.listeners) listener();
+  }
+
+  /** `listener` hears of every delivery added (see `enqueue`). */
+  onEnqueue(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The origins with a pending delivery, due or not, in order. */
+  pendingOrigins(): string[] {
+    return this.s.origins.all() as string[];
+  }
+
+  /** Up to `limit` deliveries to `origin` due at `now`, oldest due first, except those of `busy` jobs. */
+  dueFor(origin: string, now: number, busy: string[], limit: number): DueDelivery[] {
+    return this.s.dueFor.all({ origin, now, busy: JSON.stringify(busy), limit }) as DueDelivery[];
+  }
+
+  /** When the earliest attempt after `now` is due; null when none is scheduled. */
+  nextDueAfter(now: number): number | null {
+    return this.s.nextAfter.get(now) as number | null;
+  }
+
+  /** Logs an attempt and moves its round on: delivered, the next attempt, or failed for good. */
+  record(result: AttemptResult): Promise<void> {
+    return this.commits.run(() => {
+      this.s.addAttempt.run(result);
+      const endedAt = result.startedAt + result.durationMs;
+      const delivery = this.get(result.jobId)!;
+      const next = isDelivered(result.statusCode) ? null : nextAttemptAt(delivery.round_attempts + 1, endedAt);
+      const state: DeliveryState = isDelivered(result.statusCode) ? 'delivered' : next === null ? 'failed' : 'pending';
+      this.s.advance.run({ job_id: result.jobId, round: result.round, state, next_at: next });
+    });
+  }
+
+  get(jobId: string): DeliveryRow | undefined {
+    return this.s.get.get(jobId) as DeliveryRow | undefined;
+  }
+
+  attempts(jobId: string): DeliveryAttemptRow[] {
+    return this.s.attempts.all(jobId) as DeliveryAttemptRow[];
+  }
+
+  /** Starts a new round of attempts at `now`, whatever the state of the last one. */
+  redeliver(jobId: string, now: number): DeliveryRow | undefined {
+    this.s.redeliver.run(now, jobId);
+    return this.get(jobId);
+  }
+}
