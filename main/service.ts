@@ -17,8 +17,13 @@ import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
+import { jobObject } from './api/profile.js';
+import { WebhookDeliveries } from './webhooks/deliveries.js';
+import { httpsTransport, type WebhookTransport } from './webhooks/https-transport.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
-
+import { webhookBody } from './webhooks/payload.js';
+import { WebhookSender } from './webhooks/sender.js';
+import { SigningSecret } from './webhooks/signing-secret.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -26,6 +31,8 @@ export interface ServiceOptions {
   port?: number;
   clock?: Clock;
   ids?: IdGenerator;
+  /** How webhooks reach receivers; tests trust their own certificate through it. */
+  webhookTransport?: WebhookTransport;
 }
 
 export class AlreadyRunning extends Error {}
@@ -43,6 +50,10 @@ export class Service {
   readonly completions: Completions;
   readonly events = new JobEvents();
   readonly outbox: WebhookOutbox;
+  readonly signingSecret: SigningSecret;
+  readonly webhookSender: WebhookSender;
+  /** Webhook logs and redelivery, for the dashboard. */
+  readonly webhooks: WebhookDeliveries;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -53,6 +64,7 @@ export class Service {
     readonly dataDir: string,
     clock: Clock,
     ids: IdGenerator,
+    webhookTransport: WebhookTransport,
   ) {
     this.outbox = new WebhookOutbox(db);
     this.store = new JobStore(db, this.outbox);
@@ -85,6 +97,18 @@ export class Service {
       clock,
       ids,
     );
+    this.signingSecret = new SigningSecret(db, ids, clock);
+    this.webhookSender = new WebhookSender(
+      this.outbox,
+      () => this.signingSecret.get(),
+      (jobId) => {
+        const job = this.store.get(jobId)!;
+        return { url: job.callback_url!, body: webhookBody(jobObject(job, this.completions.agentName(job))) };
+      },
+      webhookTransport,
+      clock,
+    );
+    this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     this.app = buildServer({
       completions: this.completions,
       report: new StatusReport(this.store, this.pool, usage, this.settings, () => this.url),
@@ -98,7 +122,8 @@ export class Service {
 
   /**
    * Opens the data dir, recovers what a crash left behind (jobs that were running go back
-   * to the queue with an `agent_lost` attempt; passed deadlines expire), and listens.
+   * to the queue with an `agent_lost` attempt; passed deadlines expire), resumes webhook
+   * deliveries where their schedule stands, and listens.
    */
   static async start(options: ServiceOptions): Promise<Service> {
     const running = readServerInfo(options.dataDir);
@@ -107,9 +132,10 @@ export class Service {
     }
     const clock = options.clock ?? systemClock;
     const db = openDatabase(options.dataDir);
-    const service = new Service(db, options.dataDir, clock, options.ids ?? randomIds);
+    const service = new Service(db, options.dataDir, clock, options.ids ?? randomIds, options.webhookTransport ?? httpsTransport());
     service.store.requeueDispatched(clock.now());
     service.scheduler.start();
+    service.webhookSender.start();
     await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const address = service.app.server.address();
     if (!address || typeof address === 'string') throw new Error('The server has no TCP address');
@@ -124,27 +150,31 @@ export class Service {
     return this.url;
   }
 
-  /** The command line changed settings, caps, agents or keys: pick them up now. */
+  /** The command line changed settings, caps, agents or keys, or asked for a redelivery: pick them up now. */
   private onExternalChange(): void {
     this.settings.invalidate();
     this.keys.invalidate();
     this.pool.reload();
     this.scheduler.wake();
+    this.webhookSender.wake();
   }
 
   /**
    * Stops taking requests, ends holds (their callers get the job as it stands), puts
-   * running jobs back in the queue and closes the database.
+   * running jobs back in the queue, stops sending webhooks (their schedule stays in the
+   * outbox) and closes the database.
    */
   async stop(): Promise<void> {
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
     this.scheduler.stop();
+    const webhooksStopped = this.webhookSender.stop();
     // In-flight requests get a moment to finish; then any connection left is cut.
     const cut = setTimeout(() => this.app.server.closeAllConnections(), 1_000);
     await this.app.close();
     clearTimeout(cut);
+    await webhooksStopped;
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
     this.db.close();

@@ -5,6 +5,7 @@ import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service.js';
+import type { WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 
 export function tempDataDir(): string {
@@ -49,10 +50,15 @@ export interface TestService {
 
 /** A real service on a free loopback port, with scripted agents, in a fresh data dir. */
 export async function startTestService(
-  options: { agents?: Partial<Record<Provider, number>>; clock?: Clock; dataDir?: string } = {},
+  options: { agents?: Partial<Record<Provider, number>>; clock?: Clock; dataDir?: string; webhookTransport?: WebhookTransport } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const service = await Service.start({ dataDir, port: 0, ...(options.clock ? { clock: options.clock } : {}) });
+  const service = await Service.start({
+    dataDir,
+    port: 0,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+  });
   const agents = attachScriptedAgents(service, options.agents ?? {});
   const createKey = (scopes: Scope[], expiresAt: number | null = null) =>
     service.keys.create({ name: 'test', scopes, expiresAt }).secret;

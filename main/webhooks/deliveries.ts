@@ -1,0 +1,60 @@
+import type { Clock } from '../core/clock.js';
+import type { JobRow } from '../queue/job-store.js';
+import type { DeliveryAttemptRow, DeliveryRow, DeliveryState, WebhookOutbox } from './outbox.js';
+
+export interface DeliveryLog {
+  jobId: string;
+  url: string;
+  state: DeliveryState;
+  /** 1, plus one for each redelivery asked for. */
+  round: number;
+  /** When the next attempt is due (epoch ms); null unless pending. */
+  nextAttemptAt: number | null;
+  attempts: DeliveryAttemptRow[];
+}
+
+/** The job has no webhook delivery to show or repeat; the message says why, for a person. */
+export class NoDelivery extends Error {}
+
+/**
+ * A job's webhook as the command line and the dashboard show it: its log, and redelivery
+ * on demand. A redelivery is a new round with the full schedule, sent by the running
+ * server: `onRedeliver` wakes it in-process; a server in another process notices the
+ * database change within a second.
+ */
+export class WebhookDeliveries {
+  constructor(
+    private readonly jobs: { get(id: string): JobRow | undefined },
+    private readonly outbox: WebhookOutbox,
+    private readonly clock: Clock,
+    private readonly onRedeliver: () => void = () => {},
+  ) {}
+
+  log(jobId: string): DeliveryLog {
+    const { job, delivery } = this.find(jobId);
+    return {
+      jobId,
+      url: job.callback_url!,
+      state: delivery.state,
+      round: delivery.round,
+      nextAttemptAt: delivery.next_at,
+      attempts: this.outbox.attempts(jobId),
+    };
+  }
+
+  redeliver(jobId: string): DeliveryLog {
+    this.find(jobId);
+    this.outbox.redeliver(jobId, this.clock.now());
+    this.onRedeliver();
+    return this.log(jobId);
+  }
+
+  private find(jobId: string): { job: JobRow; delivery: DeliveryRow } {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new NoDelivery(`No job ${jobId}.`);
+    if (job.callback_url === null) throw new NoDelivery(`Job ${jobId} has no callback_url, so it has no webhook.`);
+    const delivery = this.outbox.get(jobId);
+    if (!delivery) throw new NoDelivery(`Job ${jobId} is ${job.status}: its webhook is sent when it finishes.`);
+    return { job, delivery };
+  }
+}

@@ -1,0 +1,198 @@
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { WebhookTransport } from './https-transport.js';
+import type { DueDelivery, WebhookOutbox } from './outbox.js';
+import { signature } from './signature.js';
+
+/** api.md: the webhook User-Agent carries version 1 of the delivery format. */
+const USER_AGENT = 'chatbridge-webhooks/1';
+
+export interface SenderLimits {
+  /** Attempts in flight at once, over every receiver. */
+  concurrency: number;
+  /** Attempts in flight at once to one origin: a slow receiver holds at most this many slots. */
+  perOrigin: number;
+  /** A receiver must answer within this (api.md: a 2xx within 10 s). */
+  timeoutMs: number;
+  /** How long shutdown lets attempts in flight finish before leaving them to the next start. */
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_LIMITS: SenderLimits = { concurrency: 32, perOrigin: 8, timeoutMs: 10_000, shutdownGraceMs: 1_000 };
+
+/** Where to send a job's webhook and what: rendered at each attempt, as GET would return the job then. */
+export type RenderDelivery = (jobId: string) => { url: string; body: string };
+
+/** Why an attempt was aborted from here. */
+const TIMED_OUT = 'timed_out';
+const SHUTDOWN = 'shutdown';
+
+interface Flight {
+  origin: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Drains the webhook outbox: signs and POSTs each due delivery and records how it ended.
+ * It never touches job rows, and runs beside the queue and the API without holding either
+ * up: attempts are bounded in number overall and per origin, each has its own timeout on
+ * the injected clock, and results are committed in groups. One timer waits for the
+ * earliest scheduled retry; a restart finds the schedule in the database where it stood.
+ */
+export class WebhookSender {
+  private readonly inFlight = new Map<string, Flight>();
+  private readonly perOrigin = new Map<string, number>();
+  private timer: TimerHandle | null = null;
+  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  private wakeScheduled = false;
+  /** The origin that last got an attempt started, for taking turns. */
+  private lastServed = '';
+
+  constructor(
+    private readonly outbox: WebhookOutbox,
+    private readonly secret: () => string,
+    private readonly render: RenderDelivery,
+    private readonly transport: WebhookTransport,
+    private readonly clock: Clock,
+    private readonly limits: SenderLimits = DEFAULT_LIMITS,
+  ) {
+    outbox.onEnqueue(() => this.wake());
+  }
+
+  /** Starts sending: whatever is due now goes out, and the next retry is waited for. */
+  start(): void {
+    if (this.state !== 'new') return;
+    this.state = 'running';
+    this.pump();
+  }
+
+  /**
+   * Looks at the outbox again soon: a delivery was added, a slot freed, or another process
+   * (the command line) asked for a redelivery. Calls in one turn share one look.
+   */
+  wake(): void {
+    if (this.state !== 'running' || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Attempts in flight now; for tests and benchmarks. */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Stops sending. Attempts in flight get a short grace to finish and be recorded; the rest
+   * are abandoned unrecorded, so the next start makes them again (at least once). The
+   * grace is real time: it bounds how long the process takes to exit.
+   */
+  async stop(): Promise<void> {
+    if (this.state !== 'running') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    this.timer?.cancel();
+    const flights = [...this.inFlight.values()];
+    if (flights.length > 0) {
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(flights.map((f) => f.done)),
+        new Promise((resolve) => (grace = setTimeout(resolve, this.limits.shutdownGraceMs))),
+      ]);
+      clearTimeout(grace);
+      for (const f of this.inFlight.values()) f.controller.abort(SHUTDOWN);
+      await Promise.allSettled(flights.map((f) => f.done));
+    }
+    this.transport.close();
+    this.state = 'stopped';
+  }
+
+  /**
+   * Starts every due attempt the limits allow, origin by origin: the cost is a few index
+   * seeks per origin, never a walk through one receiver's backlog. When the overall limit
+   * binds, the next look starts after the last origin served, so origins take turns.
+   */
+  private pump(): void {
+    if (this.state !== 'running') return;
+    const now = this.clock.now();
+    const origins = this.outbox.pendingOrigins();
+    const after = origins.findIndex((o) => o > this.lastServed);
+    for (const origin of after <= 0 ? origins : [...origins.slice(after), ...origins.slice(0, after)]) {
+      const room = Math.min(this.limits.perOrigin - this.load(origin), this.limits.concurrency - this.inFlight.size);
+      if (room <= 0) continue;
+      const busy = [...this.inFlight].filter(([, f]) => f.origin === origin).map(([jobId]) => jobId);
+      const due = this.outbox.dueFor(origin, now, busy, room);
+      for (const delivery of due) this.launch(delivery);
+      if (due.length > 0) this.lastServed = origin;
+      if (this.inFlight.size >= this.limits.concurrency) break;
+    }
+    this.timer?.cancel();
+    this.timer = null;
+    const next = this.outbox.nextDueAfter(now);
+    if (next !== null) this.timer = this.clock.setTimer(() => this.pump(), next - now);
+  }
+
+  private load(origin: string): number {
+    return this.perOrigin.get(origin) ?? 0;
+  }
+
+  private launch(delivery: DueDelivery): void {
+    const controller = new AbortController();
+    this.perOrigin.set(delivery.origin, this.load(delivery.origin) + 1);
+    const done = this.attempt(delivery, controller).finally(() => {
+      this.inFlight.delete(delivery.job_id);
+      const left = this.load(delivery.origin) - 1;
+      if (left === 0) this.perOrigin.delete(delivery.origin);
+      else this.perOrigin.set(delivery.origin, left);
+      this.wake();
+    });
+    this.inFlight.set(delivery.job_id, { origin: delivery.origin, controller, done });
+  }
+
+  private async attempt(delivery: DueDelivery, controller: AbortController): Promise<void> {
+    const { url, body: text } = this.render(delivery.job_id);
+    const body = Buffer.from(text);
+    const startedAt = this.clock.now();
+    const timestamp = Math.floor(startedAt / 1000);
+    const timeout = this.clock.setTimer(() => controller.abort(TIMED_OUT), this.limits.timeoutMs);
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      statusCode = await this.transport.post({
+        url,
+        body,
+        signal: controller.signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'x-service-timestamp': String(timestamp),
+          'x-service-signature': signature(this.secret(), timestamp, body),
+        },
+      });
+    } catch (e) {
+      if (controller.signal.reason === SHUTDOWN) return;
+      error = controller.signal.reason === TIMED_OUT ? `no answer within ${this.limits.timeoutMs / 1000} s` : describe(e);
+    } finally {
+      timeout.cancel();
+    }
+    await this.outbox.record({
+      jobId: delivery.job_id,
+      round: delivery.round,
+      startedAt,
+      durationMs: this.clock.now() - startedAt,
+      statusCode,
+      error,
+    });
+  }
+}
+
+/** One line for the delivery log: Node's message, with its code when the message lacks it. */
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (!(e instanceof Error)) return String(error);
+  return e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message;
+}

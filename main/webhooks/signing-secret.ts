@@ -1,0 +1,43 @@
+import type { Clock } from '../core/clock.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { Db } from '../queue/db.js';
+
+/**
+ * The account's webhook signing secret (`whsec_` + random, decisions.md), shared through
+ * the database by the server, the command line and the dashboard. The sender reads it at
+ * every attempt, so a rotation applies from the next attempt on, retries included.
+ */
+export class SigningSecret {
+  private readonly s;
+
+  constructor(
+    db: Db,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {
+    this.s = {
+      read: db.prepare(`SELECT secret FROM webhook_signing_secret WHERE id = 1`).pluck(),
+      // Two processes may make the first secret at once: the first insert wins, both read it.
+      create: db.prepare(`INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING`),
+      replace: db.prepare(
+        `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
+      ),
+    };
+  }
+
+  /** The current secret, made on first use. */
+  get(): string {
+    const current = this.s.read.get() as string | undefined;
+    if (current !== undefined) return current;
+    this.s.create.run(this.ids.signingSecret(), this.clock.now());
+    return this.s.read.get() as string;
+  }
+
+  /** Replaces the secret; the old one verifies nothing sent from now on. */
+  rotate(): string {
+    const secret = this.ids.signingSecret();
+    this.s.replace.run(secret, this.clock.now());
+    return secret;
+  }
+}

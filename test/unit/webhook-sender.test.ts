@@ -1,0 +1,182 @@
+/**
+ * The sender against a scripted transport and a ManualClock: its bounds on attempts in
+ * flight (overall and per origin), its timeout, waking only for committed deliveries, and
+ * a shutdown that leaves unfinished attempts to the next start.
+ */
+import { rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../main/queue/db.js';
+import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
+import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { DEFAULT_LIMITS, WebhookSender, type SenderLimits } from '../../main/webhooks/sender.js';
+import { tempDataDir } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
+
+/** Every request waits until the test answers it (or its signal aborts it). */
+class ScriptedTransport implements WebhookTransport {
+  readonly pending: { request: WebhookRequest; answer: (status: number) => void }[] = [];
+  readonly aborted: string[] = [];
+  closed = false;
+
+  post(request: WebhookRequest): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ request, answer: resolve });
+      request.signal.addEventListener('abort', () => {
+        this.aborted.push(String(request.signal.reason));
+        reject(new Error('aborted'));
+      });
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Answers every request waiting for `origin` (all when not given). */
+  answer(status: number, origin?: string): void {
+    for (const p of [...this.pending]) {
+      if (origin && !p.request.url.startsWith(origin)) continue;
+      this.pending.splice(this.pending.indexOf(p), 1);
+      p.answer(status);
+    }
+  }
+
+  to(origin: string): number {
+    return this.pending.filter((p) => p.request.url.startsWith(origin)).length;
+  }
+}
+
+let dir: string;
+let db: Db;
+let outbox: WebhookOutbox;
+let clock: ManualClock;
+let transport: ScriptedTransport;
+let sender: WebhookSender;
+const urls = new Map<string, string>();
+
+function startSender(limits: Partial<SenderLimits> = {}): void {
+  sender = new WebhookSender(
+    outbox,
+    () => 'whsec_unit',
+    (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
+    transport,
+    clock,
+    { ...DEFAULT_LIMITS, shutdownGraceMs: 0, ...limits },
+  );
+  sender.start();
+}
+
+let n = 0;
+/** A final job with a callback to `origin`, enqueued as JobStore would. */
+function finished(origin: string): string {
+  const id = `job_${++n}`;
+  const url = `${origin}/hook`;
+  urls.set(id, url);
+  db.prepare(
+    `INSERT INTO jobs (id, status, prompt, priority, timeout_ms, deadline_at, max_attempts, callback_url, metadata, created_at)
+     VALUES (?, 'cancelled', 'p', 0, 1, 1, 1, ?, '{}', 0)`,
+  ).run(id, url);
+  outbox.enqueue({ id, callback_url: url }, clock.now());
+  return id;
+}
+
+beforeEach(() => {
+  dir = tempDataDir();
+  db = openDatabase(dir);
+  outbox = new WebhookOutbox(db);
+  clock = new ManualClock();
+  transport = new ScriptedTransport();
+});
+afterEach(async () => {
+  await sender.stop();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SLOW = 'https://slow.test';
+const FAST = 'https://fast.test';
+
+describe('webhook sender', () => {
+  it('bounds attempts per origin and overall: a backlog for a slow receiver does not hold up another', async () => {
+    startSender({ concurrency: 6, perOrigin: 4 });
+    for (let i = 0; i < 50; i++) finished(SLOW);
+    await until(() => transport.to(SLOW) === 4);
+    const fast = [finished(FAST), finished(FAST), finished(FAST)];
+    await until(() => transport.to(FAST) === 2); // 6 in all: 4 slow + 2 fast
+    await new Promise((r) => setTimeout(r, 20));
+    expect([transport.to(SLOW), transport.to(FAST), sender.inFlightCount()]).toEqual([4, 2, 6]);
+    transport.answer(204, FAST);
+    await until(() => transport.to(FAST) === 1);
+    transport.answer(204, FAST);
+    await until(() => fast.every((id) => outbox.get(id)!.state === 'delivered'));
+    expect(transport.to(SLOW)).toBe(4);
+  });
+
+  it('origins take turns when the overall limit binds', async () => {
+    startSender({ concurrency: 4, perOrigin: 4 });
+    const origins = ['https://a.test', 'https://b.test', 'https://c.test'];
+    for (const origin of origins) for (let i = 0; i < 8; i++) finished(origin);
+    const served: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      await until(() => transport.pending.length === 4);
+      served.push(new URL(transport.pending[0]!.request.url).origin);
+      expect(new Set(transport.pending.map((p) => new URL(p.request.url).origin)).size).toBe(1);
+      transport.answer(204);
+      await until(() => transport.pending.length === 0 || transport.pending.length === 4);
+    }
+    expect(served).toEqual(origins);
+  });
+
+  it('signs each request with the current secret and the contract headers', async () => {
+    startSender();
+    const id = finished(FAST);
+    await until(() => transport.pending.length === 1);
+    const { headers, body } = transport.pending[0]!.request;
+    expect(body.toString()).toBe(JSON.stringify({ id }));
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'chatbridge-webhooks/1',
+      'x-service-timestamp': String(Math.floor(clock.now() / 1000)),
+      'x-service-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
+    });
+  });
+
+  it('aborts an attempt at the timeout on the injected clock and records why', async () => {
+    startSender();
+    const id = finished(SLOW);
+    await until(() => transport.pending.length === 1);
+    clock.advance(DEFAULT_LIMITS.timeoutMs);
+    await until(() => outbox.attempts(id).length === 1);
+    expect(transport.aborted).toEqual(['timed_out']);
+    expect(outbox.attempts(id)[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
+    expect(outbox.get(id)!.next_at).toBe(clock.now() + 30_000);
+  });
+
+  it('wakes for a delivery only once its transaction committed; a rolled-back one is never sent', async () => {
+    startSender();
+    expect(() =>
+      db.transaction(() => {
+        finished(FAST);
+        throw new Error('the final transition failed');
+      })(),
+    ).toThrow();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(transport.pending).toHaveLength(0);
+  });
+
+  it('at shutdown, attempts still unanswered after the grace are abandoned unrecorded and stay due', async () => {
+    startSender({ shutdownGraceMs: 20 });
+    const quick = finished(FAST);
+    const stuck = finished(SLOW);
+    await until(() => transport.pending.length === 2);
+    const stopping = sender.stop();
+    transport.answer(204, FAST); // answered within the grace: recorded
+    await stopping;
+    expect(transport.aborted).toEqual(['shutdown']);
+    expect(transport.closed).toBe(true);
+    expect(outbox.get(quick)!.state).toBe('delivered');
+    expect(outbox.attempts(stuck)).toHaveLength(0);
+    expect(outbox.dueFor(SLOW, clock.now(), [], 10).map((d) => d.job_id)).toEqual([stuck]);
+  });
+});
