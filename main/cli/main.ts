@@ -5,6 +5,7 @@ import { caps, keys, rotation, setPaused } from './account.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { status } from './status.js';
+import { webhooks } from './webhooks.js';
 
 const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
 
@@ -17,6 +18,7 @@ Usage:
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume
   chatbridge status [--json]
+  chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
 Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR).
 `;
@@ -43,6 +45,8 @@ export async function main(argv: string[]): Promise<void> {
         return setPaused(false, args);
       case 'status':
         return await status(args);
+      case 'webhooks':
+        return webhooks(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);

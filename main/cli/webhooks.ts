@@ -1,0 +1,87 @@
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { readServerInfo } from '../core/runtime-files.js';
+import { openDatabase } from '../queue/db.js';
+import { JobStore } from '../queue/job-store.js';
+import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
+import { isDelivered, WebhookOutbox } from '../webhooks/outbox.js';
+import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
+import { SigningSecret } from '../webhooks/signing-secret.js';
+import { parse, UsageError } from './args.js';
+
+const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+const USE = 'Use: chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * `chatbridge webhooks …`: the signing secret, a job's delivery log, redelivery. Changes go
+ * to the database; a running server sends a redelivery within a second.
+ */
+export function webhooks(args: string[]): void {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'secret': {
+      const { values } = parse(rest, { ...DATA_DIR, rotate: { type: 'boolean' } });
+      const db = openDatabase(resolveDataDir(values['data-dir']));
+      try {
+        const secrets = new SigningSecret(db, randomIds, systemClock);
+        // The secret alone on stdout, so a script can capture it.
+        out(values.rotate ? secrets.rotate() : secrets.get());
+        if (values.rotate) process.stderr.write('Rotated: deliveries from now on, retries included, are signed with this secret only.\n');
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    case 'log':
+    case 'redeliver': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const jobId = positionals[0];
+      if (!jobId) throw new UsageError(`Which job? chatbridge webhooks ${sub} JOB_ID`);
+      const dataDir = resolveDataDir(values['data-dir']);
+      const db = openDatabase(dataDir);
+      try {
+        const outbox = new WebhookOutbox(db);
+        const deliveries = new WebhookDeliveries(new JobStore(db, outbox), outbox, systemClock);
+        if (sub === 'log') return printLog(deliveries.log(jobId));
+        const log = deliveries.redeliver(jobId);
+        out(
+          readServerInfo(dataDir)
+            ? `Redelivery of ${jobId} to ${log.url} asked for: the running server sends it within a second.`
+            : `Redelivery of ${jobId} to ${log.url} asked for: it is sent when ChatBridge next starts.`,
+        );
+      } catch (error) {
+        if (error instanceof NoDelivery) throw new UsageError(error.message);
+        throw error;
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    default:
+      throw new UsageError(USE);
+  }
+}
+
+function printLog(log: DeliveryLog): void {
+  const state =
+    log.state === 'pending'
+      ? log.nextAttemptAt! <= Date.now()
+        ? 'pending, due now'
+        : `pending, next attempt at ${iso(log.nextAttemptAt!)}`
+      : log.state === 'delivered'
+        ? 'delivered'
+        : `failed: none of ${ATTEMPTS_PER_ROUND} attempts got a 2xx (chatbridge webhooks redeliver ${log.jobId})`;
+  out(`${log.jobId} → ${log.url}: ${state}`);
+  if (log.attempts.length === 0) return;
+  out(`${'attempt'.padEnd(9)}${'sent at'.padEnd(22)}${'duration'.padStart(9)}  result`);
+  let round = 1;
+  for (const a of log.attempts) {
+    if (a.round !== round) out(`-- redelivery ${(round = a.round) - 1}`);
+    const result = a.status_code === null ? a.error! : `HTTP ${a.status_code}${isDelivered(a.status_code) ? '' : ' (not a 2xx)'}`;
+    out(`${String(a.attempt).padEnd(9)}${iso(a.started_at).padEnd(22)}${`${a.duration_ms} ms`.padStart(9)}  ${result}`);
+  }
+}
