@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { QueueOrder, type QueueKey } from './queue-order.js';
 import { transition, type JobStatus } from './state-machine.js';
 import { decideAfterFailure, type AttemptOutcome } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
@@ -85,7 +86,7 @@ export interface Moved {
  * the job's webhook delivery to the outbox in that same transaction.
  */
 export class JobStore {
-  private queued: number;
+  private order: QueueOrder;
   private readonly s;
 
   constructor(
@@ -100,17 +101,11 @@ export class JobStore {
            @deadline_at, @max_attempts, @callback_url, @metadata, @created_at)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
-      countQueued: db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'queued'`).pluck(),
+      queuedKeys: db.prepare(`SELECT id, priority, created_at FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
         `SELECT id, req_provider, req_agent_id, conversation_in FROM jobs
          WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
       ),
-      position: db
-        .prepare(
-          `SELECT COUNT(*) + 1 FROM jobs WHERE status = 'queued' AND (priority > @priority
-             OR (priority = @priority AND (created_at < @created_at OR (created_at = @created_at AND id < @id))))`,
-        )
-        .pluck(),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
       setStatus: db.prepare(`UPDATE jobs SET status = ? WHERE id = ?`),
       dispatch: db.prepare(
@@ -147,23 +142,23 @@ export class JobStore {
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
       startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
     };
-    this.queued = this.s.countQueued.get() as number;
+    this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
   }
 
-  /** Jobs queued now, kept in memory so the 1 000-job limit costs nothing per submission. */
+  /** Jobs queued now (from memory: the 1 000-job limit is checked on every submission). */
   queuedCount(): number {
-    return this.queued;
+    return this.order.size;
   }
 
-  /** Re-reads the queued count after a rolled-back write. */
+  /** Re-reads the queue's order after a rolled-back write. */
   recount(): void {
-    this.queued = this.s.countQueued.get() as number;
+    this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
   }
 
   /** Adds a queued job. Callers run it inside their own transaction (see GroupCommit). */
   insert(job: NewJob): JobRow {
     this.s.insert.run(job);
-    this.queued++;
+    this.order.add(job);
     return this.get(job.id)!;
   }
 
@@ -177,7 +172,7 @@ export class JobStore {
 
   /** 1-based place of a queued job in dispatch order (decisions.md `queue_position`). */
   queuePosition(job: JobRow): number {
-    return this.s.position.get(job) as number;
+    return this.order.position(job);
   }
 
   oldestQueuedAt(): number | null {
@@ -201,15 +196,20 @@ export class JobStore {
     return this.s.nextDeadline.get() as number | null;
   }
 
+  /** Runs several of the methods below as one transaction (one commit, one fsync). */
+  batch<T>(work: () => T): T {
+    return this.tx(work);
+  }
+
   dispatch(id: string, agentId: string, provider: string, now: number): JobRow {
-    return this.db.transaction(() => {
+    return this.tx(() => {
       const job = this.must(id);
       transition(job.status, 'dispatch');
       this.s.dispatch.run({ id, agent_id: agentId, provider, now });
       this.s.addAttempt.run(id, job.attempts + 1, agentId, provider, now);
-      this.queued--;
+      this.order.remove(job);
       return this.get(id)!;
-    }).immediate();
+    });
   }
 
   /**
@@ -218,7 +218,7 @@ export class JobStore {
    * the agent's late result is dropped).
    */
   endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Moved | null {
-    return this.db.transaction((): Moved | null => {
+    return this.tx((): Moved | null => {
       const job = this.must(id);
       const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
       if (!open || open.attempt !== attempt || job.status !== 'dispatched') return null;
@@ -236,29 +236,29 @@ export class JobStore {
         this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
         this.outbox.enqueue(job, now);
       } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now) === 'queued') {
-        this.queued++;
+        this.order.add(job);
       }
       return { job: this.get(id)!, from: job.status };
-    }).immediate();
+    });
   }
 
   /** DELETE: queued and dispatched jobs become cancelled at once; final jobs are left as they are. */
   cancel(id: string, now: number): Moved | undefined {
-    return this.db.transaction((): Moved | undefined => {
+    return this.tx((): Moved | undefined => {
       const job = this.get(id);
       if (!job) return undefined;
       if (job.status !== 'queued' && job.status !== 'dispatched') return { job, from: job.status };
       this.closeOpenAttempt(job, 'cancelled', 'CANCELLED', now);
       this.s.settle.run({ id, status: transition(job.status, 'cancel'), error_code: null, error_message: null, now });
       this.outbox.enqueue(job, now);
-      if (job.status === 'queued') this.queued--;
+      if (job.status === 'queued') this.order.remove(job);
       return { job: this.get(id)!, from: job.status };
-    }).immediate();
+    });
   }
 
   /** Expires every live job whose deadline has passed. */
   expireDue(now: number): Moved[] {
-    return this.db.transaction((): Moved[] => {
+    return this.tx((): Moved[] => {
       const moved: Moved[] = [];
       for (const id of this.s.due.all(now) as string[]) {
         const job = this.must(id);
@@ -271,11 +271,11 @@ export class JobStore {
           now,
         });
         this.outbox.enqueue(job, now);
-        if (job.status === 'queued') this.queued--;
+        if (job.status === 'queued') this.order.remove(job);
         moved.push({ job: this.get(id)!, from: job.status });
       }
       return moved;
-    }).immediate();
+    });
   }
 
   /**
@@ -284,7 +284,7 @@ export class JobStore {
    * attempts are used up.
    */
   requeueDispatched(now: number): Moved[] {
-    return this.db.transaction((): Moved[] => {
+    return this.tx((): Moved[] => {
       const moved: Moved[] = [];
       for (const id of this.s.dispatchedIds.all() as string[]) {
         const job = this.must(id);
@@ -292,15 +292,15 @@ export class JobStore {
         if (!open) {
           // Defensive: a dispatched job always has an open attempt; without one, requeue it.
           this.s.setStatus.run(transition(job.status, 'retry'), id);
-          this.queued++;
+          this.order.add(job);
         } else {
           const result = this.endAttemptInTransaction(job, open, 'agent_lost', 'AGENT_LOST', now);
-          if (result === 'queued') this.queued++;
+          if (result === 'queued') this.order.add(job);
         }
         moved.push({ job: this.get(id)!, from: job.status });
       }
       return moved;
-    }).immediate();
+    });
   }
 
   private endAttemptInTransaction(
@@ -333,6 +333,19 @@ export class JobStore {
     if (!open) return;
     this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode });
     this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
+  }
+
+  /**
+   * One immediate transaction. If it fails, the in-memory queue order may have moved
+   * ahead of the rolled-back rows: re-read it.
+   */
+  private tx<T>(work: () => T): T {
+    try {
+      return this.db.transaction(work).immediate();
+    } catch (error) {
+      this.recount();
+      throw error;
+    }
   }
 
   private must(id: string): JobRow {

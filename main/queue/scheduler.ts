@@ -5,7 +5,7 @@ import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { HOUR_MS, type HourlyUsage } from './hourly-usage.js';
 import type { JobEvents } from './job-events.js';
-import type { AttemptEnd, JobRow, JobStore, Moved, QueuedJob } from './job-store.js';
+import type { AttemptEnd, JobRow, JobStore, Moved } from './job-store.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
 
@@ -111,35 +111,42 @@ export class Scheduler {
     for (const moved of this.store.requeueDispatched(this.clock.now())) this.events.publish(moved.job);
   }
 
+  /**
+   * Matches queued jobs, in dispatch order, with ready agents under their caps. All the
+   * dispatches of one round are one transaction (one fsync), then the attempts start.
+   */
   private dispatchRound(): void {
     const settings = this.settings();
     if (settings.paused) return;
     let ready = this.pool.list().filter((a) => this.pool.isReady(a.id));
     if (ready.length === 0) return;
     let blockedByCap = false;
-    for (const job of this.store.queuedInOrder()) {
-      const matching = ready.filter((a) => matches(a, job));
-      if (matching.length === 0) continue;
-      const allowed = matching.filter((a) => this.underCaps(a, settings));
-      if (allowed.length === 0) {
-        blockedByCap = true;
-        continue;
+    const now = this.clock.now();
+    const started = this.store.batch(() => {
+      const out: [JobRow, Agent][] = [];
+      for (const job of this.store.queuedInOrder()) {
+        const matching = ready.filter((a) => matches(a, job));
+        if (matching.length === 0) continue;
+        const allowed = matching.filter((a) => this.underCaps(a, settings));
+        if (allowed.length === 0) {
+          blockedByCap = true;
+          continue;
+        }
+        const chosen = this.rotation.pick(settings.rotation, allowed);
+        const agent = this.pool.liveAgent(chosen.id)!;
+        out.push([this.store.dispatch(job.id, agent.id, agent.provider, now), agent]);
+        this.usage.record(agent.id, agent.provider, now);
+        ready = ready.filter((a) => a !== chosen);
+        if (ready.length === 0) break;
       }
-      const agent = this.rotation.pick(settings.rotation, allowed);
-      this.dispatch(job, this.pool.liveAgent(agent.id)!);
-      ready = ready.filter((a) => a !== agent);
-      if (ready.length === 0) break;
+      return out;
+    });
+    for (const [job, agent] of started) {
+      this.pool.setBusy(agent.id, true);
+      this.events.publish(job);
+      void this.runAttempt(job, agent);
     }
     if (blockedByCap) this.armCapWake(settings);
-  }
-
-  private dispatch(queued: QueuedJob, agent: Agent): void {
-    const now = this.clock.now();
-    const job = this.store.dispatch(queued.id, agent.id, agent.provider, now);
-    this.usage.record(agent.id, agent.provider, now);
-    this.pool.setBusy(agent.id, true);
-    this.events.publish(job);
-    void this.runAttempt(job, agent);
   }
 
   private async runAttempt(job: JobRow, agent: Agent): Promise<void> {
