@@ -3,7 +3,7 @@ import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
-import { VERSION } from './core/version.js';
+import { VERSION } from './core/package-root.js';
 import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { KeyStore } from './keys/key-store.js';
 import { AgentPool } from './queue/agent-pool.js';

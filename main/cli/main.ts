@@ -1,4 +1,4 @@
-import { VERSION } from '../core/version.js';
+import { VERSION } from '../core/package-root.js';
 import { DataDirError } from '../queue/db.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
