@@ -85,6 +85,10 @@ describe('request limits per key', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Every write route shares the budget.
+    const chat = await t.api('POST', '/v1/chat/completions', { key, body: { model: 'service/auto', messages: [{ role: 'user', content: 'x' }] } });
+    expect(chat.status).toBe(429);
+    expect((await t.api('POST', '/v1/completions', { key, body: { prompt: 'x' } })).status).toBe(429);
     expect((await t.api('GET', missing, { key })).status).toBe(404); // reads have their own budget
     expect((await t.api('DELETE', missing)).status).toBe(404); // another key
     clock.advance(60_000);

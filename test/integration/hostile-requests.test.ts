@@ -1222,12 +1222,9 @@ describe('hostile requests', () => {
     const retryAfter = Number(limited!.headers['retry-after']);
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${limited!.headers['retry-after']}`).toBe(true);
     expect(verifyEnvelope(JSON.parse(limited!.text), 429, limited!.headers['x-request-id'], { code: ['RATE_LIMITED'] })).toEqual([]);
-    // Every write route shares the budget; reads have their own; another key has its own.
-    const chat = await t.api('POST', '/v1/chat/completions', { key: writer, body: { model: 'service/auto', messages: [{ role: 'user', content: 'x' }] } });
-    expect(chat.status).toBe(429);
-    expect(chat.body.error.code).toBe('RATE_LIMITED');
-    const del = await t.api('DELETE', '/v1/completions/job_nope', { key: writer });
-    expect(del.status).toBe(429);
+    // Reads have their own budget; another key has its own. (That every write route shares
+    // one budget is checked with a stopped clock in api-contract.test.ts: here the budget
+    // refills in real time, 10 a second, and a loaded machine made that check racy.)
     expect((await t.api('GET', '/v1/status', { key: writer })).status).toBe(200);
     expect((await t.api('POST', '/v1/completions', { key: reader, body: {} })).status).toBe(400);
 
