@@ -31,7 +31,7 @@
  * frame, the error card, the refusal notice, the limit banner, the Google account link.
  */
 import { startApp } from '../app.js';
-import { el } from '../dom.js';
+import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { Composer, ComposerMode, Skin } from '../skin.js';
 
@@ -131,20 +131,6 @@ function iconButton(icon: string, label: string, attrs: Record<string, string> =
     { type: 'button', class: 'mat-mdc-icon-button mat-mdc-button-base', 'aria-label': label, mattooltip: label, ...attrs },
     el('mat-icon', { role: 'img', fonticon: icon, 'data-mat-icon-name': icon, 'aria-hidden': 'true', class: 'mat-icon notranslate google-symbols' }),
   );
-}
-
-/** The text of one Quill line: a lone trailing `<br>` is the empty line's placeholder, others are soft breaks. */
-function lineText(block: Element): string {
-  let text = '';
-  const walk = (node: Node) => {
-    for (const child of Array.from(node.childNodes)) {
-      if (child.nodeType === Node.TEXT_NODE) text += child.textContent ?? '';
-      else if (child instanceof HTMLBRElement) text += child === block.lastChild ? '' : '\n';
-      else walk(child);
-    }
-  };
-  walk(block);
-  return text;
 }
 
 /**

@@ -26,7 +26,7 @@
  * line, the error card, the refusal notice, the sign-in modal.
  */
 import { startApp } from '../app.js';
-import { el } from '../dom.js';
+import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { Composer, ComposerMode, Skin } from '../skin.js';
 
@@ -71,20 +71,6 @@ const icon = (svg: string): HTMLElement => {
 
 const button = (label: string, svg: string, attrs: Record<string, string> = {}): HTMLElement =>
   el('button', { type: 'button', 'aria-label': label, class: 'focus-visible:bg-offsetPlus rounded-lg', ...attrs }, icon(svg));
-
-/** The text of one Lexical paragraph: a lone `<br>` is the empty line; other `<br>`s are line breaks. */
-function lineText(block: Element): string {
-  let text = '';
-  const walk = (node: Node) => {
-    for (const child of Array.from(node.childNodes)) {
-      if (child.nodeType === Node.TEXT_NODE) text += child.textContent ?? '';
-      else if (child instanceof HTMLBRElement) text += child === block.lastChild ? '' : '\n';
-      else walk(child);
-    }
-  };
-  walk(block);
-  return text;
-}
 
 /**
  * A stand-in for Lexical's rich-text editor. A paste is read from the event's data and
