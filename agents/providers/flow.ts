@@ -129,24 +129,31 @@ async function send(page: Page, site: ProviderSite): Promise<void> {
 async function readAnswer(page: Page, site: ProviderSite, index: number): Promise<string> {
   const pack = site.selectors;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
-  // Some sites show a turn's actions only while it is hovered.
-  const turn = await page.evaluateHandle(([p, i]) => window.__chatbridge!.turn(p, i), [pack, index] as const);
-  await turn.asElement()?.hover({ timeout: 1_000 }).catch(() => {});
-  await turn.dispose();
-  const copy = await page.evaluateHandle(
-    ([p, i, scope]) => window.__chatbridge!.inTurn(p, i, 'copy', scope),
-    [pack, index, site.turnScope ?? null] as const,
-  );
+  const findCopy = () =>
+    page.evaluateHandle(([p, i, scope]) => window.__chatbridge!.inTurn(p, i, 'copy', scope), [pack, index, site.turnScope ?? null] as const);
+  let copy = await findCopy();
+  if (!copy.asElement()) {
+    // Some sites show a turn's actions only while it is hovered.
+    await copy.dispose();
+    const turn = await page.evaluateHandle(([p, i]) => window.__chatbridge!.turn(p, i), [pack, index] as const);
+    await turn.asElement()?.hover({ timeout: 1_000 }).catch(() => {});
+    await turn.dispose();
+    copy = await findCopy();
+  }
   const button = copy.asElement();
   if (button) {
-    await button.click().catch(() => {});
+    // A real (trusted) click, without waiting for the button to settle: it is there.
+    await button.click({ force: true, timeout: 2_000 }).catch(() => {});
     const copied = await page
-      .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS })
+      .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 })
       .then((h) => h.jsonValue() as Promise<string>)
       .catch(() => null);
-    await copy.dispose();
-    if (copied) return copied;
+    if (copied) {
+      await copy.dispose();
+      return copied;
+    }
   }
+  await copy.dispose();
   return page.evaluate(
     ([p, i]) => {
       const h = window.__chatbridge!;
