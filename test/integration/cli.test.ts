@@ -6,36 +6,18 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(ROOT, 'bin/chatbridge.js');
-const SCRIPTED_SERVER = join(ROOT, 'dist/test/support/scripted-server.js');
 const CALLBACK = 'https://127.0.0.1:9/hook';
 const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
 
-// ---------------------------------------------------------------------------------------
-// Processes: every child is tracked and SIGKILLed after each test if still alive.
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Proc {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  closed: Promise<Exit>;
-}
-
-const children = new Set<Proc>();
-const dirs: string[] = [];
+const procs = trackProcesses('chatbridge-cli-');
+const tempDir = procs.tempDir;
 /** Commands never fall back to the real home: XDG_DATA_HOME points at a temp dir. */
 let fallbackHome = '';
 
@@ -43,23 +25,9 @@ beforeAll(() => {
   fallbackHome = mkdtempSync(join(tmpdir(), 'chatbridge-cli-home-'));
 });
 
-afterEach(async () => {
-  for (const p of [...children]) {
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await p.closed;
-  }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 afterAll(() => {
   rmSync(fallbackHome, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'chatbridge-cli-'));
-  dirs.push(d);
-  return d;
-}
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: fallbackHome, ...extra };
@@ -67,17 +35,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-function launch(args: string[], env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
-  const closed = new Promise<Exit>((res) => child.once('close', (code, signal) => res({ code, signal })));
-  const proc = { child, out, closed };
-  children.add(proc);
-  void closed.then(() => children.delete(proc));
-  return proc;
-}
+const launch = (args: string[], env: Record<string, string> = {}): Proc => procs.launch(args, childEnv(env));
 
 interface CliResult extends Exit {
   stdout: string;
@@ -110,31 +68,6 @@ async function createKey(dataDir: string, scopes: string, extra: string[] = []):
   const id = /\b(key_[0-9A-Za-z]+)\b/.exec(r.stdout)?.[1];
   expect(id, r.stdout).toBeDefined();
   return { id: id!, key, stdout: r.stdout };
-}
-
-interface Running extends Proc {
-  url: string;
-}
-
-/** Waits for the `listening on URL` line of a server process. */
-async function listening(p: Proc): Promise<Running> {
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`no "listening on" in 15 s: ${p.out.stdout} ${p.out.stderr}`)), 15_000);
-    const check = () => {
-      const m = /^listening on (\S+)\n/m.exec(p.out.stdout);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    };
-    p.child.stdout!.on('data', check);
-    check();
-    void p.closed.then((e) => {
-      clearTimeout(timer);
-      rej(new Error(`exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
-    });
-  });
-  return { ...p, url };
 }
 
 const serve = (args: string[], env: Record<string, string> = {}) => listening(launch([CLI, 'serve', ...args], env));

@@ -11,62 +11,14 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(ROOT, 'bin/chatbridge.js');
-const SCRIPTED_SERVER = join(ROOT, 'dist/test/support/scripted-server.js');
 const CALLBACK = 'https://127.0.0.1:9/hook';
 
-// ---------------------------------------------------------------------------------------
-// Processes: every child is tracked and SIGKILLed after each test if still alive.
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Proc {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  closed: Promise<Exit>;
-}
-
-const children = new Set<Proc>();
-const dirs: string[] = [];
-
-function launch(args: string[]): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
-  const closed = new Promise<Exit>((res) => child.once('close', (code, signal) => res({ code, signal })));
-  const proc = { child, out, closed };
-  children.add(proc);
-  void closed.then(() => children.delete(proc));
-  return proc;
-}
-
-const alive = (p: Proc) => p.child.exitCode === null && p.child.signalCode === null;
-
-afterEach(async () => {
-  for (const p of [...children]) {
-    if (alive(p)) p.child.kill('SIGKILL');
-    await p.closed;
-  }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'chatbridge-crash-'));
-  dirs.push(d);
-  return d;
-}
+const { launch, tempDir } = trackProcesses('chatbridge-crash-');
 
 /** `chatbridge keys create …` through the real command line; the key is its last line. */
 async function createKey(dataDir: string, name: string): Promise<string> {
@@ -78,29 +30,10 @@ async function createKey(dataDir: string, name: string): Promise<string> {
   return key;
 }
 
-interface Server extends Proc {
-  url: string;
-}
+type Server = Running;
 
-async function startServer(dataDir: string, agents: string): Promise<Server> {
-  const p = launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents]);
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start in 15 s: ${p.out.stderr}`)), 15_000);
-    const check = () => {
-      const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/m.exec(p.out.stdout);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    };
-    p.child.stdout!.on('data', check);
-    void p.closed.then((e) => {
-      clearTimeout(timer);
-      rej(new Error(`server exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
-    });
-  });
-  return { ...p, url };
-}
+const startServer = (dataDir: string, agents: string): Promise<Server> =>
+  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents]));
 
 async function sigkill(server: Server): Promise<void> {
   server.child.kill('SIGKILL');

@@ -1,0 +1,83 @@
+/**
+ * Child processes for the tests that run ChatBridge for real (`bin/chatbridge.js`, the
+ * scripted server): each is tracked and SIGKILLed after its test if still alive, and each
+ * temp dir is removed. Tests that spawn need dist/ built (`npm test` runs tsc first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { PACKAGE_ROOT } from '../../main/core/package-root.js';
+
+export const CLI = join(PACKAGE_ROOT, 'bin/chatbridge.js');
+export const SCRIPTED_SERVER = join(PACKAGE_ROOT, 'dist/test/support/scripted-server.js');
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Proc {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  closed: Promise<Exit>;
+}
+
+export interface Running extends Proc {
+  url: string;
+}
+
+export const alive = (p: Proc) => p.child.exitCode === null && p.child.signalCode === null;
+
+/** Call at a test file's top level: processes and temp dirs are cleaned after each test. */
+export function trackProcesses(tempPrefix: string) {
+  const children = new Set<Proc>();
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const p of [...children]) {
+      if (alive(p)) p.child.kill('SIGKILL');
+      await p.closed;
+    }
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    /** `node ...args` from the repository root, its output collected. */
+    launch(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
+      const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = { stdout: '', stderr: '' };
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
+      const closed = new Promise<Exit>((res) => child.once('close', (code, signal) => res({ code, signal })));
+      const proc = { child, out, closed };
+      children.add(proc);
+      void closed.then(() => children.delete(proc));
+      return proc;
+    },
+    tempDir(): string {
+      const d = mkdtempSync(join(tmpdir(), tempPrefix));
+      dirs.push(d);
+      return d;
+    },
+  };
+}
+
+/** Waits for a server process's `listening on URL` line. */
+export function listening(p: Proc, withinMs = 15_000): Promise<Running> {
+  return new Promise<Running>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no "listening on" in ${withinMs} ms: ${p.out.stdout} ${p.out.stderr}`)), withinMs);
+    const check = () => {
+      const m = /^listening on (\S+)\n/m.exec(p.out.stdout);
+      if (m) {
+        clearTimeout(timer);
+        res({ ...p, url: m[1]! });
+      }
+    };
+    p.child.stdout!.on('data', check);
+    check();
+    void p.closed.then((e) => {
+      clearTimeout(timer);
+      rej(new Error(`exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
+    });
+  });
+}
