@@ -4,6 +4,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PROVIDERS } from '../core/providers.js';
+import { JOB_STATUSES, type JobStatus } from '../queue/state-machine.js';
 
 /** OpenAPI 3.0's `nullable`, which Ajv understands, keeps "X or null" a single, readable rule. */
 function Nullable<T extends TSchema>(schema: T) {
@@ -70,9 +71,9 @@ export const WaitQuery = Type.Object(
 
 // ---- Responses ------------------------------------------------------------------------
 
-export const JobStatusName = Type.Union(
-  ['queued', 'dispatched', 'succeeded', 'failed', 'cancelled', 'expired'].map((s) => Type.Literal(s)),
-);
+// An enum rather than a union of literals: the response serializer picks among anyOf
+// branches by validating each at run time, on every response.
+export const JobStatusName = Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES] });
 
 export const ErrorSummary = Type.Object({ code: Type.String(), message: Type.String() });
 
