@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AdminConsole } from './admin-console.js';
 import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -54,6 +55,8 @@ export class Service {
   readonly webhookSender: WebhookSender;
   /** Webhook logs and redelivery, for the dashboard. */
   readonly webhooks: WebhookDeliveries;
+  /** What the dashboard reads and changes. */
+  readonly admin: AdminConsole;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -109,9 +112,27 @@ export class Service {
       clock,
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
+    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
+    this.admin = new AdminConsole({
+      version: VERSION,
+      dataDir,
+      store: this.store,
+      pool: this.pool,
+      usage,
+      settings: this.settings,
+      keys: this.keys,
+      report,
+      completions: this.completions,
+      scheduler: this.scheduler,
+      events: this.events,
+      webhooks: this.webhooks,
+      signingSecret: this.signingSecret,
+      clock,
+    });
     this.app = buildServer({
       completions: this.completions,
-      report: new StatusReport(this.store, this.pool, usage, this.settings, () => this.url),
+      admin: this.admin,
+      report,
       keys: this.keys,
       adminToken: adminToken(dataDir),
       clock,

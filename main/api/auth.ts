@@ -9,6 +9,8 @@ import type { RateLimiter } from './rate-limit.js';
 export interface RouteAccess {
   scope?: Scope;
   budget?: 'read' | 'write';
+  /** Only the dashboard's admin token may call it (the /admin/v1 routes). */
+  admin?: boolean;
 }
 
 export interface Caller {
@@ -37,6 +39,7 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
       const why = { malformed: 'is not a ChatBridge key', unknown: 'is not known', revoked: 'was revoked', expired: 'has expired' };
       throw new ApiError('UNAUTHORIZED', `This API key ${why[auth.reason]}.`);
     }
+    if (access.admin) throw new ApiError('FORBIDDEN', "This route is the dashboard's: it takes the admin token, not an API key.");
     if (access.scope && !auth.key.scopes.includes(access.scope)) {
       throw new ApiError('FORBIDDEN', `This API key lacks the ${access.scope} scope.`);
     }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
+import type { AdminConsole } from '../admin-console.js';
 import type { Completions } from '../completions.js';
 import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
@@ -12,12 +13,14 @@ import { registerJsonBodyParser } from './json-body.js';
 import { collectOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
+import { adminRoutes } from './routes/admin.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { completionRoutes } from './routes/completions.js';
 import { LIMITS } from './schemas.js';
 
 export interface ServerDeps {
   completions: Completions;
+  admin: AdminConsole;
   report: StatusReport;
   keys: KeyStore;
   adminToken: string;
@@ -65,7 +68,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope) authenticate(request, access);
+    if (access.scope || access.admin) authenticate(request, access);
   });
 
   // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form
@@ -82,6 +85,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   completionRoutes(app, deps.completions);
   chatCompletionRoutes(app, deps.completions);
   accountRoutes(app, deps.report);
+  adminRoutes(app, deps.admin);
   app.get('/v1/openapi.json', async () => openApi());
   return app;
 }

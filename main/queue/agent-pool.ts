@@ -40,6 +40,7 @@ export class AgentPool {
       ),
       setCap: db.prepare(`UPDATE agents SET cap_per_hour = ? WHERE id = ?`),
       setEnabled: db.prepare(`UPDATE agents SET enabled = ? WHERE id = ?`),
+      rename: db.prepare(`UPDATE agents SET name = ? WHERE id = ?`),
     };
     this.reload();
   }
@@ -88,6 +89,11 @@ export class AgentPool {
     this.reload();
   }
 
+  rename(id: string, name: string): void {
+    this.s.rename.run(name, id);
+    this.reload();
+  }
+
   setEnabled(id: string, enabled: boolean): void {
     this.s.setEnabled.run(enabled ? 1 : 0, id);
     this.reload();
@@ -131,8 +137,13 @@ export class AgentPool {
     this.cooldowns.set(id, { until, timer });
   }
 
-  onChange(listener: () => void): void {
+  /** Returns the function that stops listening. */
+  onChange(listener: () => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   private changed(): void {

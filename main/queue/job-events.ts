@@ -8,6 +8,13 @@ type Listener = (job: JobRow) => void;
  */
 export class JobEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly everything = new Set<Listener>();
+
+  /** Hears every job change (the dashboard's live view). Returns the function that stops it. */
+  subscribeAll(listener: Listener): () => void {
+    this.everything.add(listener);
+    return () => this.everything.delete(listener);
+  }
 
   /** Returns the function that stops listening. */
   subscribe(jobId: string, listener: Listener): () => void {
@@ -23,6 +30,7 @@ export class JobEvents {
   publish(job: JobRow): void {
     const set = this.listeners.get(job.id);
     if (set) for (const l of [...set]) l(job);
+    for (const l of this.everything) l(job);
   }
 
   /** How many listeners are waiting; for tests and the status of the service. */

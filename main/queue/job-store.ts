@@ -140,6 +140,8 @@ export class JobStore {
       nextDeadline: db.prepare(`SELECT MIN(deadline_at) FROM jobs WHERE status IN ('queued', 'dispatched')`).pluck(),
       dispatchedIds: db.prepare(`SELECT id FROM jobs WHERE status = 'dispatched'`).pluck(),
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
+      // Job ids begin with their creation time, so the primary key gives the newest first.
+      recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
       startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
     };
     this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
@@ -186,6 +188,11 @@ export class JobStore {
   /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
   attemptStartsSince(since: number): { agent_id: string; provider: string; started_at: number }[] {
     return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  }
+
+  /** The newest jobs first, for the dashboard. */
+  recent(limit: number): JobRow[] {
+    return this.s.recent.all(limit) as JobRow[];
   }
 
   conversation(ref: string): ConversationRow | undefined {

@@ -1,0 +1,234 @@
+import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
+import { attemptRecords, jobObject, timestamp } from './api/profile.js';
+import type { Completions } from './completions.js';
+import type { Clock } from './core/clock.js';
+import { ApiError, invalid } from './core/errors.js';
+import type { Provider } from './core/providers.js';
+import type { ApiKey, KeyStore } from './keys/key-store.js';
+import type { AgentPool } from './queue/agent-pool.js';
+import type { HourlyUsage } from './queue/hourly-usage.js';
+import type { JobEvents } from './queue/job-events.js';
+import type { JobRow, JobStore } from './queue/job-store.js';
+import type { Scheduler } from './queue/scheduler.js';
+import type { SettingsStore } from './settings/settings-store.js';
+import type { StatusReport } from './status-report.js';
+import { NoDelivery, type WebhookDeliveries } from './webhooks/deliveries.js';
+import type { SigningSecret } from './webhooks/signing-secret.js';
+
+const DAY_MS = 86_400_000;
+/** State changes closer together than this reach the dashboard as one update. */
+const STATE_DEBOUNCE_MS = 200;
+
+const ts = (ms: number | null) => (ms === null ? null : timestamp(ms));
+
+/**
+ * What the dashboard reads and changes, without HTTP: the account's state (agents,
+ * settings, status), keys, recent jobs with their details, webhooks, and a feed of changes
+ * for its live view.
+ */
+export class AdminConsole {
+  constructor(
+    private readonly deps: {
+      version: string;
+      dataDir: string;
+      store: JobStore;
+      pool: AgentPool;
+      usage: HourlyUsage;
+      settings: SettingsStore;
+      keys: KeyStore;
+      report: StatusReport;
+      completions: Completions;
+      scheduler: Scheduler;
+      events: JobEvents;
+      webhooks: WebhookDeliveries;
+      signingSecret: SigningSecret;
+      clock: Clock;
+    },
+  ) {}
+
+  state(): AdminState {
+    const { settings, pool } = this.deps;
+    const s = settings.get();
+    return {
+      version: this.deps.version,
+      data_dir: this.deps.dataDir,
+      settings: { paused: s.paused, rotation: s.rotation, global_cap: s.globalCap, provider_caps: s.providerCaps },
+      agents: pool.list().map((a) => this.agentView(a.id)),
+      status: this.deps.report.status(),
+    };
+  }
+
+  updateSettings(patch: SettingsPatch): AdminState {
+    const { settings, scheduler } = this.deps;
+    if (patch.paused !== undefined) settings.setPaused(patch.paused);
+    if (patch.rotation !== undefined) settings.setRotation(patch.rotation);
+    if (patch.global_cap !== undefined) settings.setGlobalCap(patch.global_cap);
+    for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
+      if (cap !== undefined) settings.setProviderCap(provider as Provider, cap);
+    }
+    scheduler.wake();
+    return this.state();
+  }
+
+  updateAgent(id: string, patch: AgentPatch): AgentView {
+    const { pool, scheduler } = this.deps;
+    if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (patch.name !== undefined) pool.rename(id, patch.name.trim() || pool.get(id)!.name);
+    if (patch.enabled !== undefined) pool.setEnabled(id, patch.enabled);
+    if (patch.cap_per_hour !== undefined) pool.setCap(id, patch.cap_per_hour);
+    scheduler.wake();
+    return this.agentView(id);
+  }
+
+  keys(): KeyView[] {
+    return this.deps.keys.list().map(keyView);
+  }
+
+  createKey(input: KeyCreate): { key: KeyView; secret: string } {
+    const name = input.name.trim();
+    if (!name) throw invalid('name', 'Give the key a name.');
+    const expiresAt = input.expires_in_days ? this.deps.clock.now() + input.expires_in_days * DAY_MS : null;
+    const { key, secret } = this.deps.keys.create({ name, scopes: input.scopes, expiresAt });
+    return { key: keyView(key), secret };
+  }
+
+  revokeKey(id: string): KeyView {
+    const { keys } = this.deps;
+    if (!keys.get(id)) throw new ApiError('NOT_FOUND', `No key ${id}.`);
+    keys.revoke(id);
+    return keyView(keys.get(id)!);
+  }
+
+  recentJobs(limit: number): JobSummary[] {
+    return this.deps.store.recent(Math.min(Math.max(limit, 1), 500)).map((job) => this.summary(job));
+  }
+
+  job(id: string): JobDetail {
+    const { completions, store } = this.deps;
+    const job = completions.get(id);
+    return {
+      job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
+      prompt: job.prompt,
+      attempts: attemptRecords(store.attempts(id)),
+      webhook: this.webhookLog(id),
+    };
+  }
+
+  /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
+  cancel(id: string): JobDetail {
+    this.deps.completions.cancel(id);
+    return this.job(id);
+  }
+
+  redeliver(id: string): WebhookLog {
+    try {
+      this.deps.webhooks.redeliver(id);
+    } catch (error) {
+      if (error instanceof NoDelivery) throw new ApiError('NOT_FOUND', error.message);
+      throw error;
+    }
+    return this.webhookLog(id)!;
+  }
+
+  signingSecret(): string {
+    return this.deps.signingSecret.get();
+  }
+
+  rotateSigningSecret(): string {
+    return this.deps.signingSecret.rotate();
+  }
+
+  /**
+   * Feeds the live view: `onState` after anything that changes the state (coalesced),
+   * `onJob` for every job change. Returns the function that stops the feed.
+   */
+  watch(onState: (state: AdminState) => void, onJob: (job: JobSummary) => void): () => void {
+    let timer: NodeJS.Timeout | null = null;
+    const changed = () => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        onState(this.state());
+      }, STATE_DEBOUNCE_MS);
+    };
+    const unsubscribeJobs = this.deps.events.subscribeAll((job) => {
+      onJob(this.summary(job));
+      changed();
+    });
+    const unsubscribePool = this.deps.pool.onChange(changed);
+    return () => {
+      unsubscribeJobs();
+      unsubscribePool();
+      if (timer) clearTimeout(timer);
+    };
+  }
+
+  private summary(job: JobRow): JobSummary {
+    const summary: JobSummary = {
+      id: job.id,
+      status: job.status,
+      provider: job.provider ?? job.req_provider,
+      agent_id: job.agent_id,
+      agent_name: this.deps.completions.agentName(job),
+      attempts: job.attempts,
+      prompt_excerpt: job.prompt.slice(0, 200),
+      created_at: timestamp(job.created_at),
+      error: job.error_code ? { code: job.error_code, message: job.error_message ?? '' } : null,
+    };
+    if (job.finished_at !== null) summary.finished_at = timestamp(job.finished_at);
+    return summary;
+  }
+
+  private agentView(id: string): AgentView {
+    const { pool, usage } = this.deps;
+    const a = pool.get(id)!;
+    return {
+      id: a.id,
+      name: a.name,
+      provider: a.provider,
+      state: pool.state(a.id),
+      enabled: a.enabled,
+      position: a.position,
+      cap_per_hour: a.cap_per_hour,
+      used_this_hour: usage.count({ agentId: a.id }),
+      next_slot_at: ts(usage.nextSlotAt({ agentId: a.id }, a.cap_per_hour)),
+      cooldown_until: ts(pool.cooldownUntil(a.id)),
+      created_at: timestamp(a.created_at),
+    };
+  }
+
+  private webhookLog(id: string): WebhookLog | null {
+    try {
+      const log = this.deps.webhooks.log(id);
+      return {
+        url: log.url,
+        state: log.state,
+        round: log.round,
+        next_attempt_at: ts(log.nextAttemptAt),
+        attempts: log.attempts.map((a) => ({
+          attempt: a.attempt,
+          round: a.round,
+          started_at: timestamp(a.started_at),
+          duration_ms: a.duration_ms,
+          status_code: a.status_code,
+          error: a.error,
+        })),
+      };
+    } catch (error) {
+      if (error instanceof NoDelivery) return null;
+      throw error;
+    }
+  }
+}
+
+function keyView(k: ApiKey): KeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    hint: k.hint,
+    scopes: k.scopes,
+    created_at: timestamp(k.created_at),
+    expires_at: ts(k.expires_at),
+    revoked_at: ts(k.revoked_at),
+    last_used_at: ts(k.last_used_at),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The dashboard's API (/admin/v1): admin token only, the account's state, settings, agents,
+ * keys, recent jobs with cancel, webhook secret, and the live event stream.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
+
+let t: TestService;
+let admin: string;
+afterEach(async () => t?.stop());
+
+async function start(agents: Parameters<typeof startTestService>[0] = {}) {
+  t = await startTestService(agents);
+  admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+}
+
+const as = (method: string, path: string, body?: unknown) => t.api(method, path, { key: admin, body });
+
+describe('dashboard API', () => {
+  it('takes the admin token only', async () => {
+    await start();
+    expect((await t.api('GET', '/admin/v1/state', { key: null })).status).toBe(401);
+    const withKey = await t.api('GET', '/admin/v1/state');
+    expect(withKey.status).toBe(403);
+    expect(withKey.body.error.code).toBe('FORBIDDEN');
+    expect((await as('GET', '/admin/v1/state')).status).toBe(200);
+  });
+
+  it('shows and changes settings and agents, and /v1/status follows', async () => {
+    await start({ agents: { chatgpt: 2 } });
+    const state = (await as('GET', '/admin/v1/state')).body;
+    expect(state.settings).toMatchObject({ paused: false, rotation: 'round_robin', global_cap: null });
+    expect(state.agents.map((a: { provider: string; state: string }) => [a.provider, a.state])).toEqual([
+      ['chatgpt', 'idle'],
+      ['chatgpt', 'idle'],
+    ]);
+
+    const changed = await as('PATCH', '/admin/v1/settings', { rotation: 'least_used', global_cap: 10, provider_caps: { chatgpt: 3 } });
+    expect(changed.status).toBe(200);
+    const status = (await t.api('GET', '/v1/status')).body;
+    expect(status.rotation).toBe('least_used');
+    expect(status.global.rate_limit_per_hour).toBe(10);
+    expect(status.providers.chatgpt.rate_limit_per_hour).toBe(3);
+    expect((await as('PATCH', '/admin/v1/settings', { rotation: 'fastest' })).body.error.details.field).toBe('rotation');
+    expect((await as('PATCH', '/admin/v1/settings', { provider_caps: { bard: 1 } })).status).toBe(400);
+
+    const id = state.agents[0].id;
+    const agent = (await as('PATCH', `/admin/v1/agents/${id}`, { name: 'Work account', enabled: false, cap_per_hour: 5 })).body;
+    expect(agent).toMatchObject({ name: 'Work account', enabled: false, state: 'paused', cap_per_hour: 5 });
+    const ran = await t.api('POST', '/v1/completions', { body: { prompt: 'who runs this?' } });
+    expect(ran.body.agent_id).toBe(state.agents[1].id);
+    expect((await as('PATCH', '/admin/v1/agents/agt_missing', { enabled: true })).status).toBe(404);
+
+    await as('PATCH', '/admin/v1/settings', { paused: true });
+    const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false } });
+    expect(refused.body.error.code).toBe('NO_DEVICE_ONLINE');
+  });
+
+  it('creates keys that work at once, lists them without secrets, revokes them', async () => {
+    await start();
+    const created = await as('POST', '/admin/v1/keys', { name: 'my script', scopes: ['completions:read'], expires_in_days: 30 });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^cb_[0-9A-Za-z]{40}$/);
+    expect(created.body.key.expires_at).toMatch(/Z$/);
+    expect((await t.api('GET', '/v1/status', { key: created.body.secret })).status).toBe(200);
+    const list = (await as('GET', '/admin/v1/keys')).body;
+    expect(JSON.stringify(list)).not.toContain(created.body.secret);
+    expect(list.find((k: { id: string }) => k.id === created.body.key.id).last_used_at).toMatch(/Z$/);
+    expect((await as('POST', '/admin/v1/keys', { name: 'x', scopes: ['admin'] })).status).toBe(400);
+    const revoked = await as('DELETE', `/admin/v1/keys/${created.body.key.id}`);
+    expect(revoked.body.revoked_at).toMatch(/Z$/);
+    expect((await t.api('GET', '/v1/status', { key: created.body.secret })).status).toBe(401);
+  });
+
+  it('lists recent jobs, shows one whole, and cancels one while its caller waits', async () => {
+    await start({ agents: { claude: 1 } });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'first' } });
+    const waiting = t.api('POST', '/v1/completions', { body: { prompt: 'second [[hang]]' } });
+    await until(() => t.agents[0]!.runs.length === 2);
+    const jobs = (await as('GET', '/admin/v1/jobs?limit=10')).body.jobs;
+    expect(jobs.map((j: { prompt_excerpt: string; status: string }) => [j.prompt_excerpt, j.status])).toEqual([
+      ['second [[hang]]', 'dispatched'],
+      ['first', 'succeeded'],
+    ]);
+    const detail = (await as('GET', `/admin/v1/jobs/${jobs[1].id}`)).body;
+    expect(detail.prompt).toBe('first');
+    expect(detail.job.response).toMatch(/^echo\(/);
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, outcome: 'succeeded' });
+    expect(detail.webhook).toBeNull();
+    const cancelled = await as('POST', `/admin/v1/jobs/${jobs[0].id}/cancel`);
+    expect(cancelled.body.job.status).toBe('cancelled');
+    expect((await waiting).status).toBe(499);
+    expect((await as('GET', '/admin/v1/jobs/job_missing')).status).toBe(404);
+    expect((await as('GET', '/admin/v1/jobs?limit=abc')).status).toBe(400);
+  });
+
+  it('shows and rotates the webhook signing secret', async () => {
+    await start();
+    const secret = (await as('GET', '/admin/v1/webhooks/secret')).body.secret;
+    expect(secret).toMatch(/^whsec_/);
+    const rotated = (await as('POST', '/admin/v1/webhooks/secret/rotate')).body.secret;
+    expect(rotated).not.toBe(secret);
+    expect((await as('GET', '/admin/v1/webhooks/secret')).body.secret).toBe(rotated);
+    expect((await as('POST', '/admin/v1/jobs/job_missing/webhook/redeliver')).status).toBe(404);
+  });
+
+  it('streams the state at once, then each job change and the state after it', async () => {
+    await start({ agents: { qwen: 1 } });
+    const controller = new AbortController();
+    const res = await fetch(`${t.url}/admin/v1/events`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const events: { event: string; data: any }[] = [];
+    const pump = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.+)$/m.exec(block)?.[1];
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })();
+    await until(() => events.length > 0);
+    expect(events[0]!.event).toBe('state');
+    expect(events[0]!.data.agents).toHaveLength(1);
+    const done = await t.api('POST', '/v1/completions', { body: { prompt: 'live' } });
+    await until(() => events.some((e) => e.event === 'job' && e.data.id === done.body.id && e.data.status === 'succeeded'));
+    await until(() => events.filter((e) => e.event === 'state').length >= 2);
+    expect(events.find((e) => e.event === 'job' && e.data.status === 'dispatched')?.data.agent_name).toBe('qwen-1');
+    controller.abort();
+    await pump;
+  });
+});
