@@ -14,6 +14,7 @@ import { collectOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { completionRoutes } from './routes/completions.js';
 import { LIMITS } from './schemas.js';
@@ -86,6 +87,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   chatCompletionRoutes(app, deps.completions);
   accountRoutes(app, deps.report);
   adminRoutes(app, deps.admin);
+  dashboardRoutes(app);
   app.get('/v1/openapi.json', async () => openApi());
   return app;
 }

@@ -272,7 +272,7 @@ describe('validation and limits', () => {
 
   it('answers unknown routes and methods with a 404 envelope and a request id', async () => {
     t = await startTestService();
-    for (const [method, path] of [['GET', '/'], ['GET', '/v2/completions'], ['PUT', '/v1/completions'], ['PATCH', '/v1/completions/job_x']]) {
+    for (const [method, path] of [['GET', '/nope'], ['GET', '/v2/completions'], ['PUT', '/v1/completions'], ['PATCH', '/v1/completions/job_x']]) {
       const r = await t.api(method!, path!);
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe('NOT_FOUND');

@@ -1068,7 +1068,8 @@ describe('hostile requests', () => {
     cases.push({ name: 'GET with a junk body', method: 'GET', path: '/v1/status', headers: json, body: '{bad', expect: { status: [200, 400], code: ['INVALID_REQUEST'] } });
 
     // Unknown routes and methods: 404 in the envelope, key or no key.
-    const routes = new Set(['GET /v1/status', 'GET /v1/models', 'GET /v1/openapi.json', 'POST /v1/completions', 'POST /v1/chat/completions']);
+    // GET / is the dashboard's page.
+    const routes = new Set(['GET /', 'GET /v1/status', 'GET /v1/models', 'GET /v1/openapi.json', 'POST /v1/completions', 'POST /v1/chat/completions']);
     const paths = [
       '/', '/v1', '/v1/', '/v2/completions', '/v1/completion', '/v1/completions/a/b', '/V1/STATUS', '/v1/Status', '/v1/status/', '//v1/status',
       '/v1/status/extra', '/v1/models/service%2Fauto', '/v1/models/service/auto', '/v1/chat', '/v1/chat/completions/x', '/v1/chat/completions/',
