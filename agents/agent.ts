@@ -53,6 +53,8 @@ export interface Agent {
   readonly provider: Provider;
   /** Current readiness; the agent calls the listener given to `onChange` when it changes. */
   readiness(): AgentReadiness;
+  /** Why the agent is not ready, in words for a person (optional). */
+  detail?(): string;
   onChange(listener: () => void): void;
   /** Runs one prompt. Never called while a previous run is unsettled. */
   run(task: AgentTask): Promise<AgentResult>;

@@ -186,6 +186,7 @@ export class AdminConsole {
       name: a.name,
       provider: a.provider,
       state: pool.state(a.id),
+      detail: pool.liveAgent(a.id)?.detail?.() ?? null,
       enabled: a.enabled,
       position: a.position,
       cap_per_hour: a.cap_per_hour,

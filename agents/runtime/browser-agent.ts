@@ -18,7 +18,7 @@ export class BrowserAgent implements Agent {
   readonly provider;
   private session: BrowserSession | null = null;
   private state: AgentReadiness = 'error';
-  private detail = 'starting';
+  private why = 'starting';
   private readonly listeners: (() => void)[] = [];
   /** The page shows a fresh chat, checked ready. */
   private fresh = false;
@@ -41,9 +41,8 @@ export class BrowserAgent implements Agent {
     return this.state;
   }
 
-  /** Why the agent is not idle, in words for the dashboard. */
-  why(): string {
-    return this.detail;
+  detail(): string {
+    return this.why;
   }
 
   onChange(listener: () => void): void {
@@ -109,6 +108,7 @@ export class BrowserAgent implements Agent {
       await openNewChat(this.session.page, this.site);
       await waitUntilReady(this.session.page, this.site);
       this.fresh = true;
+      this.lastJobAt = Date.now();
       this.set('idle', 'ready');
     } catch (error) {
       const failure = this.classify(error);
@@ -154,7 +154,7 @@ export class BrowserAgent implements Agent {
   }
 
   private set(state: AgentReadiness, detail: string): void {
-    this.detail = detail;
+    this.why = detail;
     if (state === this.state) return;
     this.state = state;
     for (const l of this.listeners) l();

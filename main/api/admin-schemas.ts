@@ -20,6 +20,7 @@ export const AgentView = Type.Object({
   name: Type.String(),
   provider: Type.String(),
   state: Type.String({ description: 'needs_login, idle, busy, paused or error' }),
+  detail: Nullable(Type.String({ description: 'Why the agent is not ready, in words for a person' })),
   enabled: Type.Boolean(),
   position: Type.Integer(),
   cap_per_hour: Cap,
