@@ -82,10 +82,10 @@ export class SettingsStore {
 /**
  * Calls `onChange` when another process (the command line) commits to the database.
  * `PRAGMA data_version` changes only for other connections' commits and costs microseconds,
- * so checking it twice a second keeps "a running server honours the change within one
+ * so checking it four times a second keeps "a running server honours the change within one
  * second" at no measurable idle cost.
  */
-export function watchExternalChanges(db: Db, onChange: () => void, intervalMs = 400): () => void {
+export function watchExternalChanges(db: Db, onChange: () => void, intervalMs = 250): () => void {
   const version = () => db.pragma('data_version', { simple: true }) as number;
   let last = version();
   const timer = setInterval(() => {
