@@ -3,6 +3,7 @@ import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
 import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
+import { adminToken } from '../core/runtime-files.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
 
@@ -44,7 +45,8 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  process.stdout.write(`listening on ${service.baseUrl}\n`);
+  // One write, so a reader that waits for the first line also has the second.
+  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
 
   if (!simulate) {
     await startBrowserAgents(service.pool, dataDir, (line) => process.stderr.write(`chatbridge: ${line}\n`));

@@ -6,7 +6,7 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,11 +133,11 @@ function expectUsageError(r: CliResult, message?: RegExp): void {
 // ---------------------------------------------------------------------------------------
 
 describe('chatbridge serve', () => {
-  it('serve --port 0 prints exactly "listening on http://127.0.0.1:PORT", answers, and stops with code 0 on SIGINT', async () => {
+  it('serve --port 0 prints exactly "listening on http://127.0.0.1:PORT" and the dashboard link, answers, and stops with code 0 on SIGINT', async () => {
     const dir = tempDir();
     const { key } = await createKey(dir, 'completions:read,completions:write');
     const server = await serve(['--port', '0', '--data-dir', dir]);
-    const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\n$/.exec(server.out.stdout);
+    const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\ndashboard: http:\/\/127\.0\.0\.1:\1\/#token=cba_[\w-]+\n$/.exec(server.out.stdout);
     expect(m, server.out.stdout).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(server.url).toBe(`http://127.0.0.1:${m![1]}`);
@@ -150,7 +150,7 @@ describe('chatbridge serve', () => {
     await ok(['status', '--data-dir', dir]);
 
     expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
-    expect(server.out.stdout).toBe(`listening on ${server.url}\n`);
+    expect(server.out.stdout).toBe(`listening on ${server.url}\ndashboard: ${server.url}/#token=${readFileSync(join(dir, 'admin-token'), 'utf8').trim()}\n`);
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
     expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
@@ -165,7 +165,7 @@ describe('chatbridge serve', () => {
     expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
 
     const server = await serve(['--port', '0'], env);
-    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\ndashboard: \S+\/#token=cba_[\w-]+\n$/);
     expect((await api(server.url, key, 'GET', '/v1/status')).status).toBe(200);
     const json = JSON.parse((await ok(['status', '--json'], env)).stdout);
     expect(json.devices[0].base_url).toBe(server.url);

@@ -1,0 +1,29 @@
+import type { AgentView } from './api.js';
+import { clockTime } from './format.js';
+
+type Tone = 'good' | 'busy' | 'warn' | 'bad' | 'quiet';
+
+/** An agent's state in words, with what to do about it; pairing and re-login live in the desktop app. */
+export function describeAgent(agent: AgentView, allPaused: boolean): { label: string; tone: Tone; hint: string } {
+  if (agent.cooldown_until && agent.state !== 'busy' && agent.state !== 'paused') {
+    return { label: 'resting', tone: 'warn', hint: `The provider's usage limit was reached; it takes jobs again at ${clockTime(agent.cooldown_until)}.` };
+  }
+  switch (agent.state) {
+    case 'idle':
+      return allPaused
+        ? { label: 'idle', tone: 'quiet', hint: 'Logged in, but all agents are paused: resume them on the Overview page.' }
+        : { label: 'idle', tone: 'good', hint: 'Logged in and ready for the next job.' };
+    case 'busy':
+      return { label: 'busy', tone: 'busy', hint: 'Running a job now.' };
+    case 'paused':
+      return { label: 'paused', tone: 'quiet', hint: 'Takes no jobs until you enable it.' };
+    case 'needs_login':
+      return { label: 'needs login', tone: 'bad', hint: 'Needs login: log in again in the desktop app.' };
+    default:
+      return {
+        label: 'not running',
+        tone: 'bad',
+        hint: "Its browser is not running or stopped answering. Restart ChatBridge; if it stays like this, watch the agent's window in the desktop app.",
+      };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The dashboard's client of /admin/v1. Types come from the server's schemas through
+ * `import type` only, so none of the server is bundled into the page.
+ */
+import type { Static } from '@sinclair/typebox';
+import type {
+  AdminState,
+  AgentPatch,
+  AgentView,
+  JobDetail,
+  JobList,
+  JobSummary,
+  KeyCreate,
+  KeyCreated,
+  KeyView,
+  SettingsPatch,
+  SigningSecretView,
+  WebhookLog,
+} from '../../main/api/admin-schemas.js';
+
+export type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog };
+export type KeyCreated = Static<typeof KeyCreated>;
+export type Rotation = AdminState['settings']['rotation'];
+export type Scope = KeyCreate['scopes'][number];
+
+/** A failed call, with a message meant for the person looking at the page. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AdminApi {
+  state(): Promise<AdminState>;
+  updateSettings(patch: SettingsPatch): Promise<AdminState>;
+  updateAgent(id: string, patch: AgentPatch): Promise<AgentView>;
+  keys(): Promise<KeyView[]>;
+  createKey(input: KeyCreate): Promise<KeyCreated>;
+  revokeKey(id: string): Promise<KeyView>;
+  jobs(limit: number): Promise<JobSummary[]>;
+  job(id: string): Promise<JobDetail>;
+  cancel(id: string): Promise<JobDetail>;
+  redeliver(id: string): Promise<WebhookLog>;
+  signingSecret(): Promise<string>;
+  rotateSigningSecret(): Promise<string>;
+}
+
+export const NOT_RUNNING = 'ChatBridge is not answering. Check that `chatbridge serve` (or the desktop app) is still running.';
+export const LINK_REJECTED = 'This dashboard link was not accepted. Open the newest link that `chatbridge serve` prints.';
+
+/** `onUnauthorized` runs when the server refuses the token, so the page can ask for a new link. */
+export function createApi(token: string, onUnauthorized: () => void, fetchFn: typeof fetch = fetch): AdminApi {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetchFn(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      throw new ApiError(0, 'NETWORK', NOT_RUNNING);
+    }
+    const text = await res.text();
+    const parsed: unknown = text ? safeJson(text) : undefined;
+    if (res.ok) return parsed as T;
+    if (res.status === 401) onUnauthorized();
+    throw toError(res.status, parsed);
+  }
+
+  return {
+    state: () => call('GET', '/admin/v1/state'),
+    updateSettings: (patch) => call('PATCH', '/admin/v1/settings', patch),
+    updateAgent: (id, patch) => call('PATCH', `/admin/v1/agents/${encodeURIComponent(id)}`, patch),
+    keys: () => call('GET', '/admin/v1/keys'),
+    createKey: (input) => call('POST', '/admin/v1/keys', input),
+    revokeKey: (id) => call('DELETE', `/admin/v1/keys/${encodeURIComponent(id)}`),
+    jobs: async (limit) => (await call<Static<typeof JobList>>('GET', `/admin/v1/jobs?limit=${limit}`)).jobs,
+    job: (id) => call('GET', `/admin/v1/jobs/${encodeURIComponent(id)}`),
+    cancel: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/cancel`),
+    redeliver: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/webhook/redeliver`),
+    signingSecret: async () => (await call<Static<typeof SigningSecretView>>('GET', '/admin/v1/webhooks/secret')).secret,
+    rotateSigningSecret: async () => (await call<Static<typeof SigningSecretView>>('POST', '/admin/v1/webhooks/secret/rotate')).secret,
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toError(status: number, body: unknown): ApiError {
+  const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+  if (status === 401) return new ApiError(status, 'UNAUTHORIZED', LINK_REJECTED);
+  if (error?.message) return new ApiError(status, error.code ?? 'ERROR', error.message);
+  return new ApiError(status, 'ERROR', `ChatBridge answered with an unexpected error (HTTP ${status}). Try again; if it keeps happening, restart ChatBridge.`);
+}
+
+/** The words to show for anything an action threw. */
+export function plainMessage(error: unknown): string {
+  return error instanceof ApiError ? error.message : 'Something went wrong in the page. Reload it and try again.';
+}

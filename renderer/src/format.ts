@@ -1,0 +1,39 @@
+const NAMES: Record<string, string> = {
+  chatgpt: 'ChatGPT',
+  claude: 'Claude',
+  gemini: 'Gemini',
+  deepseek: 'DeepSeek',
+  qwen: 'Qwen',
+  perplexity: 'Perplexity',
+};
+
+export const providerName = (provider: string | null) => (provider ? (NAMES[provider] ?? provider) : 'any provider');
+
+/** "14:05" today, "3 Mar 14:05" on another day. */
+export function clockTime(iso: string, now = Date.now()): string {
+  const date = new Date(iso);
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (new Date(now).toDateString() === date.toDateString()) return time;
+  return `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`;
+}
+
+/** "in 12 min", "3 min ago", "just now". */
+export function relative(iso: string, now = Date.now()): string {
+  const ms = Date.parse(iso) - now;
+  const abs = Math.abs(ms);
+  if (abs < 5_000) return 'just now';
+  const text = duration(abs, false);
+  return ms > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** 850 ms, 12 s, 4 min, 2 h 5 min. */
+export function duration(ms: number, precise = true): string {
+  if (ms < 1_000) return precise ? `${ms} ms` : '1 s';
+  const s = Math.round(ms / 1_000);
+  if (s < 60) return precise && ms < 10_000 ? `${(ms / 1_000).toFixed(1)} s` : `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+export const isActive = (status: string) => status === 'queued' || status === 'dispatched';

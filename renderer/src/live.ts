@@ -1,0 +1,49 @@
+import type { AdminApi, AdminState, JobSummary } from './api.js';
+import { streamEvents } from './events.js';
+import { JOB_LIMIT, useDashboard } from './store.js';
+
+/**
+ * Feeds the store from the event stream. After every (re)connect the job list is read
+ * again, since changes made while the stream was down were never sent; job events that
+ * arrive while that read is in flight are applied on top of it, as they are newer.
+ */
+export function startLive(token: string, api: AdminApi, onUnauthorized: () => void, fetchFn: typeof fetch = fetch): () => void {
+  const store = useDashboard.getState();
+  let pending: JobSummary[] | null = null;
+
+  const reloadJobs = () => {
+    const buffered: JobSummary[] = [];
+    pending = buffered;
+    api.jobs(JOB_LIMIT).then(
+      (jobs) => {
+        if (pending !== buffered) return;
+        pending = null;
+        store.setJobs(jobs);
+        for (const job of buffered) store.upsertJob(job);
+      },
+      () => {
+        if (pending === buffered) pending = null;
+      },
+    );
+  };
+
+  return streamEvents(
+    token,
+    {
+      onOpen() {
+        store.setConnection('live');
+        reloadJobs();
+      },
+      onEvent(name, data) {
+        if (name === 'state') store.setAdmin(data as AdminState);
+        if (name === 'job') {
+          pending?.push(data as JobSummary);
+          store.upsertJob(data as JobSummary);
+        }
+      },
+      onDown: (retryInMs) => store.setConnection('reconnecting', retryInMs),
+      onUnauthorized,
+    },
+    fetchFn,
+  );
+}

@@ -1,0 +1,206 @@
+import { useEffect, useState } from 'react';
+import type { AdminApi, JobDetail as Detail, WebhookLog } from '../api.js';
+import { plainMessage } from '../api.js';
+import { JobStatus } from '../components/Badge.js';
+import { ConfirmButton } from '../components/ConfirmButton.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { Problem } from '../components/Problem.js';
+import { clockTime, duration, isActive, providerName } from '../format.js';
+import { useAction } from '../hooks.js';
+import { href } from '../route.js';
+import { useDashboard } from '../store.js';
+
+export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
+  const [detail, setDetail] = useState<Detail | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  // Reload whenever the live feed reports a change of this job.
+  const summary = useDashboard((s) => s.jobs.find((j) => j.id === id));
+  const version = summary ? `${summary.status}/${summary.attempts}` : '';
+  useEffect(() => {
+    let current = true;
+    api.job(id).then(
+      (d) => current && setDetail(d),
+      (e: unknown) => current && setLoadError(plainMessage(e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, id, version]);
+  const cancel = useAction(() => api.cancel(id).then(setDetail));
+
+  return (
+    <>
+      <p>
+        <a href={href('jobs')}>← All jobs</a>
+      </p>
+      <Problem message={loadError} />
+      {detail && (
+        <>
+          <div className="detail-head">
+            <JobStatus status={detail.job.status} />
+            <code>{detail.job.id}</code>
+            <span className="muted">
+              {detail.job.agent_name ? `${detail.job.agent_name} · ` : ''}
+              {providerName(detail.job.provider)}
+            </span>
+            {isActive(detail.job.status) && (
+              <ConfirmButton
+                label="Cancel job"
+                confirmLabel="Cancel it"
+                question="A caller waiting for the answer gets status 499."
+                busy={cancel.busy}
+                onConfirm={() => void cancel.run()}
+              />
+            )}
+          </div>
+          <Problem message={cancel.error} />
+          <Body detail={detail} />
+          <Timings detail={detail} />
+          <Attempts detail={detail} />
+          <Webhook id={id} log={detail.webhook} final={!isActive(detail.job.status)} api={api} />
+        </>
+      )}
+    </>
+  );
+}
+
+function Body({ detail }: { detail: Detail }) {
+  const { job } = detail;
+  return (
+    <div className="two-col">
+      <section aria-labelledby="prompt-title">
+        <h2 id="prompt-title">Prompt</h2>
+        <pre className="text-block">{detail.prompt || (job.content_pruned_at ? 'Removed after the retention period.' : '')}</pre>
+      </section>
+      <section aria-labelledby="answer-title">
+        <h2 id="answer-title">Answer</h2>
+        {job.response !== null ? (
+          <>
+            <pre className="text-block">{job.response}</pre>
+            <CopyButton text={job.response} label="Copy answer" />
+          </>
+        ) : job.error ? (
+          <p className="problem">
+            {job.error.message} <code className="muted">{job.error.code}</code>
+          </p>
+        ) : (
+          <p className="note">{job.status === 'queued' ? `Waiting in the queue${job.queue_position ? ` (position ${job.queue_position})` : ''}.` : 'No answer yet: an agent is working on it.'}</p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Timings({ detail }: { detail: Detail }) {
+  const { job } = detail;
+  const rows: [string, string][] = [
+    ['Sent', clockTime(job.created_at)],
+    ['Waited in queue', job.queue_ms === null ? 'not started yet' : duration(job.queue_ms)],
+    ['Running time', duration(job.run_ms)],
+    ['Finished', job.finished_at ? clockTime(job.finished_at) : '—'],
+  ];
+  if (job.conversation_ref) rows.push(['Conversation', job.conversation_ref]);
+  if (Object.keys(job.metadata).length) rows.push(['Metadata', JSON.stringify(job.metadata)]);
+  return (
+    <section aria-labelledby="timings-title">
+      <h2 id="timings-title">Timings</h2>
+      <dl className="facts">
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function Attempts({ detail }: { detail: Detail }) {
+  const agents = useDashboard((s) => s.admin?.agents);
+  const nameOf = (id: string) => agents?.find((a) => a.id === id)?.name ?? id;
+  return (
+    <section aria-labelledby="attempts-title">
+      <h2 id="attempts-title">Attempts</h2>
+      {detail.attempts.length === 0 ? (
+        <p className="note">Not tried yet.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Started</th>
+              <th scope="col">Took</th>
+              <th scope="col">Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.attempts.map((a) => (
+              <tr key={a.attempt}>
+                <td>{a.attempt}</td>
+                <td>{nameOf(a.agent_id)}</td>
+                <td>{clockTime(a.started_at)}</td>
+                <td>{a.ended_at ? duration(Date.parse(a.ended_at) - Date.parse(a.started_at)) : 'running'}</td>
+                <td>{a.outcome ? `${a.outcome}${a.error_code ? ` (${a.error_code})` : ''}` : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function Webhook({ id, log, final, api }: { id: string; log: WebhookLog | null; final: boolean; api: AdminApi }) {
+  const [current, setCurrent] = useState(log);
+  useEffect(() => setCurrent(log), [log]);
+  const redeliver = useAction(() => api.redeliver(id).then(setCurrent));
+  return (
+    <section aria-labelledby="webhook-title">
+      <h2 id="webhook-title">Webhook</h2>
+      {!current ? (
+        <p className="note">{final ? 'This job was sent without a callback_url, so no webhook goes out for it.' : 'Nothing sent yet: a webhook goes out once the job is finished, if it has a callback_url.'}</p>
+      ) : (
+        <div className="card stack">
+          <p>
+            To <code>{current.url}</code>: <strong>{current.state}</strong>
+            {current.next_attempt_at && ` · next try at ${clockTime(current.next_attempt_at)}`}
+          </p>
+          {current.attempts.length > 0 && (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Round</th>
+                  <th scope="col">Try</th>
+                  <th scope="col">At</th>
+                  <th scope="col">Took</th>
+                  <th scope="col">Result</th>
+                </tr>
+              </thead>
+              <tbody>
+                {current.attempts.map((a) => (
+                  <tr key={`${a.round}-${a.attempt}`}>
+                    <td>{a.round}</td>
+                    <td>{a.attempt}</td>
+                    <td>{clockTime(a.started_at)}</td>
+                    <td>{duration(a.duration_ms)}</td>
+                    <td>{a.status_code !== null ? `HTTP ${a.status_code}` : (a.error ?? '—')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {final && (
+            <div>
+              <button type="button" disabled={redeliver.busy} onClick={() => redeliver.run()}>
+                Send webhook again
+              </button>
+            </div>
+          )}
+          <Problem message={redeliver.error} />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import type { AdminState, JobSummary } from '../api.js';
+import { JobStatus } from '../components/Badge.js';
+import { EmptyState } from '../components/EmptyState.js';
+import { Meter } from '../components/Meter.js';
+import { NoAgents } from '../components/NoAgents.js';
+import { clockTime, providerName, relative } from '../format.js';
+import { useNow } from '../hooks.js';
+import { href } from '../route.js';
+import { useDashboard } from '../store.js';
+
+export function Overview({ admin }: { admin: AdminState }) {
+  const jobs = useDashboard((s) => s.jobs);
+  const now = useNow(5_000);
+  const { status } = admin;
+  const running = jobs.filter((j) => j.status === 'dispatched');
+  const providers = Object.entries(status.providers).filter(([, p]) => p.agents_total > 0);
+
+  return (
+    <>
+      <div className="tiles">
+        <Tile label="Agents ready" value={`${status.agents.idle} of ${status.agents.total}`} note={`${status.agents.busy} busy`} />
+        <Tile
+          label="Queued"
+          value={String(status.queue.depth)}
+          note={status.queue.oldest_queued_at ? `oldest sent ${relative(status.queue.oldest_queued_at, now)}` : 'nothing waiting'}
+        />
+        <Tile label="Running now" value={String(running.length)} note={running.length ? 'see below' : 'no job running'} />
+        <Tile
+          label="This hour"
+          value={String(status.global.used_this_hour)}
+          note={status.global.rate_limit_per_hour === null ? 'no overall cap' : `overall cap ${status.global.rate_limit_per_hour}`}
+        />
+      </div>
+
+      <section aria-labelledby="providers-title">
+        <h2 id="providers-title">Providers</h2>
+        {providers.length === 0 ? (
+          <NoAgents />
+        ) : (
+          <div className="cards">
+            {providers.map(([provider, p]) => (
+              <article className="card" key={provider} aria-label={providerName(provider)}>
+                <h3>{providerName(provider)}</h3>
+                <p className="big">
+                  {p.agents_idle} <span className="of">idle of {p.agents_total}</span>
+                </p>
+                <Meter used={p.used_this_hour} cap={p.rate_limit_per_hour} nextSlotAt={p.next_slot_at} />
+              </article>
+            ))}
+          </div>
+        )}
+        {status.global.next_slot_at && (
+          <p className="note">The overall hourly cap is reached; the next job can start at {clockTime(status.global.next_slot_at)}.</p>
+        )}
+      </section>
+
+      <section aria-labelledby="running-title">
+        <h2 id="running-title">Running now</h2>
+        {running.length === 0 ? (
+          <EmptyState title="No job is running">
+            <p>
+              Send a prompt with <code>POST /v1/completions</code> using an API key (create one on the <a href={href('keys')}>API keys</a> page); it
+              shows up here while an agent works on it.
+            </p>
+          </EmptyState>
+        ) : (
+          <ul className="rows">
+            {running.map((job) => (
+              <RunningJob key={job.id} job={job} now={now} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Tile({ label, value, note }: { label: string; value: string; note: string }) {
+  return (
+    <div className="tile">
+      <div className="tile-label">{label}</div>
+      <div className="tile-value">{value}</div>
+      <div className="tile-note">{note}</div>
+    </div>
+  );
+}
+
+function RunningJob({ job, now }: { job: JobSummary; now: number }) {
+  return (
+    <li>
+      <a className="row-link" href={href('jobs', job.id)}>
+        <JobStatus status={job.status} />
+        <span className="row-main">{job.prompt_excerpt}</span>
+        <span className="row-meta">
+          {job.agent_name ?? providerName(job.provider)} · sent {relative(job.created_at, now)}
+        </span>
+      </a>
+    </li>
+  );
+}

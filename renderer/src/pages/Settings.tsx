@@ -1,0 +1,59 @@
+import type { AdminState } from '../api.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { forgetToken } from '../token.js';
+
+export function Settings({ admin }: { admin: AdminState }) {
+  const baseUrl = admin.status.devices[0]?.base_url ?? window.location.origin;
+  const port = new URL(baseUrl).port;
+  return (
+    <>
+      <section aria-labelledby="server-title">
+        <h2 id="server-title">This ChatBridge</h2>
+        <dl className="facts card">
+          <div>
+            <dt>API address</dt>
+            <dd>
+              <code>{baseUrl}/v1</code> <CopyButton text={`${baseUrl}/v1`} />
+            </dd>
+          </div>
+          <div>
+            <dt>Port</dt>
+            <dd>
+              {port} <span className="muted">(change it by starting ChatBridge with <code>--port</code>)</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Data folder</dt>
+            <dd>
+              <code>{admin.data_dir}</code> <span className="muted">(jobs, keys and settings; <code>--data-dir</code> picks another)</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Version</dt>
+            <dd>{admin.version}</dd>
+          </div>
+        </dl>
+      </section>
+      <section aria-labelledby="logs-title">
+        <h2 id="logs-title">Logs</h2>
+        <p className="note">
+          The dashboard has no log view yet, because ChatBridge does not offer its log over the API. Run <code>chatbridge serve</code> in a
+          terminal to see what it reports.
+        </p>
+      </section>
+      <section aria-labelledby="link-title">
+        <h2 id="link-title">This dashboard link</h2>
+        <p className="note">The link's token is kept for this browser tab only. On a shared computer, forget it when you are done.</p>
+        <button
+          type="button"
+          onClick={() => {
+            forgetToken();
+            window.location.reload();
+          }}
+        >
+          Forget the link in this tab
+        </button>
+      </section>
+    </>
+  );
+}

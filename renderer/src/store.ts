@@ -1,0 +1,45 @@
+import { create } from 'zustand';
+import type { AdminApi, AdminState, AgentView, JobSummary } from './api.js';
+
+export type Connection = 'connecting' | 'live' | 'reconnecting';
+
+/** How many recent jobs the page keeps; the Jobs page shows them all. */
+export const JOB_LIMIT = 100;
+
+export interface DashboardState {
+  api: AdminApi | null;
+  /** The last `state` event: agents, settings, status. Null until the first one arrives. */
+  admin: AdminState | null;
+  /** Recent jobs, newest first, kept current by `job` events. */
+  jobs: JobSummary[];
+  connection: Connection;
+  retryInMs: number;
+  /** The server refused the token: the page asks for a fresh link. */
+  rejected: boolean;
+  setAdmin(admin: AdminState): void;
+  /** An agent as a PATCH returned it, shown before the stream's next state event. */
+  putAgent(agent: AgentView): void;
+  setJobs(jobs: JobSummary[]): void;
+  upsertJob(job: JobSummary): void;
+  setConnection(connection: Connection, retryInMs?: number): void;
+  reject(): void;
+}
+
+const newestFirst = (a: JobSummary, b: JobSummary) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id);
+
+export const useDashboard = create<DashboardState>()((set) => ({
+  api: null,
+  admin: null,
+  jobs: [],
+  connection: 'connecting',
+  retryInMs: 0,
+  rejected: false,
+  setAdmin: (admin) => set({ admin }),
+  putAgent: (agent) =>
+    set((s) => (s.admin ? { admin: { ...s.admin, agents: s.admin.agents.map((a) => (a.id === agent.id ? agent : a)) } } : {})),
+  setJobs: (jobs) => set({ jobs: [...jobs].sort(newestFirst).slice(0, JOB_LIMIT) }),
+  upsertJob: (job) =>
+    set((s) => ({ jobs: [job, ...s.jobs.filter((j) => j.id !== job.id)].sort(newestFirst).slice(0, JOB_LIMIT) })),
+  setConnection: (connection, retryInMs = 0) => set({ connection, retryInMs }),
+  reject: () => set({ rejected: true }),
+}));

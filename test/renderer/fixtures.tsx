@@ -1,0 +1,125 @@
+import { cleanup, render } from '@testing-library/react';
+import { afterEach, vi, type Mock } from 'vitest';
+import { App } from '../../renderer/src/App.js';
+import type { AdminApi, AdminState, AgentView, JobDetail, JobSummary } from '../../renderer/src/api.js';
+import { useDashboard } from '../../renderer/src/store.js';
+
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+  window.sessionStorage.clear();
+});
+
+const NOW = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const PROVIDERS = ['chatgpt', 'claude', 'gemini', 'deepseek', 'qwen', 'perplexity'];
+const usage = { rate_limit_per_hour: null, used_this_hour: 0, next_slot_at: null };
+
+export function agent(over: Partial<AgentView> = {}): AgentView {
+  return {
+    id: 'agt_1',
+    name: 'chatgpt-1',
+    provider: 'chatgpt',
+    state: 'idle',
+    detail: null,
+    enabled: true,
+    position: 1,
+    cap_per_hour: null,
+    used_this_hour: 0,
+    next_slot_at: null,
+    cooldown_until: null,
+    created_at: NOW,
+    ...over,
+  };
+}
+
+/** The state the server would report for these agents. */
+export function adminState(agents: AgentView[] = [], over: Partial<AdminState['settings']> = {}): AdminState {
+  const providers = Object.fromEntries(
+    PROVIDERS.map((p) => {
+      const mine = agents.filter((a) => a.provider === p);
+      return [p, { agents_idle: mine.filter((a) => a.state === 'idle').length, agents_total: mine.length, ...usage }];
+    }),
+  );
+  return {
+    version: '0.1.0',
+    data_dir: '/home/me/.chatbridge',
+    settings: { paused: false, rotation: 'round_robin', global_cap: null, provider_caps: Object.fromEntries(PROVIDERS.map((p) => [p, null])), ...over },
+    agents,
+    status: {
+      providers,
+      queue: { depth: 0, oldest_queued_at: null },
+      agents: { idle: agents.filter((a) => a.state === 'idle').length, busy: agents.filter((a) => a.state === 'busy').length, total: agents.length },
+      devices: [{ base_url: 'http://127.0.0.1:4555', online: true, paused: false, agents: [] }],
+      global: { ...usage },
+      rotation: 'round_robin',
+    },
+  };
+}
+
+export function job(over: Partial<JobSummary> = {}): JobSummary {
+  return {
+    id: 'job_1',
+    status: 'succeeded',
+    provider: 'chatgpt',
+    agent_id: 'agt_1',
+    agent_name: 'chatgpt-1',
+    attempts: 1,
+    prompt_excerpt: 'Say hello',
+    created_at: NOW,
+    finished_at: NOW,
+    error: null,
+    ...over,
+  };
+}
+
+export function jobDetail(summary: JobSummary, over: Partial<JobDetail> = {}): JobDetail {
+  return {
+    job: {
+      id: summary.id,
+      status: summary.status as JobDetail['job']['status'],
+      response: summary.status === 'succeeded' ? 'Hello!' : null,
+      provider: summary.provider,
+      agent_id: summary.agent_id,
+      agent_name: summary.agent_name,
+      conversation_ref: null,
+      attempts: summary.attempts,
+      queue_ms: 12,
+      run_ms: 1_500,
+      created_at: summary.created_at,
+      content_pruned_at: null,
+      error: summary.error,
+      metadata: {},
+    },
+    prompt: summary.prompt_excerpt,
+    attempts: [],
+    webhook: null,
+    ...over,
+  };
+}
+
+export type FakeApi = { [K in keyof AdminApi]: Mock<AdminApi[K]> };
+
+/** Every call resolves to something harmless unless a test says otherwise. */
+export function fakeApi(state: AdminState): FakeApi {
+  return {
+    state: vi.fn(async () => state),
+    updateSettings: vi.fn(async () => state),
+    updateAgent: vi.fn(async (id: string) => state.agents.find((a) => a.id === id)!),
+    keys: vi.fn(async () => []),
+    createKey: vi.fn(),
+    revokeKey: vi.fn(),
+    jobs: vi.fn(async () => []),
+    job: vi.fn(),
+    cancel: vi.fn(),
+    redeliver: vi.fn(),
+    signingSecret: vi.fn(async () => 'whsec_current'),
+    rotateSigningSecret: vi.fn(async () => 'whsec_next'),
+  };
+}
+
+/** The whole app on one page, with the store as the event stream would have filled it. */
+export function renderPage(hash: string, admin: AdminState, jobs: JobSummary[] = [], api = fakeApi(admin)) {
+  window.location.hash = hash;
+  useDashboard.setState({ api, admin, jobs, connection: 'live', retryInMs: 0, rejected: false });
+  return { api, ...render(<App />) };
+}

@@ -1,0 +1,66 @@
+// @vitest-environment happy-dom
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { adminState, fakeApi, job, jobDetail, renderPage } from './fixtures.js';
+
+describe('Jobs', () => {
+  it('explains how a first job is sent', () => {
+    renderPage('#/jobs', adminState());
+    expect(screen.getByText('No jobs yet')).toBeTruthy();
+    expect(screen.getByText(/\/v1\/completions/, { selector: 'pre' })).toBeTruthy();
+  });
+
+  it('lists recent jobs with their errors, and filters them', () => {
+    renderPage('#/jobs', adminState(), [
+      job({ id: 'job_2', status: 'failed', prompt_excerpt: 'Broken', error: { code: 'PROVIDER_ERROR', message: 'The provider showed an error.' } }),
+      job({ id: 'job_1', prompt_excerpt: 'Fine' }),
+    ]);
+    expect(screen.getByText('The provider showed an error.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Failed, cancelled or expired' }));
+    expect(screen.queryByText('Fine')).toBeNull();
+    expect(screen.getByRole('link', { name: 'Broken' }).getAttribute('href')).toBe('#/jobs/job_2');
+  });
+
+  it('shows a job whole: prompt, answer, attempts, timings and webhook log; redelivers', async () => {
+    const summary = job({ id: 'job_9', prompt_excerpt: 'What is 2+2?' });
+    const api = fakeApi(adminState());
+    const detail = jobDetail(summary, {
+      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null }],
+      webhook: {
+        url: 'https://example.test/hook',
+        state: 'failed',
+        round: 1,
+        next_attempt_at: null,
+        attempts: [{ attempt: 1, round: 1, started_at: summary.created_at, duration_ms: 40, status_code: 500, error: null }],
+      },
+    });
+    api.job.mockResolvedValue(detail);
+    api.redeliver.mockResolvedValue({ ...detail.webhook!, state: 'pending', round: 2 });
+    renderPage('#/jobs/job_9', adminState(), [summary], api);
+
+    expect(await screen.findByText('Hello!')).toBeTruthy();
+    expect(screen.getByText('What is 2+2?')).toBeTruthy();
+    expect(screen.getByText('1.5 s')).toBeTruthy();
+    expect(screen.getByText('HTTP 500')).toBeTruthy();
+    expect(screen.getByText('https://example.test/hook')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Send webhook again' }));
+    await waitFor(() => expect(api.redeliver).toHaveBeenCalledWith('job_9'));
+    expect(await screen.findByText('pending')).toBeTruthy();
+  });
+
+  it('cancels a running job through the API after warning about the waiting caller', async () => {
+    const summary = job({ id: 'job_5', status: 'dispatched', finished_at: undefined });
+    const api = fakeApi(adminState());
+    api.job.mockResolvedValue(jobDetail(summary));
+    api.cancel.mockResolvedValue(jobDetail({ ...summary, status: 'cancelled' }));
+    renderPage('#/jobs/job_5', adminState(), [summary], api);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancel job' }));
+    expect(screen.getByText(/gets status 499/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel it' }));
+    await waitFor(() => expect(api.cancel).toHaveBeenCalledWith('job_5'));
+    expect(await screen.findByText('cancelled')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
+  });
+});

@@ -1,0 +1,40 @@
+// @vitest-environment happy-dom
+import { act, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { useDashboard } from '../../renderer/src/store.js';
+import { adminState, agent, job, renderPage } from './fixtures.js';
+
+describe('Overview', () => {
+  it('tells a newcomer how to add an agent and send a first job', () => {
+    renderPage('#/overview', adminState());
+    expect(screen.getByRole('heading', { level: 1, name: 'Overview' })).toBeTruthy();
+    expect(screen.getByText('No agents yet')).toBeTruthy();
+    expect(screen.getByText(/chatbridge serve --simulate/)).toBeTruthy();
+    expect(screen.getByText('No job is running')).toBeTruthy();
+  });
+
+  it('shows each provider with idle agents, usage against its cap and when the next slot frees', () => {
+    const state = adminState([agent(), agent({ id: 'agt_2', name: 'claude-1', provider: 'claude', state: 'busy' })]);
+    const slot = new Date(Date.now() + 600_000).toISOString();
+    state.status.providers.claude = { agents_idle: 0, agents_total: 1, rate_limit_per_hour: 2, used_this_hour: 2, next_slot_at: slot };
+    state.status.queue = { depth: 3, oldest_queued_at: new Date(Date.now() - 120_000).toISOString() };
+    renderPage('#/overview', state, [job({ id: 'job_run', status: 'dispatched', agent_name: 'claude-1', prompt_excerpt: 'Write a poem' })]);
+
+    const claude = screen.getByRole('article', { name: 'Claude' });
+    expect(within(claude).getByText('idle of 1').parentElement!.textContent).toBe('0 idle of 1');
+    expect(within(claude).getByText(/2 of 2 this hour/).textContent).toMatch(/next slot frees at/);
+    expect(screen.getByRole('article', { name: 'ChatGPT' })).toBeTruthy();
+    expect(screen.queryByRole('article', { name: 'Gemini' })).toBeNull();
+    expect(screen.getByText('oldest sent 2 min ago')).toBeTruthy();
+    expect(screen.getByRole('link', { name: /Write a poem/ }).getAttribute('href')).toBe('#/jobs/job_run');
+  });
+
+  it('follows the live feed without a reload', () => {
+    renderPage('#/overview', adminState([agent()]));
+    expect(screen.getByText('No job is running')).toBeTruthy();
+    act(() => useDashboard.getState().upsertJob(job({ id: 'job_live', status: 'dispatched', prompt_excerpt: 'Live one' })));
+    expect(screen.getByRole('link', { name: /Live one/ })).toBeTruthy();
+    act(() => useDashboard.getState().upsertJob(job({ id: 'job_live', status: 'succeeded', prompt_excerpt: 'Live one' })));
+    expect(screen.getByText('No job is running')).toBeTruthy();
+  });
+});
