@@ -1,5 +1,6 @@
 import { VERSION } from '../core/package-root.js';
 import { DataDirError } from '../queue/db.js';
+import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
 import { UsageError } from './args.js';
@@ -29,10 +30,13 @@ export async function main(argv: string[]): Promise<void> {
     switch (command) {
       case 'serve':
         return await serve(args);
-      case 'start':
-        // The Electron shell arrives with the desktop app; until then start serves headless.
-        process.stdout.write('Electron runtime unavailable: serving headless instead.\n');
+      case 'start': {
+        // The desktop app where Electron can run; otherwise the same service, headless.
+        const runtime = findDesktopRuntime();
+        if (runtime.ok) return await runDesktop(runtime.binary, args);
+        process.stdout.write(`Electron runtime unavailable (${runtime.reason}): serving headless instead.\n`);
         return await serve(args);
+      }
       case 'keys':
         return keys(args);
       case 'caps':

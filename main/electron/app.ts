@@ -1,0 +1,202 @@
+/**
+ * The desktop app's main process: one instance, the service, the agents in WebContentsViews
+ * (or Chrome, per agent), the tray, the dashboard window and its IPC. Wiring only: the
+ * decisions live in the plain modules beside it, tested without Electron.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ChromiumHost } from '../../agents/browser/chromium-host.js';
+import { findBrowser } from '../../agents/browser/find-browser.js';
+import { PROVIDER_SITES } from '../../agents/providers/index.js';
+import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
+import { DEFAULT_PORT } from '../cli/args.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
+import { adminToken } from '../core/runtime-files.js';
+import { Service } from '../service.js';
+import { dashboardHandler } from './dashboard-protocol.js';
+import { electronModule, type BrowserWindow } from './electron-api.js';
+import { HostChoices, HostRouter } from './host-choice.js';
+import { CHANNELS, ipcRouter, type Handlers } from './ipc-contract.js';
+import { HIDDEN_FLAG, xdgAutostart, type LoginItem } from './login-item.js';
+import { Pairing, pairingPage, type LoginWindow } from './pairing.js';
+import { APP_SCHEME, dashboardPreferences, DASHBOARD_URL, isDashboardUrl } from './security.js';
+import { startTray } from './tray.js';
+import type { TrayAction } from './tray-model.js';
+import { ViewHost } from './view-host.js';
+import { ElectronViews } from './views.js';
+
+const electron = electronModule();
+const { app } = electron;
+
+// Before `ready`: the dashboard's origin is a standard, secure scheme with fetch.
+electron.protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+if (!app.requestSingleInstanceLock()) {
+  // The running instance hears 'second-instance' and shows its window.
+  app.quit();
+} else {
+  start().catch((error: unknown) => {
+    process.stderr.write(`chatbridge: ${(error as Error).message}\n`);
+    app.quit();
+  });
+}
+
+async function start(): Promise<void> {
+  // In development Electron's argv is [electron, entry, ...]; packaged it is [app, ...].
+  const { values } = parseArgs({
+    args: process.argv.slice(app.isPackaged ? 1 : 2),
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, hidden: { type: 'boolean' } },
+    strict: false,
+  });
+  const dataDir = resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined);
+  const port = typeof values.port === 'string' ? Number(values.port) : DEFAULT_PORT;
+  await app.whenReady();
+
+  // Every page of the app: no new windows; the dashboard's own page may not navigate away.
+  app.on('web-contents-created', (_event, contents) => contents.setWindowOpenHandler(() => ({ action: 'deny' })));
+  electron.session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  electron.session.defaultSession.setPermissionCheckHandler(() => false);
+
+  const service = await Service.start({ dataDir, host: '127.0.0.1', port });
+  electron.protocol.handle(APP_SCHEME, dashboardHandler(join(PACKAGE_ROOT, 'dist/renderer'), (r) => service.app.inject(r)));
+
+  const views = new ElectronViews(electron);
+  const choices = new HostChoices(dataDir);
+  const chrome = { open: (id: string) => new ChromiumHost(join(dataDir, 'profiles'), findBrowser(), false).open(id) };
+  const hosts = new HostRouter({ view: new ViewHost(views), chrome }, choices, (id) => service.pool.get(id)?.provider);
+  const runtime = new AgentRuntime(service.pool, hosts, PROVIDER_SITES);
+  void runtime.start();
+
+  const pairings = new Map<string, Pairing>();
+  /** A window onto the agent's page: its view borrowed into a window, or its Chrome window brought forward. */
+  const agentWindow = (agentId: string, title: string): LoginWindow => {
+    if (hosts.kindOf(agentId) === 'view') return views.window(agentId, title);
+    const page = runtime.agent(agentId)?.page();
+    return {
+      show: () => void page?.bringToFront(),
+      close: () => {},
+      onClosed: (listener) => page?.once('close', listener),
+    };
+  };
+  const pair = (agentId: string): void => {
+    const agent = runtime.agent(agentId);
+    const page = agent?.page();
+    const record = service.pool.get(agentId);
+    if (!agent || !page || !record) throw new Error("The agent's browser is not running yet; try again in a moment.");
+    const site = PROVIDER_SITES[record.provider];
+    const pairing = new Pairing(agent, site, pairingPage(page), agentWindow(agentId, `Log in to ${site.name} · ${record.name}`));
+    pairings.set(agentId, pairing);
+    void pairing.run().finally(() => pairings.delete(agentId));
+  };
+
+  const loginItem: LoginItem =
+    process.platform === 'linux'
+      ? xdgAutostart(process.env.APPIMAGE ?? app.getPath('exe'))
+      : {
+          enabled: () => app.getLoginItemSettings({ args: [HIDDEN_FLAG] }).openAtLogin,
+          set: (enabled) => app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_FLAG] }),
+        };
+
+  const handlers: Handlers = {
+    'agents:add': async ({ provider }) => {
+      const site = PROVIDER_SITES[provider];
+      const count = service.pool.list().filter((a) => a.provider === provider).length;
+      const record = service.pool.create(provider, `${site.name} ${count + 1}`);
+      await runtime.start();
+      pair(record.id);
+      return { agentId: record.id };
+    },
+    'agents:login': async ({ agentId }) => {
+      const running = pairings.get(agentId);
+      if (running) await running.checkNow();
+      else pair(agentId);
+      return {};
+    },
+    'agents:watch': async ({ agentId }) => {
+      const record = service.pool.get(agentId);
+      if (!record) throw new Error(`No agent ${agentId}`);
+      agentWindow(agentId, `${record.name} · ChatBridge`).show();
+      return {};
+    },
+    'agents:set-host': async ({ agentId, host }) => {
+      if (!service.pool.get(agentId)) throw new Error(`No agent ${agentId}`);
+      choices.set(agentId, host);
+      return {};
+    },
+    'desktop:state': async () => ({
+      openAtLogin: loginItem.enabled(),
+      hosts: Object.fromEntries(service.pool.list().map((a) => [a.id, hosts.kindOf(a.id)])),
+      pairing: Object.fromEntries([...pairings].map(([id, p]) => [id, p.step()])),
+    }),
+    'desktop:set-open-at-login': async ({ enabled }) => {
+      loginItem.set(enabled);
+      return {};
+    },
+  };
+  const route = ipcRouter(handlers, isDashboardUrl);
+  for (const channel of CHANNELS) {
+    electron.ipcMain.handle(channel, (event, payload) => route(channel, event.senderFrame?.url ?? '', payload));
+  }
+
+  let dashboard: BrowserWindow | null = null;
+  let quitting = false;
+  const showDashboard = () => {
+    if (!dashboard || dashboard.isDestroyed()) {
+      dashboard = new electron.BrowserWindow({
+        width: 1200,
+        height: 800,
+        show: false,
+        title: 'ChatBridge',
+        webPreferences: dashboardPreferences(join(PACKAGE_ROOT, 'dist/preload/index.cjs')),
+      });
+      dashboard.webContents.on('will-navigate', (event) => event.preventDefault());
+      // Closing the window keeps the service and agents running in the tray.
+      dashboard.on('close', (event) => {
+        if (quitting) return;
+        event.preventDefault();
+        dashboard?.hide();
+      });
+      // The page takes the admin token from the fragment, which never leaves the app.
+      void dashboard.loadURL(`${DASHBOARD_URL}#token=${encodeURIComponent(adminToken(dataDir))}`);
+    }
+    if (dashboard.isMinimized()) dashboard.restore();
+    dashboard.show();
+    dashboard.focus();
+  };
+
+  const act = (action: TrayAction) => {
+    if (action === 'dashboard') return showDashboard();
+    if (action === 'quit') return app.quit();
+    service.settings.setPaused(action === 'pause');
+    service.scheduler.wake();
+    trayControl.refresh();
+  };
+  const trayControl = startTray(
+    electron,
+    join(PACKAGE_ROOT, 'build/tray'),
+    () => ({
+      agents: service.pool.list().map((a) => service.pool.state(a.id)),
+      queueDepth: service.store.queuedCount(),
+      paused: service.settings.get().paused,
+    }),
+    act,
+  );
+  // These listeners keep the Tray referenced for the app's life: a collected Tray disappears.
+  service.pool.onChange(() => trayControl.refresh());
+  // The queue and `chatbridge pause` change without an in-process event: a cheap look every 2 s.
+  setInterval(() => trayControl.refresh(), 2_000).unref();
+
+  app.on('second-instance', showDashboard);
+  app.on('window-all-closed', () => {
+    // Stay in the tray.
+  });
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    // Running jobs go back to the queue; then quit for real.
+    void service.stop().finally(() => app.quit());
+  });
+  if (!values.hidden) showDashboard();
+}

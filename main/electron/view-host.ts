@@ -1,0 +1,60 @@
+import { chromium, type Browser } from 'playwright-core';
+import type { BrowserHost, BrowserSession } from '../../agents/browser/browser-host.js';
+import { installPageHelpers } from '../../agents/providers/page-helpers.js';
+import { DebuggerTransport, type PageDebugger } from './cdp-transport.js';
+
+/** One agent's WebContentsView, loaded (so the debugger answers) and with its debugger attached. */
+export interface AgentView {
+  debugger: PageDebugger;
+  /** The embedded Chromium's own product and user agent, for `Browser.getVersion`. */
+  version: { product: string; userAgent: string };
+  /** The view's page crashed or was destroyed. */
+  onGone(listener: () => void): void;
+  destroy(): void;
+}
+
+/** Makes agent views; the Electron side (views.ts) creates them in `persist:agent-<id>`. */
+export interface AgentViews {
+  create(agentId: string): Promise<AgentView>;
+}
+
+/**
+ * The desktop's browser host: each agent's page is a WebContentsView of the app, driven by
+ * Playwright through the view's debugger (cdp-transport.ts), so no debugging port exists.
+ */
+export class ViewHost implements BrowserHost {
+  constructor(private readonly views: AgentViews) {}
+
+  async open(agentId: string): Promise<BrowserSession> {
+    const view = await this.views.create(agentId);
+    let browser: Browser;
+    try {
+      browser = await chromium.connectOverCDP(new DebuggerTransport(view.debugger, view.version));
+    } catch (error) {
+      view.destroy();
+      throw error;
+    }
+    const context = browser.contexts()[0]!;
+    await context.addInitScript(installPageHelpers);
+    const page = context.pages()[0] ?? (await context.waitForEvent('page'));
+    const lost: (() => void)[] = [];
+    let closing = false;
+    const fire = () => {
+      if (closing) return;
+      closing = true;
+      for (const l of lost.splice(0)) l();
+    };
+    view.onGone(fire);
+    browser.on('disconnected', fire);
+    page.on('crash', fire);
+    return {
+      page,
+      onLost: (listener) => lost.push(listener),
+      close: async () => {
+        closing = true;
+        await browser.close().catch(() => {});
+        view.destroy();
+      },
+    };
+  }
+}

@@ -1,0 +1,59 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { installPageHelpers } from '../../agents/providers/page-helpers.js';
+import { DebuggerTransport } from '../../main/electron/cdp-transport.js';
+import { startChromiumPage, type ChromiumPage } from './chromium-page-debugger.js';
+
+const VERSION = { product: 'Chrome/140.0.0.0', userAgent: 'Mozilla/5.0 Chrome/140.0.0.0' };
+
+describe('DebuggerTransport: Playwright through a page debugger, no debugging port', () => {
+  let chromiumPage: ChromiumPage | undefined;
+  let server: Server | undefined;
+  afterEach(async () => {
+    await chromiumPage?.stop();
+    server?.close();
+    chromiumPage = undefined;
+    server = undefined;
+  });
+
+  async function site(): Promise<string> {
+    server = createServer((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(req.url === '/next' ? '<title>Next</title><p id="where">next page</p>' : '<title>Home</title><textarea id="composer"></textarea>');
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('gives Playwright the page: navigation, init scripts, typing, evaluation', async () => {
+    chromiumPage = await startChromiumPage();
+    const url = await site();
+    const browser = await chromium.connectOverCDP(new DebuggerTransport(chromiumPage.debugger, VERSION));
+    const [context] = browser.contexts();
+    const page = context!.pages()[0] ?? (await context!.waitForEvent('page'));
+    // What every agent page gets: the helpers are there before the site's own scripts run.
+    await context!.addInitScript(installPageHelpers);
+    await page.goto(url);
+    expect(await page.title()).toBe('Home');
+    expect(await page.evaluate(() => typeof window.__chatbridge?.find)).toBe('function');
+    await page.locator('#composer').fill('hello from the agent');
+    expect(await page.locator('#composer').inputValue()).toBe('hello from the agent');
+    await page.goto(`${url}/next`);
+    await expect.poll(() => page.locator('#where').textContent()).toBe('next page');
+    expect(page.url()).toBe(`${url}/next`);
+    await browser.close();
+  });
+
+  it('refuses what only the app may do (new pages), and says when the page goes away', async () => {
+    chromiumPage = await startChromiumPage();
+    const browser = await chromium.connectOverCDP(new DebuggerTransport(chromiumPage.debugger, VERSION));
+    const [context] = browser.contexts();
+    await expect(context!.newPage()).rejects.toThrow(/not available on an embedded agent view/);
+    const disconnected = new Promise((r) => browser.once('disconnected', r));
+    await chromiumPage.closePage();
+    await disconnected;
+    expect(browser.isConnected()).toBe(false);
+  });
+});
