@@ -15,3 +15,23 @@ export interface BrowserSession {
 export interface BrowserHost {
   open(agentId: string): Promise<BrowserSession>;
 }
+
+/**
+ * Tells listeners once that a session was lost (browser gone, page crashed), unless the
+ * session was closed on purpose first: the shared bookkeeping of every host.
+ */
+export function sessionLoss(): { fire(): void; onLost(listener: () => void): void; silence(): void } {
+  const listeners: (() => void)[] = [];
+  let over = false;
+  return {
+    fire() {
+      if (over) return;
+      over = true;
+      for (const l of listeners.splice(0)) l();
+    },
+    onLost: (listener) => void listeners.push(listener),
+    silence() {
+      over = true;
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { installPageHelpers } from '../providers/page-helpers.js';
-import type { BrowserHost, BrowserSession } from './browser-host.js';
+import { sessionLoss, type BrowserHost, type BrowserSession } from './browser-host.js';
 
 /**
  * The headless host: one persistent Chromium profile per agent under the data dir, driven
@@ -32,21 +32,15 @@ export class ChromiumHost implements BrowserHost {
     });
     await context.addInitScript(installPageHelpers);
     const page = context.pages()[0] ?? (await context.newPage());
-    const lost: (() => void)[] = [];
-    let closing = false;
-    const fire = () => {
-      if (closing) return;
-      closing = true;
-      for (const l of lost.splice(0)) l();
-    };
-    context.on('close', fire);
-    page.on('crash', fire);
-    page.on('close', fire);
+    const loss = sessionLoss();
+    context.on('close', loss.fire);
+    page.on('crash', loss.fire);
+    page.on('close', loss.fire);
     return {
       page,
-      onLost: (listener) => lost.push(listener),
+      onLost: loss.onLost,
       close: async () => {
-        closing = true;
+        loss.silence();
         await context.close().catch(() => {});
       },
     };

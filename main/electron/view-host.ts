@@ -1,5 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
-import type { BrowserHost, BrowserSession } from '../../agents/browser/browser-host.js';
+import { sessionLoss, type BrowserHost, type BrowserSession } from '../../agents/browser/browser-host.js';
 import { installPageHelpers } from '../../agents/providers/page-helpers.js';
 import { DebuggerTransport, type PageDebugger } from './cdp-transport.js';
 
@@ -37,21 +37,15 @@ export class ViewHost implements BrowserHost {
     const context = browser.contexts()[0]!;
     await context.addInitScript(installPageHelpers);
     const page = context.pages()[0] ?? (await context.waitForEvent('page'));
-    const lost: (() => void)[] = [];
-    let closing = false;
-    const fire = () => {
-      if (closing) return;
-      closing = true;
-      for (const l of lost.splice(0)) l();
-    };
-    view.onGone(fire);
-    browser.on('disconnected', fire);
-    page.on('crash', fire);
+    const loss = sessionLoss();
+    view.onGone(loss.fire);
+    browser.on('disconnected', loss.fire);
+    page.on('crash', loss.fire);
     return {
       page,
-      onLost: (listener) => lost.push(listener),
+      onLost: loss.onLost,
       close: async () => {
-        closing = true;
+        loss.silence();
         await browser.close().catch(() => {});
         view.destroy();
       },
