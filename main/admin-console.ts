@@ -172,6 +172,7 @@ export class AdminConsole {
       attempts: job.attempts,
       prompt_excerpt: job.prompt.slice(0, 200),
       created_at: timestamp(job.created_at),
+      took_ms: job.finished_at === null ? null : job.finished_at - job.created_at,
       error: job.error_code ? { code: job.error_code, message: job.error_message ?? '' } : null,
     };
     if (job.finished_at !== null) summary.finished_at = timestamp(job.finished_at);

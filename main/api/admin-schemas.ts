@@ -105,6 +105,8 @@ export const JobSummary = Type.Object({
   prompt_excerpt: Type.String(),
   created_at: Timestamp,
   finished_at: Type.Optional(Timestamp),
+  /** From acceptance to the end, in ms (the timestamps have whole seconds only); null while unfinished. */
+  took_ms: Nullable(Type.Integer()),
   error: Job.properties.error,
 });
 export type JobSummary = Static<typeof JobSummary>;

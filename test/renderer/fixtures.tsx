@@ -67,6 +67,7 @@ export function job(over: Partial<JobSummary> = {}): JobSummary {
     prompt_excerpt: 'Say hello',
     created_at: NOW,
     finished_at: NOW,
+    took_ms: 1_250,
     error: null,
     ...over,
   };

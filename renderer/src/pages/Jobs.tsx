@@ -68,7 +68,7 @@ export function Jobs() {
                 <td>{job.agent_name ?? providerName(job.provider)}</td>
                 <td>{job.attempts}</td>
                 <td>{relative(job.created_at, now)}</td>
-                <td>{job.finished_at ? duration(Date.parse(job.finished_at) - Date.parse(job.created_at)) : '—'}</td>
+                <td>{job.took_ms === null ? '—' : duration(job.took_ms)}</td>
               </tr>
             ))}
           </tbody>
