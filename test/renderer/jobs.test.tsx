@@ -12,12 +12,13 @@ describe('Jobs', () => {
 
   it('lists recent jobs with their errors, and filters them', () => {
     renderPage('#/jobs', adminState(), [
-      job({ id: 'job_2', status: 'failed', prompt_excerpt: 'Broken', error: { code: 'PROVIDER_ERROR', message: 'The provider showed an error.' } }),
+      job({ id: 'job_2', status: 'failed', prompt_excerpt: 'Broken', took_ms: 400, error: { code: 'PROVIDER_ERROR', message: 'The provider showed an error.' } }),
       job({ id: 'job_1', prompt_excerpt: 'Fine', took_ms: 1_250 }),
     ]);
     expect(screen.getByText('The provider showed an error.')).toBeTruthy();
     // How long a job took comes in ms from the server (its timestamps have whole seconds).
     expect(screen.getByText('1.3 s')).toBeTruthy();
+    expect(screen.getByText('400 ms')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Failed, cancelled or expired' }));
     expect(screen.queryByText('Fine')).toBeNull();
     expect(screen.getByRole('link', { name: 'Broken' }).getAttribute('href')).toBe('#/jobs/job_2');
