@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookTransport } from './https-transport.js';
-import type { DueDelivery, WebhookOutbox } from './outbox.js';
+import { isDelivered, type DueDelivery, type WebhookOutbox } from './outbox.js';
 import { signature } from './signature.js';
 
 /** api.md: the webhook User-Agent carries version 1 of the delivery format. */
@@ -21,6 +21,17 @@ export const DEFAULT_LIMITS: SenderLimits = { concurrency: 32, perOrigin: 8, tim
 
 /** Where to send a job's webhook and what: rendered at each attempt, as GET would return the job then. */
 export type RenderDelivery = (jobId: string) => { url: string; body: string };
+
+/** How one attempt ended, for whoever watches (the service's log). */
+export interface WebhookAttempt {
+  jobId: string;
+  /** The receiver's origin; its path and query are the caller's business. */
+  origin: string;
+  round: number;
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
 
 /** Why an attempt was aborted from here. */
 const TIMED_OUT = 'timed_out';
@@ -47,6 +58,7 @@ export class WebhookSender {
   private wakeScheduled = false;
   /** The origin that last got an attempt started, for taking turns. */
   private lastServed = '';
+  private readonly attemptListeners: ((attempt: WebhookAttempt) => void)[] = [];
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -77,6 +89,11 @@ export class WebhookSender {
       this.wakeScheduled = false;
       this.pump();
     });
+  }
+
+  /** `listener` hears how each attempt ended, after it is recorded (not those cut by shutdown). */
+  onAttempt(listener: (attempt: WebhookAttempt) => void): void {
+    this.attemptListeners.push(listener);
   }
 
   /** Attempts in flight now; for tests and benchmarks. */
@@ -187,6 +204,21 @@ export class WebhookSender {
       statusCode,
       error,
     });
+    const ended: WebhookAttempt = {
+      jobId: delivery.job_id,
+      origin: delivery.origin,
+      round: delivery.round,
+      delivered: isDelivered(statusCode),
+      statusCode,
+      error,
+    };
+    for (const listener of this.attemptListeners) {
+      try {
+        listener(ended);
+      } catch {
+        // A watcher's failure must not stop the sender.
+      }
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AdminApi, AdminState, JobSummary } from './api.js';
+import type { AdminApi, AdminState, JobSummary, LogEntry } from './api.js';
 import { streamEvents } from './events.js';
 import { JOB_LIMIT, useDashboard } from './store.js';
 
@@ -36,6 +36,8 @@ export function startLive(token: string, api: AdminApi, onUnauthorized: () => vo
       },
       onEvent(name, data) {
         if (name === 'state') store.setAdmin(data as AdminState);
+        // The log view loads the recent entries itself (and again after a reconnect).
+        if (name === 'log') store.addLog(data as LogEntry);
         if (name === 'job') {
           pending?.push(data as JobSummary);
           store.upsertJob(data as JobSummary);

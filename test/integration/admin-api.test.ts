@@ -141,4 +141,67 @@ describe('dashboard API', () => {
     controller.abort();
     await pump;
   });
+
+  it('logs agent state changes and failed jobs, over GET /admin/v1/logs and as `log` events, for the admin token only', async () => {
+    await start({ agents: { claude: 1 } });
+    expect((await t.api('GET', '/admin/v1/logs', { key: null })).status).toBe(401);
+    expect((await t.api('GET', '/admin/v1/logs')).status).toBe(403);
+    const stream = await openEvents();
+    await until(() => stream.events.length > 0);
+
+    t.agents[0]!.setReadiness('needs_login');
+    t.agents[0]!.setReadiness('idle');
+    const failed = await t.api('POST', '/v1/completions', { body: { prompt: 'private words [[fail=rejected]]' } });
+    expect(failed.body.error.code).toBe('PROMPT_REJECTED');
+    const jobId: string = failed.body.error.details.job_id;
+
+    const entries: { seq: number; at: string; level: string; source: string; message: string }[] = (await as('GET', '/admin/v1/logs')).body.entries;
+    const lines = entries.map((e) => `${e.level} ${e.source} ${e.message}`);
+    expect(lines[0]).toMatch(/^info service ChatBridge .* started on http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines).toContain('info agent claude-1: started, idle');
+    expect(lines).toContain('warn agent claude-1: idle → needs_login');
+    expect(lines).toContain('info agent claude-1: needs_login → idle');
+    expect(lines).toContain(`warn job Job ${jobId} failed after 1 try: PROMPT_REJECTED (The provider refused the prompt.)`);
+    expect(entries.map((e) => e.seq)).toEqual([...entries.map((e) => e.seq)].sort((a, b) => a - b));
+    expect(entries.every((e) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(e.at))).toBe(true);
+    expect(JSON.stringify(entries)).not.toContain('private words');
+
+    const problems = (await as('GET', '/admin/v1/logs?level=warn&limit=1')).body.entries;
+    expect(problems.map((e: { message: string }) => e.message)).toEqual([`Job ${jobId} failed after 1 try: PROMPT_REJECTED (The provider refused the prompt.)`]);
+    expect((await as('GET', '/admin/v1/logs?level=debug')).status).toBe(400);
+    expect((await as('GET', '/admin/v1/logs?limit=many')).status).toBe(400);
+
+    await until(() => stream.events.some((e) => e.event === 'log' && e.data.source === 'job'));
+    const logged = stream.events.filter((e) => e.event === 'log').map((e) => e.data);
+    expect(logged.map((e) => e.message)).toEqual(['claude-1: idle → needs_login', 'claude-1: needs_login → idle', entries.at(-1)!.message]);
+    expect(logged[0]).toEqual(entries.find((e) => e.message === 'claude-1: idle → needs_login'));
+    stream.close();
+    await stream.done;
+  });
 });
+
+/** Reads /admin/v1/events with the admin token into `events` until closed. */
+async function openEvents() {
+  const controller = new AbortController();
+  const res = await fetch(`${t.url}/admin/v1/events`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: { event: string; data: any }[] = [];
+  let buffer = '';
+  const done = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+      }
+    }
+  })();
+  return { events, done, close: () => controller.abort() };
+}

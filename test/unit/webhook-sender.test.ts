@@ -5,10 +5,13 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogBook } from '../../main/logs/log-book.js';
+import { logWebhookFailures } from '../../main/logs/log-feeds.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
-import { DEFAULT_LIMITS, WebhookSender, type SenderLimits } from '../../main/webhooks/sender.js';
+import { DEFAULT_LIMITS, WebhookSender, type SenderLimits, type WebhookAttempt } from '../../main/webhooks/sender.js';
+import { RETRY_DELAYS_MS } from '../../main/webhooks/schedule.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
@@ -178,5 +181,37 @@ describe('webhook sender', () => {
     expect(outbox.get(quick)!.state).toBe('delivered');
     expect(outbox.attempts(stuck)).toHaveLength(0);
     expect(outbox.dueFor(SLOW, clock.now(), [], 10).map((d) => d.job_id)).toEqual([stuck]);
+  });
+});
+
+describe('webhook sender, watched', () => {
+  it("tells its watchers how each attempt ended; the service log names a failure's origin only and says what comes next", async () => {
+    startSender();
+    const log = new LogBook(clock);
+    const heard: WebhookAttempt[] = [];
+    sender.onAttempt((a) => heard.push(a));
+    sender.onAttempt(logWebhookFailures((id) => outbox.get(id), log));
+
+    const ok = finished(FAST);
+    await until(() => transport.pending.length === 1);
+    transport.answer(204);
+    await until(() => heard.length === 1);
+    expect(heard[0]).toEqual({ jobId: ok, origin: FAST, round: outbox.get(ok)!.round, delivered: true, statusCode: 204, error: null });
+    expect(log.recent()).toEqual([]);
+
+    const bad = finished(SLOW);
+    for (const delay of [0, ...RETRY_DELAYS_MS]) {
+      clock.advance(delay);
+      await until(() => transport.pending.length === 1);
+      const before = heard.length;
+      transport.answer(500);
+      await until(() => heard.length === before + 1);
+    }
+    expect(outbox.get(bad)!.state).toBe('failed');
+    const lines = log.recent().map((e) => `${e.level} ${e.source} ${e.message}`);
+    expect(lines).toHaveLength(RETRY_DELAYS_MS.length + 1);
+    expect(lines[0]).toBe(`warn webhook Webhook for job ${bad} to ${SLOW} failed (HTTP 500); it will be tried again`);
+    expect(lines.at(-1)).toBe(`error webhook Webhook for job ${bad} to ${SLOW} failed (HTTP 500); no more tries (redeliver from the job's page)`);
+    expect(lines.join('\n')).not.toContain('/hook');
   });
 });

@@ -1,0 +1,70 @@
+import type { AgentState } from '../../agents/agent.js';
+import type { AgentPool } from '../queue/agent-pool.js';
+import type { JobEvents } from '../queue/job-events.js';
+import type { WebhookAttempt } from '../webhooks/sender.js';
+import type { DeliveryRow } from '../webhooks/outbox.js';
+import type { LogBook } from './log-book.js';
+
+/** An agent's reason can be a page's text; one line of it is enough. */
+const MAX_DETAIL = 200;
+
+/**
+ * Logs each agent's state changes, as "Claude 1: idle → needs_login (why)". Only
+ * transitions are logged, so the pool's frequent change notices (caps, renames, cooldowns)
+ * cost nothing. `busy` counts as `idle`: going to work and back is every job's normal life
+ * and would bury the lines that matter (the Jobs page shows the work). An agent is first
+ * logged when its live agent is attached ("started"); before that the pool reports `error`
+ * for it only because nothing drives it yet.
+ */
+export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
+  const last = new Map<string, AgentState>();
+  const look = () => {
+    const present = new Set<string>();
+    for (const record of pool.list()) {
+      present.add(record.id);
+      const live = pool.liveAgent(record.id);
+      if (!live) continue;
+      const raw = pool.state(record.id);
+      const state: AgentState = raw === 'busy' ? 'idle' : raw;
+      const before = last.get(record.id);
+      if (before === state) continue;
+      last.set(record.id, state);
+      const trouble = state === 'needs_login' || state === 'error';
+      const detail = trouble ? live.detail?.()?.trim().slice(0, MAX_DETAIL) : undefined;
+      const change = before === undefined ? `started, ${state}` : `${before} → ${state}`;
+      log.add(trouble ? 'warn' : 'info', 'agent', `${record.name}: ${change}${detail ? ` (${detail})` : ''}`);
+    }
+    // A removed agent is forgotten, so an agent added later under the same id starts afresh.
+    for (const id of [...last.keys()]) if (!present.has(id)) last.delete(id);
+  };
+  look();
+  return pool.onChange(look);
+}
+
+/** Logs jobs that end without an answer: failed or expired, with their error code. */
+export function logJobEnds(events: JobEvents, log: LogBook): () => void {
+  return events.subscribeAll((job) => {
+    if (job.status !== 'failed' && job.status !== 'expired') return;
+    const code = job.error_code ? `: ${job.error_code}` : '';
+    const message = job.error_message ? ` (${job.error_message})` : '';
+    log.warn('job', `Job ${job.id} ${job.status} after ${job.attempts} ${job.attempts === 1 ? 'try' : 'tries'}${code}${message}`);
+  });
+}
+
+/**
+ * Logs webhook attempts that did not deliver, with what comes next (from the outbox, which
+ * has just recorded the attempt). The receiver is named by its origin only: a callback URL's
+ * path and query can carry the caller's own tokens.
+ */
+export function logWebhookFailures(delivery: (jobId: string) => DeliveryRow | undefined, log: LogBook): (attempt: WebhookAttempt) => void {
+  return (attempt) => {
+    if (attempt.delivered) return;
+    const why = attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'no answer');
+    const row = delivery(attempt.jobId);
+    if (row?.state === 'failed') {
+      log.error('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); no more tries (redeliver from the job's page)`);
+    } else {
+      log.warn('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); it will be tried again`);
+    }
+  };
+}

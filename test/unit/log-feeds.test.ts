@@ -1,0 +1,73 @@
+/**
+ * What the service logs about agents: transitions only (first when its live agent is
+ * attached), `busy` counted as `idle` so everyday work is not logged, the agent's reason
+ * with needs_login and error, and warnings for those two.
+ */
+import { rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomIds } from '../../main/core/ids.js';
+import { LogBook } from '../../main/logs/log-book.js';
+import { logAgentChanges } from '../../main/logs/log-feeds.js';
+import { AgentPool } from '../../main/queue/agent-pool.js';
+import { openDatabase, type Db } from '../../main/queue/db.js';
+import { tempDataDir } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { ScriptedAgent } from '../support/scripted-agent.js';
+
+class ExplainingAgent extends ScriptedAgent {
+  why = '';
+  detail(): string {
+    return this.why;
+  }
+}
+
+let dir: string;
+let db: Db;
+beforeEach(() => {
+  dir = tempDataDir();
+  db = openDatabase(dir);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('agent log', () => {
+  it('logs each transition once, in plain words, and nothing for work or renames', () => {
+    const clock = new ManualClock();
+    const pool = new AgentPool(db, clock, randomIds);
+    const log = new LogBook(clock);
+    const lines = () => log.recent().map((e) => `${e.level} ${e.source} ${e.message}`);
+    const claude = pool.create('claude', 'Claude 1');
+    const stop = logAgentChanges(pool, log);
+    expect(lines()).toEqual([]); // a row without a live agent is not news
+
+    const agent = new ExplainingAgent(claude.id, 'claude');
+    pool.attach(agent);
+    pool.setBusy(claude.id, true);
+    pool.setCap(claude.id, 5); // a change heard while busy
+    expect(pool.state(claude.id)).toBe('busy');
+    pool.setBusy(claude.id, false);
+    pool.rename(claude.id, 'Claude, work');
+    expect(lines()).toEqual(['info agent Claude 1: started, idle']);
+
+    agent.why = '  Log in to Claude again.  ';
+    agent.setReadiness('needs_login');
+    agent.setReadiness('needs_login');
+    pool.setEnabled(claude.id, false);
+    pool.setEnabled(claude.id, true);
+    agent.why = 'x'.repeat(500);
+    agent.setReadiness('error');
+    expect(lines()).toEqual([
+      'info agent Claude 1: started, idle',
+      'warn agent Claude, work: idle → needs_login (Log in to Claude again.)',
+      'info agent Claude, work: needs_login → paused',
+      'warn agent Claude, work: paused → needs_login (Log in to Claude again.)',
+      `warn agent Claude, work: needs_login → error (${'x'.repeat(200)})`,
+    ]);
+
+    stop();
+    agent.setReadiness('idle');
+    expect(lines()).toHaveLength(5);
+  });
+});
