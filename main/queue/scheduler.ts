@@ -65,8 +65,9 @@ export class Scheduler {
     });
   }
 
-  /** A job was accepted: keep the deadline timer on the earliest deadline and try to run it. */
+  /** A job was accepted: tell the listeners (it is queued), keep the deadline timer on the earliest deadline and try to run it. */
   jobAdded(job: JobRow): void {
+    this.events.publish(job);
     this.armDeadline(job.deadline_at);
     if (this.candidates(job).some((a) => this.pool.isReady(a.id))) this.wake();
   }

@@ -26,6 +26,7 @@ const DEFAULTS: Settings = {
  */
 export class SettingsStore {
   private cached: Settings | null = null;
+  private readonly listeners = new Set<() => void>();
   private readonly read;
   private readonly write;
 
@@ -40,8 +41,19 @@ export class SettingsStore {
     return (this.cached ??= this.load());
   }
 
+  /** Drops the cache (each setter does, and the service when another process committed) and tells the listeners. */
   invalidate(): void {
     this.cached = null;
+    for (const l of [...this.listeners]) l();
+  }
+
+  /**
+   * Hears that the settings may have changed: here (the tray, the dashboard) or, once the
+   * service invalidates, by `chatbridge pause` and the other commands. Returns the function that stops it.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private load(): Settings {

@@ -19,6 +19,12 @@ describe('build/electron-builder.json', () => {
     await expect(validateConfiguration(structuredClone(config), { isEnabled: false })).resolves.toBeUndefined();
   });
 
+  it("names the deb's maintainer as Debian requires: a name and an email address", () => {
+    expect(config.linux.maintainer).toMatch(/^[^<>@]+ <[^<>@\s]+@[^<>@\s]+\.[a-z]{2,}>$/);
+    // The same person as the package's author, when package.json names one.
+    if (pkg.author) expect(config.linux.maintainer).toBe(typeof pkg.author === 'string' ? pkg.author : `${pkg.author.name} <${pkg.author.email}>`);
+  });
+
   it('builds AppImage and deb, dmg, and nsis', () => {
     expect(config.linux.target).toEqual(['AppImage', 'deb']);
     expect(config.mac.target).toEqual(['dmg']);

@@ -1,15 +1,96 @@
 // @vitest-environment happy-dom
-import { screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
-import { adminState, renderPage } from './fixtures.js';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { DesktopBridge } from '../../renderer/src/desktop.js';
+import { adminState, agent, renderPage } from './fixtures.js';
 
 describe('Settings', () => {
-  it('shows the address, port, data folder and version, and says there is no log view yet', () => {
+  it('shows the address, port, data folder and version, and the log view', () => {
     renderPage('#/settings', adminState());
     expect(screen.getByText('http://127.0.0.1:4555/v1')).toBeTruthy();
     expect(screen.getByText('4555')).toBeTruthy();
     expect(screen.getByText('/home/me/.chatbridge')).toBeTruthy();
     expect(screen.getByText('0.1.0')).toBeTruthy();
-    expect(screen.getByText(/no log view yet/)).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'Logs' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Show log entries' })).toBeTruthy();
+    expect(screen.queryByText(/no log view yet/)).toBeNull();
+  });
+});
+
+type DesktopState = Awaited<ReturnType<DesktopBridge['state']>>;
+
+/** A bridge on window as the preload would expose it, answering from `desktop`. */
+function fakeBridge(desktop: DesktopState) {
+  const bridge = {
+    watch: vi.fn(async () => ({})),
+    setHost: vi.fn(async (agentId: string, host: 'view' | 'chrome') => {
+      desktop.hosts[agentId] = host;
+      return {};
+    }),
+    state: vi.fn(async () => structuredClone(desktop)),
+    setOpenAtLogin: vi.fn(async (enabled: boolean) => {
+      desktop.openAtLogin = enabled;
+      return {};
+    }),
+  } satisfies DesktopBridge;
+  window.chatbridgeDesktop = bridge;
+  return bridge;
+}
+
+describe('Settings, desktop app', () => {
+  afterEach(() => {
+    delete window.chatbridgeDesktop;
+  });
+  const agents = [agent({ id: 'agt_1', name: 'chatgpt-1' }), agent({ id: 'agt_2', name: 'gemini-1', provider: 'gemini' })];
+  const loginBox = () => screen.getByRole('checkbox', { name: /Start ChatBridge when I log in/ }) as HTMLInputElement;
+
+  it('turns start-at-login on through the bridge and shows the new state', async () => {
+    const bridge = fakeBridge({ openAtLogin: false, hosts: { agt_1: 'view', agt_2: 'chrome' } });
+    renderPage('#/settings', adminState(agents));
+    await waitFor(() => expect(loginBox().disabled).toBe(false));
+    expect(loginBox().checked).toBe(false);
+    fireEvent.click(loginBox());
+    await waitFor(() => expect(bridge.setOpenAtLogin).toHaveBeenCalledWith(true));
+    await waitFor(() => expect(loginBox().checked).toBe(true));
+    expect(screen.queryByText(/settings of the desktop app/)).toBeNull();
+  });
+
+  it("shows each agent's browser and changes it with the agent's id", async () => {
+    const bridge = fakeBridge({ openAtLogin: false, hosts: { agt_1: 'view', agt_2: 'chrome' } });
+    renderPage('#/settings', adminState(agents));
+    const chatgpt = () => screen.getByLabelText(/chatgpt-1/) as HTMLSelectElement;
+    await waitFor(() => expect(chatgpt().value).toBe('view'));
+    expect((screen.getByLabelText(/gemini-1/) as HTMLSelectElement).value).toBe('chrome');
+    expect(within(chatgpt()).getByRole('option', { name: 'Google Chrome (its own profile)' })).toBeTruthy();
+    expect(screen.getByText(/Google sign-in, refuse/)).toBeTruthy();
+    expect(screen.getByText(/restarts that agent's browser/)).toBeTruthy();
+
+    fireEvent.change(chatgpt(), { target: { value: 'chrome' } });
+    await waitFor(() => expect(bridge.setHost).toHaveBeenCalledWith('agt_1', 'chrome'));
+    await waitFor(() => expect(chatgpt().disabled).toBe(false));
+    expect(chatgpt().value).toBe('chrome');
+    expect(bridge.setHost).toHaveBeenCalledTimes(1);
+  });
+
+  it('says in plain words when the change fails, and shows the browser actually in use', async () => {
+    const bridge = fakeBridge({ openAtLogin: false, hosts: { agt_1: 'view' } });
+    bridge.setHost.mockRejectedValueOnce(new Error('Google Chrome is not installed'));
+    renderPage('#/settings', adminState([agents[0]!]));
+    const chatgpt = () => screen.getByLabelText(/chatgpt-1/) as HTMLSelectElement;
+    await waitFor(() => expect(chatgpt().value).toBe('view'));
+    fireEvent.change(chatgpt(), { target: { value: 'chrome' } });
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'The desktop app could not move chatgpt-1 to Google Chrome (its own profile): Google Chrome is not installed.',
+    );
+    await waitFor(() => expect(chatgpt().disabled).toBe(false));
+    expect(chatgpt().value).toBe('view');
+  });
+
+  it('in a plain browser, says these are settings of the desktop app', () => {
+    renderPage('#/settings', adminState(agents));
+    expect(screen.getByText(/settings of the desktop app/)).toBeTruthy();
+    expect(screen.getByText(/every agent runs in a Chromium profile of its own/)).toBeTruthy();
+    expect(screen.queryByRole('checkbox')).toBeNull();
+    expect(screen.queryByRole('combobox')).toBeNull();
   });
 });

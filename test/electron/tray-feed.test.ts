@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setPaused } from '../../main/cli/account.js';
+import { coalesced, feedTray } from '../../main/electron/tray-feed.js';
+import type { TraySnapshot } from '../../main/electron/tray-model.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
+
+describe('coalesced', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs once for a burst, never synchronously, and at most once per interval', () => {
+    vi.useFakeTimers();
+    const run = vi.fn();
+    const changed = coalesced(run, 250);
+    for (let i = 0; i < 50; i++) changed();
+    expect(run).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(0);
+    expect(run).toHaveBeenCalledTimes(1);
+
+    // Changes right after a run wait for the interval's end, and make one run between them.
+    vi.advanceTimersByTime(100);
+    changed();
+    changed();
+    vi.advanceTimersByTime(149);
+    expect(run).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(1);
+    expect(run).toHaveBeenCalledTimes(2);
+
+    // Nothing changed: nothing runs. After a quiet spell, the next change runs on the next tick.
+    vi.advanceTimersByTime(10_000);
+    expect(run).toHaveBeenCalledTimes(2);
+    changed();
+    vi.advanceTimersByTime(0);
+    expect(run).toHaveBeenCalledTimes(3);
+  });
+
+  it('runs no more once stopped', () => {
+    vi.useFakeTimers();
+    const run = vi.fn();
+    const changed = coalesced(run, 250);
+    changed();
+    changed.stop();
+    changed();
+    vi.advanceTimersByTime(1_000);
+    expect(run).not.toHaveBeenCalled();
+  });
+});
+
+describe('feedTray on a running service', () => {
+  let t: TestService | undefined;
+  afterEach(async () => {
+    await t?.stop();
+    t = undefined;
+  });
+
+  /** What the tray would show at each refresh, as app.ts builds it. */
+  function watchTray(service: TestService['service']) {
+    const shown: TraySnapshot[] = [];
+    const stop = feedTray(service, () =>
+      shown.push({
+        agents: service.pool.list().map((a) => service.pool.state(a.id)),
+        queueDepth: service.store.queuedCount(),
+        paused: service.settings.get().paused,
+      }),
+    );
+    return { shown, stop, last: () => shown.at(-1) };
+  }
+
+  it('refreshes when a job is queued, and when the dashboard or `chatbridge pause` pauses', async () => {
+    t = await startTestService({ agents: { chatgpt: 1 } });
+    const tray = watchTray(t.service);
+
+    // In process, as the dashboard's PATCH /admin/v1/settings does: no agent or job changes.
+    t.service.admin.updateSettings({ paused: true });
+    await until(() => tray.last()?.paused === true);
+
+    // Paused, the job stays queued: its acceptance is the only event.
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'hi', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
+    expect(r.status).toBe(202);
+    await until(() => tray.last()?.queueDepth === 1);
+
+    // Another process, as `chatbridge resume` is: the service sees the commit and reloads.
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      setPaused(false, ['--data-dir', t.dataDir]);
+    } finally {
+      write.mockRestore();
+    }
+    await until(() => tray.last()?.paused === false);
+    // Resumed, the agent runs the job: the queue empties.
+    await until(() => tray.last()?.queueDepth === 0);
+
+    tray.stop();
+    const seen = tray.shown.length;
+    t.service.settings.setPaused(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tray.shown).toHaveLength(seen);
+  });
+
+  it('coalesces a burst of job changes into a few refreshes', async () => {
+    t = await startTestService({ agents: { chatgpt: 1 } });
+    t.service.settings.setPaused(true);
+    const tray = watchTray(t.service);
+    for (let i = 0; i < 20; i++) {
+      await t.api('POST', '/v1/completions', { body: { prompt: `p${i}`, wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
+    }
+    await until(() => tray.last()?.queueDepth === 20);
+    // 20 acceptances within well under a second: a refresh per 250 ms, not per job.
+    expect(tray.shown.length).toBeLessThan(10);
+    tray.stop();
+  });
+});
