@@ -1,12 +1,15 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
+import type { AgentCreate, LogEntryView, ViewInput } from './api/admin-schemas.js';
+import { AgentNotRunning, type AgentControl, type AgentScreen } from './agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
 import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid } from './core/errors.js';
-import type { Provider } from './core/providers.js';
+import { PROVIDER_NAMES, type Provider } from './core/providers.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage } from './queue/hourly-usage.js';
+import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
 import type { JobRow, JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
@@ -42,9 +45,22 @@ export class AdminConsole {
       events: JobEvents;
       webhooks: WebhookDeliveries;
       signingSecret: SigningSecret;
+      log: LogBook;
       clock: Clock;
     },
   ) {}
+
+  /** The agents' browsers, once the process running them has started them. */
+  private control: AgentControl | null = null;
+  /** Listeners of `watch`, told when a login step changes. */
+  private readonly loginListeners = new Set<() => void>();
+
+  attachAgents(control: AgentControl): void {
+    this.control = control;
+    control.onChange(() => {
+      for (const l of this.loginListeners) l();
+    });
+  }
 
   state(): AdminState {
     const { settings, pool } = this.deps;
@@ -80,6 +96,89 @@ export class AdminConsole {
     return this.agentView(id);
   }
 
+  /**
+   * "Add account": a new agent, its browser started, and a login shown in its page (in the
+   * dashboard headless, in a window of the desktop app). The agent is idle once logged in.
+   */
+  async addAgent(input: AgentCreate): Promise<AgentView> {
+    const control = this.agentControl();
+    const { pool } = this.deps;
+    const taken = new Set(pool.list().map((a) => a.name));
+    let name = input.name?.trim();
+    if (!name) {
+      let n = pool.list().filter((a) => a.provider === input.provider).length + 1;
+      while (taken.has(`${PROVIDER_NAMES[input.provider]} ${n}`)) n++;
+      name = `${PROVIDER_NAMES[input.provider]} ${n}`;
+    }
+    const record = pool.create(input.provider, name);
+    await control.start(record.id);
+    // A browser that did not start leaves the agent in `error`, with its reason: the card shows it.
+    await control.logIn(record.id).catch((error: unknown) => {
+      if (!(error instanceof AgentNotRunning)) throw error;
+    });
+    return this.agentView(record.id);
+  }
+
+  /**
+   * Removes an agent and its login. Refused while it runs a job, or while queued jobs
+   * continue one of its conversations (only it can run them).
+   */
+  async removeAgent(id: string): Promise<void> {
+    const { pool, scheduler, store } = this.deps;
+    if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (scheduler.isRunningOn(id)) {
+      throw new ApiError('CONFLICT', 'This agent is running a job. Pause it, wait for the job to end (or cancel it), then remove it.');
+    }
+    const pinned = store.queuedInOrder().filter((job) => job.req_agent_id === id).length;
+    if (pinned > 0) {
+      throw new ApiError('CONFLICT', `${pinned} queued job${pinned === 1 ? '' : 's'} can only run on this agent. Cancel them or let them run, then remove it.`);
+    }
+    // The row goes first, in this same turn as the checks, so no job can be dispatched to it meanwhile.
+    pool.remove(id);
+    await this.control?.remove(id);
+  }
+
+  /** Logs an agent in again, or, while its login is shown, checks now whether it is logged in. */
+  async logIn(id: string): Promise<AgentView> {
+    const control = this.agentControl();
+    if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    try {
+      await control.logIn(id);
+    } catch (error) {
+      if (error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
+    }
+    return this.agentView(id);
+  }
+
+  endLogIn(id: string): AgentView {
+    if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    this.control?.endLogIn(id);
+    return this.agentView(id);
+  }
+
+  /** The agent's page, to watch (and, during a login, to use) from the dashboard. */
+  screen(id: string): AgentScreen {
+    const control = this.agentControl();
+    if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    const screen = control.screen(id);
+    if (!screen) throw new ApiError('CONFLICT', "This agent's browser is not running right now; its state says why.");
+    return screen;
+  }
+
+  /** Clicks and keys reach an agent's page only during a login: otherwise a person could disturb a job. */
+  async input(id: string, event: ViewInput): Promise<void> {
+    const screen = this.screen(id);
+    if (this.control?.loginStep(id) !== 'login') {
+      throw new ApiError('CONFLICT', 'The page takes clicks and keys only while you log in; otherwise it is there to watch.');
+    }
+    try {
+      await screen.input(event);
+    } catch (error) {
+      throw new ApiError('CONFLICT', `The page did not take it: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+
   keys(): KeyView[] {
     return this.deps.keys.list().map(keyView);
   }
@@ -97,6 +196,11 @@ export class AdminConsole {
     if (!keys.get(id)) throw new ApiError('NOT_FOUND', `No key ${id}.`);
     keys.revoke(id);
     return keyView(keys.get(id)!);
+  }
+
+  /** The newest `limit` log entries at `minLevel` or above, oldest first. */
+  logs(limit: number, minLevel: LogLevel = 'info'): LogEntryView[] {
+    return this.deps.log.recent(Math.min(Math.max(limit, 1), this.deps.log.capacity), { minLevel }).map(logEntryView);
   }
 
   recentJobs(limit: number): JobSummary[] {
@@ -140,9 +244,10 @@ export class AdminConsole {
 
   /**
    * Feeds the live view: `onState` after anything that changes the state (coalesced),
-   * `onJob` for every job change. Returns the function that stops the feed.
+   * `onJob` for every job change, `onLog` (if given) for every new log entry. Returns the
+   * function that stops the feed.
    */
-  watch(onState: (state: AdminState) => void, onJob: (job: JobSummary) => void): () => void {
+  watch(onState: (state: AdminState) => void, onJob: (job: JobSummary) => void, onLog?: (entry: LogEntryView) => void): () => void {
     let timer: NodeJS.Timeout | null = null;
     const changed = () => {
       timer ??= setTimeout(() => {
@@ -155,9 +260,16 @@ export class AdminConsole {
       changed();
     });
     const unsubscribePool = this.deps.pool.onChange(changed);
+    // A pause or cap changed in another tab, the tray or the command line.
+    const unsubscribeSettings = this.deps.settings.onChange(changed);
+    this.loginListeners.add(changed);
+    const unsubscribeLog = onLog ? this.deps.log.subscribe((entry) => onLog(logEntryView(entry))) : () => {};
     return () => {
       unsubscribeJobs();
       unsubscribePool();
+      unsubscribeSettings();
+      this.loginListeners.delete(changed);
+      unsubscribeLog();
       if (timer) clearTimeout(timer);
     };
   }
@@ -179,6 +291,11 @@ export class AdminConsole {
     return summary;
   }
 
+  private agentControl(): AgentControl {
+    if (this.control) return this.control;
+    throw new ApiError('NO_DEVICE_ONLINE', 'The agents are not running in this ChatBridge yet (no browser found, or still starting). The log says which.');
+  }
+
   private agentView(id: string): AgentView {
     const { pool, usage } = this.deps;
     const a = pool.get(id)!;
@@ -194,6 +311,7 @@ export class AdminConsole {
       used_this_hour: usage.count({ agentId: a.id }),
       next_slot_at: ts(usage.nextSlotAt({ agentId: a.id }, a.cap_per_hour)),
       cooldown_until: ts(pool.cooldownUntil(a.id)),
+      pairing: this.control?.loginStep(a.id) ?? null,
       created_at: timestamp(a.created_at),
     };
   }
@@ -220,6 +338,10 @@ export class AdminConsole {
       throw error;
     }
   }
+}
+
+function logEntryView(e: LogEntry): LogEntryView {
+  return { seq: e.seq, at: timestamp(e.at), level: e.level, source: e.source, message: e.message };
 }
 
 function keyView(k: ApiKey): KeyView {

@@ -197,6 +197,9 @@ export class Completions {
     if (b.conversation_ref !== null) {
       const conversation = this.store.conversation(b.conversation_ref);
       if (!conversation) throw invalid('conversation_ref', 'Unknown conversation_ref.');
+      if (!this.pool.get(conversation.agent_id)) {
+        throw invalid('conversation_ref', 'The agent that held this conversation was removed; start a new one.');
+      }
       if (b.provider !== null && conversation.provider !== b.provider) {
         throw invalid('provider', `This conversation belongs to ${conversation.provider}, not ${b.provider}.`);
       }

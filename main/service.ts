@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AdminConsole } from './admin-console.js';
+import type { AgentControl } from './agent-control.js';
 import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
@@ -7,6 +8,8 @@ import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
 import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { KeyStore } from './keys/key-store.js';
+import { LogBook } from './logs/log-book.js';
+import { logAgentChanges, logJobEnds, logWebhookFailures } from './logs/log-feeds.js';
 import { AgentPool } from './queue/agent-pool.js';
 import { openDatabase, type Db } from './queue/db.js';
 import { GroupCommit } from './queue/group-commit.js';
@@ -57,9 +60,12 @@ export class Service {
   readonly webhooks: WebhookDeliveries;
   /** What the dashboard reads and changes. */
   readonly admin: AdminConsole;
+  /** Recent things a person needs to see, for the dashboard's log view; `serve` adds its warnings. */
+  readonly log: LogBook;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
+  private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
 
   private constructor(
@@ -69,6 +75,7 @@ export class Service {
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
   ) {
+    this.log = new LogBook(clock);
     this.outbox = new WebhookOutbox(db);
     this.store = new JobStore(db, this.outbox);
     this.settings = new SettingsStore(db);
@@ -111,6 +118,8 @@ export class Service {
       webhookTransport,
       clock,
     );
+    this.webhookSender.onAttempt(logWebhookFailures((jobId) => this.outbox.get(jobId), this.log));
+    this.stopLogging.push(logAgentChanges(this.pool, this.log), logJobEnds(this.events, this.log));
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
     this.admin = new AdminConsole({
@@ -127,6 +136,7 @@ export class Service {
       events: this.events,
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
+      log: this.log,
       clock,
     });
     this.app = buildServer({
@@ -164,7 +174,13 @@ export class Service {
     service.url = `http://${host}:${address.port}`;
     writeServerInfo(options.dataDir, { pid: process.pid, url: service.url });
     service.stopWatching = watchExternalChanges(db, () => service.onExternalChange());
+    service.log.info('service', `ChatBridge ${VERSION} started on ${service.url}`);
     return service;
+  }
+
+  /** The process that runs the agents' browsers hands them to the dashboard. */
+  attachAgents(control: AgentControl): void {
+    this.admin.attachAgents(control);
   }
 
   get baseUrl(): string {
@@ -186,6 +202,7 @@ export class Service {
    * outbox) and closes the database.
    */
   async stop(): Promise<void> {
+    this.log.info('service', 'ChatBridge is stopping');
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
@@ -196,6 +213,8 @@ export class Service {
     await this.app.close();
     clearTimeout(cut);
     await webhooksStopped;
+    // Closing agents changes their state; that is shutdown, not news.
+    for (const stop of this.stopLogging) stop();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
     this.db.close();

@@ -20,13 +20,9 @@ async function call<C extends Channel>(channel: C, request: Request<C>): Promise
 }
 
 const desktop = {
-  /** "Add account": opens the login window of a new agent; resolves with its id. */
-  addAccount: (provider: Request<'agents:add'>['provider']) => call('agents:add', { provider }),
-  /** Logs an agent in again (or, while its login window is open, checks now). */
-  logIn: (agentId: string) => call('agents:login', { agentId }),
   /** Shows the agent's page in a window, to watch it work. */
   watch: (agentId: string) => call('agents:watch', { agentId }),
-  /** The browser an agent runs in from its next start: the app's own view, or Chrome. */
+  /** The browser an agent runs in, the app's own view or Chrome; applies at once (its browser restarts). */
   setHost: (agentId: string, host: Request<'agents:set-host'>['host']) => call('agents:set-host', { agentId, host }),
   state: () => call('desktop:state', {}),
   setOpenAtLogin: (enabled: boolean) => call('desktop:set-open-at-login', { enabled }),

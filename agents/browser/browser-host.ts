@@ -14,6 +14,8 @@ export interface BrowserSession {
  */
 export interface BrowserHost {
   open(agentId: string): Promise<BrowserSession>;
+  /** After the agent was removed (its session closed): deletes its profile, so its login is gone. */
+  forget(agentId: string): Promise<void>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { installPageHelpers } from '../providers/page-helpers.js';
@@ -11,13 +12,14 @@ import { sessionLoss, type BrowserHost, type BrowserSession } from './browser-ho
 export class ChromiumHost implements BrowserHost {
   constructor(
     private readonly profilesDir: string,
-    private readonly executablePath: string,
+    /** The browser's path, or how to find it when the first agent opens. */
+    private readonly executable: string | (() => string),
     private readonly headless = true,
   ) {}
 
   async open(agentId: string): Promise<BrowserSession> {
     const context = await chromium.launchPersistentContext(join(this.profilesDir, agentId), {
-      executablePath: this.executablePath,
+      executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),
       headless: this.headless,
       viewport: { width: 1280, height: 900 },
       args: [
@@ -44,5 +46,9 @@ export class ChromiumHost implements BrowserHost {
         await context.close().catch(() => {});
       },
     };
+  }
+
+  async forget(agentId: string): Promise<void> {
+    await rm(join(this.profilesDir, agentId), { recursive: true, force: true });
   }
 }

@@ -1,12 +1,13 @@
 import type { Provider } from '../../main/core/providers.js';
-import type { AgentPool } from '../../main/queue/agent-pool.js';
+import type { AgentPool, AgentRecord } from '../../main/queue/agent-pool.js';
 import type { BrowserHost } from '../browser/browser-host.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
 
 /**
  * Gives every agent row a live BrowserAgent on a browser host, and attaches it to the
- * pool the scheduler dispatches from.
+ * pool the scheduler dispatches from. Rows added later (a new account) get theirs on the
+ * next `start`; a removed row's browser closes and its profile goes.
  */
 export class AgentRuntime {
   private readonly agents = new Map<string, BrowserAgent>();
@@ -17,17 +18,14 @@ export class AgentRuntime {
     private readonly sites: Partial<Record<Provider, ProviderSite>>,
   ) {}
 
-  /** Starts the agents of every row whose provider has a site; resolves when all have tried. */
+  /** Starts the agents of every row that has none yet and whose provider has a site; resolves when all have tried. */
   async start(): Promise<void> {
-    const started = this.pool.list().flatMap((row) => {
-      const site = this.sites[row.provider];
-      if (!site || this.agents.has(row.id)) return [];
-      const agent = new BrowserAgent(row.id, site, this.host);
-      this.agents.set(row.id, agent);
-      this.pool.attach(agent);
-      return [agent.start()];
-    });
-    await Promise.all(started);
+    await Promise.all(this.pool.list().flatMap((row) => (this.agents.has(row.id) ? [] : [this.launch(row)])));
+  }
+
+  /** The site a provider's agents use here: the real one, or the simulator's. */
+  site(provider: Provider): ProviderSite | undefined {
+    return this.sites[provider];
   }
 
   agent(id: string): BrowserAgent | undefined {
@@ -36,5 +34,34 @@ export class AgentRuntime {
 
   list(): BrowserAgent[] {
     return [...this.agents.values()];
+  }
+
+  /**
+   * A fresh browser for one agent (its host changed): the old one closes, and a job it was
+   * running ends as `agent_lost` and goes back to the queue.
+   */
+  async restart(id: string): Promise<void> {
+    const old = this.agents.get(id);
+    this.agents.delete(id);
+    await old?.close();
+    const row = this.pool.get(id);
+    if (row) await this.launch(row);
+  }
+
+  /** After the pool's row was removed: closes the agent's browser and deletes its profile (its login). */
+  async remove(id: string): Promise<void> {
+    const agent = this.agents.get(id);
+    this.agents.delete(id);
+    await agent?.close();
+    await this.host.forget(id);
+  }
+
+  private launch(row: AgentRecord): Promise<void> {
+    const site = this.sites[row.provider];
+    if (!site) return Promise.resolve();
+    const agent = new BrowserAgent(row.id, site, this.host);
+    this.agents.set(row.id, agent);
+    this.pool.attach(agent);
+    return agent.start();
   }
 }

@@ -1,6 +1,6 @@
 import type { Frame, Page } from 'playwright-core';
-import type { AgentReadiness } from '../../agents/agent.js';
-import type { ProviderSite } from '../../agents/providers/site.js';
+import type { AgentReadiness } from '../agent.js';
+import type { ProviderSite } from '../providers/site.js';
 
 /** The agent being paired, as the pairing needs it (a BrowserAgent in the app). */
 export interface PairingAgent {

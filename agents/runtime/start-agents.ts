@@ -6,11 +6,11 @@ import { PROVIDER_SITES } from '../providers/index.js';
 import { AgentRuntime } from './agent-runtime.js';
 
 /**
- * Starts a headless browser agent for every paired account on the real provider sites.
- * Without a browser the service still runs (jobs queue) and says why in one line.
+ * Starts a headless browser agent for every paired account on the real provider sites;
+ * accounts added later start on the same runtime. Without a browser the service still
+ * runs (jobs queue) and says why in one line.
  */
 export async function startBrowserAgents(pool: AgentPool, dataDir: string, warn: (line: string) => void): Promise<AgentRuntime | null> {
-  if (pool.list().length === 0) return null;
   let executable: string;
   try {
     executable = findBrowser();

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Provider } from '../../main/core/providers.js';
+import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import type { AgentPool } from '../../main/queue/agent-pool.js';
 import { ChromiumHost } from '../browser/chromium-host.js';
 import { findBrowser } from '../browser/find-browser.js';
@@ -18,22 +18,22 @@ export interface SimulatedAgents {
 /**
  * `serve --simulate`: the six simulated sites, and `counts[provider]` real browser agents
  * on each, paired through each site's login page as a person would. The agent rows are
- * named "<Provider> (simulated) <n>" and reused across restarts.
+ * named "<Provider> (simulated) <n>" and reused across restarts. Accounts added from the
+ * dashboard use the simulated sites too, and are paired by the person, in the dashboard.
  */
 export async function startSimulatedAgents(
   pool: AgentPool,
   dataDir: string,
   counts: Partial<Record<Provider, number>>,
 ): Promise<SimulatedAgents> {
-  const providers = (Object.keys(counts) as Provider[]).filter((p) => (counts[p] ?? 0) > 0);
-  const simulator = await startSimulator(providers);
-  for (const provider of providers) {
+  const simulator = await startSimulator(PROVIDERS);
+  for (const provider of PROVIDERS.filter((p) => (counts[p] ?? 0) > 0)) {
     for (let i = 1; i <= counts[provider]!; i++) {
       const name = `${SIM_SITES[provider].name} (simulated) ${i}`;
       if (!pool.list().some((a) => a.name === name && a.provider === provider)) pool.create(provider, name);
     }
   }
-  const sites = Object.fromEntries(providers.map((p) => [p, atBaseUrl(PROVIDER_SITES[p], simulator.sites[p]!.url)]));
+  const sites = Object.fromEntries(PROVIDERS.map((p) => [p, atBaseUrl(PROVIDER_SITES[p], simulator.sites[p]!.url)]));
   const runtime = new AgentRuntime(pool, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites);
   await runtime.start();
   await Promise.all(

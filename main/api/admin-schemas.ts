@@ -5,6 +5,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PROVIDERS } from '../core/providers.js';
 import { SCOPES } from '../keys/key-store.js';
+import { LOG_LEVELS, LOG_SOURCES, type LogSource } from '../logs/log-book.js';
 import { ROTATIONS } from '../settings/settings-store.js';
 import { AttemptRecord, Job, Status } from './schemas.js';
 
@@ -27,6 +28,13 @@ export const AgentView = Type.Object({
   used_this_hour: Type.Integer(),
   next_slot_at: Nullable(Timestamp),
   cooldown_until: Nullable(Timestamp),
+  pairing: Nullable(
+    Type.Unsafe<'login' | 'checking'>({
+      type: 'string',
+      enum: ['login', 'checking'],
+      description: "A login is under way in the agent's page: waiting for the person, or checking the result",
+    }),
+  ),
   created_at: Timestamp,
 });
 export type AgentView = Static<typeof AgentView>;
@@ -70,6 +78,45 @@ export const AgentPatch = Type.Object(
   { additionalProperties: false },
 );
 export type AgentPatch = Static<typeof AgentPatch>;
+
+export const AgentCreate = Type.Object(
+  {
+    provider: Type.Unsafe<(typeof PROVIDERS)[number]>({ type: 'string', enum: [...PROVIDERS] }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+  },
+  { additionalProperties: false },
+);
+export type AgentCreate = Static<typeof AgentCreate>;
+
+/** A key as Playwright names it, with modifiers: `a`, `Enter`, `Shift+Tab`, `Control+a`. */
+const KEY = '^((Control|Alt|Shift|Meta)\\+)*([^\\s]|Enter|Tab|Backspace|Delete|Escape|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown)$';
+const Coordinate = Type.Number({ minimum: 0, maximum: 10_000, description: "CSS pixels in the agent's page" });
+
+/** What the person does in the dashboard's view of an agent's page, played into that page. */
+export const ViewInput = Type.Union([
+  Type.Object({ type: Type.Literal('click'), x: Coordinate, y: Coordinate }, { additionalProperties: false }),
+  Type.Object(
+    {
+      type: Type.Literal('scroll'),
+      x: Coordinate,
+      y: Coordinate,
+      dx: Type.Number({ minimum: -10_000, maximum: 10_000 }),
+      dy: Type.Number({ minimum: -10_000, maximum: 10_000 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ type: Type.Literal('key'), key: Type.String({ maxLength: 40, pattern: KEY }) }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('text'), text: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
+]);
+export type ViewInput = Static<typeof ViewInput>;
+
+/** One picture of an agent's page (the `frame` event of its view stream). */
+export const ViewFrame = Type.Object({
+  jpeg: Type.String({ description: 'Base64' }),
+  width: Type.Number({ description: 'The CSS width of the page the picture shows' }),
+  height: Type.Number(),
+});
+export type ViewFrame = Static<typeof ViewFrame>;
 
 export const KeyView = Type.Object({
   id: Type.String(),
@@ -147,3 +194,26 @@ export type JobDetail = Static<typeof JobDetail>;
 export const SigningSecretView = Type.Object({ secret: Type.String() });
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+const LogLevel = Type.Unsafe<(typeof LOG_LEVELS)[number]>({ type: 'string', enum: [...LOG_LEVELS] });
+
+/** One line of the service's recent log (`GET /admin/v1/logs`, and the `log` event). */
+export const LogEntryView = Type.Object({
+  seq: Type.Integer({ description: 'Increases by one per entry; starts again at 1 when the service restarts' }),
+  at: Timestamp,
+  level: LogLevel,
+  source: Type.Unsafe<LogSource>({ type: 'string', enum: [...LOG_SOURCES] }),
+  message: Type.String({ description: 'In words for a person; ids, states and codes, never prompts or answers' }),
+});
+export type LogEntryView = Static<typeof LogEntryView>;
+
+export const LogList = Type.Object({ entries: Type.Array(LogEntryView, { description: 'Oldest first' }) });
+
+export const LogsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'How many of the newest entries (default 200, at most 1000)' })),
+    level: Type.Optional({ ...LogLevel, description: 'The lowest level to include (default info: everything)' }),
+  },
+  { additionalProperties: false },
+);
+

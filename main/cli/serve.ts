@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
 import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
 import { resolveDataDir } from '../core/data-dir.js';
@@ -49,11 +50,16 @@ export async function serve(args: string[]): Promise<void> {
   process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
 
   if (!simulate) {
-    await startBrowserAgents(service.pool, dataDir, (line) => process.stderr.write(`chatbridge: ${line}\n`));
+    const runtime = await startBrowserAgents(service.pool, dataDir, (line) => {
+      process.stderr.write(`chatbridge: ${line}\n`);
+      service.log.warn('service', line);
+    });
+    if (runtime) service.attachAgents(new RuntimeControl(runtime));
     return;
   }
   const simulated = await startSimulatedAgents(service.pool, dataDir, counts);
   closers.push(simulated.close);
+  service.attachAgents(new RuntimeControl(simulated.runtime));
   for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
   const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null });
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;

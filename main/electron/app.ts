@@ -19,9 +19,11 @@ import { electronModule, type BrowserWindow } from './electron-api.js';
 import { HostChoices, HostRouter } from './host-choice.js';
 import { CHANNELS, ipcRouter, type Handlers } from './ipc-contract.js';
 import { HIDDEN_FLAG, xdgAutostart, type LoginItem } from './login-item.js';
-import { Pairing, pairingPage, type LoginWindow } from './pairing.js';
+import type { LoginWindow } from '../../agents/runtime/pairing.js';
+import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { APP_SCHEME, dashboardPreferences, DASHBOARD_URL, isDashboardUrl } from './security.js';
 import { startTray } from './tray.js';
+import { feedTray } from './tray-feed.js';
 import type { TrayAction } from './tray-model.js';
 import { ViewHost } from './view-host.js';
 import { ElectronViews } from './views.js';
@@ -63,12 +65,12 @@ async function start(): Promise<void> {
 
   const views = new ElectronViews(electron);
   const choices = new HostChoices(dataDir);
-  const chrome = { open: (id: string) => new ChromiumHost(join(dataDir, 'profiles'), findBrowser(), false).open(id) };
+  // Found on first use: an app without Chrome still runs every agent in its own view.
+  const chrome = new ChromiumHost(join(dataDir, 'profiles'), findBrowser, false);
   const hosts = new HostRouter({ view: new ViewHost(views), chrome }, choices, (id) => service.pool.get(id)?.provider);
   const runtime = new AgentRuntime(service.pool, hosts, PROVIDER_SITES);
   void runtime.start();
 
-  const pairings = new Map<string, Pairing>();
   /** A window onto the agent's page: its view borrowed into a window, or its Chrome window brought forward. */
   const agentWindow = (agentId: string, title: string): LoginWindow => {
     if (hosts.kindOf(agentId) === 'view') return views.window(agentId, title);
@@ -79,16 +81,8 @@ async function start(): Promise<void> {
       onClosed: (listener) => page?.once('close', listener),
     };
   };
-  const pair = (agentId: string): void => {
-    const agent = runtime.agent(agentId);
-    const page = agent?.page();
-    const record = service.pool.get(agentId);
-    if (!agent || !page || !record) throw new Error("The agent's browser is not running yet; try again in a moment.");
-    const site = PROVIDER_SITES[record.provider];
-    const pairing = new Pairing(agent, site, pairingPage(page), agentWindow(agentId, `Log in to ${site.name} · ${record.name}`));
-    pairings.set(agentId, pairing);
-    void pairing.run().finally(() => pairings.delete(agentId));
-  };
+  // The dashboard's "Add account" and "Log in" (over HTTP) open login windows through this.
+  service.attachAgents(new RuntimeControl(runtime, agentWindow));
 
   const loginItem: LoginItem =
     process.platform === 'linux'
@@ -99,20 +93,6 @@ async function start(): Promise<void> {
         };
 
   const handlers: Handlers = {
-    'agents:add': async ({ provider }) => {
-      const site = PROVIDER_SITES[provider];
-      const count = service.pool.list().filter((a) => a.provider === provider).length;
-      const record = service.pool.create(provider, `${site.name} ${count + 1}`);
-      await runtime.start();
-      pair(record.id);
-      return { agentId: record.id };
-    },
-    'agents:login': async ({ agentId }) => {
-      const running = pairings.get(agentId);
-      if (running) await running.checkNow();
-      else pair(agentId);
-      return {};
-    },
     'agents:watch': async ({ agentId }) => {
       const record = service.pool.get(agentId);
       if (!record) throw new Error(`No agent ${agentId}`);
@@ -122,12 +102,13 @@ async function start(): Promise<void> {
     'agents:set-host': async ({ agentId, host }) => {
       if (!service.pool.get(agentId)) throw new Error(`No agent ${agentId}`);
       choices.set(agentId, host);
+      // At once: the agent's browser closes and it starts again on the chosen host.
+      await runtime.restart(agentId);
       return {};
     },
     'desktop:state': async () => ({
       openAtLogin: loginItem.enabled(),
       hosts: Object.fromEntries(service.pool.list().map((a) => [a.id, hosts.kindOf(a.id)])),
-      pairing: Object.fromEntries([...pairings].map(([id, p]) => [id, p.step()])),
     }),
     'desktop:set-open-at-login': async ({ enabled }) => {
       loginItem.set(enabled);
@@ -182,10 +163,9 @@ async function start(): Promise<void> {
     }),
     act,
   );
-  // These listeners keep the Tray referenced for the app's life: a collected Tray disappears.
-  service.pool.onChange(() => trayControl.refresh());
-  // The queue and `chatbridge pause` change without an in-process event: a cheap look every 2 s.
-  setInterval(() => trayControl.refresh(), 2_000).unref();
+  // Jobs, agents and settings (the CLI's too, through the service's reload), at most 4 times a
+  // second. These listeners keep the Tray referenced for the app's life: a collected Tray disappears.
+  feedTray(service, () => trayControl.refresh());
 
   app.on('second-instance', showDashboard);
   app.on('window-all-closed', () => {

@@ -80,6 +80,8 @@ export interface Session {
   setPermissionCheckHandler(handler: () => boolean): void;
   getUserAgent(): string;
   setUserAgent(userAgent: string): void;
+  /** Cookies, storage and cache of the partition: an agent's login. */
+  clearStorageData(): Promise<void>;
   on(event: 'will-download', listener: (event: { preventDefault(): void }) => void): this;
 }
 

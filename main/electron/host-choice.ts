@@ -63,4 +63,9 @@ export class HostRouter implements BrowserHost {
   async open(agentId: string): Promise<BrowserSession> {
     return this.hosts[this.kindOf(agentId)].open(agentId);
   }
+
+  /** The agent may have run on either host over its life: both forget it. */
+  async forget(agentId: string): Promise<void> {
+    await Promise.all(Object.values(this.hosts).map((h) => h.forget(agentId)));
+  }
 }

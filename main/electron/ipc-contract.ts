@@ -1,26 +1,21 @@
 /**
  * What the dashboard may ask of the main process over IPC: only what HTTP cannot do (it
- * reaches the admin API through the app:// protocol). One schema per channel gives the
+ * reaches the admin API through the app:// protocol; adding an account and logging in go
+ * there too, and the app's AgentControl opens their login windows). One schema per channel gives the
  * validation, the TypeScript types, and the preload's list of channels.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { PROVIDERS } from '../core/providers.js';
 import { HOST_KINDS } from './host-choice.js';
 
 const AgentId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
-const Provider = Type.Union(PROVIDERS.map((p) => Type.Literal(p)));
 const Host = Type.Union(HOST_KINDS.map((h) => Type.Literal(h)));
 const None = Type.Object({}, { additionalProperties: false });
 
 export const IPC = {
-  /** "Add account": a new agent for the provider, and its login window. */
-  'agents:add': { request: Type.Object({ provider: Provider }, { additionalProperties: false }), response: Type.Object({ agentId: AgentId }) },
-  /** Log an agent in again (it fell to needs_login, or hit a challenge). */
-  'agents:login': { request: Type.Object({ agentId: AgentId }, { additionalProperties: false }), response: None },
   /** Show an agent's page in a window, to watch it work. */
   'agents:watch': { request: Type.Object({ agentId: AgentId }, { additionalProperties: false }), response: None },
-  /** Which browser runs the agent from its next start. */
+  /** Which browser runs the agent; applies at once (the agent's browser restarts on it). */
   'agents:set-host': { request: Type.Object({ agentId: AgentId, host: Host }, { additionalProperties: false }), response: None },
   /** The desktop-only state the admin API does not know. */
   'desktop:state': {
@@ -28,7 +23,6 @@ export const IPC = {
     response: Type.Object({
       openAtLogin: Type.Boolean(),
       hosts: Type.Record(Type.String(), Host),
-      pairing: Type.Record(Type.String(), Type.String()),
     }),
   },
   'desktop:set-open-at-login': { request: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }), response: None },

@@ -16,6 +16,8 @@ export interface AgentView {
 /** Makes agent views; the Electron side (views.ts) creates them in `persist:agent-<id>`. */
 export interface AgentViews {
   create(agentId: string): Promise<AgentView>;
+  /** Clears the agent's partition (its cookies: its login). */
+  forget(agentId: string): Promise<void>;
 }
 
 /**
@@ -50,5 +52,9 @@ export class ViewHost implements BrowserHost {
         view.destroy();
       },
     };
+  }
+
+  forget(agentId: string): Promise<void> {
+    return this.views.forget(agentId);
   }
 }

@@ -1,6 +1,6 @@
 import type { PageDebugger } from './cdp-transport.js';
 import type { BrowserWindow, Debugger, ElectronApi, Session, WebContentsView } from './electron-api.js';
-import type { LoginWindow } from './pairing.js';
+import type { LoginWindow } from '../../agents/runtime/pairing.js';
 import { agentPartition, agentViewPreferences } from './security.js';
 import type { AgentView, AgentViews } from './view-host.js';
 
@@ -84,6 +84,11 @@ export class ElectronViews implements AgentViews {
   }
 
   /** Once per partition: no permission is ever granted, no download lands, and no "Electron" in the user agent. */
+  async forget(agentId: string): Promise<void> {
+    this.live.get(agentId)?.destroy();
+    await this.electron.session.fromPartition(agentPartition(agentId)).clearStorageData();
+  }
+
   private configure(session: Session, agentId: string): void {
     if (this.configured.has(agentId)) return;
     this.configured.add(agentId);

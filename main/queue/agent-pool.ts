@@ -41,6 +41,7 @@ export class AgentPool {
       setCap: db.prepare(`UPDATE agents SET cap_per_hour = ? WHERE id = ?`),
       setEnabled: db.prepare(`UPDATE agents SET enabled = ? WHERE id = ?`),
       rename: db.prepare(`UPDATE agents SET name = ? WHERE id = ?`),
+      remove: db.prepare(`DELETE FROM agents WHERE id = ?`),
     };
     this.reload();
   }
@@ -65,6 +66,19 @@ export class AgentPool {
     this.live.set(agent.id, agent);
     agent.onChange(() => this.changed());
     this.changed();
+  }
+
+  /**
+   * Deletes the agent's row and forgets its live Agent (the caller closes its browser).
+   * Its past jobs keep the agent's id; its conversations can no longer be continued.
+   */
+  remove(id: string): void {
+    this.s.remove.run(id);
+    this.live.delete(id);
+    this.busy.delete(id);
+    this.cooldowns.get(id)?.timer.cancel();
+    this.cooldowns.delete(id);
+    this.reload();
   }
 
   liveAgent(id: string): Agent | undefined {

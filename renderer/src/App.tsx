@@ -69,7 +69,7 @@ function Page({ route, admin, api }: { route: Route; admin: AdminState; api: Adm
     case 'overview':
       return <Overview admin={admin} />;
     case 'agents':
-      return <Agents admin={admin} api={api} />;
+      return <Agents admin={admin} api={api} param={route.param} />;
     case 'caps':
       return <Caps admin={admin} api={api} />;
     case 'keys':

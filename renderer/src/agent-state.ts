@@ -3,8 +3,9 @@ import { clockTime } from './format.js';
 
 type Tone = 'good' | 'busy' | 'warn' | 'bad' | 'quiet';
 
-/** An agent's state in words, with what to do about it; pairing and re-login live in the desktop app. */
+/** An agent's state in words, with what to do about it. */
 export function describeAgent(agent: AgentView, allPaused: boolean): { label: string; tone: Tone; hint: string } {
+  if (agent.pairing) return { label: 'logging in', tone: 'warn', hint: 'A login is open: finish it in the page, or cancel it.' };
   if (agent.cooldown_until && agent.state !== 'busy' && agent.state !== 'paused') {
     return { label: 'resting', tone: 'warn', hint: `The provider's usage limit was reached; it takes jobs again at ${clockTime(agent.cooldown_until)}.` };
   }
@@ -18,12 +19,12 @@ export function describeAgent(agent: AgentView, allPaused: boolean): { label: st
     case 'paused':
       return { label: 'paused', tone: 'quiet', hint: 'Takes no jobs until you enable it.' };
     case 'needs_login':
-      return { label: 'needs login', tone: 'bad', hint: 'Needs login: log in again in the desktop app.' };
+      return { label: 'needs login', tone: 'bad', hint: 'Not logged in: press “Log in” and log in to the provider in its page.' };
     default:
       return {
         label: 'not running',
         tone: 'bad',
-        hint: "Its browser is not running or stopped answering. Restart ChatBridge; if it stays like this, watch the agent's window in the desktop app.",
+        hint: "Its browser is not running, stopped answering, or shows something in the way (such as a verification): press “Log in” to see its page and deal with it.",
       };
   }
 }

@@ -17,11 +17,18 @@ import type {
   SigningSecretView,
   WebhookLog,
 } from '../../main/api/admin-schemas.js';
+import type { LogEntryView, LogList } from '../../main/api/admin-schemas.js';
+import type { AgentCreate, ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import type { Provider } from '../../main/core/providers.js';
+import { streamEvents } from './events.js';
 
 export type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog };
 export type KeyCreated = Static<typeof KeyCreated>;
 export type Rotation = AdminState['settings']['rotation'];
 export type Scope = KeyCreate['scopes'][number];
+export type LogEntry = LogEntryView;
+export type LogLevel = LogEntry['level'];
+export type { Provider, ViewFrame, ViewInput };
 
 /** A failed call, with a message meant for the person looking at the page. */
 export class ApiError extends Error {
@@ -38,6 +45,16 @@ export interface AdminApi {
   state(): Promise<AdminState>;
   updateSettings(patch: SettingsPatch): Promise<AdminState>;
   updateAgent(id: string, patch: AgentPatch): Promise<AgentView>;
+  /** "Add account": the new agent, with its login under way in its page. */
+  addAgent(provider: Provider, name?: string): Promise<AgentView>;
+  removeAgent(id: string): Promise<void>;
+  /** Starts a login in the agent's page; while one is under way, asks the server to check now. */
+  logIn(id: string): Promise<AgentView>;
+  endLogIn(id: string): Promise<AgentView>;
+  /** Pictures of the agent's page as it changes; `onDown` while the stream reconnects. Returns the stop function. */
+  screen(id: string, onFrame: (frame: ViewFrame) => void, onDown: () => void): () => void;
+  /** A click or keys for the agent's page (during a login). */
+  input(id: string, event: ViewInput): Promise<void>;
   keys(): Promise<KeyView[]>;
   createKey(input: KeyCreate): Promise<KeyCreated>;
   revokeKey(id: string): Promise<KeyView>;
@@ -47,6 +64,8 @@ export interface AdminApi {
   redeliver(id: string): Promise<WebhookLog>;
   signingSecret(): Promise<string>;
   rotateSigningSecret(): Promise<string>;
+  /** The newest `limit` log entries at `level` or above, oldest first. */
+  logs(limit: number, level?: LogLevel): Promise<LogEntry[]>;
 }
 
 export const NOT_RUNNING = 'ChatBridge is not answering. Check that `chatbridge serve` (or the desktop app) is still running.';
@@ -74,6 +93,23 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     state: () => call('GET', '/admin/v1/state'),
     updateSettings: (patch) => call('PATCH', '/admin/v1/settings', patch),
     updateAgent: (id, patch) => call('PATCH', `/admin/v1/agents/${encodeURIComponent(id)}`, patch),
+    addAgent: (provider, name) => call('POST', '/admin/v1/agents', { provider, ...(name ? { name } : {}) } satisfies AgentCreate),
+    removeAgent: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}`),
+    logIn: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
+    endLogIn: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
+    screen: (id, onFrame, onDown) =>
+      streamEvents(
+        token,
+        {
+          onOpen: () => {},
+          onEvent: (name, data) => name === 'frame' && onFrame(data as ViewFrame),
+          onDown,
+          onUnauthorized,
+        },
+        fetchFn,
+        `/admin/v1/agents/${encodeURIComponent(id)}/screen`,
+      ),
+    input: (id, event) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/screen/input`, event),
     keys: () => call('GET', '/admin/v1/keys'),
     createKey: (input) => call('POST', '/admin/v1/keys', input),
     revokeKey: (id) => call('DELETE', `/admin/v1/keys/${encodeURIComponent(id)}`),
@@ -83,6 +119,8 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     redeliver: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/webhook/redeliver`),
     signingSecret: async () => (await call<Static<typeof SigningSecretView>>('GET', '/admin/v1/webhooks/secret')).secret,
     rotateSigningSecret: async () => (await call<Static<typeof SigningSecretView>>('POST', '/admin/v1/webhooks/secret/rotate')).secret,
+    logs: async (limit, level) =>
+      (await call<Static<typeof LogList>>('GET', `/admin/v1/logs?limit=${limit}${level ? `&level=${level}` : ''}`)).entries,
   };
 }
 

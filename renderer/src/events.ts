@@ -13,15 +13,15 @@ export interface EventHandlers {
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
-/** Starts the stream; the returned function stops it for good. */
-export function streamEvents(token: string, handlers: EventHandlers, fetchFn: typeof fetch = fetch): () => void {
+/** Starts the stream (the dashboard's, or another such as an agent's screen); the returned function stops it for good. */
+export function streamEvents(token: string, handlers: EventHandlers, fetchFn: typeof fetch = fetch, path = '/admin/v1/events'): () => void {
   const controller = new AbortController();
   let retryMs = FIRST_RETRY_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const connect = async () => {
     try {
-      const res = await fetchFn('/admin/v1/events', { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+      const res = await fetchFn(path, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
       if (res.status === 401) return handlers.onUnauthorized();
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
       retryMs = FIRST_RETRY_MS;

@@ -1,13 +1,7 @@
-const NAMES: Record<string, string> = {
-  chatgpt: 'ChatGPT',
-  claude: 'Claude',
-  gemini: 'Gemini',
-  deepseek: 'DeepSeek',
-  qwen: 'Qwen',
-  perplexity: 'Perplexity',
-};
+import { PROVIDER_NAMES } from '../../main/core/providers.js';
 
-export const providerName = (provider: string | null) => (provider ? (NAMES[provider] ?? provider) : 'any provider');
+export const providerName = (provider: string | null) =>
+  provider ? (PROVIDER_NAMES[provider as keyof typeof PROVIDER_NAMES] ?? provider) : 'any provider';
 
 /** "14:05" today, "3 Mar 14:05" on another day. */
 export function clockTime(iso: string, now = Date.now()): string {

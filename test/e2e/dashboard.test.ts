@@ -1,7 +1,7 @@
 /**
  * The dashboard in real headless Chromium against the real service (scripted agents),
  * served as `chatbridge serve` serves it: built files, strict CSP, admin token in the link.
- * Pairing through a simulator's login page needs the desktop app's pairing flow: not here.
+ * Pairing an account through a simulated login page is in pairing.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

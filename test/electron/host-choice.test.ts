@@ -39,6 +39,7 @@ describe('host choice per agent', () => {
         opened.push(`${name}:${id}`);
         return {} as BrowserSession;
       },
+      forget: async () => {},
     });
     const choices = new HostChoices(tempDir());
     choices.set('agt_c', 'chrome');

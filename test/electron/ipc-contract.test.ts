@@ -4,11 +4,9 @@ import { isDashboardUrl } from '../../main/electron/security.js';
 
 function handlers(): Handlers {
   return {
-    'agents:add': vi.fn(async () => ({ agentId: 'agt_new' })),
-    'agents:login': vi.fn(async () => ({})),
     'agents:watch': vi.fn(async () => ({})),
     'agents:set-host': vi.fn(async () => ({})),
-    'desktop:state': vi.fn(async () => ({ openAtLogin: false, hosts: {}, pairing: {} })),
+    'desktop:state': vi.fn(async () => ({ openAtLogin: false, hosts: { agt_1: 'view' as const } })),
     'desktop:set-open-at-login': vi.fn(async () => ({})),
   };
 }
@@ -19,8 +17,9 @@ describe('ipcRouter', () => {
   it('runs the handler for a valid call from the dashboard, in an ok envelope', async () => {
     const h = handlers();
     const route = ipcRouter(h, isDashboardUrl);
-    expect(await route('agents:add', DASHBOARD, { provider: 'claude' })).toEqual({ ok: true, result: { agentId: 'agt_new' } });
-    expect(h['agents:add']).toHaveBeenCalledWith({ provider: 'claude' });
+    expect(await route('desktop:state', DASHBOARD, {})).toEqual({ ok: true, result: { openAtLogin: false, hosts: { agt_1: 'view' } } });
+    expect(await route('agents:watch', DASHBOARD, { agentId: 'agt_1' })).toEqual({ ok: true, result: {} });
+    expect(h['agents:watch']).toHaveBeenCalledWith({ agentId: 'agt_1' });
     expect(await route('agents:set-host', DASHBOARD, { agentId: 'agt_1', host: 'chrome' })).toMatchObject({ ok: true });
   });
 
@@ -28,9 +27,9 @@ describe('ipcRouter', () => {
     const h = handlers();
     const route = ipcRouter(h, isDashboardUrl);
     for (const sender of ['https://chatgpt.com/', 'file:///index.html', 'app://dashboard.evil/', 'app://evil/dashboard', '']) {
-      expect(await route('agents:add', sender, { provider: 'claude' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await route('agents:watch', sender, { agentId: 'agt_1' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     }
-    expect(h['agents:add']).not.toHaveBeenCalled();
+    expect(h['agents:watch']).not.toHaveBeenCalled();
   });
 
   it('refuses unknown channels and payloads that fail their schema', async () => {
@@ -39,11 +38,11 @@ describe('ipcRouter', () => {
     const bad: [string, unknown][] = [
       ['agents:remove', {}],
       ['toString', {}],
-      ['agents:add', { provider: 'bing' }],
-      ['agents:add', { provider: 'claude', extra: 1 }],
-      ['agents:add', null],
-      ['agents:login', { agentId: '../../etc' }],
-      ['agents:login', { agentId: 'x'.repeat(65) }],
+      ['agents:add', { provider: 'claude' }],
+      ['agents:watch', { agentId: 'agt_1', extra: 1 }],
+      ['agents:watch', null],
+      ['agents:watch', { agentId: '../../etc' }],
+      ['agents:watch', { agentId: 'x'.repeat(65) }],
       ['agents:set-host', { agentId: 'agt_1', host: 'firefox' }],
       ['desktop:set-open-at-login', { enabled: 'yes' }],
       ['desktop:state', { anything: true }],

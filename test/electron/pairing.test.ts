@@ -4,7 +4,7 @@ import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimSite } from '../../agents/simulator/site-server.js';
-import { Pairing, pairingPage, type LoginWindow, type PairingPage, type PairingStep } from '../../main/electron/pairing.js';
+import { Pairing, pairingPage, type LoginWindow, type PairingPage, type PairingStep } from '../../agents/runtime/pairing.js';
 import { ViewHost, type AgentViews } from '../../main/electron/view-host.js';
 import { startChromiumPage, type ChromiumPage } from './chromium-page-debugger.js';
 
@@ -151,6 +151,7 @@ describe('Pairing an agent on the view host, for real (simulated site, Chromium 
           destroy: () => void p.closePage().catch(() => {}),
         };
       },
+      forget: async () => {},
     };
     const agent = new BrowserAgent('agt_pairing', site, new ViewHost(views));
     await agent.start();

@@ -36,23 +36,21 @@ function loadPreload() {
 describe('preload', () => {
   it('exposes one function per IPC channel and nothing of ipcRenderer', async () => {
     const { api, invoked } = loadPreload();
-    expect(Object.keys(api).sort()).toEqual(['addAccount', 'logIn', 'setHost', 'setOpenAtLogin', 'state', 'watch']);
-    await api.addAccount!('claude');
-    await api.logIn!('agt_1');
+    expect(Object.keys(api).sort()).toEqual(['setHost', 'setOpenAtLogin', 'state', 'watch']);
     await api.watch!('agt_1');
     await api.setHost!('agt_1', 'chrome');
     await api.state!();
     await api.setOpenAtLogin!(true);
     expect(invoked.map(([c]) => c).sort()).toEqual([...CHANNELS].sort());
-    expect(invoked[0]).toEqual(['agents:add', { provider: 'claude' }]);
-    expect(invoked[3]).toEqual(['agents:set-host', { agentId: 'agt_1', host: 'chrome' }]);
+    expect(invoked[0]).toEqual(['agents:watch', { agentId: 'agt_1' }]);
+    expect(invoked[1]).toEqual(['agents:set-host', { agentId: 'agt_1', host: 'chrome' }]);
   });
 
   it('returns results and turns error envelopes into thrown errors', async () => {
     const { api, setAnswer } = loadPreload();
-    setAnswer({ ok: true, result: { agentId: 'agt_9' } });
-    expect(await api.addAccount!('qwen')).toEqual({ agentId: 'agt_9' });
-    setAnswer({ ok: false, error: { code: 'invalid', message: 'agents:add: /provider is invalid' } });
-    await expect(api.addAccount!('bing')).rejects.toThrow('agents:add: /provider is invalid');
+    setAnswer({ ok: true, result: { openAtLogin: true, hosts: { agt_9: 'chrome' } } });
+    expect(await api.state!()).toEqual({ openAtLogin: true, hosts: { agt_9: 'chrome' } });
+    setAnswer({ ok: false, error: { code: 'invalid', message: 'agents:set-host: /host is invalid' } });
+    await expect(api.setHost!('agt_9', 'firefox')).rejects.toThrow('agents:set-host: /host is invalid');
   });
 });

@@ -1,13 +1,15 @@
 // @vitest-environment happy-dom
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { ApiError } from '../../renderer/src/api.js';
+import { useDashboard } from '../../renderer/src/store.js';
 import { describe, expect, it } from 'vitest';
 import { adminState, agent, renderPage } from './fixtures.js';
 
 describe('Agents', () => {
-  it('says what an agent is and where accounts are added when there is none', () => {
+  it('says what an agent is and offers to add an account when there is none', () => {
     renderPage('#/agents', adminState());
     expect(screen.getByText('No agents yet')).toBeTruthy();
-    expect(screen.getByText(/Add an account from the desktop app/)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Add an account' }).getAttribute('href')).toBe('#/agents/add');
   });
 
   it('shows each state with what to do about it', () => {
@@ -22,7 +24,8 @@ describe('Agents', () => {
     expect(within(screen.getByRole('article', { name: 'chatgpt-1' })).getByText('Logged in and ready for the next job.')).toBeTruthy();
     const claude = screen.getByRole('article', { name: 'Work Claude' });
     expect(within(claude).getByText('needs login')).toBeTruthy();
-    expect(within(claude).getByText('Needs login: log in again in the desktop app.')).toBeTruthy();
+    expect(within(claude).getByText(/Not logged in: press “Log in”/)).toBeTruthy();
+    expect(within(claude).getByRole('button', { name: 'Log in' })).toBeTruthy();
     expect(within(claude).getByText('What it reports: The login page is showing.')).toBeTruthy();
     expect(within(screen.getByRole('article', { name: 'Old Gemini' })).getByRole('button', { name: 'Enable this agent' })).toBeTruthy();
   });
@@ -40,5 +43,80 @@ describe('Agents', () => {
     fireEvent.change(within(card).getByLabelText('Cap'), { target: { value: '12' } });
     fireEvent.click(within(card).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { cap_per_hour: 12 }));
+  });
+});
+
+describe('Adding an account and logging in (headless: in the dashboard)', () => {
+  it('adds an account for the chosen provider and opens its page', async () => {
+    const { api } = renderPage('#/agents/add', adminState([agent()]));
+    const open = screen.getByRole('button', { name: 'Open the login page' });
+    expect((open as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByLabelText('Claude'));
+    fireEvent.change(screen.getByLabelText('Name (optional)'), { target: { value: ' Work ' } });
+    fireEvent.click(open);
+    await waitFor(() => expect(api.addAgent).toHaveBeenCalledWith('claude', 'Work'));
+    await waitFor(() => expect(window.location.hash).toBe('#/agents/agt_new'));
+  });
+
+  it('shows a login with the page live, and plays clicks (in page pixels) and keys into it', async () => {
+    const pairing = agent({ id: 'agt_2', name: 'Claude 1', provider: 'claude', state: 'needs_login', pairing: 'login' });
+    const { api } = renderPage('#/agents/agt_2', adminState([pairing]));
+    expect(screen.getByRole('heading', { name: 'Log in to Claude · Claude 1' })).toBeTruthy();
+    expect(api.screen).toHaveBeenCalledWith('agt_2', expect.any(Function), expect.any(Function));
+    const onFrame = api.screen.mock.calls[0]![1];
+    act(() => onFrame({ jpeg: 'AAAA', width: 1280, height: 900 }));
+
+    const view = screen.getByRole('application', { name: "Claude 1's page" });
+    const img = view.querySelector('img')!;
+    // Shown at half size, 100 px from the left and 50 from the top of the window.
+    img.getBoundingClientRect = () => ({ left: 100, top: 50, width: 640, height: 450, right: 740, bottom: 500, x: 100, y: 50, toJSON: () => ({}) });
+    fireEvent.click(img, { clientX: 100 + 320, clientY: 50 + 100 });
+    fireEvent.keyDown(view, { key: 'h' });
+    fireEvent.keyDown(view, { key: 'Tab', shiftKey: true });
+    fireEvent.keyDown(view, { key: 'Enter' });
+    fireEvent.keyDown(view, { key: 'a', ctrlKey: true });
+    await waitFor(() => expect(api.input).toHaveBeenCalledTimes(5));
+    expect(api.input.mock.calls.map((c) => c[1])).toEqual([
+      { type: 'click', x: 640, y: 200 },
+      { type: 'text', text: 'h' },
+      { type: 'key', key: 'Shift+Tab' },
+      { type: 'key', key: 'Enter' },
+      { type: 'key', key: 'Control+a' },
+    ]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'I have logged in' }));
+    await waitFor(() => expect(api.logIn).toHaveBeenCalledWith('agt_2'));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(api.endLogIn).toHaveBeenCalledWith('agt_2'));
+    expect(window.location.hash).toBe('#/agents');
+  });
+
+  it('says so when the login succeeded, and only watches an agent that is not logging in', async () => {
+    const pairing = agent({ id: 'agt_2', name: 'Claude 1', provider: 'claude', state: 'needs_login', pairing: 'login' });
+    const { api } = renderPage('#/agents/agt_2', adminState([pairing]));
+    act(() => useDashboard.getState().setAdmin(adminState([{ ...pairing, state: 'idle', pairing: null }])));
+    expect(screen.getByRole('heading', { name: 'Claude 1 is ready' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Done' })).toBeTruthy();
+    // No longer a login: the page is only to look at.
+    expect(screen.queryByRole('application')).toBeNull();
+    expect(api.input).not.toHaveBeenCalled();
+  });
+
+  it('removes an agent after asking', async () => {
+    const { api } = renderPage('#/agents', adminState([agent()]));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove' }));
+    expect(api.removeAgent).not.toHaveBeenCalled();
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove it' }));
+    await waitFor(() => expect(api.removeAgent).toHaveBeenCalledWith('agt_1'));
+  });
+
+  it('shows why a removal was refused', async () => {
+    const { api } = renderPage('#/agents', adminState([agent()]));
+    api.removeAgent.mockRejectedValueOnce(new ApiError(409, 'CONFLICT', 'This agent is running a job.'));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove' }));
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove it' }));
+    await within(card).findByText('This agent is running a job.');
   });
 });

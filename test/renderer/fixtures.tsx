@@ -27,6 +27,7 @@ export function agent(over: Partial<AgentView> = {}): AgentView {
     used_this_hour: 0,
     next_slot_at: null,
     cooldown_until: null,
+    pairing: null,
     created_at: NOW,
     ...over,
   };
@@ -106,6 +107,12 @@ export function fakeApi(state: AdminState): FakeApi {
     state: vi.fn(async () => state),
     updateSettings: vi.fn(async () => state),
     updateAgent: vi.fn(async (id: string) => state.agents.find((a) => a.id === id)!),
+    addAgent: vi.fn(async (provider: string) => ({ ...state.agents[0]!, id: 'agt_new', provider, pairing: 'login' as const })),
+    removeAgent: vi.fn(async () => {}),
+    logIn: vi.fn(async (id: string) => ({ ...state.agents.find((a) => a.id === id)!, pairing: 'login' as const })),
+    endLogIn: vi.fn(async (id: string) => state.agents.find((a) => a.id === id)!),
+    screen: vi.fn(() => () => {}),
+    input: vi.fn(async () => {}),
     keys: vi.fn(async () => []),
     createKey: vi.fn(),
     revokeKey: vi.fn(),
@@ -115,12 +122,13 @@ export function fakeApi(state: AdminState): FakeApi {
     redeliver: vi.fn(),
     signingSecret: vi.fn(async () => 'whsec_current'),
     rotateSigningSecret: vi.fn(async () => 'whsec_next'),
+    logs: vi.fn(async () => []),
   };
 }
 
 /** The whole app on one page, with the store as the event stream would have filled it. */
 export function renderPage(hash: string, admin: AdminState, jobs: JobSummary[] = [], api = fakeApi(admin)) {
   window.location.hash = hash;
-  useDashboard.setState({ api, admin, jobs, connection: 'live', retryInMs: 0, rejected: false });
+  useDashboard.setState({ api, admin, jobs, logs: [], logsReceived: 0, connection: 'live', retryInMs: 0, rejected: false });
   return { api, ...render(<App />) };
 }

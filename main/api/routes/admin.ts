@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminConsole } from '../../admin-console.js';
+import type { LogLevel } from '../../logs/log-book.js';
 import {
   AdminState,
   AgentPatch,
@@ -16,6 +17,8 @@ import {
   SigningSecretView,
   WebhookLog,
 } from '../admin-schemas.js';
+import { LogList, LogsQuery } from '../admin-schemas.js';
+import { AgentCreate, ViewInput } from '../admin-schemas.js';
 import type { RouteAccess } from '../auth.js';
 import { ErrorEnvelope } from '../schemas.js';
 
@@ -42,6 +45,55 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     '/admin/v1/agents/:id',
     { config: admin, schema: schema('Rename, enable or cap an agent', { params: IdParams, body: AgentPatch, response: ok(AgentView) }) },
     async (request) => console.updateAgent(request.params.id, request.body),
+  );
+
+  app.post<{ Body: AgentCreate }>(
+    '/admin/v1/agents',
+    {
+      config: admin,
+      schema: schema("Add an account: a new agent, its browser, and a login in its page", {
+        body: AgentCreate,
+        response: { 201: AgentView, default: ErrorEnvelope },
+      }),
+    },
+    async (request, reply) => reply.code(201).send(await console.addAgent(request.body)),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id',
+    { config: admin, schema: schema('Remove an agent and its login', { params: IdParams, response: { 204: Type.Null(), default: ErrorEnvelope } }) },
+    async (request, reply) => {
+      await console.removeAgent(request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id/login',
+    { config: admin, schema: schema('Show the login page in the agent’s page (again: check now)', { params: IdParams, response: ok(AgentView) }) },
+    async (request) => console.logIn(request.params.id),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id/login',
+    { config: admin, schema: schema('Close a login', { params: IdParams, response: ok(AgentView) }) },
+    async (request) => console.endLogIn(request.params.id),
+  );
+
+  app.post<{ Params: { id: string }; Body: ViewInput }>(
+    '/admin/v1/agents/:id/screen/input',
+    {
+      config: admin,
+      schema: schema('A click, wheel, key or text for the agent’s page, during a login', {
+        params: IdParams,
+        body: ViewInput,
+        response: { 204: Type.Null(), default: ErrorEnvelope },
+      }),
+    },
+    async (request, reply) => {
+      await console.input(request.params.id, request.body);
+      return reply.code(204).send();
+    },
   );
 
   app.get('/admin/v1/keys', { config: admin, schema: schema('API keys', { response: ok(Type.Array(KeyView)) }) }, async () => console.keys());
@@ -82,6 +134,12 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     async (request) => console.redeliver(request.params.id),
   );
 
+  app.get<{ Querystring: { limit?: string; level?: LogLevel } }>(
+    '/admin/v1/logs',
+    { config: admin, schema: schema('Recent log entries, oldest first', { querystring: LogsQuery, response: ok(LogList) }) },
+    async (request) => ({ entries: console.logs(Number(request.query.limit ?? 200), request.query.level) }),
+  );
+
   app.get('/admin/v1/webhooks/secret', { config: admin, schema: schema('The signing secret', { response: ok(SigningSecretView) }) }, async () => ({
     secret: console.signingSecret(),
   }));
@@ -92,13 +150,13 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     async () => ({ secret: console.rotateSigningSecret() }),
   );
 
-  // Server-sent events: `state` at once and after every change, `job` for each job change.
-  // Open streams end when the server closes, so shutdown does not wait on them.
+  // Open event streams end when the server closes, so shutdown does not wait on them.
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of [...streams]) end();
   });
-  app.get('/admin/v1/events', { config: admin, schema: schema('Live updates (text/event-stream)', {}) }, (request, reply) => {
+  /** Answers with server-sent events; `start` begins sending and returns what stops it. */
+  const eventStream = (request: FastifyRequest, reply: FastifyReply, start: (send: (event: string, data: unknown) => void) => () => void) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -107,12 +165,9 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
       'x-request-id': String(request.id),
       connection: 'keep-alive',
     });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    send('state', console.state());
-    const stop = console.watch(
-      (state) => send('state', state),
-      (job) => send('job', job),
-    );
+    // The client knows the stream is open before the first event (a page's first frame may take a while).
+    res.flushHeaders();
+    const stop = start((event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     const end = () => {
       streams.delete(end);
@@ -122,5 +177,32 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     };
     streams.add(end);
     res.on('close', end);
+  };
+
+  // `state` at once and after every change, `job` for each job change, `log` for each new log entry.
+  app.get('/admin/v1/events', { config: admin, schema: schema('Live updates (text/event-stream)', {}) }, (request, reply) => {
+    eventStream(request, reply, (send) => {
+      send('state', console.state());
+      return console.watch(
+        (state) => send('state', state),
+        (job) => send('job', job),
+        (entry) => send('log', entry),
+      );
+    });
   });
+
+  // `frame` events: pictures of the agent's page as it changes (the latest one at once).
+  app.get<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id/screen',
+    { config: admin, schema: schema("The agent's page, live (text/event-stream of `frame` events)", { params: IdParams }) },
+    (request, reply) => {
+      const screen = console.screen(request.params.id);
+      eventStream(request, reply, (send) =>
+        screen.watch((frame) => {
+          // A viewer that cannot keep up misses frames rather than piling them up here.
+          if (!reply.raw.writableNeedDrain) send('frame', frame);
+        }),
+      );
+    },
+  );
 }

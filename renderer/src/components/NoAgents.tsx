@@ -1,3 +1,4 @@
+import { href } from '../route.js';
 import { EmptyState } from './EmptyState.js';
 
 /** Shared by the pages that list agents, so a newcomer gets the same next step everywhere. */
@@ -9,8 +10,12 @@ export function NoAgents() {
         queue until an agent can run them.
       </p>
       <p>
-        Add an account from the desktop app. To try ChatBridge without an account, run <code>chatbridge serve --simulate</code> and open the link
-        it prints.
+        <a className="button primary" href={href('agents', 'add')}>
+          Add an account
+        </a>{' '}
+        <span className="muted">
+          To try ChatBridge without an account, run <code>chatbridge serve --simulate</code> and open the link it prints.
+        </span>
       </p>
     </EmptyState>
   );

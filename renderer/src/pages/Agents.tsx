@@ -2,43 +2,89 @@ import { useEffect, useId, useState } from 'react';
 import { describeAgent } from '../agent-state.js';
 import { changeAgent } from '../actions.js';
 import type { AdminApi, AdminState, AgentView } from '../api.js';
+import { AddAccount } from '../components/AddAccount.js';
+import { AgentPanel } from '../components/AgentPanel.js';
 import { Badge } from '../components/Badge.js';
 import { CapField } from '../components/CapField.js';
+import { ConfirmButton } from '../components/ConfirmButton.js';
+import { EmptyState } from '../components/EmptyState.js';
 import { Meter } from '../components/Meter.js';
 import { NoAgents } from '../components/NoAgents.js';
 import { Problem } from '../components/Problem.js';
+import { desktopBridge, type DesktopBridge } from '../desktop.js';
 import { providerName } from '../format.js';
 import { useAction } from '../hooks.js';
+import { href } from '../route.js';
 
-export function Agents({ admin, api }: { admin: AdminState; api: AdminApi }) {
-  if (admin.agents.length === 0) return <NoAgents />;
+/** `param`: `add` for "Add account", or an agent's id for its page (login or watch). */
+export function Agents({ admin, api, param }: { admin: AdminState; api: AdminApi; param: string | null }) {
+  const desktop = desktopBridge();
+  if (param === 'add') return <AddAccount api={api} desktop={desktop} />;
+  const shown = param ? admin.agents.find((a) => a.id === param) : undefined;
   return (
     <>
-      <p className="lead">
-        Each agent is one logged-in chat account and runs one job at a time. Adding an account, logging in again and watching an agent work
-        happen in the desktop app.
-      </p>
-      <div className="agent-list">
-        {admin.agents.map((agent) => (
-          <AgentCard key={agent.id} agent={agent} allPaused={admin.settings.paused} api={api} />
-        ))}
-      </div>
+      {param && !shown && (
+        <EmptyState title="That agent is gone">
+          <p>
+            It was removed. <a href={href('agents')}>See the agents</a>.
+          </p>
+        </EmptyState>
+      )}
+      {shown && <AgentPanel key={shown.id} agent={shown} api={api} />}
+      {admin.agents.length === 0 ? (
+        !param && <NoAgents />
+      ) : (
+        <>
+          <div className="toolbar section-head">
+            <p className="lead">Each agent is one logged-in chat account and runs one job at a time.</p>
+            <a className="button primary" href={href('agents', 'add')}>
+              Add account
+            </a>
+          </div>
+          <div className="agent-list">
+            {admin.agents.map((agent) => (
+              <AgentCard key={agent.id} agent={agent} allPaused={admin.settings.paused} api={api} desktop={desktop} />
+            ))}
+          </div>
+        </>
+      )}
     </>
   );
 }
 
-function AgentCard({ agent, allPaused, api }: { agent: AgentView; allPaused: boolean; api: AdminApi }) {
+function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPaused: boolean; api: AdminApi; desktop: DesktopBridge | null }) {
   const state = describeAgent(agent, allPaused);
   const toggle = useAction(() => changeAgent(api, agent.id, { enabled: !agent.enabled }));
+  const logIn = useAction(async () => {
+    await api.logIn(agent.id);
+    // The desktop app opened a login window; headless, the login shows on this page.
+    if (!desktop) window.location.hash = href('agents', agent.id);
+  });
+  const watch = useAction(async () => {
+    if (desktop) return desktop.watch(agent.id);
+    window.location.hash = href('agents', agent.id);
+  });
+  const remove = useAction(() => api.removeAgent(agent.id));
+  const loggedIn = agent.state === 'idle' || agent.state === 'busy';
   return (
     <article className="card agent" aria-label={agent.name}>
       <header className="agent-head">
         <h3>{agent.name}</h3>
         <span className="muted">{providerName(agent.provider)}</span>
         <Badge tone={state.tone}>{state.label}</Badge>
+        <span className="agent-actions">
+          {!loggedIn && (
+            <button type="button" className="primary" disabled={logIn.busy} onClick={() => logIn.run()}>
+              {agent.pairing ? 'Back to the login' : 'Log in'}
+            </button>
+          )}
+          <button type="button" disabled={watch.busy} onClick={() => watch.run()}>
+            Watch
+          </button>
+        </span>
       </header>
       <p className="hint">{state.hint}</p>
-      {agent.detail && (agent.state === 'needs_login' || agent.state === 'error') && <p className="hint">What it reports: {agent.detail}</p>}
+      {agent.detail && (agent.state === 'needs_login' || agent.state === 'error') && !agent.pairing && <p className="hint">What it reports: {agent.detail}</p>}
       <Meter used={agent.used_this_hour} cap={agent.cap_per_hour} nextSlotAt={agent.next_slot_at} />
       <div className="agent-controls">
         <RenameField agent={agent} api={api} />
@@ -46,8 +92,15 @@ function AgentCard({ agent, allPaused, api }: { agent: AgentView; allPaused: boo
         <button type="button" disabled={toggle.busy} onClick={() => toggle.run()}>
           {agent.enabled ? 'Pause this agent' : 'Enable this agent'}
         </button>
+        <ConfirmButton
+          label="Remove"
+          confirmLabel="Remove it"
+          question={`Remove ${agent.name} and its login?`}
+          busy={remove.busy}
+          onConfirm={() => void remove.run()}
+        />
       </div>
-      <Problem message={toggle.error} />
+      <Problem message={toggle.error ?? logIn.error ?? watch.error ?? remove.error} />
     </article>
   );
 }

@@ -1,5 +1,7 @@
 import type { AdminState } from '../api.js';
 import { CopyButton } from '../components/CopyButton.js';
+import { DesktopSettings } from '../components/DesktopSettings.js';
+import { LogView } from '../components/LogView.js';
 import { forgetToken } from '../token.js';
 
 export function Settings({ admin }: { admin: AdminState }) {
@@ -34,12 +36,10 @@ export function Settings({ admin }: { admin: AdminState }) {
           </div>
         </dl>
       </section>
+      <DesktopSettings agents={admin.agents} />
       <section aria-labelledby="logs-title">
         <h2 id="logs-title">Logs</h2>
-        <p className="note">
-          The dashboard has no log view yet, because ChatBridge does not offer its log over the API. Run <code>chatbridge serve</code> in a
-          terminal to see what it reports.
-        </p>
+        <LogView />
       </section>
       <section aria-labelledby="link-title">
         <h2 id="link-title">This dashboard link</h2>

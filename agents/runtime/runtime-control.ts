@@ -1,0 +1,99 @@
+import type { Page } from 'playwright-core';
+import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep } from '../../main/agent-control.js';
+import type { AgentRuntime } from './agent-runtime.js';
+import { PageScreen } from './page-screen.js';
+import { Pairing, pairingPage, type LoginWindow } from './pairing.js';
+
+/** Opens a window onto an agent's page (the desktop app); without one, the dashboard shows the page. */
+export type LoginWindows = (agentId: string, title: string) => LoginWindow;
+
+/**
+ * The agent runtime as the dashboard drives it: new agents' browsers, removal, and logins
+ * (pairing) shown either in the desktop app's windows or, headless, in the dashboard
+ * itself through a PageScreen of the agent's page.
+ */
+export class RuntimeControl implements AgentControl {
+  private readonly logins = new Map<string, { pairing: Pairing; window: LoginWindow }>();
+  private readonly screens = new Map<string, PageScreen>();
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(
+    private readonly runtime: AgentRuntime,
+    private readonly windows: LoginWindows | null = null,
+  ) {}
+
+  start(): Promise<void> {
+    return this.runtime.start();
+  }
+
+  async remove(agentId: string): Promise<void> {
+    this.endLogIn(agentId);
+    this.screens.delete(agentId);
+    await this.runtime.remove(agentId);
+  }
+
+  async logIn(agentId: string): Promise<void> {
+    const under = this.logins.get(agentId);
+    if (under) return under.pairing.checkNow();
+    const agent = this.runtime.agent(agentId);
+    const page = agent?.page();
+    const site = agent && this.runtime.site(agent.provider);
+    if (!agent || !page || !site) throw new AgentNotRunning("This agent's browser is not running yet; try again in a moment.");
+    const window = this.windows?.(agentId, `Log in to ${site.name}`) ?? dashboardWindow();
+    const pairing = new Pairing(agent, site, pairingPage(page), window);
+    this.logins.set(agentId, { pairing, window });
+    pairing.onStep(() => this.changed());
+    void pairing.run().finally(() => {
+      if (this.logins.get(agentId)?.pairing === pairing) this.logins.delete(agentId);
+      this.changed();
+    });
+  }
+
+  endLogIn(agentId: string): void {
+    this.logins.get(agentId)?.window.close();
+  }
+
+  loginStep(agentId: string): LoginStep | null {
+    const step = this.logins.get(agentId)?.pairing.step();
+    return step === 'login' || step === 'checking' ? step : null;
+  }
+
+  screen(agentId: string): AgentScreen | null {
+    if (this.windows) return null;
+    const page = this.runtime.agent(agentId)?.page();
+    if (!page) return null;
+    return this.screenOf(agentId, page);
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** One screen per page: a restarted browser brings a new page, and a new screen. */
+  private screenOf(agentId: string, page: Page): PageScreen {
+    const known = this.screens.get(agentId);
+    if (known?.page === page) return known;
+    const screen = new PageScreen(page);
+    this.screens.set(agentId, screen);
+    return screen;
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}
+
+/** Headless, the login "window" is the dashboard's view of the page: closing it is the person's Cancel. */
+function dashboardWindow(): LoginWindow {
+  const closed: (() => void)[] = [];
+  let open = true;
+  return {
+    show: () => {},
+    close: () => {
+      if (!open) return;
+      open = false;
+      for (const l of closed) l();
+    },
+    onClosed: (listener) => void closed.push(listener),
+  };
+}

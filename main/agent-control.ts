@@ -1,0 +1,38 @@
+import type { ViewFrame, ViewInput } from './api/admin-schemas.js';
+
+/** A login under way in an agent's page: waiting for the person, or checking whether they got in. */
+export type LoginStep = 'login' | 'checking';
+
+/** A live picture of an agent's page that a person can also click and type into. */
+export interface AgentScreen {
+  /** Frames from now on (the latest one at once); returns the function that stops them. */
+  watch(onFrame: (frame: ViewFrame) => void): () => void;
+  input(event: ViewInput): Promise<void>;
+}
+
+/**
+ * What the dashboard can do with the agents' browsers, beyond their rows in the pool. The
+ * process that runs the browsers provides it (headless `serve`, or the desktop app); until
+ * it does, the admin API says the agents are not running.
+ */
+export interface AgentControl {
+  /** Starts the browser of an agent whose row was just created. */
+  start(agentId: string): Promise<void>;
+  /** Closes the browser of an agent whose row was removed, and deletes its login. */
+  remove(agentId: string): Promise<void>;
+  /**
+   * Shows the agent's page at the provider's login page to the person and, when they come
+   * back from it, checks whether the agent is logged in. Again while under way: check now.
+   */
+  logIn(agentId: string): Promise<void>;
+  /** The person closed the login. */
+  endLogIn(agentId: string): void;
+  loginStep(agentId: string): LoginStep | null;
+  /** The agent's page to show in the dashboard; null where the app shows it in a window of its own. */
+  screen(agentId: string): AgentScreen | null;
+  /** Login steps changed. */
+  onChange(listener: () => void): void;
+}
+
+/** The agent has no browser (still starting, restarting, or none on this machine). */
+export class AgentNotRunning extends Error {}

@@ -1,0 +1,195 @@
+/**
+ * Adding, logging in and removing agents through /admin/v1, with the agents' browsers
+ * replaced by a recording AgentControl (the real one, with Chromium, is in
+ * test/e2e/pairing.test.ts): the checks, codes and orderings the server itself owns.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentControl, AgentScreen, LoginStep } from '../../main/agent-control.js';
+import type { ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
+
+let t: TestService;
+let admin: string;
+afterEach(async () => t?.stop());
+
+async function start(agents: Parameters<typeof startTestService>[0] = {}) {
+  t = await startTestService(agents);
+  admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+}
+
+const as = (method: string, path: string, body?: unknown) => t.api(method, path, { key: admin, body });
+
+/** Records what the dashboard asked of the browsers; a test sets the login steps. */
+class RecordingControl implements AgentControl {
+  readonly calls: string[] = [];
+  readonly steps = new Map<string, LoginStep>();
+  readonly inputs: ViewInput[] = [];
+  private readonly watchers = new Set<(frame: ViewFrame) => void>();
+  private readonly listeners: (() => void)[] = [];
+  readonly screenOf: AgentScreen = {
+    watch: (onFrame) => {
+      this.watchers.add(onFrame);
+      return () => this.watchers.delete(onFrame);
+    },
+    input: async (event) => void this.inputs.push(event),
+  };
+
+  async start(id: string) {
+    this.calls.push(`start ${id}`);
+  }
+  async remove(id: string) {
+    this.calls.push(`remove ${id}`);
+  }
+  async logIn(id: string) {
+    this.calls.push(`login ${id}`);
+    this.steps.set(id, 'login');
+  }
+  endLogIn(id: string) {
+    this.calls.push(`end ${id}`);
+    this.steps.delete(id);
+  }
+  loginStep(id: string) {
+    return this.steps.get(id) ?? null;
+  }
+  screen() {
+    return this.screenOf;
+  }
+  onChange(listener: () => void) {
+    this.listeners.push(listener);
+  }
+  frame(frame: ViewFrame) {
+    for (const w of this.watchers) w(frame);
+  }
+}
+
+function attach(): RecordingControl {
+  const control = new RecordingControl();
+  t.service.attachAgents(control);
+  return control;
+}
+
+describe('agents from the dashboard', () => {
+  it('says the agents are not running until the process running their browsers attaches them', async () => {
+    await start();
+    const r = await as('POST', '/admin/v1/agents', { provider: 'claude' });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('NO_DEVICE_ONLINE');
+    expect((await as('GET', '/admin/v1/state')).body.agents).toEqual([]);
+  });
+
+  it('adds an account: a named agent, its browser started, its login begun', async () => {
+    await start();
+    const control = attach();
+    const first = await as('POST', '/admin/v1/agents', { provider: 'claude' });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ name: 'Claude 1', provider: 'claude', pairing: 'login', enabled: true });
+    expect(control.calls).toEqual([`start ${first.body.id}`, `login ${first.body.id}`]);
+    expect((await as('POST', '/admin/v1/agents', { provider: 'claude' })).body.name).toBe('Claude 2');
+    expect((await as('POST', '/admin/v1/agents', { provider: 'qwen', name: ' Work ' })).body.name).toBe('Work');
+
+    const bad = await as('POST', '/admin/v1/agents', { provider: 'bard' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_REQUEST');
+    expect((await t.api('POST', '/admin/v1/agents', { body: { provider: 'claude' } })).status).toBe(403);
+    expect((await t.api('GET', '/v1/status')).body.providers.claude.agents_total).toBe(2);
+  });
+
+  it('logs in again and closes a login; the state shows the step', async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    const id = t.agents[0]!.id;
+    expect((await as('POST', `/admin/v1/agents/${id}/login`)).body.pairing).toBe('login');
+    expect((await as('GET', '/admin/v1/state')).body.agents[0].pairing).toBe('login');
+    expect((await as('DELETE', `/admin/v1/agents/${id}/login`)).body.pairing).toBeNull();
+    expect(control.calls).toEqual([`login ${id}`, `end ${id}`]);
+    expect((await as('POST', '/admin/v1/agents/agt_nope/login')).status).toBe(404);
+  });
+
+  it('plays input into the page only during a login, and only input of the documented shapes', async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    const id = t.agents[0]!.id;
+    const click = { type: 'click', x: 10, y: 20 };
+    const refused = await as('POST', `/admin/v1/agents/${id}/screen/input`, click);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/only while you log in/);
+
+    await as('POST', `/admin/v1/agents/${id}/login`);
+    for (const ok of [click, { type: 'text', text: 'me@example.test' }, { type: 'key', key: 'Shift+Tab' }, { type: 'scroll', x: 1, y: 2, dx: 0, dy: 300 }]) {
+      expect((await as('POST', `/admin/v1/agents/${id}/screen/input`, ok)).status).toBe(204);
+    }
+    expect(control.inputs).toHaveLength(4);
+    for (const bad of [
+      { type: 'key', key: 'NotAKey' },
+      { type: 'key', key: 'Control+' },
+      { type: 'click', x: -1, y: 0 },
+      { type: 'text', text: '' },
+      { type: 'text', text: 'x'.repeat(10_001) },
+      { type: 'drag', x: 1, y: 1 },
+      { type: 'click', x: 1, y: 1, button: 'right' },
+    ]) {
+      const r = await as('POST', `/admin/v1/agents/${id}/screen/input`, bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.body.error.code).toBe('INVALID_REQUEST');
+    }
+    expect(control.inputs).toHaveLength(4);
+  });
+
+  it("streams the agent's page as frame events", async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    const id = t.agents[0]!.id;
+    const res = await fetch(`${t.url}/admin/v1/agents/${id}/screen`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    const read = (async () => {
+      while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    })();
+    // The route subscribes once the stream is open: send until the event arrives.
+    const pump = setInterval(() => control.frame({ jpeg: 'AQID', width: 1280, height: 900 }), 20);
+    await read;
+    clearInterval(pump);
+    expect(text).toMatch(/^event: frame\ndata: \{"jpeg":"AQID","width":1280,"height":900\}\n\n/);
+    await reader.cancel();
+    expect((await as('GET', '/admin/v1/agents/agt_nope/screen')).status).toBe(404);
+  });
+
+  it('removes an idle agent and its login; refuses while it runs a job or queued jobs need it', async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    const id = t.agents[0]!.id;
+    const first = await t.api('POST', '/v1/completions', { body: { prompt: 'Remember 7' } });
+    const ref = first.body.conversation_ref as string;
+
+    const running = t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[ms=1500]]' } });
+    await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state === 'busy');
+    const busy = await as('DELETE', `/admin/v1/agents/${id}`);
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.message).toMatch(/running a job/);
+    expect((await running).status).toBe(200);
+
+    // A queued continuation can only run on this agent.
+    await as('PATCH', `/admin/v1/agents/${id}`, { enabled: false });
+    const pinned = await t.api('POST', '/v1/completions', { body: { prompt: 'Which number?', mode: 'continue', conversation_ref: ref, wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
+    expect(pinned.status).toBe(202);
+    const blocked = await as('DELETE', `/admin/v1/agents/${id}`);
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error.message).toMatch(/1 queued job can only run on this agent/);
+    await t.api('DELETE', `/v1/completions/${pinned.body.id}`);
+
+    const removed = await as('DELETE', `/admin/v1/agents/${id}`);
+    expect(removed.status).toBe(204);
+    expect(control.calls).toContain(`remove ${id}`);
+    expect((await as('GET', '/admin/v1/state')).body.agents).toEqual([]);
+    expect((await as('DELETE', `/admin/v1/agents/${id}`)).status).toBe(404);
+    // Its jobs stay; its conversations cannot go on.
+    expect((await t.api('GET', `/v1/completions/${first.body.id}`)).body.agent_id).toBe(id);
+    const orphan = await t.api('POST', '/v1/completions', { body: { prompt: 'And now?', mode: 'continue', conversation_ref: ref } });
+    expect(orphan.status).toBe(400);
+    expect(orphan.body.error.details.field).toBe('conversation_ref');
+  });
+});
