@@ -111,6 +111,7 @@ export class AdminConsole {
       name = `${PROVIDER_NAMES[input.provider]} ${n}`;
     }
     const record = pool.create(input.provider, name);
+    this.deps.log.info('agent', `${name}: added (${PROVIDER_NAMES[input.provider]}), opening its login page`);
     await control.start(record.id);
     // A browser that did not start leaves the agent in `error`, with its reason: the card shows it.
     await control.logIn(record.id).catch((error: unknown) => {
@@ -134,7 +135,9 @@ export class AdminConsole {
       throw new ApiError('CONFLICT', `${pinned} queued job${pinned === 1 ? '' : 's'} can only run on this agent. Cancel them or let them run, then remove it.`);
     }
     // The row goes first, in this same turn as the checks, so no job can be dispatched to it meanwhile.
+    const { name } = pool.get(id)!;
     pool.remove(id);
+    this.deps.log.info('agent', `${name}: removed, with its login`);
     await this.control?.remove(id);
   }
 

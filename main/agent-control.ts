@@ -5,8 +5,12 @@ export type LoginStep = 'login' | 'checking';
 
 /** A live picture of an agent's page that a person can also click and type into. */
 export interface AgentScreen {
-  /** Frames from now on (the latest one at once); returns the function that stops them. */
-  watch(onFrame: (frame: ViewFrame) => void): () => void;
+  /**
+   * Frames from now on (the latest one at once), and `onEnd` when the page is gone (its
+   * browser restarts: the agent's next screen shows the new page). Returns the function
+   * that stops them.
+   */
+  watch(onFrame: (frame: ViewFrame) => void, onEnd: () => void): () => void;
   input(event: ViewInput): Promise<void>;
 }
 

@@ -49,6 +49,7 @@ export class ChromiumHost implements BrowserHost {
   }
 
   async forget(agentId: string): Promise<void> {
-    await rm(join(this.profilesDir, agentId), { recursive: true, force: true });
+    // Chromium's helper processes can still be writing for a moment after it closed.
+    await rm(join(this.profilesDir, agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }

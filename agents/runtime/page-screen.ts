@@ -11,14 +11,23 @@ const CAST = { format: 'jpeg', quality: 70, maxWidth: 1280, maxHeight: 900 } as 
  * into it. One screencast per page, shared by every watcher, and only while someone watches.
  */
 export class PageScreen implements AgentScreen {
-  private readonly watchers = new Set<(frame: ViewFrame) => void>();
+  private readonly watchers = new Map<(frame: ViewFrame) => void, () => void>();
   private latest: ViewFrame | null = null;
   private cast: Promise<CDPSession | null> | null = null;
 
-  constructor(readonly page: Page) {}
+  constructor(readonly page: Page) {
+    page.once('close', () => {
+      for (const end of [...this.watchers.values()]) end();
+      this.watchers.clear();
+    });
+  }
 
-  watch(onFrame: (frame: ViewFrame) => void): () => void {
-    this.watchers.add(onFrame);
+  watch(onFrame: (frame: ViewFrame) => void, onEnd: () => void): () => void {
+    if (this.page.isClosed()) {
+      onEnd();
+      return () => {};
+    }
+    this.watchers.set(onFrame, onEnd);
     if (this.latest) onFrame(this.latest);
     this.cast ??= this.startCast();
     return () => {
@@ -49,7 +58,7 @@ export class PageScreen implements AgentScreen {
         // Chromium sends the next frame only after this one is acknowledged.
         cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
         this.latest = { jpeg: data, width: metadata.deviceWidth, height: metadata.deviceHeight };
-        for (const watcher of this.watchers) watcher(this.latest);
+        for (const watcher of this.watchers.keys()) watcher(this.latest);
       });
       await cdp.send('Page.startScreencast', CAST);
       return cdp;

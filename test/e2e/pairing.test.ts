@@ -109,5 +109,8 @@ describe('pairing from the dashboard', () => {
     expect(status.providers.claude!.agents_total).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
+    // Stopped as a person would, so its browsers close before the data dir is removed.
+    server.child.kill('SIGTERM');
+    expect((await server.closed).code).toBe(0);
   }, 120_000);
 });

@@ -29,14 +29,17 @@ export function providerSuite(provider: Provider): void {
       expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
       expect(r.body.conversation_ref).toMatch(/^cv_/);
       expect(r.body.provider).toBe(provider);
-      // The DOM-to-Markdown fallback reads the rendered answer back to the same Markdown.
-      const page = agentOf(r.body.agent_id).page()!;
+      // The DOM-to-Markdown fallback reads the rendered answer back to the same Markdown: in a
+      // second page of the agent's browser (same login), as the agent's own page is already
+      // opening a fresh chat for the next job.
+      const page = await agentOf(r.body.agent_id).page()!.context().newPage();
       await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
       const fromDom = await page.evaluate((pack) => {
         const h = window.__chatbridge!;
         const turn = h.turn(pack, 0)!;
         return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
       }, e.site.selectors);
+      await page.close();
       expect(fromDom).toBe(r.body.response);
     });
 

@@ -27,11 +27,11 @@ class RecordingControl implements AgentControl {
   readonly calls: string[] = [];
   readonly steps = new Map<string, LoginStep>();
   readonly inputs: ViewInput[] = [];
-  private readonly watchers = new Set<(frame: ViewFrame) => void>();
+  private readonly watchers = new Map<(frame: ViewFrame) => void, () => void>();
   private readonly listeners: (() => void)[] = [];
   readonly screenOf: AgentScreen = {
-    watch: (onFrame) => {
-      this.watchers.add(onFrame);
+    watch: (onFrame, onEnd) => {
+      this.watchers.set(onFrame, onEnd);
       return () => this.watchers.delete(onFrame);
     },
     input: async (event) => void this.inputs.push(event),
@@ -61,7 +61,11 @@ class RecordingControl implements AgentControl {
     this.listeners.push(listener);
   }
   frame(frame: ViewFrame) {
-    for (const w of this.watchers) w(frame);
+    for (const w of this.watchers.keys()) w(frame);
+  }
+  /** The page went away (its browser restarts). */
+  pageGone() {
+    for (const end of this.watchers.values()) end();
   }
 }
 
@@ -95,6 +99,8 @@ describe('agents from the dashboard', () => {
     expect(bad.body.error.code).toBe('INVALID_REQUEST');
     expect((await t.api('POST', '/admin/v1/agents', { body: { provider: 'claude' } })).status).toBe(403);
     expect((await t.api('GET', '/v1/status')).body.providers.claude.agents_total).toBe(2);
+    const log = (await as('GET', '/admin/v1/logs')).body.entries.map((e: { message: string }) => e.message);
+    expect(log).toContain('Claude 1: added (Claude), opening its login page');
   });
 
   it('logs in again and closes a login; the state shows the step', async () => {
@@ -138,7 +144,7 @@ describe('agents from the dashboard', () => {
     expect(control.inputs).toHaveLength(4);
   });
 
-  it("streams the agent's page as frame events", async () => {
+  it("streams the agent's page as frame events, until the page is gone", async () => {
     await start({ agents: { chatgpt: 1 } });
     const control = attach();
     const id = t.agents[0]!.id;
@@ -154,7 +160,8 @@ describe('agents from the dashboard', () => {
     await read;
     clearInterval(pump);
     expect(text).toMatch(/^event: frame\ndata: \{"jpeg":"AQID","width":1280,"height":900\}\n\n/);
-    await reader.cancel();
+    control.pageGone();
+    for (;;) if ((await reader.read()).done) break;
     expect((await as('GET', '/admin/v1/agents/agt_nope/screen')).status).toBe(404);
   });
 
@@ -183,6 +190,7 @@ describe('agents from the dashboard', () => {
 
     const removed = await as('DELETE', `/admin/v1/agents/${id}`);
     expect(removed.status).toBe(204);
+    expect((await as('GET', '/admin/v1/logs')).body.entries.at(-1).message).toBe('chatgpt-1: removed, with its login');
     expect(control.calls).toContain(`remove ${id}`);
     expect((await as('GET', '/admin/v1/state')).body.agents).toEqual([]);
     expect((await as('DELETE', `/admin/v1/agents/${id}`)).status).toBe(404);

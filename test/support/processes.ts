@@ -39,7 +39,8 @@ export function trackProcesses(tempPrefix: string) {
       if (alive(p)) p.child.kill('SIGKILL');
       await p.closed;
     }
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    // A killed server's browsers may still be writing their profiles for a moment.
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   return {
     /** `node ...args` from the repository root, its output collected. */

@@ -155,8 +155,12 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
   app.addHook('preClose', async () => {
     for (const end of [...streams]) end();
   });
-  /** Answers with server-sent events; `start` begins sending and returns what stops it. */
-  const eventStream = (request: FastifyRequest, reply: FastifyReply, start: (send: (event: string, data: unknown) => void) => () => void) => {
+  /** Answers with server-sent events; `start` begins sending (`end` closes the stream) and returns what stops it. */
+  const eventStream = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    start: (send: (event: string, data: unknown) => void, end: () => void) => () => void,
+  ) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -167,16 +171,22 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     });
     // The client knows the stream is open before the first event (a page's first frame may take a while).
     res.flushHeaders();
-    const stop = start((event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+    let stop: (() => void) | null = null;
+    let ended = false;
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     const end = () => {
+      if (ended) return;
+      ended = true;
       streams.delete(end);
-      stop();
+      stop?.();
       clearInterval(heartbeat);
       res.end();
     };
     streams.add(end);
     res.on('close', end);
+    stop = start((event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`), end);
+    // `start` may have ended the stream at once (a page already gone): stop what it began.
+    if (ended) stop();
   };
 
   // `state` at once and after every change, `job` for each job change, `log` for each new log entry.
@@ -191,17 +201,18 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
     });
   });
 
-  // `frame` events: pictures of the agent's page as it changes (the latest one at once).
+  // `frame` events: pictures of the agent's page as it changes (the latest one at once). The
+  // stream ends with the page (a browser restart); the dashboard reconnects to the new one.
   app.get<{ Params: { id: string } }>(
     '/admin/v1/agents/:id/screen',
     { config: admin, schema: schema("The agent's page, live (text/event-stream of `frame` events)", { params: IdParams }) },
     (request, reply) => {
       const screen = console.screen(request.params.id);
-      eventStream(request, reply, (send) =>
+      eventStream(request, reply, (send, end) =>
         screen.watch((frame) => {
           // A viewer that cannot keep up misses frames rather than piling them up here.
           if (!reply.raw.writableNeedDrain) send('frame', frame);
-        }),
+        }, end),
       );
     },
   );
