@@ -14,10 +14,11 @@ const MAX_DETAIL = 200;
  * cost nothing. `busy` counts as `idle`: going to work and back is every job's normal life
  * and would bury the lines that matter (the Jobs page shows the work). An agent is first
  * logged when its live agent is attached ("started"); before that the pool reports `error`
- * for it only because nothing drives it yet.
+ * for it only because nothing drives it yet. A browser agent also reports `error` while its
+ * browser first opens: that is "starting", not a problem, and logs nothing by itself.
  */
 export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
-  const last = new Map<string, AgentState>();
+  const last = new Map<string, AgentState | 'starting'>();
   const look = () => {
     const present = new Set<string>();
     for (const record of pool.list()) {
@@ -28,6 +29,10 @@ export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
       const state: AgentState = raw === 'busy' ? 'idle' : raw;
       const before = last.get(record.id);
       if (before === state) continue;
+      if (before === undefined && state === 'error') {
+        last.set(record.id, 'starting');
+        continue;
+      }
       last.set(record.id, state);
       const trouble = state === 'needs_login' || state === 'error';
       const detail = trouble ? live.detail?.()?.trim().slice(0, MAX_DETAIL) : undefined;

@@ -70,4 +70,20 @@ describe('agent log', () => {
     agent.setReadiness('idle');
     expect(lines()).toHaveLength(5);
   });
+
+  it('says nothing while a browser agent first opens (it reports error until then), then its first real state', () => {
+    const clock = new ManualClock();
+    const pool = new AgentPool(db, clock, randomIds);
+    const log = new LogBook(clock);
+    const gpt = pool.create('chatgpt', 'ChatGPT 1');
+    logAgentChanges(pool, log);
+    const agent = new ExplainingAgent(gpt.id, 'chatgpt');
+    agent.why = 'starting';
+    agent.setReadiness('error');
+    pool.attach(agent);
+    expect(log.recent()).toEqual([]);
+    agent.why = 'log in to the provider again';
+    agent.setReadiness('needs_login');
+    expect(log.recent().map((e) => `${e.level} ${e.message}`)).toEqual(['warn ChatGPT 1: starting → needs_login (log in to the provider again)']);
+  });
 });
