@@ -82,7 +82,7 @@ async function start(): Promise<void> {
     };
   };
   // The dashboard's "Add account" and "Log in" (over HTTP) open login windows through this.
-  service.attachAgents(new RuntimeControl(runtime, agentWindow));
+  service.attachAgents(new RuntimeControl(runtime, (id, title) => agentWindow(id, `${title} · ${service.pool.get(id)?.name ?? id}`)));
 
   const loginItem: LoginItem =
     process.platform === 'linux'
