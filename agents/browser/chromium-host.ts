@@ -5,6 +5,58 @@ import { installPageHelpers } from '../providers/page-helpers.js';
 import { sessionLoss, type BrowserHost, type BrowserSession } from './browser-host.js';
 
 /**
+ * Chromium keeps only the last `--disable-features` it is given, so ours must repeat the
+ * list Playwright passes (playwright-core 1.65, chromiumSwitches.ts) or those would be
+ * enabled again.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Background work of Chromium that an agent never needs, each measured on an idle agent
+ * (bench/agents.ts, idle section; six agents on 2 cores):
+ * - the omnibox popup: the full browser behind `--headless` preloads the address bar's
+ *   popup (chrome://omnibox-popup.top-chrome) in a renderer process of its own, which
+ *   nobody ever sees here: about 0.15 % of a core per agent in its first minutes, and
+ *   that process's memory for good;
+ * - Autofill's server queries: every form the agent loads (the login page, the composer)
+ *   is looked up at content-autofill.googleapis.com, and retried when that fails; the
+ *   agent never autofills, and the provider's forms are none of Google's business;
+ * - the segmentation platform: Chrome's on-device user-classification models, which
+ *   read their signal database in some 4 000 tasks about 20 s after the start;
+ * - the spare renderer: a second renderer process kept warm for the next cross-site
+ *   navigation. An agent's navigations stay on its provider's site (the new chat, the
+ *   conversation), which reuses the page's own process, so the spare only ever waited;
+ *   a login that crosses sites starts its process when it needs it.
+ * Worth keeping in mind and left on: the throttling of hidden pages (Playwright turns it
+ * off; a headless page is never hidden anyway) and the GPU process (`--disable-gpu`
+ * measured no different).
+ */
+const IDLE_DISABLED_FEATURES = [
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+  'AutofillServerCommunication',
+  'SegmentationPlatform',
+  'SpareRendererForSitePerProcess',
+];
+
+/**
  * The headless host: one persistent Chromium profile per agent under the data dir, driven
  * over Playwright's pipe (no debugging port). Used by `serve`, the tests, and for sites
  * that refuse embedded browsers.
@@ -28,6 +80,7 @@ export class ChromiumHost implements BrowserHost {
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...IDLE_DISABLED_FEATURES].join(',')}`,
         // Chromium refuses to sandbox as root (containers, CI); elsewhere keep the sandbox.
         ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
       ],
