@@ -109,28 +109,9 @@ describe('dashboard API', () => {
 
   it('streams the state at once, then each job change and the state after it', async () => {
     await start({ agents: { qwen: 1 } });
-    const controller = new AbortController();
-    const res = await fetch(`${t.url}/admin/v1/events`, { headers: { authorization: `Bearer ${admin}` }, signal: controller.signal });
-    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const events: { event: string; data: any }[] = [];
-    const pump = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.+)$/m.exec(block)?.[1];
-          const data = /^data: (.+)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
-      }
-    })();
+    const stream = await openEvents();
+    const { events } = stream;
+    expect(stream.contentType).toMatch(/^text\/event-stream/);
     await until(() => events.length > 0);
     expect(events[0]!.event).toBe('state');
     expect(events[0]!.data.agents).toHaveLength(1);
@@ -138,8 +119,8 @@ describe('dashboard API', () => {
     await until(() => events.some((e) => e.event === 'job' && e.data.id === done.body.id && e.data.status === 'succeeded'));
     await until(() => events.filter((e) => e.event === 'state').length >= 2);
     expect(events.find((e) => e.event === 'job' && e.data.status === 'dispatched')?.data.agent_name).toBe('qwen-1');
-    controller.abort();
-    await pump;
+    stream.close();
+    await stream.done;
   });
 
   it('logs agent state changes and failed jobs, over GET /admin/v1/logs and as `log` events, for the admin token only', async () => {
@@ -203,5 +184,5 @@ async function openEvents() {
       }
     }
   })();
-  return { events, done, close: () => controller.abort() };
+  return { events, done, contentType: res.headers.get('content-type'), close: () => controller.abort() };
 }
