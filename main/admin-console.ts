@@ -137,8 +137,13 @@ export class AdminConsole {
     // The row goes first, in this same turn as the checks, so no job can be dispatched to it meanwhile.
     const { name } = pool.get(id)!;
     pool.remove(id);
-    this.deps.log.info('agent', `${name}: removed, with its login`);
-    await this.control?.remove(id);
+    try {
+      await this.control?.remove(id);
+      this.deps.log.info('agent', `${name}: removed, with its login`);
+    } catch (error) {
+      // The agent is gone either way; what is left on disk is the person's to know about.
+      this.deps.log.warn('agent', `${name}: removed, but its browser profile could not be deleted: ${(error as Error).message}`);
+    }
   }
 
   /** Logs an agent in again, or, while its login is shown, checks now whether it is logged in. */

@@ -40,8 +40,10 @@ class RecordingControl implements AgentControl {
   async start(id: string) {
     this.calls.push(`start ${id}`);
   }
+  failRemove = false;
   async remove(id: string) {
     this.calls.push(`remove ${id}`);
+    if (this.failRemove) throw new Error('EBUSY: profile in use');
   }
   async logIn(id: string) {
     this.calls.push(`login ${id}`);
@@ -199,5 +201,16 @@ describe('agents from the dashboard', () => {
     const orphan = await t.api('POST', '/v1/completions', { body: { prompt: 'And now?', mode: 'continue', conversation_ref: ref } });
     expect(orphan.status).toBe(400);
     expect(orphan.body.error.details.field).toBe('conversation_ref');
+  });
+
+  it('removes an agent even when its browser profile cannot be deleted, and logs why', async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    control.failRemove = true;
+    const id = t.agents[0]!.id;
+    expect((await as('DELETE', `/admin/v1/agents/${id}`)).status).toBe(204);
+    expect((await as('GET', '/admin/v1/state')).body.agents).toEqual([]);
+    const last = (await as('GET', '/admin/v1/logs')).body.entries.at(-1);
+    expect(last).toMatchObject({ level: 'warn', message: 'chatgpt-1: removed, but its browser profile could not be deleted: EBUSY: profile in use' });
   });
 });
