@@ -1,6 +1,6 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
 import type { AgentCreate, LogEntryView, ViewInput } from './api/admin-schemas.js';
-import { AgentNotRunning, type AgentControl, type AgentScreen } from './agent-control.js';
+import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
 import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';

@@ -1,7 +1,8 @@
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid, type ErrorCode } from './core/errors.js';
 import type { IdGenerator } from './core/ids.js';
-import { LIMITS, type CompletionRequest } from './api/schemas.js';
+import type { CompletionRequest } from './api/schemas.js';
+import { LIMITS } from './core/limits.js';
 import { failureDetails, outcomeDetails } from './api/profile.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { GroupCommit } from './queue/group-commit.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AdminConsole } from './admin-console.js';
-import type { AgentControl } from './agent-control.js';
+import type { AgentControl } from './core/agent-control.js';
 import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { installPageHelpers } from '../providers/page-helpers.js';
-import { sessionLoss, type BrowserHost, type BrowserSession } from './browser-host.js';
+import { sessionLoss, type BrowserHost, type BrowserSession } from '../../main/core/browser-host.js';
 
 /**
  * Chromium keeps only the last `--disable-features` it is given, so ours must repeat the

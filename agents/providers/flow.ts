@@ -4,7 +4,7 @@
  * signal, read the answer as Markdown, and capture the conversation's address.
  */
 import type { ElementHandle, Page } from 'playwright-core';
-import { AgentFailure, type AgentResult, type AgentTask } from '../agent.js';
+import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import type { TurnProblem } from './page-helpers.js';
 import type { ProviderSite, Role, SelectorPack } from './site.js';
 

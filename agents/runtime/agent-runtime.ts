@@ -1,26 +1,26 @@
 import type { Provider } from '../../main/core/providers.js';
-import type { AgentPool, AgentRecord } from '../../main/queue/agent-pool.js';
-import type { BrowserHost } from '../browser/browser-host.js';
+import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
+import type { BrowserHost } from '../../main/core/browser-host.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
 
 /**
  * Gives every agent row a live BrowserAgent on a browser host, and attaches it to the
- * pool the scheduler dispatches from. Rows added later (a new account) get theirs on the
+ * roster the scheduler dispatches from. Rows added later (a new account) get theirs on the
  * next `start`; a removed row's browser closes and its profile goes.
  */
 export class AgentRuntime {
   private readonly agents = new Map<string, BrowserAgent>();
 
   constructor(
-    private readonly pool: AgentPool,
+    private readonly roster: AgentRoster,
     private readonly host: BrowserHost,
     private readonly sites: Partial<Record<Provider, ProviderSite>>,
   ) {}
 
   /** Starts the agents of every row that has none yet and whose provider has a site; resolves when all have tried. */
   async start(): Promise<void> {
-    await Promise.all(this.pool.list().flatMap((row) => (this.agents.has(row.id) ? [] : [this.launch(row)])));
+    await Promise.all(this.roster.list().flatMap((row) => (this.agents.has(row.id) ? [] : [this.launch(row)])));
   }
 
   /** The site a provider's agents use here: the real one, or the simulator's. */
@@ -44,11 +44,11 @@ export class AgentRuntime {
     const old = this.agents.get(id);
     this.agents.delete(id);
     await old?.close();
-    const row = this.pool.get(id);
+    const row = this.roster.get(id);
     if (row) await this.launch(row);
   }
 
-  /** After the pool's row was removed: closes the agent's browser and deletes its profile (its login). */
+  /** After the roster's row was removed: closes the agent's browser and deletes its profile (its login). */
   async remove(id: string): Promise<void> {
     const agent = this.agents.get(id);
     this.agents.delete(id);
@@ -61,7 +61,7 @@ export class AgentRuntime {
     if (!site) return Promise.resolve();
     const agent = new BrowserAgent(row.id, site, this.host);
     this.agents.set(row.id, agent);
-    this.pool.attach(agent);
+    this.roster.attach(agent);
     return agent.start();
   }
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
-import type { Agent, AgentReadiness, AgentResult, AgentTask } from '../agent.js';
-import { AgentFailure } from '../agent.js';
-import type { BrowserHost, BrowserSession } from '../browser/browser-host.js';
+import type { Agent, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
+import { AgentFailure } from '../../main/core/agent.js';
+import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
 

@@ -1,6 +1,6 @@
 import type { CDPSession, Page } from 'playwright-core';
-import type { AgentScreen } from '../../main/agent-control.js';
-import type { ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import type { AgentScreen } from '../../main/core/agent-control.js';
+import type { ViewFrame, ViewInput } from '../../main/core/screen.js';
 
 /** Pictures no larger than the agents' viewport; quality 70 keeps a frame near 100 KB. */
 const CAST = { format: 'jpeg', quality: 70, maxWidth: 1280, maxHeight: 900 } as const;

@@ -1,5 +1,6 @@
 import type { Frame, Page } from 'playwright-core';
-import type { AgentReadiness } from '../agent.js';
+import type { AgentReadiness } from '../../main/core/agent.js';
+import type { LoginWindow } from '../../main/core/agent-control.js';
 import type { ProviderSite } from '../providers/site.js';
 
 /** The agent being paired, as the pairing needs it (a BrowserAgent in the app). */
@@ -17,12 +18,6 @@ export interface PairingPage {
   onNavigated(listener: (url: string) => void): () => void;
 }
 
-/** The window that shows the agent's page to the person; `onClosed` when they close it. */
-export interface LoginWindow {
-  show(): void;
-  close(): void;
-  onClosed(listener: () => void): void;
-}
 
 /**
  * login: the window shows the provider's login page, waiting for the person.

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
-import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep } from '../../main/agent-control.js';
+import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { PageScreen } from './page-screen.js';
-import { Pairing, pairingPage, type LoginWindow } from './pairing.js';
+import { Pairing, pairingPage } from './pairing.js';
 
 /** Opens a window onto an agent's page (the desktop app); without one, the dashboard shows the page. */
 export type LoginWindows = (agentId: string, title: string) => LoginWindow;

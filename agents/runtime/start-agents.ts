@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AgentPool } from '../../main/queue/agent-pool.js';
+import type { AgentRoster } from '../../main/core/agent-roster.js';
 import { ChromiumHost } from '../browser/chromium-host.js';
 import { findBrowser, NoBrowserFound } from '../browser/find-browser.js';
 import { PROVIDER_SITES } from '../providers/index.js';
@@ -10,7 +10,7 @@ import { AgentRuntime } from './agent-runtime.js';
  * accounts added later start on the same runtime. Without a browser the service still
  * runs (jobs queue) and says why in one line.
  */
-export async function startBrowserAgents(pool: AgentPool, dataDir: string, warn: (line: string) => void): Promise<AgentRuntime | null> {
+export async function startBrowserAgents(roster: AgentRoster, dataDir: string, warn: (line: string) => void): Promise<AgentRuntime | null> {
   let executable: string;
   try {
     executable = findBrowser();
@@ -19,7 +19,7 @@ export async function startBrowserAgents(pool: AgentPool, dataDir: string, warn:
     warn(`agents offline: ${error.message}`);
     return null;
   }
-  const runtime = new AgentRuntime(pool, new ChromiumHost(join(dataDir, 'profiles'), executable), PROVIDER_SITES);
+  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), executable), PROVIDER_SITES);
   await runtime.start();
   return runtime;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { PROVIDERS, type Provider } from '../../main/core/providers.js';
-import type { AgentPool } from '../../main/queue/agent-pool.js';
+import type { AgentRoster } from '../../main/core/agent-roster.js';
 import { ChromiumHost } from '../browser/chromium-host.js';
 import { findBrowser } from '../browser/find-browser.js';
 import { atBaseUrl, PROVIDER_SITES } from '../providers/index.js';
@@ -22,7 +22,7 @@ export interface SimulatedAgents {
  * dashboard use the simulated sites too, and are paired by the person, in the dashboard.
  */
 export async function startSimulatedAgents(
-  pool: AgentPool,
+  roster: AgentRoster,
   dataDir: string,
   counts: Partial<Record<Provider, number>>,
 ): Promise<SimulatedAgents> {
@@ -30,11 +30,11 @@ export async function startSimulatedAgents(
   for (const provider of PROVIDERS.filter((p) => (counts[p] ?? 0) > 0)) {
     for (let i = 1; i <= counts[provider]!; i++) {
       const name = `${SIM_SITES[provider].name} (simulated) ${i}`;
-      if (!pool.list().some((a) => a.name === name && a.provider === provider)) pool.create(provider, name);
+      if (!roster.list().some((a) => a.name === name && a.provider === provider)) roster.create(provider, name);
     }
   }
   const sites = Object.fromEntries(PROVIDERS.map((p) => [p, atBaseUrl(PROVIDER_SITES[p], simulator.sites[p]!.url)]));
-  const runtime = new AgentRuntime(pool, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites);
+  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites);
   await runtime.start();
   await Promise.all(
     runtime

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
-import { LIMITS, type ErrorEnvelope } from './schemas.js';
+import { LIMITS } from '../core/limits.js';
+import type { ErrorEnvelope } from './schemas.js';
 
 export function envelope(code: ErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {
   return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };

@@ -3,6 +3,7 @@
  * TypeScript types come from them, and /v1/openapi.json is generated from them.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { LIMITS } from '../core/limits.js';
 import { PROVIDERS } from '../core/providers.js';
 import { JOB_STATUSES, type JobStatus } from '../queue/state-machine.js';
 
@@ -10,21 +11,6 @@ import { JOB_STATUSES, type JobStatus } from '../queue/state-machine.js';
 function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
-
-export const LIMITS = {
-  promptChars: 100_000,
-  bodyBytes: 1_048_576,
-  queuedJobs: 1_000,
-  metadataBytes: 4_096,
-  chatMessages: 256,
-  idempotencyKeyChars: 255,
-  conversationRefChars: 2_048,
-  callbackUrlChars: 2_048,
-  holdMs: 600_000,
-  writesPerMinute: 600,
-  readsPerMinute: 1_200,
-  maxAttempts: 3,
-} as const;
 
 export const ProviderName = Type.Unsafe<(typeof PROVIDERS)[number]>({ type: 'string', enum: [...PROVIDERS] });
 

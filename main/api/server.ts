@@ -17,7 +17,7 @@ import { adminRoutes } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { completionRoutes } from './routes/completions.js';
-import { LIMITS } from './schemas.js';
+import { LIMITS } from '../core/limits.js';
 
 export interface ServerDeps {
   completions: Completions;

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
+import { installPageHelpers } from '../../agents/providers/page-helpers.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { DEFAULT_PORT } from '../cli/args.js';
 import { resolveDataDir } from '../core/data-dir.js';
@@ -19,7 +20,7 @@ import { electronModule, type BrowserWindow } from './electron-api.js';
 import { HostChoices, HostRouter } from './host-choice.js';
 import { CHANNELS, ipcRouter, type Handlers } from './ipc-contract.js';
 import { HIDDEN_FLAG, xdgAutostart, type LoginItem } from './login-item.js';
-import type { LoginWindow } from '../../agents/runtime/pairing.js';
+import type { LoginWindow } from '../core/agent-control.js';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { APP_SCHEME, dashboardPreferences, DASHBOARD_URL, isDashboardUrl } from './security.js';
 import { startTray } from './tray.js';
@@ -67,7 +68,7 @@ async function start(): Promise<void> {
   const choices = new HostChoices(dataDir);
   // Found on first use: an app without Chrome still runs every agent in its own view.
   const chrome = new ChromiumHost(join(dataDir, 'profiles'), findBrowser, false);
-  const hosts = new HostRouter({ view: new ViewHost(views), chrome }, choices, (id) => service.pool.get(id)?.provider);
+  const hosts = new HostRouter({ view: new ViewHost(views, installPageHelpers), chrome }, choices, (id) => service.pool.get(id)?.provider);
   const runtime = new AgentRuntime(service.pool, hosts, PROVIDER_SITES);
   void runtime.start();
 

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserHost, BrowserSession } from '../../agents/browser/browser-host.js';
+import type { BrowserHost, BrowserSession } from '../core/browser-host.js';
 import type { Provider } from '../core/providers.js';
 
 /** `view`: a WebContentsView of the app. `chrome`: the installed Chrome with a profile of its own. */

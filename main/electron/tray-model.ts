@@ -1,4 +1,4 @@
-import type { AgentState } from '../../agents/agent.js';
+import type { AgentState } from '../core/agent.js';
 
 export interface TraySnapshot {
   agents: AgentState[];

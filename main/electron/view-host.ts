@@ -1,6 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
-import { sessionLoss, type BrowserHost, type BrowserSession } from '../../agents/browser/browser-host.js';
-import { installPageHelpers } from '../../agents/providers/page-helpers.js';
+import { sessionLoss, type BrowserHost, type BrowserSession } from '../core/browser-host.js';
 import { DebuggerTransport, type PageDebugger } from './cdp-transport.js';
 
 /** One agent's WebContentsView, loaded (so the debugger answers) and with its debugger attached. */
@@ -25,7 +24,14 @@ export interface AgentViews {
  * Playwright through the view's debugger (cdp-transport.ts), so no debugging port exists.
  */
 export class ViewHost implements BrowserHost {
-  constructor(private readonly views: AgentViews) {}
+  /**
+   * `pageScript` runs in every page before the site's own scripts: the agents' in-page
+   * helpers, handed over by the composition root so this shell needs nothing of agents/.
+   */
+  constructor(
+    private readonly views: AgentViews,
+    private readonly pageScript: () => void,
+  ) {}
 
   async open(agentId: string): Promise<BrowserSession> {
     const view = await this.views.create(agentId);
@@ -37,7 +43,7 @@ export class ViewHost implements BrowserHost {
       throw error;
     }
     const context = browser.contexts()[0]!;
-    await context.addInitScript(installPageHelpers);
+    await context.addInitScript(this.pageScript);
     const page = context.pages()[0] ?? (await context.waitForEvent('page'));
     const loss = sessionLoss();
     view.onGone(loss.fire);

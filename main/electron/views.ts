@@ -1,6 +1,6 @@
 import type { PageDebugger } from './cdp-transport.js';
 import type { BrowserWindow, Debugger, ElectronApi, Session, WebContentsView } from './electron-api.js';
-import type { LoginWindow } from '../../agents/runtime/pairing.js';
+import type { LoginWindow } from '../core/agent-control.js';
 import { agentPartition, agentViewPreferences } from './security.js';
 import type { AgentView, AgentViews } from './view-host.js';
 

@@ -1,4 +1,4 @@
-import type { AgentState } from '../../agents/agent.js';
+import type { AgentState } from '../core/agent.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { JobEvents } from '../queue/job-events.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';

@@ -1,25 +1,19 @@
-import type { Agent, AgentState } from '../../agents/agent.js';
+import type { Agent, AgentState } from '../core/agent.js';
+import type { AgentRecord, AgentRoster } from '../core/agent-roster.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
 import type { Db } from './db.js';
 
-export interface AgentRecord {
-  id: string;
-  provider: Provider;
-  name: string;
-  enabled: boolean;
-  position: number;
-  cap_per_hour: number | null;
-  created_at: number;
-}
 
 /**
  * The account's agents: their rows in the database (name, enabled, order, cap) joined with
  * the live Agent that drives each one, and the scheduler's view of them (busy, cooling
  * down after a usage-limit banner). Listeners hear of every change that can free capacity.
  */
-export class AgentPool {
+export type { AgentRecord };
+
+export class AgentPool implements AgentRoster {
   private records = new Map<string, AgentRecord>();
   private readonly live = new Map<string, Agent>();
   private readonly busy = new Set<string>();

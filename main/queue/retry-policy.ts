@@ -1,4 +1,4 @@
-import type { AgentFailureKind } from '../../agents/agent.js';
+import type { AgentFailureKind } from '../core/agent.js';
 import type { JobFailureCode } from '../core/errors.js';
 
 export type AttemptOutcome = 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'agent_lost';

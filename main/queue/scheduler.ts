@@ -1,4 +1,4 @@
-import { AgentFailure, type Agent } from '../../agents/agent.js';
+import { AgentFailure, type Agent } from '../core/agent.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Settings } from '../settings/settings-store.js';

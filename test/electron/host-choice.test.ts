@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BrowserHost, BrowserSession } from '../../agents/browser/browser-host.js';
+import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import { defaultHost, HostChoices, HostRouter } from '../../main/electron/host-choice.js';
 
 const dirs: string[] = [];

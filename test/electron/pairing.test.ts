@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentReadiness } from '../../agents/agent.js';
+import type { AgentReadiness } from '../../main/core/agent.js';
 import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { installPageHelpers } from '../../agents/providers/page-helpers.js';
 import { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimSite } from '../../agents/simulator/site-server.js';
-import { Pairing, pairingPage, type LoginWindow, type PairingPage, type PairingStep } from '../../agents/runtime/pairing.js';
+import type { LoginWindow } from '../../main/core/agent-control.js';
+import { Pairing, pairingPage, type PairingPage, type PairingStep } from '../../agents/runtime/pairing.js';
 import { ViewHost, type AgentViews } from '../../main/electron/view-host.js';
 import { startChromiumPage, type ChromiumPage } from './chromium-page-debugger.js';
 
@@ -153,7 +155,7 @@ describe('Pairing an agent on the view host, for real (simulated site, Chromium 
       },
       forget: async () => {},
     };
-    const agent = new BrowserAgent('agt_pairing', site, new ViewHost(views));
+    const agent = new BrowserAgent('agt_pairing', site, new ViewHost(views, installPageHelpers));
     await agent.start();
     expect(agent.readiness()).toBe('needs_login');
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentControl, AgentScreen, LoginStep } from '../../main/agent-control.js';
+import type { AgentControl, AgentScreen, LoginStep } from '../../main/core/agent-control.js';
 import type { ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';

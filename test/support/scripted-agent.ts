@@ -1,4 +1,4 @@
-import { AgentFailure, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../agents/agent.js';
+import { AgentFailure, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
 
 /**

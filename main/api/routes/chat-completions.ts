@@ -9,9 +9,9 @@ import {
   completionDefaults,
   ErrorEnvelope,
   IdempotencyHeaders,
-  LIMITS,
   type ChatMessage,
 } from '../schemas.js';
+import { LIMITS } from '../../core/limits.js';
 import { clientGone } from './completions.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;

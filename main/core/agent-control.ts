@@ -1,4 +1,4 @@
-import type { ViewFrame, ViewInput } from './api/admin-schemas.js';
+import type { ViewFrame, ViewInput } from './screen.js';
 
 /** A login under way in an agent's page: waiting for the person, or checking whether they got in. */
 export type LoginStep = 'login' | 'checking';
@@ -40,3 +40,10 @@ export interface AgentControl {
 
 /** The agent has no browser (still starting, restarting, or none on this machine). */
 export class AgentNotRunning extends Error {}
+
+/** The window that shows the agent's page to the person; `onClosed` when they close it. */
+export interface LoginWindow {
+  show(): void;
+  close(): void;
+  onClosed(listener: () => void): void;
+}

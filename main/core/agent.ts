@@ -1,4 +1,4 @@
-import type { Provider } from '../main/core/providers.js';
+import type { Provider } from './providers.js';
 
 /**
  * The boundary between the queue and whatever drives a provider account. Agents know

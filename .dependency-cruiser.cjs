@@ -1,0 +1,60 @@
+/**
+ * The direction of imports (design.md "The layout"), checked by `npm test`
+ * (test/unit/dependency-rules.test.ts) and by `npx depcruise main agents preload renderer`.
+ * Paths are relative to the package root.
+ */
+const COMPOSITION_ROOTS = '^main/(cli/serve|electron/app)[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports makes both ends impossible to change alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-nothing-of-the-project',
+      severity: 'error',
+      comment: 'main/core/ is the kernel both sides depend on: it imports packages and itself only.',
+      from: { path: '^main/core/' },
+      to: { path: '^(main|agents|preload|renderer|build|bench|test|bin)/', pathNot: '^main/core/' },
+    },
+    {
+      name: 'agents-import-only-the-core-of-main',
+      severity: 'error',
+      comment: 'The browser agents know the kernel, never the queue, the API or the shell.',
+      from: { path: '^agents/' },
+      to: { path: '^main/', pathNot: '^main/core/' },
+    },
+    {
+      name: 'main-imports-agents-only-at-the-composition-roots',
+      severity: 'error',
+      comment: 'Only main/cli/serve.ts and main/electron/app.ts start agents; everything else talks to them through main/core/.',
+      from: { path: '^main/', pathNot: COMPOSITION_ROOTS },
+      to: { path: '^agents/' },
+    },
+    {
+      name: 'only-the-shell-imports-electron',
+      severity: 'error',
+      comment: 'The service runs in plain Node; electron is imported in main/electron/ only.',
+      from: { path: '^(main|agents|renderer)/', pathNot: '^main/electron/' },
+      to: { path: '^electron$|node_modules/electron/' },
+    },
+    {
+      name: 'the-dashboard-imports-no-runtime-code',
+      severity: 'error',
+      comment: 'renderer/ runs in a sandboxed page: it takes types from main/api and main/core, the bridge types from preload/, and nothing of agents/.',
+      from: { path: '^renderer/' },
+      to: { path: '^agents/|^main/(?!api/|core/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|release|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

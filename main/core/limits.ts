@@ -1,0 +1,15 @@
+/** The contract's limits (api.md "Limits"), and the few of our own it leaves open. */
+export const LIMITS = {
+  promptChars: 100_000,
+  bodyBytes: 1_048_576,
+  queuedJobs: 1_000,
+  metadataBytes: 4_096,
+  chatMessages: 256,
+  idempotencyKeyChars: 255,
+  conversationRefChars: 2_048,
+  callbackUrlChars: 2_048,
+  holdMs: 600_000,
+  writesPerMinute: 600,
+  readsPerMinute: 1_200,
+  maxAttempts: 3,
+} as const;
