@@ -7,7 +7,7 @@ import { atBaseUrl, PROVIDER_SITES } from '../providers/index.js';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
 import { signInToSimulator } from './sign-in.js';
 import { SIM_SITES } from './site-config.js';
-import { startSimulator, type Simulator } from './simulator.js';
+import { startSimulator, type SimLooks, type Simulator } from './simulator.js';
 
 export interface SimulatedAgents {
   simulator: Simulator;
@@ -25,8 +25,9 @@ export async function startSimulatedAgents(
   roster: AgentRoster,
   dataDir: string,
   counts: Partial<Record<Provider, number>>,
+  looks: SimLooks = {},
 ): Promise<SimulatedAgents> {
-  const simulator = await startSimulator(PROVIDERS);
+  const simulator = await startSimulator(PROVIDERS, looks);
   for (const provider of PROVIDERS.filter((p) => (counts[p] ?? 0) > 0)) {
     for (let i = 1; i <= counts[provider]!; i++) {
       const name = `${SIM_SITES[provider].name} (simulated) ${i}`;

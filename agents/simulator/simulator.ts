@@ -1,6 +1,13 @@
 import type { Provider } from '../../main/core/providers.js';
 import { SIM_SITES } from './site-config.js';
+import type { DriftKind } from './client/drift-kinds.js';
 import { startSiteServer, type SimSite } from './site-server.js';
+
+/** What the simulated sites look like: a layout per provider (else its default), and drift for all. */
+export interface SimLooks {
+  layouts?: Partial<Record<Provider, string>>;
+  drift?: readonly DriftKind[];
+}
 
 export interface Simulator {
   sites: Partial<Record<Provider, SimSite>>;
@@ -8,10 +15,14 @@ export interface Simulator {
 }
 
 /** Starts one simulated site per provider on loopback (each on its own port, so its own origin). */
-export async function startSimulator(providers: readonly Provider[] = Object.keys(SIM_SITES) as Provider[]): Promise<Simulator> {
+export async function startSimulator(
+  providers: readonly Provider[] = Object.keys(SIM_SITES) as Provider[],
+  looks: SimLooks = {},
+): Promise<Simulator> {
   const sites: Partial<Record<Provider, SimSite>> = {};
   for (const provider of providers) {
-    sites[provider] = await startSiteServer(SIM_SITES[provider]);
+    const look = { drift: looks.drift ?? [], ...(looks.layouts?.[provider] ? { layout: looks.layouts[provider] } : {}) };
+    sites[provider] = await startSiteServer(SIM_SITES[provider], look);
   }
   return {
     sites,

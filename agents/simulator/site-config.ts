@@ -17,6 +17,12 @@ export interface SimSiteConfig {
   newId: () => string;
   /** The skin's entry module under the client folder. */
   skin: string;
+  /**
+   * The page layouts the skin can show (research/providers-live-2026.md: the generations
+   * of the real site that are live at once); the first is the default, the one most users
+   * see now.
+   */
+  layouts: readonly [string, ...string[]];
 }
 
 export const SIM_SITES: Record<Provider, SimSiteConfig> = {
@@ -27,6 +33,7 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/c/{id}', transient: '/c/WEB:{id}', login: '/auth/login' },
     newId: randomUUID,
     skin: 'skins/chatgpt.js',
+    layouts: ['classic'],
   },
   claude: {
     provider: 'claude',
@@ -35,6 +42,7 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/new', conversation: '/chat/{id}', login: '/login' },
     newId: randomUUID,
     skin: 'skins/claude.js',
+    layouts: ['classic'],
   },
   gemini: {
     provider: 'gemini',
@@ -43,6 +51,7 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/app', conversation: '/app/{id}', login: '/signin' },
     newId: () => randomBytes(8).toString('hex'),
     skin: 'skins/gemini.js',
+    layouts: ['classic'],
   },
   deepseek: {
     provider: 'deepseek',
@@ -51,6 +60,7 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/a/chat/s/{id}', login: '/sign_in' },
     newId: randomUUID,
     skin: 'skins/deepseek.js',
+    layouts: ['classic'],
   },
   qwen: {
     provider: 'qwen',
@@ -59,6 +69,7 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/c/{id}', login: '/auth' },
     newId: randomUUID,
     skin: 'skins/qwen.js',
+    layouts: ['classic'],
   },
   perplexity: {
     provider: 'perplexity',
@@ -68,5 +79,6 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/search/{id}', transient: '/search/new/{id}', login: '/account/signin' },
     newId: () => `answer-${randomBytes(6).toString('hex')}`,
     skin: 'skins/perplexity.js',
+    layouts: ['classic'],
   },
 };

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import type { SimSiteConfig } from './site-config.js';
 
@@ -20,8 +21,17 @@ export interface SimLog {
   logins: number;
 }
 
+/** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
+export interface SimLook {
+  /** One of `SimSiteConfig.layouts`; the first when not given. */
+  layout?: string;
+  drift?: readonly DriftKind[];
+}
+
 export interface SimSite {
   url: string;
+  /** The layout it shows. */
+  layout: string;
   log: SimLog;
   close(): Promise<void>;
 }
@@ -35,7 +45,10 @@ interface Conversation {
  * the provider's real URL patterns, conversation history per conversation, and the log a
  * test reads (what was sent, where Stop was pressed).
  */
-export async function startSiteServer(config: SimSiteConfig, clock: () => number = Date.now): Promise<SimSite> {
+export async function startSiteServer(config: SimSiteConfig, look: SimLook = {}, clock: () => number = Date.now): Promise<SimSite> {
+  const layout = look.layout ?? config.layouts[0];
+  if (!config.layouts.includes(layout)) throw new Error(`${config.name} has no layout "${layout}"; it has ${config.layouts.join(', ')}.`);
+  const drift = [...(look.drift ?? [])];
   const sessions = new Set<string>();
   const conversations = new Map<string, Conversation>();
   /** Account failures already played, per prompt. */
@@ -57,6 +70,8 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
       conversationId,
       history: conversationId ? conversations.get(conversationId)!.turns : [],
       paths: { newChat: paths.newChat, conversation: paths.conversation, transient: paths.transient },
+      layout,
+      drift,
     };
     html(
       res,
@@ -157,6 +172,7 @@ export async function startSiteServer(config: SimSiteConfig, clock: () => number
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    layout,
     log,
     close: () =>
       new Promise((resolve) => {

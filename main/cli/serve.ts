@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
+import { DRIFT_KINDS, isDriftKind, type DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
+import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
@@ -14,6 +16,8 @@ export const SERVE_OPTIONS = {
   'data-dir': { type: 'string' },
   simulate: { type: 'boolean' },
   'simulate-agents': { type: 'string' },
+  'simulate-layout': { type: 'string' },
+  'simulate-drift': { type: 'string' },
 } as const;
 
 /**
@@ -23,8 +27,9 @@ export const SERVE_OPTIONS = {
  */
 export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
-  const simulate = values.simulate === true || values['simulate-agents'] !== undefined;
+  const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
+  const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
   const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
   const service = await Service.start({ dataDir, host: values.host ?? '127.0.0.1', port: parsePort(values.port) });
@@ -57,7 +62,7 @@ export async function serve(args: string[]): Promise<void> {
     if (runtime) service.attachAgents(new RuntimeControl(runtime));
     return;
   }
-  const simulated = await startSimulatedAgents(service.pool, dataDir, counts);
+  const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks);
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
   for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
@@ -69,6 +74,28 @@ export async function serve(args: string[]): Promise<void> {
       `simulation data: ${dataDir} (for other commands: --data-dir ${dataDir})\n` +
       `API key for this run (both scopes):\n${secret}\n`,
   );
+}
+
+/** "chatgpt=app-shell,deepseek=virtual-list" → the layout of each simulated site named. */
+function parseLayouts(spec: string | undefined): Partial<Record<Provider, string>> {
+  const layouts: Partial<Record<Provider, string>> = {};
+  for (const part of (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [provider, layout = ''] = part.split('=');
+    if (!isProvider(provider)) throw new UsageError(`Unknown provider "${provider}" in --simulate-layout; providers are ${PROVIDERS.join(', ')}.`);
+    const known = SIM_SITES[provider].layouts;
+    if (!known.includes(layout)) throw new UsageError(`--simulate-layout: ${provider} has the layouts ${known.join(', ')}, not "${layout}".`);
+    layouts[provider] = layout;
+  }
+  return layouts;
+}
+
+/** "testids,dialog" → the drift kinds every simulated site shows. */
+function parseDrift(spec: string | undefined): DriftKind[] {
+  const kinds = (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const kind of kinds) {
+    if (!isDriftKind(kind)) throw new UsageError(`Unknown drift "${kind}" in --simulate-drift; kinds are ${DRIFT_KINDS.join(', ')}.`);
+  }
+  return kinds as DriftKind[];
 }
 
 /** "chatgpt=2,claude=1" → counts; without a value, one agent per provider. */

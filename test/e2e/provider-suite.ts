@@ -6,16 +6,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
+import type { SimLook } from '../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 import { until } from '../support/until.js';
 
-export function providerSuite(provider: Provider): void {
-  const name = SIM_SITES[provider]!.name;
+/**
+ * `full` is every test below, with two agents; `core` the ones that prove a layout or a
+ * drifted page is driven correctly (answer byte for byte from the copy control and from the
+ * page, a continued conversation, Stop on cancel, an error card, a refusal), with one agent:
+ * what CI runs for each layout beside the default one.
+ */
+export type SuiteDepth = 'full' | 'core';
 
-  describe(`${name} end to end`, () => {
+export function providerSuite(provider: Provider, look: SimLook = {}, depth: SuiteDepth = 'full'): void {
+  const name = SIM_SITES[provider]!.name;
+  const full = depth === 'full';
+  /** A test that only the full suite has. */
+  const fullIt = (name: string, test: () => Promise<void>, timeout?: number) => {
+    if (full) it(name, test, timeout);
+  };
+  const layout = look.layout ?? SIM_SITES[provider]!.layouts[0];
+  const drift = look.drift?.length ? `, drift: ${look.drift.join('+')}` : '';
+
+  describe(`${name} end to end (layout ${layout}${drift})`, () => {
     let e: E2E;
     beforeAll(async () => {
-      e = await startE2E(provider, 2);
+      e = await startE2E(provider, full ? 2 : 1, look);
     }, 60_000);
     afterAll(async () => e?.stop());
 
@@ -54,7 +70,7 @@ export function providerSuite(provider: Provider): void {
       expect(e.site.conversationPath.test(new URL(address).pathname)).toBe(true);
     });
 
-    it('waits through a reasoning pause instead of ending the answer early', async () => {
+    fullIt('waits through a reasoning pause instead of ending the answer early', async () => {
       const prompt = 'Think first [[sim:think=2500]] [[sim:ms=400]]';
       const started = Date.now();
       const r = await ask({ prompt });
@@ -63,7 +79,7 @@ export function providerSuite(provider: Provider): void {
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
     });
 
-    it('inserts a 100 000-character prompt whole, newlines included', async () => {
+    fullIt('inserts a 100 000-character prompt whole, newlines included', async () => {
       const prompt = Array.from({ length: 2_000 }, (_, i) => `line ${i} `.padEnd(49, '.')).join('\n').slice(0, 100_000);
       const r = await ask({ prompt });
       expect(r.status).toBe(200);
@@ -99,7 +115,7 @@ export function providerSuite(provider: Provider): void {
       expect(attempts[0]).toMatchObject({ outcome: 'failed', error_code: 'PROVIDER_ERROR' });
     });
 
-    it('answers two jobs at once on two agents', async () => {
+    fullIt('answers two jobs at once on two agents', async () => {
       const finishesBefore = e.sim.log.finishes.length;
       const [a, b] = await Promise.all([ask({ prompt: 'Parallel one [[sim:ms=2000]]' }), ask({ prompt: 'Parallel two [[sim:ms=2000]]' })]);
       expect(a.status).toBe(200);
@@ -112,7 +128,7 @@ export function providerSuite(provider: Provider): void {
       expect(Math.max(...sent)).toBeLessThan(Math.min(...finished));
     });
 
-    it('times out a hung attempt, pressing Stop', async () => {
+    fullIt('times out a hung attempt, pressing Stop', async () => {
       const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
       const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
       await until(() => e.service.store.attempts(id).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
@@ -123,7 +139,7 @@ export function providerSuite(provider: Provider): void {
       expect((await waiting).status).toBe(499);
     }, 20_000);
 
-    it('finishes a job whose browser was killed mid-answer', async () => {
+    fullIt('finishes a job whose browser was killed mid-answer', async () => {
       const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
       const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'Survive%'`).pluck().get() as string);
       await until(() => e.service.store.get(id)?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
@@ -139,7 +155,7 @@ export function providerSuite(provider: Provider): void {
       expect(victim.readiness()).toBe('idle');
     }, 30_000);
 
-    it('leaves a verification challenge to the user and runs the job elsewhere', async () => {
+    fullIt('leaves a verification challenge to the user and runs the job elsewhere', async () => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = e.service.store.attempts(r.body.id)[0]!;
@@ -151,7 +167,7 @@ export function providerSuite(provider: Provider): void {
       expect(challenged.readiness()).toBe('idle');
     });
 
-    it('turns a login wall into needs_login and runs the job elsewhere', async () => {
+    fullIt('turns a login wall into needs_login and runs the job elsewhere', async () => {
       const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = e.service.store.attempts(r.body.id)[0]!;
@@ -165,7 +181,7 @@ export function providerSuite(provider: Provider): void {
     });
 
     // Last: the limited agent stays cooled down for the rest of the file.
-    it('moves the job to another agent on a usage limit; the limited agent cools down', async () => {
+    fullIt('moves the job to another agent on a usage limit; the limited agent cools down', async () => {
       const r = await ask({ prompt: 'Limited [[sim:limit]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const attempts = e.service.store.attempts(r.body.id);

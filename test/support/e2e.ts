@@ -8,7 +8,7 @@ import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import type { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { signInToSimulator } from '../../agents/simulator/sign-in.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { startSiteServer, type SimSite } from '../../agents/simulator/site-server.js';
+import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startTestService, type TestService } from './harness.js';
 
@@ -24,12 +24,13 @@ export interface E2E extends TestService {
 }
 
 /**
- * The service with `count` real browser agents for `provider`, on the simulated site, each
- * signed in through the site's login page: the same adapter code that drives the real site.
+ * The service with `count` real browser agents for `provider`, on the simulated site (in
+ * the layout and drift `look` names), each signed in through the site's login page: the
+ * same adapter code that drives the real site.
  */
-export async function startE2E(provider: Provider, count = 2): Promise<E2E> {
+export async function startE2E(provider: Provider, count = 2, look: SimLook = {}): Promise<E2E> {
   const config = SIM_SITES[provider]!;
-  const sim = await startSiteServer(config);
+  const sim = await startSiteServer(config, look);
   const t = await startTestService();
   const site = atBaseUrl(PROVIDER_SITES[provider]!, sim.url);
   for (let i = 1; i <= count; i++) t.service.pool.create(provider, `${config.name} ${i}`);

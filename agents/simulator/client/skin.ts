@@ -3,6 +3,7 @@
  * all six share; a skin builds the DOM of one provider, following that provider's real DOM
  * contract closely enough that ChatBridge's real selector pack drives it unchanged.
  */
+import type { DriftKind } from './drift-kinds.js';
 import type { CodeBlock } from './markdown.js';
 
 export type ComposerMode = 'empty' | 'ready' | 'generating' | 'paused';
@@ -46,6 +47,10 @@ export interface Boot {
   conversationId: string | null;
   history: { prompt: string; markdown: string }[];
   paths: { newChat: string; conversation: string; transient?: string };
+  /** Which of the provider's layouts the skin shows (SimSiteConfig.layouts). */
+  layout: string;
+  /** How the page drifts from its usual markup (drift-kinds.ts). */
+  drift: DriftKind[];
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */
