@@ -1,17 +1,57 @@
 /**
  * The thin flow that drives any provider's page through its selector pack: open the right
- * conversation, insert the prompt whole, send, wait for the provider's own finished-turn
- * signal, read the answer as Markdown, and capture the conversation's address.
+ * conversation, clear what stands in the way, insert the prompt whole, send, wait for the
+ * first new assistant turn to end, read the answer as Markdown, and capture the
+ * conversation's address. When a role the flow needs cannot be found by any cue, it fails
+ * within seconds with `site_changed` naming the role, instead of waiting for a timeout.
  */
 import type { ElementHandle, Page } from 'playwright-core';
-import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/agent.js';
-import type { TurnProblem } from './page-helpers.js';
-import type { ProviderSite, Role, SelectorPack } from './site.js';
+import { AgentFailure, type AgentNote, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { limitLiftsAt } from './limit-reset.js';
+import type { Obstacle, TurnProblem, WatchLimits } from './page-helpers.js';
+import type { PagePack, ProviderSite, Role } from './site.js';
 
-const PAGE_READY_MS = 30_000;
-const SEND_READY_MS = 5_000;
+/** The page must finish loading within this. */
+const PAGE_LOAD_MS = 30_000;
+/** Once loaded, its composer (or what stands in for it) must show within this. */
+const COMPOSER_MS = 10_000;
+/** The send control, when the site shows one only once the composer holds text. */
+const SEND_READY_MS = 3_000;
+/** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
+const SENT_MS = 5_000;
+/** A new turn must appear within `appearMs` (90 s while the page shows it is at work); without a finished signal, the answer must settle for `settleMs`. */
+const WATCH: WatchLimits = { appearMs: 15_000, appearWorkingMs: 90_000, settleMs: 5_000 };
 const COPY_WAIT_MS = 2_000;
 const ADDRESS_WAIT_MS = 10_000;
+/** How often the flow tries to clear the same kind of obstacle before it gives up. */
+const OBSTACLE_ROUNDS = 4;
+
+/** Where the flow tells what it did or saw that a person may want to know. */
+export type Notes = (note: AgentNote) => void;
+
+/** What each role is called when it is missing. */
+const ROLE_WORDS: Record<Role, string> = {
+  composer: 'the composer',
+  send: 'the send control',
+  stop: 'the stop control',
+  assistantTurn: 'the answer',
+  answer: "the answer's text",
+  finished: "the answer's finished signal",
+  copy: 'the copy control',
+  loginWall: 'the login wall',
+  limitBanner: 'the usage-limit notice',
+  errorCard: 'the error notice',
+  refusal: 'the refusal notice',
+  challenge: 'the verification challenge',
+  preferFirst: "the A/B chooser's first answer",
+  chatMode: 'the Chat mode toggle',
+  dialogClose: "the dialog's close control",
+};
+
+/** The failure of a page that no longer has what the pack says it has. */
+export function siteChanged(site: ProviderSite, role: Role, detail?: string): AgentFailure {
+  return new AgentFailure('site_changed', `${site.name}: cannot find ${ROLE_WORDS[role]}${detail ? ` (${detail})` : ''}.`);
+}
 
 export function newChatUrl(site: ProviderSite): string {
   return new URL(site.newChatPath, site.baseUrl).href;
@@ -22,61 +62,131 @@ export async function openNewChat(page: Page, site: ProviderSite): Promise<void>
   await page.goto(newChatUrl(site), { waitUntil: 'domcontentloaded' });
 }
 
-/** Waits until the page shows its composer, or something that stands in the way (thrown as a failure). */
-export async function waitUntilReady(page: Page, site: ProviderSite): Promise<void> {
-  if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', 'The provider asks to log in.');
-  const handle = await page.waitForFunction(
-    (pack: SelectorPack) => {
-      const h = window.__chatbridge;
-      return h && (h.blocker(pack) ?? (h.find(pack.composer) ? 'ready' : null));
-    },
-    site.selectors,
-    { timeout: PAGE_READY_MS },
-  );
-  const state = (await handle.jsonValue()) as TurnProblem | 'ready';
-  await handle.dispose();
-  if (state !== 'ready') throw failureFor(state, site);
-  if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', 'The provider asks to log in.');
+/**
+ * Waits until the page shows its composer, clearing what stands in the way, or throws what
+ * stands in the way for good (a login wall, a challenge, a limit notice) — or that the
+ * composer is missing from a page that has loaded.
+ */
+export async function waitUntilReady(page: Page, site: ProviderSite, notes: Notes = () => {}): Promise<void> {
+  if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
+  await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
+    throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
+  });
+  for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
+    const state = await page
+      .waitForFunction(
+        (pack: PagePack) => {
+          const h = window.__chatbridge;
+          if (!h) return null;
+          const blocked = h.blocker(pack);
+          if (blocked) return blocked;
+          if (h.find(pack.composer)) return 'ready';
+          return h.obstacle(pack) ? 'obstacle' : null;
+        },
+        site.page,
+        { timeout: COMPOSER_MS },
+      )
+      .then((h) => h.jsonValue() as Promise<TurnProblem | 'ready' | 'obstacle'>)
+      .catch(() => null);
+    if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
+    if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
+    if (typeof state === 'object') throw failureFor(state, site);
+    await clearObstacles(page, site, notes);
+    if (state === 'ready') return;
+  }
+  throw siteChanged(site, 'composer', 'something keeps covering the page');
+}
+
+/**
+ * Clears what stands between the flow and the page, logging each step: an A/B chooser
+ * (keep the first answer), a mode toggle off Chat, a modal dialog or an overlay over the
+ * composer (Escape, then its own close control). Never clicks through an overlay: one that
+ * will not go is a failure.
+ */
+export async function clearObstacles(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  let last = null as Obstacle | null;
+  for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
+    const obstacle = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+    if (!obstacle) return;
+    const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
+    if (obstacle.kind === 'dialog' || obstacle.kind === 'overlay') {
+      if (last?.kind === obstacle.kind && last.text === obstacle.text) {
+        // Escape did nothing last round: its own close control, if it has one.
+        if (!(await clickObstacle(page, site, obstacle))) break;
+        notes({ level: 'info', message: `closed ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what} with its close control.` });
+      } else {
+        await page.keyboard.press('Escape');
+        notes({ level: 'info', message: `pressed Escape on ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what}.` });
+      }
+    } else {
+      if (!(await clickObstacle(page, site, obstacle))) break;
+      notes({
+        level: 'info',
+        message: obstacle.kind === 'chooser' ? 'kept the first answer of an A/B chooser.' : 'switched the mode toggle to Chat.',
+      });
+    }
+    last = obstacle;
+    await page.waitForTimeout(250);
+  }
+  const left = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+  if (left) {
+    throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
+  }
+}
+
+async function clickObstacle(page: Page, site: ProviderSite, obstacle: Obstacle): Promise<boolean> {
+  const handle = await page.evaluateHandle(([pack, o]) => window.__chatbridge!.obstacleControl(pack, o), [site.page, obstacle] as const);
+  const control = handle.asElement();
+  if (!control) {
+    await handle.dispose();
+    return false;
+  }
+  await control.click({ timeout: 2_000 }).catch(() => {});
+  await control.dispose();
+  return true;
 }
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
-export async function runTurn(page: Page, site: ProviderSite, task: AgentTask): Promise<AgentResult> {
-  const pack = site.selectors;
-  const index = await page.evaluate((p: SelectorPack) => window.__chatbridge!.count(p.assistantTurn), pack);
+export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}): Promise<AgentResult> {
+  const pack = site.page;
+  // What is on the page now is history: the answer is the first assistant turn that is not.
+  await page.evaluate((p: PagePack) => window.__chatbridge!.markTurns(p), pack);
   await insertPrompt(page, site, task.prompt);
-  await send(page, site);
+  await send(page, site, notes);
 
-  const watching = page.evaluate(
-    ([p, i, scope]) => window.__chatbridge!.watchTurn(p, i, scope),
-    [pack, index, site.turnScope ?? null] as const,
-  );
+  const watching = page.evaluate(([p, scope, limits]) => window.__chatbridge!.watchTurn(p, scope, limits), [pack, site.turnScope, WATCH] as const);
   const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch((error: unknown) => {
     // A full-page move to the login page mid-turn destroys the watching script.
     if (!task.signal.aborted && site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     throw error;
   });
+  if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
+  if (outcome.by === 'settled') {
+    notes({ level: 'warn', message: `no cue finds the ${site.name} answer's finished signal; the answer was taken once the stop control went and the text settled.` });
+  }
 
-  const text = await readAnswer(page, site, index);
+  await clearObstacles(page, site, notes);
+  const text = await readAnswer(page, site);
+  if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
-    throw new AgentFailure('provider_error', 'The provider did not give the conversation an address.');
+    throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
   });
   return { text, conversation: page.url() };
 }
 
 async function insertPrompt(page: Page, site: ProviderSite, prompt: string): Promise<void> {
-  const composer = await roleHandle(page, site.selectors, 'composer');
-  if (!composer) throw new AgentFailure('provider_error', 'The composer is gone.');
+  const composer = await roleHandle(page, site.page, 'composer');
+  if (!composer) throw siteChanged(site, 'composer');
   if (site.input === 'fill') {
     // The native value setter plus an input event is what React-controlled textareas
     // listen to, and it takes 100 000 characters at once; Playwright's fill pays per
     // newline. If the page did not take the value, fill it the slow way.
     const taken = await composer.evaluate((el, text) => {
       if (!(el instanceof HTMLTextAreaElement)) return false;
-      const area = el;
-      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(area, text);
-      area.dispatchEvent(new Event('input', { bubbles: true }));
-      return area.value === text;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(el, text);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      return el.value === text;
     }, prompt);
     if (!taken) await composer.fill(prompt);
   } else {
@@ -91,58 +201,97 @@ async function insertPrompt(page: Page, site: ProviderSite, prompt: string): Pro
     // An editor that ignores synthetic paste data gets the browser's own text insertion.
     if (!taken) await page.keyboard.insertText(prompt);
   }
+  const holds = await composer.evaluate((el) => ((el as HTMLTextAreaElement).value ?? (el as HTMLElement).innerText ?? '').trim() !== '').catch(() => false);
   await composer.dispose();
+  if (!holds) throw siteChanged(site, 'composer', 'it did not take the prompt');
 }
 
-async function send(page: Page, site: ProviderSite): Promise<void> {
+/**
+ * Sends with the send control, or Enter where none shows, and makes sure the send went:
+ * a send that changes nothing means the control is not what the pack says.
+ */
+async function send(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  await clearObstacles(page, site, notes);
   // The send button often appears only once the composer has text (the voice button holds
   // its slot before): look for it after inserting, and fall back to Enter.
   const ready = await page
     .waitForFunction(
-      (pack: SelectorPack) => {
+      (pack: PagePack) => {
         const b = window.__chatbridge!.find(pack.send) as HTMLButtonElement | null;
         return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
       },
-      site.selectors,
+      site.page,
       { timeout: SEND_READY_MS },
     )
     .then(
       () => true,
       () => false,
     );
-  const button = ready ? await roleHandle(page, site.selectors, 'send') : null;
+  const button = ready ? await roleHandle(page, site.page, 'send') : null;
   if (button) {
-    await button.click();
+    await button.click({ timeout: 2_000 }).catch(() => {});
     await button.dispose();
-  } else {
-    const composer = await roleHandle(page, site.selectors, 'composer');
-    if (!composer) throw new AgentFailure('provider_error', 'Nothing to send with.');
-    await composer.press('Enter');
-    await composer.dispose();
+    if (await sent(page, site)) return;
   }
+  const composer = await roleHandle(page, site.page, 'composer');
+  if (composer) {
+    await composer.press('Enter').catch(() => {});
+    await composer.dispose();
+    if (await sent(page, site)) return;
+  }
+  throw siteChanged(site, 'send', button ? 'it did nothing' : 'and Enter did not send');
+}
+
+/** Whether the page shows that a prompt went: the composer emptied, a new turn, the stop control, or a blocker. */
+async function sent(page: Page, site: ProviderSite): Promise<boolean> {
+  return page
+    .waitForFunction(
+      (pack: PagePack) => {
+        const h = window.__chatbridge!;
+        const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
+        const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
+        return !composer || text.trim() === '' || !!h.newTurn(pack) || !!h.find(pack.stop) || !!h.blocker(pack);
+      },
+      site.page,
+      { timeout: SENT_MS },
+    )
+    .then(
+      () => true,
+      // The page may have navigated away (a login page): let the turn's watch say so.
+      (error: Error) => /Execution context was destroyed|navigation/i.test(error.message),
+    );
 }
 
 /**
  * The answer as the provider's own Markdown, through its copy control with the page's
  * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
  */
-async function readAnswer(page: Page, site: ProviderSite, index: number): Promise<string> {
-  const pack = site.selectors;
+async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
+  const pack = site.page;
+  const scope = site.turnScope;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
-  const findCopy = () =>
-    page.evaluateHandle(([p, i, scope]) => window.__chatbridge!.inTurn(p, i, 'copy', scope), [pack, index, site.turnScope ?? null] as const);
+  // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
+  const last = await page.evaluate((p: PagePack) => !window.__chatbridge!.newTurn(p), pack);
+  const findCopy = () => page.evaluateHandle(([p, s, l]) => window.__chatbridge!.inTurn(p, 'copy', s, l), [pack, scope, last] as const);
   let copy = await findCopy();
   if (!copy.asElement()) {
     // Some sites show a turn's actions only while it is hovered.
     await copy.dispose();
-    const turn = await page.evaluateHandle(([p, i]) => window.__chatbridge!.turn(p, i), [pack, index] as const);
-    await turn.asElement()?.hover({ timeout: 1_000 }).catch(() => {});
+    const turn = await page.evaluateHandle(([p, l]) => {
+      const h = window.__chatbridge!;
+      return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+    }, [pack, last] as const);
+    await turn
+      .asElement()
+      ?.hover({ timeout: 1_000 })
+      .catch(() => {});
     await turn.dispose();
     copy = await findCopy();
   }
   const button = copy.asElement();
   if (button) {
-    // A real (trusted) click, without waiting for the button to settle: it is there.
+    // A real (trusted) click, without waiting for the button to settle: it is there, and
+    // clearObstacles has made sure nothing covers the page.
     await button.click({ force: true, timeout: 2_000 }).catch(() => {});
     const copied = await page
       .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 })
@@ -155,23 +304,23 @@ async function readAnswer(page: Page, site: ProviderSite, index: number): Promis
   }
   await copy.dispose();
   return page.evaluate(
-    ([p, i]) => {
+    ([p, l]) => {
       const h = window.__chatbridge!;
-      const turn = h.turn(p, i);
+      const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
       const answer = turn && (h.find(p.answer, turn) ?? turn);
       return answer ? h.toMarkdown(answer) : '';
     },
-    [pack, index] as const,
+    [pack, last] as const,
   );
 }
 
-async function pressStop(page: Page, pack: SelectorPack): Promise<void> {
+async function pressStop(page: Page, pack: PagePack): Promise<void> {
   const stop = await roleHandle(page, pack, 'stop').catch(() => null);
   await stop?.click({ timeout: 2_000 }).catch(() => {});
   await stop?.dispose();
 }
 
-async function roleHandle(page: Page, pack: SelectorPack, role: Role): Promise<ElementHandle<Element> | null> {
+async function roleHandle(page: Page, pack: PagePack, role: Role): Promise<ElementHandle<Element> | null> {
   const handle = await page.evaluateHandle(([p, r]) => window.__chatbridge!.find(p[r]), [pack, role] as const);
   const element = handle.asElement();
   if (!element) await handle.dispose();
@@ -209,7 +358,7 @@ function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {
     case 'refusal':
       return new AgentFailure('rejected', `${site.name} refused the prompt: ${outcome.text}`);
     case 'limitBanner':
-      return new AgentFailure('rate_limited', outcome.text, site.parseLimitReset?.(outcome.text, new Date()) ?? undefined);
+      return new AgentFailure('rate_limited', outcome.text, limitLiftsAt(site.limitReset, outcome.text, new Date()) ?? undefined);
     case 'loginWall':
       return new AgentFailure('logged_out', `${site.name} asks to log in.`);
     case 'challenge':

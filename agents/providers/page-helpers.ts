@@ -4,33 +4,78 @@
  * it is serialised with Function.prototype.toString and may not use anything from this
  * module's scope.
  *
- * It does three things:
+ * It does five things:
+ * - finds a role's element by the pack's cues (CSS, text, accessible name), reporting
+ *   which cue matched;
  * - intercepts the page's clipboard writes, so the copy button hands us the provider's own
  *   Markdown without ever touching the user's real clipboard;
- * - watches a turn with a MutationObserver (no polling) until the provider's finished-turn
- *   signal, an error card, a refusal, a limit banner, a login wall or a challenge appears;
- * - converts an answer's DOM to Markdown when no copy control is usable.
+ * - remembers the assistant turns present before a prompt is sent, and watches for the
+ *   first new one until it ends: the provider's finished signal (or its stop control gone
+ *   and the text settled), an error card, a refusal, a limit banner, a login wall or a
+ *   challenge — or says which role no cue finds, so the agent fails fast;
+ * - names what stands in the way before acting (modal dialogs, overlays, an A/B chooser,
+ *   a mode toggle), for the flow to clear;
+ * - converts an answer's DOM to Markdown when no copy control is usable, and the page's
+ *   DOM to a copy with the conversation's text blanked out, for a diagnostic bundle.
  */
-import type { SelectorPack } from './site.js';
+import type { PageCue, PagePack, Role } from './site.js';
 
 /** Something other than an answer: what the page showed, and its text. */
 export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge'; text: string };
-export type TurnOutcome = { kind: 'finished' } | TurnProblem;
+/** A role the flow needs that no cue of the pack finds. */
+export type MissingRole = { kind: 'missing'; role: Role; detail: string };
+export type TurnOutcome = { kind: 'finished'; by: 'marker' | 'settled' } | TurnProblem | MissingRole;
+
+/** What stands between the flow and the composer, for it to clear (an element to act on, by its index in `obstacles`). */
+export type Obstacle =
+  | { kind: 'chooser'; text: string } // an A/B chooser: click `preferFirst`
+  | { kind: 'mode'; text: string } // a Chat/Work toggle off Chat: click `chatMode`
+  | { kind: 'dialog'; text: string; closable: boolean } // a modal dialog: Escape, then its close control
+  | { kind: 'overlay'; text: string }; // something over the composer that is not a dialog
+
+export interface WatchLimits {
+  /** How long the new turn may take to appear while nothing shows the page at work. */
+  appearMs: number;
+  /** ... and while the stop control shows (a search or a long think before the answer starts). */
+  appearWorkingMs: number;
+  /** Without the finished signal: how long the answer must stay unchanged, the stop control gone. */
+  settleMs: number;
+}
 
 export interface PageHelpers {
   /** The last text the page wrote to the clipboard since `clearClipboard`. */
   clipboard: string | null;
   clearClipboard(): void;
-  find(selectors: readonly string[], root?: ParentNode | null): Element | null;
-  count(selectors: readonly string[]): number;
-  /** Assistant turn number `index` (0-based), counted the way `count` and `watchTurn` count. */
-  turn(pack: SelectorPack, index: number): Element | null;
-  /** Within turn `index`: the first element of `role`, searched in the turn's scope. */
-  inTurn(pack: SelectorPack, index: number, role: keyof SelectorPack, scope: string | null): Element | null;
-  /** Resolves when turn number `index` (0-based among assistant turns) ends, one way or another. */
-  watchTurn(pack: SelectorPack, index: number, scope: string | null): Promise<TurnOutcome>;
-  /** Page-level conditions worth knowing before sending: login wall, challenge, limit banner. */
-  blocker(pack: SelectorPack): TurnProblem | null;
+  /** The first visible element a cue finds, trying the cues in order. */
+  find(cues: readonly PageCue[] | undefined, root?: ParentNode | null): Element | null;
+  /** Which cue (its index) finds a visible element now, or -1. */
+  which(cues: readonly PageCue[] | undefined, root?: ParentNode | null): number;
+  /** The assistant turns on the page, in document order (by the first cue that finds any). */
+  turns(pack: PagePack): Element[];
+  /** Remembers the assistant turns present now: the next `newTurn` is one that is not among them. */
+  markTurns(pack: PagePack): number;
+  /** The first assistant turn that appeared since `markTurns`. */
+  newTurn(pack: PagePack): Element | null;
+  /** Within the new turn (or, with `last`, the last turn): the first element of `role`, searched in the turn's scope. */
+  inTurn(pack: PagePack, role: Role, scope: string | null, last?: boolean): Element | null;
+  /** Resolves when the new turn ends, one way or another, or a role it needs cannot be found. */
+  watchTurn(pack: PagePack, scope: string | null, limits: WatchLimits): Promise<TurnOutcome>;
+  /** Page-level conditions that end a job: challenge, login wall, limit banner. */
+  blocker(pack: PagePack): TurnProblem | null;
+  /** What stands in the way of acting on the page, if anything. */
+  obstacle(pack: PagePack): Obstacle | null;
+  /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
+  obstacleControl(pack: PagePack, obstacle: Obstacle): Element | null;
+  /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
+  report(pack: PagePack, scope: string | null): Partial<Record<Role, number>>;
+  /**
+   * Marks what holds the conversation (the turns, the composer, any text that holds a piece
+   * of `secrets`) and blurs it on screen, for a screenshot that shows the page's shape but
+   * not its words; `false` takes the marks and the blur away again.
+   */
+  conceal(pack: PagePack, secrets: string[], on: boolean): void;
+  /** The page's HTML with the marked text (and all script text) blanked out; call between `conceal(…, true)` and `conceal(…, false)`. */
+  concealedHtml(): string;
   toMarkdown(element: Element): string;
 }
 
@@ -43,70 +88,238 @@ declare global {
 export function installPageHelpers(): void {
   if (window.__chatbridge) return;
 
+  /**
+   * Shown to a person: not hidden, not display:none/visibility:hidden, and bigger than the
+   * 1-pixel boxes screen-reader-only text and invisible frames use.
+   */
   const visible = (el: Element): boolean => {
     const html = el as HTMLElement;
     if (html.hidden || html.closest?.('[hidden]')) return false;
     const style = window.getComputedStyle(html);
-    return style.display !== 'none' && style.visibility !== 'hidden';
+    if (style.display === 'none' || style.visibility === 'hidden') return false;
+    if (style.display === 'contents') return true;
+    const box = html.getBoundingClientRect();
+    return box.width > 1 || box.height > 1;
   };
 
-  // `text=/re/flags` matches an element by its own text; `CSS |text=/re/flags` an element
-  // matching CSS whose text matches (so a banner's words are not found in an echoed prompt).
-  const matchOne = (selector: string, root: ParentNode): Element | null => {
-    const at = selector.indexOf('text=/');
-    if (at >= 0) {
-      const m = /^text=\/(.*)\/([a-z]*)$/.exec(selector.slice(at));
-      if (!m) return null;
-      const re = new RegExp(m[1]!, m[2]);
-      const css = selector.slice(0, at).replace(/\|\s*$/, '').trim();
-      if (css) {
-        for (const el of Array.from(root.querySelectorAll(css))) if (visible(el) && re.test(el.textContent ?? '')) return el;
-        return null;
-      }
-      const walker = document.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        if (re.test(node.textContent ?? '') && node.parentElement && visible(node.parentElement)) return node.parentElement;
-      }
-      return null;
+  const regex = (pair: readonly [string, string] | undefined) => (pair ? new RegExp(pair[0], pair[1]) : null);
+
+  /** What assistive technology would call the element: its label, else its title, else its text. */
+  const accessibleName = (el: Element): string => {
+    const label = el.getAttribute('aria-label');
+    if (label) return label.trim();
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const text = by
+        .split(/\s+/)
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' ')
+        .trim();
+      if (text) return text;
     }
-    for (const el of Array.from(root.querySelectorAll(selector))) if (visible(el)) return el;
+    const title = el.getAttribute('title') ?? el.getAttribute('placeholder') ?? el.getAttribute('data-placeholder');
+    if (title) return title.trim();
+    return (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  };
+
+  const matchCue = (cue: PageCue, root: ParentNode): Element | null => {
+    const text = regex(cue.text);
+    const name = regex(cue.name);
+    let all: Element[];
+    try {
+      all = Array.from(root.querySelectorAll(cue.css));
+    } catch {
+      return null; // a selector this browser cannot parse finds nothing (a user's override, an old pack)
+    }
+    for (const el of all) {
+      if (!visible(el)) continue;
+      if (text && !text.test(el.textContent ?? '')) continue;
+      if (name && !name.test(accessibleName(el))) continue;
+      return el;
+    }
     return null;
   };
 
-  const find = (selectors: readonly string[], root: ParentNode | null = document): Element | null => {
-    if (!root) return null;
-    for (const s of selectors) {
-      const hit = matchOne(s, root);
+  const which = (cues: readonly PageCue[] | undefined, root: ParentNode | null = document): number => {
+    if (!cues || !root) return -1;
+    return cues.findIndex((cue) => matchCue(cue, root) !== null);
+  };
+
+  const find = (cues: readonly PageCue[] | undefined, root: ParentNode | null = document): Element | null => {
+    if (!cues || !root) return null;
+    for (const cue of cues) {
+      const hit = matchCue(cue, root);
       if (hit) return hit;
     }
     return null;
   };
 
-  const turns = (selectors: readonly string[]): Element[] => {
-    for (const s of selectors) {
-      const all = Array.from(document.querySelectorAll(s));
-      if (all.length > 0) return all;
+  const turns = (pack: PagePack): Element[] => {
+    for (const cue of pack.assistantTurn ?? []) {
+      let all: Element[];
+      try {
+        all = Array.from(document.querySelectorAll(cue.css));
+      } catch {
+        continue;
+      }
+      const shown = all.filter((el) => visible(el) && (!cue.text || regex(cue.text)!.test(el.textContent ?? '')));
+      // An element inside another match is part of that turn, not a turn of its own.
+      const outer = shown.filter((el) => !shown.some((other) => other !== el && other.contains(el)));
+      if (outer.length > 0) return outer;
     }
     return [];
   };
 
-  /** Whether a turn-level role is present on the turn itself or within its scope. */
-  const inTurn = (turn: Element, selectors: readonly string[], scope: string | null): Element | null => {
-    for (const s of selectors) {
-      if (!s.includes('text=/') && turn.matches(s)) return turn;
+  /**
+   * What identifies a turn across re-renders: a virtualized transcript may replace an old
+   * turn's element by a new one for the same message, which must not pass for a new turn.
+   */
+  const IDENTITY = ['data-message-id', 'data-turn-key', 'data-virtual-list-item-key', 'data-turn-id', 'data-rs-index', 'data-testid', 'id'];
+  const identity = (turn: Element, all: Element[]): string | null => {
+    // The turn's own attributes, or those of wrappers that hold this turn and no other.
+    for (let el: Element | null = turn; el && el !== document.body; el = el.parentElement) {
+      if (el !== turn && all.some((other) => other !== turn && el!.contains(other))) break;
+      for (const attr of IDENTITY) {
+        const value = el.getAttribute(attr);
+        if (value && (attr !== 'data-testid' || /\d/.test(value))) return `${attr}=${value}`;
+      }
     }
-    const root = (scope && turn.closest(scope)) || turn;
-    return find(selectors, root);
+    return null;
   };
 
-  const textOf = (el: Element) => (el.textContent ?? '').trim().slice(0, 500);
+  const seen = { elements: new WeakSet<Element>(), ids: new Set<string>() };
 
-  const pageBlocker = (pack: SelectorPack): TurnProblem | null => {
+  const newTurn = (pack: PagePack): Element | null => {
+    const all = turns(pack);
+    return (
+      all.find((t) => {
+        if (seen.elements.has(t)) return false;
+        const id = identity(t, all);
+        return !id || !seen.ids.has(id);
+      }) ?? null
+    );
+  };
+
+  /** Whether a turn-level role is present on the turn itself or within its scope. */
+  const inScope = (turn: Element, cues: readonly PageCue[] | undefined, scope: string | null): Element | null => {
+    for (const cue of cues ?? []) {
+      try {
+        if (!cue.text && !cue.name && turn.matches(cue.css)) return turn;
+      } catch {
+        // an unparsable selector: see matchCue
+      }
+    }
+    const root = (scope && turn.closest(scope)) || turn;
+    return find(cues, root);
+  };
+
+  const textOf = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 500);
+
+  /**
+   * A Cloudflare interstitial, recognised by the page rather than by its widget (the
+   * Turnstile frame sits in a closed shadow root): its title, its `_cf_chl_opt` settings,
+   * or its challenge-platform resources on a page that has no composer. A normal page may
+   * load an invisible Turnstile or Cloudflare's bot scripts; those have the composer.
+   */
+  const cloudflare = (pack: PagePack): TurnProblem | null => {
+    const title = document.title.trim();
+    const byTitle = /^(just a moment|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title);
+    const byScript = 'cf_chl_opt' in window || '_cf_chl_opt' in window;
+    const byResource =
+      !!document.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form[action*="__cf_chl"], iframe[src*="challenges.cloudflare.com"]') &&
+      !find(pack.composer);
+    return byTitle || byScript || byResource ? { kind: 'challenge', text: title || 'Cloudflare challenge' } : null;
+  };
+
+  const pageBlocker = (pack: PagePack): TurnProblem | null => {
+    const challenge = cloudflare(pack);
+    if (challenge) return challenge;
     for (const role of ['challenge', 'loginWall', 'limitBanner'] as const) {
       const el = find(pack[role]);
       if (el) return { kind: role, text: textOf(el) };
     }
     return null;
+  };
+
+  const MODAL = '[role="dialog"][aria-modal="true"], [role="alertdialog"], dialog[open]';
+  const CLOSE_NAME = /^\s*(?:close|dismiss|got it|not now|maybe later|no thanks|ok(?:ay)?|schließen|verstanden|nicht jetzt|fermer|compris|pas maintenant|cerrar|entendido|ahora no|fechar|agora não|закрыть|понятно|не сейчас|关闭|知道了|閉じる|了解|×|✕)\s*$/i;
+
+  const openDialog = (): Element | null => Array.from(document.querySelectorAll(MODAL)).find(visible) ?? null;
+
+  const selected = (el: Element) =>
+    ['aria-pressed', 'aria-selected', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
+    /^(on|active|checked|selected)$/.test(el.getAttribute('data-state') ?? '');
+
+  /** Whether `el` or an ancestor is taken out of the flow to sit over the page (what an overlay is). */
+  const floating = (el: Element): boolean => {
+    for (let at: Element | null = el; at && at !== document.body; at = at.parentElement) {
+      const position = window.getComputedStyle(at).position;
+      if (position === 'fixed' || position === 'absolute' || position === 'sticky') return true;
+    }
+    return false;
+  };
+
+  /**
+   * What sits on top of `el` near its top edge, if that is a floating layer that is
+   * neither `el`, inside it, nor around it. An element scrolled out of view is not judged.
+   */
+  const coveredBy = (el: Element): Element | null => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return null;
+    const x = box.left + box.width / 2;
+    const y = box.top + Math.min(box.height / 2, 20);
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return null;
+    const top = document.elementFromPoint(x, y);
+    if (!top || top === el || el.contains(top) || top.contains(el)) return null;
+    return floating(top) ? top : null;
+  };
+
+  /** A dialog's name for a log line: its label or heading, never its body (which could quote the conversation). */
+  const dialogName = (dialog: Element): string =>
+    (dialog.getAttribute('aria-label') ?? dialog.querySelector('h1, h2, h3, [role="heading"]')?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80);
+
+  /** The outermost element of what covers `composer`: where its own close control would be. */
+  const overlayLayer = (cover: Element, composer: Element): Element => {
+    let layer = cover;
+    while (layer.parentElement && layer.parentElement !== document.body && !layer.parentElement.contains(composer)) layer = layer.parentElement;
+    return layer;
+  };
+
+  const obstacle = (pack: PagePack): Obstacle | null => {
+    // A login wall or a challenge is not in the way: it is the answer to report.
+    if (pageBlocker(pack)) return null;
+    if (find(pack.preferFirst)) return { kind: 'chooser', text: '' };
+    const mode = find(pack.chatMode);
+    if (mode && !selected(mode)) return { kind: 'mode', text: accessibleName(mode).slice(0, 40) };
+    const dialog = openDialog();
+    if (dialog) return { kind: 'dialog', text: dialogName(dialog), closable: !!dialogClose(pack, dialog) };
+    const composer = find(pack.composer);
+    const cover = composer && coveredBy(composer);
+    if (cover) return { kind: 'overlay', text: '' };
+    return null;
+  };
+
+  const dialogClose = (pack: PagePack, dialog: Element): Element | null =>
+    find(pack.dialogClose, dialog) ??
+    Array.from(dialog.querySelectorAll('button, [role="button"], a[href="#"]')).find((b) => visible(b) && CLOSE_NAME.test(accessibleName(b))) ??
+    null;
+
+  const obstacleControl = (pack: PagePack, o: Obstacle): Element | null => {
+    switch (o.kind) {
+      case 'chooser':
+        return find(pack.preferFirst);
+      case 'mode':
+        return find(pack.chatMode);
+      case 'dialog': {
+        const dialog = openDialog();
+        return dialog && dialogClose(pack, dialog);
+      }
+      case 'overlay': {
+        const composer = find(pack.composer);
+        const cover = composer && coveredBy(composer);
+        return cover ? dialogClose(pack, overlayLayer(cover, composer)) : null;
+      }
+    }
   };
 
   const helpers: PageHelpers = {
@@ -115,45 +328,137 @@ export function installPageHelpers(): void {
       helpers.clipboard = null;
     },
     find,
-    count: (selectors) => turns(selectors).length,
-    turn: (pack, index) => turns(pack.assistantTurn)[index] ?? null,
-    inTurn: (pack, index, role, scope) => {
-      const turn = turns(pack.assistantTurn)[index];
-      return turn ? inTurn(turn, pack[role], scope) : null;
+    which,
+    turns,
+    markTurns(pack) {
+      const present = turns(pack);
+      seen.elements = new WeakSet(present);
+      seen.ids = new Set(present.map((t) => identity(t, present)).filter((id): id is string => id !== null));
+      return present.length;
+    },
+    newTurn,
+    inTurn(pack, role, scope, last = false) {
+      const turn = last ? (turns(pack).at(-1) ?? null) : newTurn(pack);
+      return turn ? inScope(turn, pack[role], scope) : null;
     },
     blocker: pageBlocker,
-    watchTurn(pack, index, scope) {
+    obstacle,
+    obstacleControl,
+    watchTurn(pack, scope, limits) {
       return new Promise<TurnOutcome>((resolve) => {
+        const started = performance.now();
+        let working = false;
+        let lastText: string | null = null;
+        let lastChange = started;
+        let timer = 0;
+
         const check = (): TurnOutcome | null => {
+          const now = performance.now();
           const blocked = pageBlocker(pack);
           if (blocked) return blocked;
-          const turn = turns(pack.assistantTurn)[index];
+          const stopShown = find(pack.stop) !== null;
+          working ||= stopShown;
+          const turn = newTurn(pack);
           if (!turn) {
             const pageError = find(pack.errorCard);
-            return pageError ? { kind: 'errorCard', text: textOf(pageError) } : null;
+            if (pageError) return { kind: 'errorCard', text: textOf(pageError) };
+            const limit = stopShown ? limits.appearWorkingMs : limits.appearMs;
+            if (now - started >= limit) {
+              const why = working ? 'the page is answering, but no cue finds the answer' : 'no answer appeared after sending';
+              return { kind: 'missing', role: 'assistantTurn', detail: why };
+            }
+            return null;
           }
           for (const role of ['errorCard', 'refusal'] as const) {
-            const el = inTurn(turn, pack[role], scope);
+            const el = inScope(turn, pack[role], scope);
             if (el) return { kind: role, text: textOf(el) };
           }
-          return inTurn(turn, pack.finished, scope) ? { kind: 'finished' } : null;
-        };
-        const first = check();
-        if (first) return resolve(first);
-        const observer = new MutationObserver(() => {
-          const outcome = check();
-          if (outcome) {
-            observer.disconnect();
-            resolve(outcome);
+          if (inScope(turn, pack.finished, scope)) return { kind: 'finished', by: 'marker' };
+          // Without the provider's own signal: the stop control gone and the text settled.
+          const text = (find(pack.answer, turn) ?? turn).textContent ?? '';
+          if (text !== lastText) {
+            lastText = text;
+            lastChange = now;
           }
-        });
+          if (!stopShown && text.trim() !== '' && now - lastChange >= limits.settleMs) return { kind: 'finished', by: 'settled' };
+          return null;
+        };
+
+        const settle = (outcome: TurnOutcome) => {
+          observer.disconnect();
+          window.clearTimeout(timer);
+          resolve(outcome);
+        };
+        /** Checks now, and again when the next time limit could pass with nothing changing in the page. */
+        const run = () => {
+          const outcome = check();
+          if (outcome) return settle(outcome);
+          window.clearTimeout(timer);
+          const now = performance.now();
+          const next = Math.min(started + limits.appearWorkingMs, lastChange + limits.settleMs, started + limits.appearMs);
+          timer = window.setTimeout(run, Math.max(50, (next > now ? next - now : limits.settleMs) + 20));
+        };
+        const observer = new MutationObserver(run);
         observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        run();
       });
+    },
+    report(pack, scope) {
+      const out: Partial<Record<Role, number>> = {};
+      const turn = newTurn(pack) ?? turns(pack).at(-1) ?? null;
+      for (const role of Object.keys(pack) as Role[]) {
+        const turnLevel = role === 'answer' || role === 'finished' || role === 'copy' || role === 'refusal';
+        if (!turnLevel) {
+          out[role] = which(pack[role]);
+        } else if (turn) {
+          const cues = pack[role] ?? [];
+          out[role] = cues.findIndex((cue) => inScope(turn, [cue], scope) !== null);
+        } else {
+          out[role] = -1;
+        }
+      }
+      return out;
+    },
+    conceal(pack, secrets, on) {
+      const MARK = 'data-chatbridge-conceal';
+      document.getElementById('__chatbridge-conceal')?.remove();
+      for (const el of Array.from(document.querySelectorAll(`[${MARK}]`))) el.removeAttribute(MARK);
+      if (!on) return;
+      const pieces = secrets.map((p) => p.trim()).filter((p) => p.length > 0);
+      const holdsSecret = (text: string) => {
+        const t = text.trim();
+        return t.length > 0 && pieces.some((p) => p.includes(t) || (t.length >= 24 && t.includes(p.slice(0, 24))));
+      };
+      const marked = [...turns(pack), find(pack.composer)].filter((el): el is Element => el !== null);
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.parentElement && holdsSecret(node.textContent ?? '')) marked.push(node.parentElement);
+      }
+      for (const el of marked) el.setAttribute(MARK, '');
+      const style = document.createElement('style');
+      style.id = '__chatbridge-conceal';
+      style.textContent = `[${MARK}] { filter: blur(9px) !important; }`;
+      document.head.append(style);
+    },
+    concealedHtml() {
+      const copy = document.documentElement.cloneNode(true) as HTMLElement;
+      copy.querySelector('#__chatbridge-conceal')?.remove();
+      const blank = (t: string) => t.replace(/\S/g, '•');
+      const walker = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.parentElement?.closest('[data-chatbridge-conceal], script, noscript, template, textarea')) node.textContent = blank(node.textContent ?? '');
+      }
+      for (const el of Array.from(copy.querySelectorAll('[data-chatbridge-conceal], [data-chatbridge-conceal] *'))) {
+        for (const attr of Array.from(el.attributes)) if (/^(aria-label|title|value|alt|data-placeholder)$/.test(attr.name)) el.setAttribute(attr.name, blank(attr.value));
+      }
+      for (const input of Array.from(copy.querySelectorAll('input, textarea'))) input.setAttribute('value', '');
+      return `<!doctype html>\n${copy.outerHTML}`;
     },
     toMarkdown(element) {
       const inline = (node: Node): string => {
         if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
         if (!(node instanceof Element)) return '';
+        if (!visibleText(node)) return '';
         const inner = Array.from(node.childNodes).map(inline).join('');
         switch (node.tagName) {
           case 'STRONG':
@@ -168,28 +473,52 @@ export function installPageHelpers(): void {
             return `[${inner}](${node.getAttribute('href') ?? ''})`;
           case 'BR':
             return '\n';
+          case 'BUTTON':
+          case 'svg':
+            return '';
           default:
             return inner;
         }
       };
+      /** Text a reader sees: not hidden, not a control, not screen-reader-only chrome. */
+      const visibleText = (el: Element) => {
+        const style = window.getComputedStyle(el);
+        return style.display !== 'none' && style.visibility !== 'hidden' && !el.matches('.sr-only, [aria-hidden="true"]:not(:has(*))');
+      };
       // Where providers put a code block's language when it is not a class on <code>:
-      // a caption inside <pre> (Perplexity), a banner beside it (DeepSeek), a data attribute.
-      const CODE_LABEL = 'figcaption, [data-code-language], .code-language, .md-code-block-banner-wrap, .md-code-block-banner';
+      // a caption inside <pre> (Perplexity), a banner beside it (DeepSeek), a header (Qwen,
+      // ChatGPT's CodeMirror blocks), a data attribute.
+      const CODE_LABEL =
+        'figcaption, [data-code-language], .code-language, .md-code-block-banner-wrap, .md-code-block-banner, [data-testid="code-language-indicator"], .qwen-markdown-code-header';
+      /** A code editor inside a block (CodeMirror 6, Monaco): its lines are the code. */
+      const EDITOR_LINES = '.cm-content > .cm-line, .view-lines > .view-line';
+      const EDITOR = '.cm-content, .view-lines';
       const codeLanguage = (pre: Element): string => {
         const code = pre.querySelector('code');
         const m = /(?:language|lang)-([\w+#-]+)/.exec(`${code?.className ?? ''} ${pre.className}`);
         if (m) return m[1]!;
         const label = pre.querySelector(CODE_LABEL) ?? pre.parentElement?.querySelector(`:scope > ${CODE_LABEL.split(', ').join(', :scope > ')}`);
-        if (!label) return '';
-        const attr = label.getAttribute('data-code-language') ?? label.querySelector('[data-code-language]')?.getAttribute('data-code-language');
+        const attr = label?.getAttribute('data-code-language') ?? label?.querySelector('[data-code-language]')?.getAttribute('data-code-language');
         if (attr) return attr;
-        // The first piece of text: the label's buttons ("Copy", "Download") come after it.
-        const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
-        for (let t = walker.nextNode(); t; t = walker.nextNode()) if ((t.textContent ?? '').trim()) return t.textContent!.trim();
+        // The first piece of text outside the code itself: a header's buttons ("Copy") come after it.
+        const from = label ?? (pre.querySelector(EDITOR) ? pre : null);
+        if (!from) return '';
+        const walker = document.createTreeWalker(from, NodeFilter.SHOW_TEXT);
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+          if (t.parentElement?.closest(`${EDITOR}, button`)) continue;
+          const word = (t.textContent ?? '').trim();
+          if (word) return /^[\w+#.-]{1,24}$/.test(word) ? word : '';
+        }
         return '';
       };
+      const codeText = (pre: Element): string => {
+        const lines = Array.from(pre.querySelectorAll(EDITOR_LINES));
+        // Editors put a non-breaking space where the code has a space.
+        if (lines.length > 0) return lines.map((l) => (l.textContent ?? '').replace(/\u00a0/g, ' ')).join('\n');
+        return (pre.querySelector('code') ?? pre).textContent ?? '';
+      };
       const block = (node: Element): string[] => {
-        if (node.matches(CODE_LABEL)) return [];
+        if (node.matches(CODE_LABEL) || !visibleText(node)) return [];
         switch (node.tagName) {
           case 'P':
             return [inline(node)];
@@ -201,7 +530,7 @@ export function installPageHelpers(): void {
           case 'H6':
             return [`${'#'.repeat(Number(node.tagName[1]))} ${inline(node)}`];
           case 'PRE': {
-            const code = (node.querySelector('code') ?? node).textContent ?? '';
+            const code = codeText(node);
             const body = code.endsWith('\n') ? code : `${code}\n`;
             const longest = Math.max(2, ...Array.from(body.matchAll(/`+/g), (m) => m[0].length));
             const fence = '`'.repeat(longest + 1);
@@ -235,8 +564,16 @@ export function installPageHelpers(): void {
           case 'STYLE':
             return [];
           default:
+            // A code block whose editor is not inside a <pre> (some CodeMirror builds).
+            if (node.matches(':is(div, section)[class*="code"]:has(.cm-content, .view-lines)') && !node.querySelector('pre')) return block(asPre(node));
             return children(node);
         }
+      };
+      /** Reads an editor block as a <pre> would be read, without touching the page. */
+      const asPre = (node: Element): Element => {
+        const pre = document.createElement('pre');
+        pre.append(node.cloneNode(true));
+        return pre;
       };
       const children = (node: Element): string[] => {
         const out: string[] = [];

@@ -1,35 +1,84 @@
 import type { Provider } from '../../main/core/providers.js';
 
 /**
- * The roles a selector pack names. Each role is an ordered list of fallbacks: the first
- * that matches a visible element wins. An entry is a CSS selector; `text=/regex/flags` for
- * "an element whose own text matches"; or `CSS |text=/regex/flags` for an element matching
- * CSS whose text matches (for banners and notices without a stable attribute).
+ * The roles a selector pack names (packs/<provider>.json). Each role is an ordered list of
+ * cues: the first cue that finds a visible element wins.
  */
-export type Role =
-  | 'composer' // where the prompt goes
-  | 'send' // the send button (only present/enabled once the composer has text on most sites)
-  | 'stop' // the stop control while generating
-  | 'assistantTurn' // one element per assistant answer; the last one is the newest
-  | 'answer' // inside a turn: the element holding the rendered answer
-  | 'finished' // inside a turn (or matching the turn itself): the provider's own "turn finished" signal
-  | 'copy' // inside a turn: the copy-as-Markdown control
-  | 'loginWall'
-  | 'limitBanner'
-  | 'errorCard' // inside a turn, or page-wide
-  | 'refusal' // inside a turn
-  | 'challenge'; // captcha / bot-check page
+export const ROLES = [
+  'composer', // where the prompt goes
+  'send', // the send button (only present/enabled once the composer has text on most sites)
+  'stop', // the stop control while generating
+  'assistantTurn', // one element per assistant answer
+  'answer', // inside a turn: the element holding the rendered answer
+  'finished', // inside a turn (or matching the turn itself): the provider's own "turn finished" signal
+  'copy', // inside a turn: the copy-as-Markdown control
+  'loginWall',
+  'limitBanner',
+  'errorCard', // inside a turn, or page-wide
+  'refusal', // inside a turn
+  'challenge', // captcha / bot-check page
+  // Blockers the flow clears before acting (optional in a pack):
+  'preferFirst', // an A/B "which response do you prefer" chooser: the control that keeps the first answer
+  'chatMode', // a Chat/Work toggle: the control that selects Chat (clicked only when not already selected)
+  'dialogClose', // the site's own controls that dismiss its promo dialogs, beyond the generic ones
+] as const;
 
-export type SelectorPack = Record<Role, readonly string[]>;
+export type Role = (typeof ROLES)[number];
+
+/** The roles the flow acts on: each must be findable by cues of at least two kinds. */
+export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answer', 'finished', 'copy'] as const satisfies readonly Role[];
+
+/** The roles every pack names; the blockers' are optional. */
+export const REQUIRED_ROLES = ROLES.filter((r) => r !== 'preferFirst' && r !== 'chatMode' && r !== 'dialogClose');
 
 /**
- * Everything ChatBridge knows about one provider's web app: data, so that a change on the
- * site is a one-line fix here. `baseUrl` is the only thing the simulator replaces.
+ * Which kind of evidence a cue relies on. A site redesign usually breaks one kind at a time
+ * (test ids renamed, classes re-hashed, labels reworded), so each acting role keeps cues
+ * of several kinds.
+ */
+export const CUE_KINDS = ['testid', 'aria', 'structure', 'class', 'text'] as const;
+export type CueKind = (typeof CUE_KINDS)[number];
+
+/** One way to find a role's element, as written in a pack. */
+export interface Cue {
+  kind: CueKind;
+  /** A CSS selector; the element must be visible. */
+  css: string;
+  /** `/regex/flags` the element's text must match. */
+  text?: string;
+  /** `/regex/flags` or `@word` (ui-words.ts) the element's accessible name must match. */
+  name?: string;
+  /** Where the cue comes from, or why it is written so. */
+  note?: string;
+}
+
+/** A cue as the page helpers take it: regular expressions as [source, flags]. */
+export interface PageCue {
+  kind: CueKind;
+  css: string;
+  text?: readonly [string, string];
+  name?: readonly [string, string];
+}
+
+export type PagePack = Partial<Record<Role, readonly PageCue[]>>;
+
+/** How a limit notice says when the limit lifts (limit-reset.ts). */
+export type LimitReset = 'clock' | 'claude' | 'none';
+
+/**
+ * Everything ChatBridge knows about one provider's web app: data (packs/<provider>.json,
+ * perhaps with a user's override merged over it), so that a change on the site is a fix
+ * in data. `baseUrl` is what the simulator replaces.
  */
 export interface ProviderSite {
   provider: Provider;
   /** Human name, as the provider writes it. */
   name: string;
+  /** The pack's version and the day its cues were last held against the live site. */
+  version: number;
+  checked: string;
+  /** Set when a user's override (`<data dir>/sites/<provider>.json`) is merged in: its path. */
+  override: string | null;
   baseUrl: string;
   /** Path of a fresh chat. */
   newChatPath: string;
@@ -46,8 +95,9 @@ export interface ProviderSite {
    */
   input: 'fill' | 'paste';
   /** Scope for turn-level roles when they sit next to the turn rather than inside it. */
-  turnScope?: string;
-  selectors: SelectorPack;
-  /** How the limit banner says when it lifts; returns epoch ms, or null if it does not say. */
-  parseLimitReset?: (bannerText: string, now: Date) => number | null;
+  turnScope: string | null;
+  roles: Partial<Record<Role, readonly Cue[]>>;
+  /** The same roles for the page helpers. */
+  page: PagePack;
+  limitReset: LimitReset;
 }

@@ -3,6 +3,12 @@ import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
+import type { DiagnosticsKeeper } from './diagnostics.js';
+
+/** Where agents find their provider's site as it is now (a SiteBook, or fixed sites in tests). */
+export interface Sites {
+  site(provider: Provider): ProviderSite | undefined;
+}
 
 /**
  * Gives every agent row a live BrowserAgent on a browser host, and attaches it to the
@@ -15,7 +21,8 @@ export class AgentRuntime {
   constructor(
     private readonly roster: AgentRoster,
     private readonly host: BrowserHost,
-    private readonly sites: Partial<Record<Provider, ProviderSite>>,
+    private readonly sites: Sites,
+    private readonly diagnostics: DiagnosticsKeeper | null = null,
   ) {}
 
   /** Starts the agents of every row that has none yet and whose provider has a site; resolves when all have tried. */
@@ -25,7 +32,7 @@ export class AgentRuntime {
 
   /** The site a provider's agents use here: the real one, or the simulator's. */
   site(provider: Provider): ProviderSite | undefined {
-    return this.sites[provider];
+    return this.sites.site(provider);
   }
 
   agent(id: string): BrowserAgent | undefined {
@@ -57,9 +64,8 @@ export class AgentRuntime {
   }
 
   private launch(row: AgentRecord): Promise<void> {
-    const site = this.sites[row.provider];
-    if (!site) return Promise.resolve();
-    const agent = new BrowserAgent(row.id, site, this.host);
+    if (!this.sites.site(row.provider)) return Promise.resolve();
+    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics);
     this.agents.set(row.id, agent);
     this.roster.attach(agent);
     return agent.start();

@@ -1,14 +1,17 @@
 import type { Page } from 'playwright-core';
-import type { Agent, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
+import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
 import { AgentFailure } from '../../main/core/agent.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
+import type { DiagnosticsKeeper } from './diagnostics.js';
 
 /** After this long without a job, the login state is checked again before the next one. */
 const RECHECK_AFTER_MS = 10 * 60_000;
 /** A browser that keeps dying is restarted less and less often. */
 const RESTART_DELAYS_MS = [0, 1_000, 5_000, 30_000, 120_000];
+/** A page that changed is looked at again on its own, less and less often, until it works. */
+const SITE_RECHECK_DELAYS_MS = [15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000];
 
 /**
  * Lets a page that waits for its next job rest. Providers focus their composer when a chat
@@ -51,13 +54,26 @@ export class BrowserAgent implements Agent {
   private starting: Promise<void> | null = null;
   /** Opening a fresh chat after the last job; the next job waits for it. */
   private preparing: Promise<void> = Promise.resolve();
+  private readonly noteListeners: ((note: AgentNote) => void)[] = [];
+  /** Site changes in a row, for the recheck's back-off; and its timer. */
+  private siteChanges = 0;
+  private siteRecheck: NodeJS.Timeout | null = null;
 
+  /**
+   * `siteOf` gives the provider's site as it is now: a user's override of its pack can
+   * change between jobs. `diagnostics` keeps a bundle of the page for each failed attempt.
+   */
   constructor(
     readonly id: string,
-    private readonly site: ProviderSite,
+    private readonly siteOf: () => ProviderSite,
     private readonly host: BrowserHost,
+    private readonly diagnostics: DiagnosticsKeeper | null = null,
   ) {
-    this.provider = site.provider;
+    this.provider = siteOf().provider;
+  }
+
+  private get site(): ProviderSite {
+    return this.siteOf();
   }
 
   readiness(): AgentReadiness {
@@ -72,6 +88,10 @@ export class BrowserAgent implements Agent {
     this.listeners.push(listener);
   }
 
+  onNote(listener: (note: AgentNote) => void): void {
+    this.noteListeners.push(listener);
+  }
+
   /** Opens the browser and a fresh chat; the agent is idle if logged in, needs_login if not. */
   start(): Promise<void> {
     this.starting ??= this.open().finally(() => (this.starting = null));
@@ -82,18 +102,22 @@ export class BrowserAgent implements Agent {
     await this.preparing;
     if (!this.session) throw new AgentFailure('agent_lost', 'The browser is not running.');
     const { page } = this.session;
+    const site = this.site;
     try {
       if (!this.fresh || Date.now() - this.lastJobAt > RECHECK_AFTER_MS) {
-        if (task.conversation === null) await openNewChat(page, this.site);
+        if (task.conversation === null) await openNewChat(page, site);
       }
       if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
       this.fresh = false;
-      await waitUntilReady(page, this.site);
-      const result = await runTurn(page, this.site, task);
+      await waitUntilReady(page, site, this.note);
+      const result = await runTurn(page, site, task, this.note);
       this.restarts = 0;
+      this.siteChanges = 0;
       return result;
     } catch (error) {
-      throw this.classify(error, task.signal);
+      const failure = this.classify(error, task.signal);
+      if (!task.signal.aborted && failure.kind !== 'agent_lost') await this.keepDiagnostics(page, site, task, failure);
+      throw failure;
     } finally {
       this.lastJobAt = Date.now();
       this.preparing = this.prepareNext();
@@ -105,12 +129,14 @@ export class BrowserAgent implements Agent {
     return this.session?.page ?? null;
   }
 
-  /** After the user logged in (or solved a challenge) in the agent's page: check again. */
+  /** After the user logged in (or solved a challenge) in the agent's page, or when a changed page is due another look: check again. */
   async recheck(): Promise<void> {
     if (!this.session) return this.start();
+    if (this.siteRecheck) clearTimeout(this.siteRecheck);
+    this.siteRecheck = null;
     try {
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site);
+      await waitUntilReady(this.session.page, this.site, this.note);
       await rest(this.session.page);
       this.fresh = true;
       this.set('idle', 'ready');
@@ -121,6 +147,7 @@ export class BrowserAgent implements Agent {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.siteRecheck) clearTimeout(this.siteRecheck);
     await this.session?.close();
     this.session = null;
   }
@@ -130,7 +157,7 @@ export class BrowserAgent implements Agent {
       this.session = await this.host.open(this.id);
       this.session.onLost(() => this.lost());
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site);
+      await waitUntilReady(this.session.page, this.site, this.note);
       await rest(this.session.page);
       this.fresh = true;
       this.lastJobAt = Date.now();
@@ -146,7 +173,7 @@ export class BrowserAgent implements Agent {
     if (!this.session || this.state !== 'idle') return;
     try {
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site);
+      await waitUntilReady(this.session.page, this.site, this.note);
       await rest(this.session.page);
       this.fresh = true;
     } catch (error) {
@@ -160,6 +187,7 @@ export class BrowserAgent implements Agent {
     if (error instanceof AgentFailure) {
       if (error.kind === 'logged_out') this.set('needs_login', 'log in to the provider again');
       if (error.kind === 'challenge') this.set('error', 'the provider shows a verification challenge');
+      if (error.kind === 'site_changed') this.siteChanged(error.message);
       return error;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -167,6 +195,34 @@ export class BrowserAgent implements Agent {
       return new AgentFailure('agent_lost', `The browser went away: ${message}`);
     }
     return new AgentFailure('provider_error', message.split('\n')[0]!);
+  }
+
+  /**
+   * The page no longer has what the pack says: set the agent aside, saying what is missing,
+   * and look again later on its own (sooner after a first change, less often if it stays).
+   */
+  private siteChanged(message: string): void {
+    const delay = SITE_RECHECK_DELAYS_MS[Math.min(this.siteChanges++, SITE_RECHECK_DELAYS_MS.length - 1)]!;
+    const at = new Date(Date.now() + delay).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    this.set('error', `site changed: ${message} Checking again at ${at}.`);
+    if (this.siteRecheck) clearTimeout(this.siteRecheck);
+    this.siteRecheck = setTimeout(() => {
+      this.siteRecheck = null;
+      if (!this.closed && this.state === 'error') void this.recheck();
+    }, delay);
+    this.siteRecheck.unref();
+  }
+
+  private readonly note = (note: AgentNote): void => {
+    for (const l of this.noteListeners) l(note);
+  };
+
+  /** Keeps what the page looked like when an attempt failed (never its words), for the person who looks into it. */
+  private async keepDiagnostics(page: Page, site: ProviderSite, task: AgentTask, failure: AgentFailure): Promise<void> {
+    if (!this.diagnostics) return;
+    await this.diagnostics.keep({ label: task.label, agentId: this.id, page, site, failure, secrets: [task.prompt] }).catch((error: unknown) => {
+      this.note({ level: 'warn', message: `could not keep a diagnostic bundle (${(error as Error).message.split('\n')[0]})` });
+    });
   }
 
   /** The browser or page died: restart it, backing off if it keeps dying. */

@@ -3,8 +3,9 @@ import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import type { AgentRoster } from '../../main/core/agent-roster.js';
 import { ChromiumHost } from '../browser/chromium-host.js';
 import { findBrowser } from '../browser/find-browser.js';
-import { atBaseUrl, PROVIDER_SITES } from '../providers/index.js';
+import type { SiteBook, SiteBookNote } from '../providers/site-book.js';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { openSites } from '../runtime/start-agents.js';
 import { signInToSimulator } from './sign-in.js';
 import { SIM_SITES } from './site-config.js';
 import { startSimulator, type SimLooks, type Simulator } from './simulator.js';
@@ -12,6 +13,7 @@ import { startSimulator, type SimLooks, type Simulator } from './simulator.js';
 export interface SimulatedAgents {
   simulator: Simulator;
   runtime: AgentRuntime;
+  sites: SiteBook;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startSimulatedAgents(
   dataDir: string,
   counts: Partial<Record<Provider, number>>,
   looks: SimLooks = {},
+  notes: (note: SiteBookNote) => void = () => {},
 ): Promise<SimulatedAgents> {
   const simulator = await startSimulator(PROVIDERS, looks);
   for (const provider of PROVIDERS.filter((p) => (counts[p] ?? 0) > 0)) {
@@ -34,8 +37,9 @@ export async function startSimulatedAgents(
       if (!roster.list().some((a) => a.name === name && a.provider === provider)) roster.create(provider, name);
     }
   }
-  const sites = Object.fromEntries(PROVIDERS.map((p) => [p, atBaseUrl(PROVIDER_SITES[p], simulator.sites[p]!.url)]));
-  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites);
+  const baseUrls = Object.fromEntries(PROVIDERS.map((p) => [p, simulator.sites[p]!.url]));
+  const { sites, diagnostics } = await openSites(dataDir, notes, baseUrls);
+  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites, diagnostics);
   await runtime.start();
   await Promise.all(
     runtime
@@ -43,5 +47,13 @@ export async function startSimulatedAgents(
       .filter((a) => a.readiness() === 'needs_login')
       .map((a) => signInToSimulator(a, simulator.sites[a.provider]!.url, SIM_SITES[a.provider])),
   );
-  return { simulator, runtime, close: () => simulator.close() };
+  return {
+    simulator,
+    runtime,
+    sites,
+    close: () => {
+      sites.close();
+      return simulator.close();
+    },
+  };
 }

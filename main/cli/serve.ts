@@ -51,18 +51,27 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the second.
   process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
 
   if (!simulate) {
-    const runtime = await startBrowserAgents(service.pool, dataDir, (line) => {
-      process.stderr.write(`chatbridge: ${line}\n`);
-      service.log.warn('service', line);
-    });
-    if (runtime) service.attachAgents(new RuntimeControl(runtime));
+    const started = await startBrowserAgents(
+      service.pool,
+      dataDir,
+      (line) => {
+        process.stderr.write(`chatbridge: ${line}\n`);
+        service.log.warn('service', line);
+      },
+      siteNotes,
+    );
+    if (started) {
+      closers.push(async () => started.sites.close());
+      service.attachAgents(new RuntimeControl(started.runtime));
+    }
     return;
   }
-  const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks);
+  const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks, siteNotes);
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
   for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);

@@ -12,6 +12,8 @@ export interface AgentTask {
   conversation: string | null;
   /** Aborted on cancel, per-attempt timeout, deadline or shutdown; `signal.reason` says which. */
   signal: AbortSignal;
+  /** Names this run in what the agent keeps about a failure (its diagnostic bundle): the job id and attempt. */
+  label: string;
 }
 
 export interface AgentResult {
@@ -34,7 +36,8 @@ export type AgentFailureKind =
   | 'logged_out' // a login wall: the agent needs the user
   | 'challenge' // a captcha or similar: the agent needs the user
   | 'timed_out'
-  | 'agent_lost'; // the page or browser died
+  | 'agent_lost' // the page or browser died
+  | 'site_changed'; // a control the agent needs could not be found by any cue: the site changed
 
 export class AgentFailure extends Error {
   constructor(
@@ -48,6 +51,12 @@ export class AgentFailure extends Error {
   }
 }
 
+/** Something an agent did or saw that a person may want to know (a dialog it closed), for the service's log. */
+export interface AgentNote {
+  level: 'info' | 'warn';
+  message: string;
+}
+
 export interface Agent {
   readonly id: string;
   readonly provider: Provider;
@@ -56,6 +65,8 @@ export interface Agent {
   /** Why the agent is not ready, in words for a person (optional). */
   detail?(): string;
   onChange(listener: () => void): void;
+  /** Notes for the log, if the agent has any to give. */
+  onNote?(listener: (note: AgentNote) => void): void;
   /** Runs one prompt. Never called while a previous run is unsettled. */
   run(task: AgentTask): Promise<AgentResult>;
   close(): Promise<void>;

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   PROMPT_REJECTED: 502,
   PROVIDER_ERROR: 502,
   LOGIN_REQUIRED: 502,
+  PROVIDER_UI_CHANGED: 502,
   NO_DEVICE_ONLINE: 503,
   NO_AGENT_AVAILABLE: 503,
   PROVIDER_RATE_LIMITED: 503,
@@ -26,7 +27,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The codes a failed job can end with (a waiting caller receives it as a 502). */
-export type JobFailureCode = 'JOB_FAILED' | 'PROMPT_REJECTED' | 'PROVIDER_ERROR' | 'LOGIN_REQUIRED';
+export type JobFailureCode = 'JOB_FAILED' | 'PROMPT_REJECTED' | 'PROVIDER_ERROR' | 'LOGIN_REQUIRED' | 'PROVIDER_UI_CHANGED';
 
 export class ApiError extends Error {
   readonly status: number;

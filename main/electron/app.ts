@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { installPageHelpers } from '../../agents/providers/page-helpers.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
+import { openSites } from '../../agents/runtime/start-agents.js';
 import { DEFAULT_PORT } from '../cli/args.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
@@ -69,7 +69,8 @@ async function start(): Promise<void> {
   // Found on first use: an app without Chrome still runs every agent in its own view.
   const chrome = new ChromiumHost(join(dataDir, 'profiles'), findBrowser, false);
   const hosts = new HostRouter({ view: new ViewHost(views, installPageHelpers), chrome }, choices, (id) => service.pool.get(id)?.provider);
-  const runtime = new AgentRuntime(service.pool, hosts, PROVIDER_SITES);
+  const { sites, diagnostics } = await openSites(dataDir, (note) => service.log.add(note.level, 'service', note.message));
+  const runtime = new AgentRuntime(service.pool, hosts, sites, diagnostics);
   void runtime.start();
 
   /** A window onto the agent's page: its view borrowed into a window, or its Chrome window brought forward. */

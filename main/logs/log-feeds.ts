@@ -19,12 +19,19 @@ const MAX_DETAIL = 200;
  */
 export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
   const last = new Map<string, AgentState | 'starting'>();
+  /** Live agents whose notes (a dialog closed, a fallback taken) go to the log. */
+  const heard = new WeakSet<object>();
   const look = () => {
     const present = new Set<string>();
     for (const record of pool.list()) {
       present.add(record.id);
       const live = pool.liveAgent(record.id);
       if (!live) continue;
+      if (!heard.has(live)) {
+        heard.add(live);
+        const id = record.id;
+        live.onNote?.((note) => log.add(note.level, 'agent', `${pool.get(id)?.name ?? id}: ${note.message}`));
+      }
       const raw = pool.state(record.id);
       const state: AgentState = raw === 'busy' ? 'idle' : raw;
       const before = last.get(record.id);

@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import { QueueOrder, type QueueKey } from './queue-order.js';
 import { transition, type JobStatus } from './state-machine.js';
-import { decideAfterFailure, type AttemptOutcome } from './retry-policy.js';
+import { decideAfterFailure, type AttemptOutcome, type FailureContext } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 
@@ -56,6 +56,7 @@ export interface AttemptRow {
   ended_at: number | null;
   outcome: AttemptOutcome | null;
   error_code: string | null;
+  detail: string | null;
 }
 
 export interface ConversationRow {
@@ -72,7 +73,7 @@ export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'c
 
 export type AttemptEnd =
   | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
-  | { outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string };
+  | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
 /** A job moved by the store, with the status it had before. */
 export interface Moved {
@@ -117,7 +118,7 @@ export class JobStore {
       ),
       openAttempt: db.prepare(`SELECT * FROM attempts WHERE job_id = ? AND ended_at IS NULL`),
       closeAttempt: db.prepare(
-        `UPDATE attempts SET ended_at = @now, outcome = @outcome, error_code = @error_code
+        `UPDATE attempts SET ended_at = @now, outcome = @outcome, error_code = @error_code, detail = @detail
          WHERE job_id = @job_id AND attempt = @attempt AND ended_at IS NULL`,
       ),
       addRunTime: db.prepare(`UPDATE jobs SET run_ms = run_ms + ? WHERE id = ?`),
@@ -230,7 +231,7 @@ export class JobStore {
       const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
       if (!open || open.attempt !== attempt || job.status !== 'dispatched') return null;
       if (end.outcome === 'succeeded') {
-        this.s.closeAttempt.run({ job_id: id, attempt, now, outcome: 'succeeded', error_code: null });
+        this.s.closeAttempt.run({ job_id: id, attempt, now, outcome: 'succeeded', error_code: null, detail: null });
         this.s.addRunTime.run(now - open.started_at, id);
         transition(job.status, 'succeed');
         this.s.saveConversation.run({
@@ -242,7 +243,7 @@ export class JobStore {
         });
         this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
         this.outbox.enqueue(job, now);
-      } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now) === 'queued') {
+      } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now, end) === 'queued') {
         this.order.add(job);
       }
       return { job: this.get(id)!, from: job.status };
@@ -316,10 +317,11 @@ export class JobStore {
     outcome: AttemptOutcome,
     errorCode: string,
     now: number,
+    context: FailureContext = {},
   ): JobStatus {
-    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode });
+    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode, detail: context.detail ?? null });
     this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
-    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts);
+    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts, context);
     if (decision.retry) {
       const to = transition(job.status, 'retry');
       this.s.setStatus.run(to, job.id);
@@ -338,7 +340,7 @@ export class JobStore {
     if (job.status !== 'dispatched') return;
     const open = this.s.openAttempt.get(job.id) as AttemptRow | undefined;
     if (!open) return;
-    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode });
+    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode, detail: null });
     this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
   }
 

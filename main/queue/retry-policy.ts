@@ -20,7 +20,21 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
       return { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' };
     case 'agent_lost':
       return { outcome: 'agent_lost', errorCode: 'AGENT_LOST' };
+    case 'site_changed':
+      return { outcome: 'failed', errorCode: 'PROVIDER_UI_CHANGED' };
   }
+}
+
+/** What the scheduler knows about the attempt that just failed, beyond its code. */
+export interface FailureContext {
+  /** What the agent said (a page's error text, the control it could not find). */
+  detail?: string | null;
+  /**
+   * Whether another agent could take a retry now (one is idle or busy). A page found changed
+   * is not waited on: with no other agent, the job fails at once instead of queuing behind
+   * an agent that is set aside until its page works again.
+   */
+  retryElsewhere?: boolean;
 }
 
 export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCode; message: string };
@@ -31,13 +45,21 @@ export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCo
  * the account's condition, not the job's: the job goes back to wait for another agent or
  * for the cooldown, without spending its attempt budget. Everything else spends one.
  */
-export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAttempts: number): RetryDecision {
+export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAttempts: number, context: FailureContext = {}): RetryDecision {
   const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
   if (latest === 'PROMPT_REJECTED') {
     return { retry: false, code: 'PROMPT_REJECTED', message: 'The provider refused the prompt.' };
   }
   const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED');
-  if (spent.length < maxAttempts) return { retry: true };
+  const siteChangedOnly = spent.every((c) => c === 'PROVIDER_UI_CHANGED');
+  if (spent.length < maxAttempts && (latest !== 'PROVIDER_UI_CHANGED' || context.retryElsewhere !== false)) return { retry: true };
+  if (siteChangedOnly) {
+    const what = context.detail ?? "A control the agent needs could not be found on the provider's page.";
+    return { retry: false, code: 'PROVIDER_UI_CHANGED', message: `${what} (${spent.length === 1 ? 'no other agent could try' : `on all ${spent.length} attempts`})` };
+  }
+  if (spent.length < maxAttempts) {
+    return { retry: false, code: 'JOB_FAILED', message: `${context.detail ?? "The provider's page changed."} No other agent could try.` };
+  }
   if (spent.every((c) => c === 'PROVIDER_ERROR')) {
     return { retry: false, code: 'PROVIDER_ERROR', message: `The provider showed an error on all ${spent.length} attempts.` };
   }

@@ -160,7 +160,7 @@ export class Scheduler {
     }, job.timeout_ms);
     const conversation = job.conversation_in ? (this.store.conversation(job.conversation_in)?.address ?? null) : null;
     try {
-      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal });
+      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}` });
       this.endAttempt(job.id, attempt, {
         outcome: 'succeeded',
         response: result.text,
@@ -174,7 +174,8 @@ export class Scheduler {
         this.pool.coolDown(agent.id, failure.retryAt ?? this.clock.now() + HOUR_MS);
       }
       const { outcome, errorCode } = attemptRecordFor(failure.kind);
-      if (outcome !== 'succeeded' && outcome !== 'cancelled') this.endAttempt(job.id, attempt, { outcome, errorCode });
+      const retryElsewhere = this.candidates(job).some((a) => a.id !== agent.id && ['idle', 'busy'].includes(this.pool.state(a.id)));
+      if (outcome !== 'succeeded' && outcome !== 'cancelled') this.endAttempt(job.id, attempt, { outcome, errorCode, detail: failure.message, retryElsewhere });
     } finally {
       timeout.cancel();
       const running = this.running.get(job.id);

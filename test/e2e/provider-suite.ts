@@ -52,9 +52,9 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
       const fromDom = await page.evaluate((pack) => {
         const h = window.__chatbridge!;
-        const turn = h.turn(pack, 0)!;
+        const turn = h.turns(pack)[0]!;
         return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
-      }, e.site.selectors);
+      }, e.site.page);
       await page.close();
       expect(fromDom).toBe(r.body.response);
     });

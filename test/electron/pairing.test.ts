@@ -155,7 +155,7 @@ describe('Pairing an agent on the view host, for real (simulated site, Chromium 
       },
       forget: async () => {},
     };
-    const agent = new BrowserAgent('agt_pairing', site, new ViewHost(views, installPageHelpers));
+    const agent = new BrowserAgent('agt_pairing', () => site, new ViewHost(views, installPageHelpers));
     await agent.start();
     expect(agent.readiness()).toBe('needs_login');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClaudeLimitReset } from '../../agents/providers/claude.js';
+import { parseClaudeLimitReset } from '../../agents/providers/limit-reset.js';
 
 describe("Claude's usage-limit reset time", () => {
   // A Wednesday, 08:30 local time.

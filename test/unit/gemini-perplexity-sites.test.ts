@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { gemini } from '../../agents/providers/gemini.js';
-import { perplexity } from '../../agents/providers/perplexity.js';
+import { PROVIDER_SITES } from '../../agents/providers/index.js';
+import { limitLiftsAt } from '../../agents/providers/limit-reset.js';
+
+const { gemini, perplexity } = PROVIDER_SITES;
 
 describe('Gemini addresses', () => {
   it('takes a conversation id from /app/<id> and the spark route, not the new-chat page', () => {
@@ -31,7 +33,7 @@ describe('Perplexity addresses', () => {
 
   it('reads the reset time from a banner that names one, and gives up on one that does not', () => {
     const now = new Date(2026, 0, 5, 21, 0);
-    expect(perplexity.parseLimitReset!("You've reached your usage limit. Try again after 9:40 PM.", now)).toBe(new Date(2026, 0, 5, 21, 40).getTime());
-    expect(perplexity.parseLimitReset!("You've reached your daily limit of Pro searches.", now)).toBeNull();
+    expect(limitLiftsAt(perplexity.limitReset, "You've reached your usage limit. Try again after 9:40 PM.", now)).toBe(new Date(2026, 0, 5, 21, 40).getTime());
+    expect(limitLiftsAt(perplexity.limitReset, "You've reached your daily limit of Pro searches.", now)).toBeNull();
   });
 });

@@ -1,0 +1,175 @@
+/**
+ * The one schema of a selector pack (packs/<provider>.json) and of a user's override
+ * (`<data dir>/sites/<provider>.json`), and their checks beyond shape: regular expressions
+ * that compile, vocabulary words that exist. `compileSite` turns a checked pack into the
+ * ProviderSite the flow drives.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { PROVIDERS } from '../../main/core/providers.js';
+import { CUE_KINDS, REQUIRED_ROLES, ROLES, type Cue, type PageCue, type ProviderSite, type Role } from './site.js';
+import { isUiWord, uiWordPattern } from './ui-words.js';
+
+const REGEX_LITERAL = '^/.+/[dgimsuvy]*$';
+
+const CueSchema = Type.Object(
+  {
+    kind: Type.Union(CUE_KINDS.map((k) => Type.Literal(k))),
+    css: Type.String({ minLength: 1, maxLength: 2_000 }),
+    text: Type.Optional(Type.String({ pattern: REGEX_LITERAL, maxLength: 2_000 })),
+    name: Type.Optional(Type.String({ pattern: `${REGEX_LITERAL}|^@[a-z]+$`, maxLength: 2_000 })),
+    note: Type.Optional(Type.String({ maxLength: 2_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const CueList = Type.Array(CueSchema, { minItems: 1, maxItems: 50 });
+
+const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, typeof CueList>, {
+  additionalProperties: false,
+});
+
+/** What may differ between a pack and a user's override of it, besides roles. */
+const SiteFields = {
+  version: Type.Integer({ minimum: 1 }),
+  checked: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'When the cues were last held against the live site' }),
+  newChatPath: Type.String({ pattern: '^/' }),
+  conversationPath: Type.String({ minLength: 1, description: 'Regex source, tested on the pathname' }),
+  loginUrl: Type.String({ minLength: 1, description: 'Regex source, tested on the full URL' }),
+  loginUrlPath: Type.String({ pattern: '^/' }),
+  input: Type.Union([Type.Literal('paste'), Type.Literal('fill')]),
+  limitReset: Type.Union([Type.Literal('clock'), Type.Literal('claude'), Type.Literal('none')]),
+  turnScope: Type.String({ minLength: 1 }),
+};
+
+export const SitePackSchema = Type.Object(
+  {
+    provider: Type.Union(PROVIDERS.map((p) => Type.Literal(p))),
+    name: Type.String({ minLength: 1 }),
+    baseUrl: Type.String({ pattern: '^https://' }),
+    about: Type.Optional(Type.Array(Type.String(), { description: 'Notes on the whole pack for the next engineer' })),
+    ...SiteFields,
+    turnScope: Type.Optional(SiteFields.turnScope),
+    roles: RoleLists,
+  },
+  { additionalProperties: false },
+);
+export type SitePack = Static<typeof SitePackSchema>;
+
+/** An override names only what it changes; each role it names replaces the pack's list for that role. */
+export const SiteOverrideSchema = Type.Object(
+  {
+    about: Type.Optional(Type.Array(Type.String())),
+    version: Type.Optional(SiteFields.version),
+    checked: Type.Optional(SiteFields.checked),
+    newChatPath: Type.Optional(SiteFields.newChatPath),
+    conversationPath: Type.Optional(SiteFields.conversationPath),
+    loginUrl: Type.Optional(SiteFields.loginUrl),
+    loginUrlPath: Type.Optional(SiteFields.loginUrlPath),
+    input: Type.Optional(SiteFields.input),
+    limitReset: Type.Optional(SiteFields.limitReset),
+    turnScope: Type.Optional(SiteFields.turnScope),
+    roles: Type.Optional(RoleLists),
+  },
+  { additionalProperties: false },
+);
+export type SiteOverride = Static<typeof SiteOverrideSchema>;
+
+/** Thrown with every problem of a pack or an override, each naming where it is. */
+export class InvalidPack extends Error {}
+
+/** Checks a built-in pack; returns it typed, or throws InvalidPack listing every problem. */
+export function checkPack(value: unknown, where: string): SitePack {
+  const problems = shapeProblems(SitePackSchema, value);
+  if (problems.length === 0) {
+    const pack = value as SitePack;
+    for (const role of REQUIRED_ROLES) if (!pack.roles[role]) problems.push(`/roles/${role}: missing`);
+    problems.push(...contentProblems(pack));
+  }
+  if (problems.length > 0) throw new InvalidPack(`${where}: ${problems.join('; ')}`);
+  return value as SitePack;
+}
+
+/** Checks a user's override; returns it typed, or throws InvalidPack listing every problem. */
+export function checkOverride(value: unknown, where: string): SiteOverride {
+  const problems = shapeProblems(SiteOverrideSchema, value);
+  if (problems.length === 0) problems.push(...contentProblems(value as SiteOverride));
+  if (problems.length > 0) throw new InvalidPack(`${where}: ${problems.join('; ')}`);
+  return value as SiteOverride;
+}
+
+/** The pack with the override merged over it, role by role. */
+export function mergeOverride(pack: SitePack, override: SiteOverride): SitePack {
+  const { roles, about: _about, ...fields } = override;
+  return { ...pack, ...fields, roles: { ...pack.roles, ...roles } };
+}
+
+/** A checked pack as the flow drives it. */
+export function compileSite(pack: SitePack, override: string | null = null): ProviderSite {
+  const roles = pack.roles as Partial<Record<Role, Cue[]>>;
+  const page = Object.fromEntries(Object.entries(roles).map(([role, cues]) => [role, cues.map(pageCue)]));
+  return {
+    provider: pack.provider,
+    name: pack.name,
+    version: pack.version,
+    checked: pack.checked,
+    override,
+    baseUrl: pack.baseUrl,
+    newChatPath: pack.newChatPath,
+    conversationPath: new RegExp(pack.conversationPath),
+    loginUrl: new RegExp(pack.loginUrl),
+    loginUrlPath: pack.loginUrlPath,
+    input: pack.input,
+    turnScope: pack.turnScope ?? null,
+    roles,
+    page,
+    limitReset: pack.limitReset,
+  };
+}
+
+function pageCue(cue: Cue): PageCue {
+  return {
+    kind: cue.kind,
+    css: cue.css,
+    ...(cue.text ? { text: regexLiteral(cue.text) } : {}),
+    ...(cue.name ? { name: cue.name.startsWith('@') ? ([uiWordPattern(cue.name.slice(1) as never), 'iu'] as const) : regexLiteral(cue.name) } : {}),
+  };
+}
+
+/** "/source/flags" → [source, flags]. */
+function regexLiteral(literal: string): readonly [string, string] {
+  const m = /^\/(.+)\/([a-z]*)$/s.exec(literal)!;
+  return [m[1]!, m[2]!];
+}
+
+function shapeProblems(schema: Parameters<typeof Value.Errors>[0], value: unknown): string[] {
+  return [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
+}
+
+/** What a schema cannot say: regular expressions that compile, vocabulary words that exist. */
+function contentProblems(pack: SiteOverride): string[] {
+  const problems: string[] = [];
+  const compiles = (path: string, source: string, flags = '') => {
+    try {
+      new RegExp(source, flags);
+    } catch (error) {
+      problems.push(`${path}: ${(error as Error).message}`);
+    }
+  };
+  if (pack.conversationPath !== undefined) compiles('/conversationPath', pack.conversationPath);
+  if (pack.loginUrl !== undefined) compiles('/loginUrl', pack.loginUrl);
+  for (const [role, cues] of Object.entries(pack.roles ?? {})) {
+    (cues as Cue[]).forEach((cue, i) => {
+      for (const field of ['text', 'name'] as const) {
+        const literal = cue[field];
+        if (!literal) continue;
+        if (literal.startsWith('@')) {
+          if (!isUiWord(literal.slice(1))) problems.push(`/roles/${role}/${i}/${field}: no word ${literal} in ui-words.ts`);
+        } else {
+          compiles(`/roles/${role}/${i}/${field}`, ...regexLiteral(literal));
+        }
+      }
+    });
+  }
+  return problems;
+}
