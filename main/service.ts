@@ -4,6 +4,7 @@ import type { AgentControl } from './core/agent-control.js';
 import { buildServer } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { secureDataDir } from './core/data-dir.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
 import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   ids?: IdGenerator;
   /** How webhooks reach receivers; tests trust their own certificate through it. */
   webhookTransport?: WebhookTransport;
+  /** Where a start-up warning goes besides the service's log (`serve` prints it). */
+  onWarning?: (line: string) => void;
 }
 
 export class AlreadyRunning extends Error {}
@@ -162,8 +165,13 @@ export class Service {
       throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
     }
     const clock = options.clock ?? systemClock;
+    const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
     const service = new Service(db, options.dataDir, clock, options.ids ?? randomIds, options.webhookTransport ?? httpsTransport());
+    if (privacyWarning) {
+      service.log.warn('service', privacyWarning);
+      options.onWarning?.(privacyWarning);
+    }
     service.store.requeueDispatched(clock.now());
     service.scheduler.start();
     service.webhookSender.start();

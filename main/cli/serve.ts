@@ -32,7 +32,14 @@ export async function serve(args: string[]): Promise<void> {
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
   const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
-  const service = await Service.start({ dataDir, host: values.host ?? '127.0.0.1', port: parsePort(values.port) });
+  // Whatever this process and its browsers write (profiles, logs, temp files) is the owner's only.
+  process.umask(0o077);
+  const service = await Service.start({
+    dataDir,
+    host: values.host ?? '127.0.0.1',
+    port: parsePort(values.port),
+    onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
+  });
   const closers: (() => Promise<void>)[] = [];
   let stopping = false;
   const stop = () => {

@@ -55,13 +55,20 @@ async function start(): Promise<void> {
   const dataDir = resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined);
   const port = typeof values.port === 'string' ? Number(values.port) : DEFAULT_PORT;
   await app.whenReady();
+  // Whatever this process and its browsers write (partitions, profiles, logs) is the owner's only.
+  process.umask(0o077);
 
   // Every page of the app: no new windows; the dashboard's own page may not navigate away.
   app.on('web-contents-created', (_event, contents) => contents.setWindowOpenHandler(() => ({ action: 'deny' })));
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   electron.session.defaultSession.setPermissionCheckHandler(() => false);
 
-  const service = await Service.start({ dataDir, host: '127.0.0.1', port });
+  const service = await Service.start({
+    dataDir,
+    host: '127.0.0.1',
+    port,
+    onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
+  });
   electron.protocol.handle(APP_SCHEME, dashboardHandler(join(PACKAGE_ROOT, 'dist/renderer'), (r) => service.app.inject(r)));
 
   const views = new ElectronViews(electron);
