@@ -15,6 +15,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import { adminToken } from '../core/runtime-files.js';
 import { Service } from '../service.js';
+import { appMenuTemplate } from './app-menu.js';
 import { dashboardHandler } from './dashboard-protocol.js';
 import { electronModule, type BrowserWindow } from './electron-api.js';
 import { HostChoices, HostRouter } from './host-choice.js';
@@ -58,6 +59,7 @@ async function start(): Promise<void> {
   // Whatever this process and its browsers write (partitions, profiles, logs) is the owner's only.
   process.umask(0o077);
 
+  electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(appMenuTemplate(app.isPackaged, process.platform)));
   // Every page of the app: no new windows; the dashboard's own page may not navigate away.
   app.on('web-contents-created', (_event, contents) => contents.setWindowOpenHandler(() => ({ action: 'deny' })));
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
@@ -137,7 +139,7 @@ async function start(): Promise<void> {
         height: 800,
         show: false,
         title: 'ChatBridge',
-        webPreferences: dashboardPreferences(join(PACKAGE_ROOT, 'dist/preload/index.cjs')),
+        webPreferences: dashboardPreferences(join(PACKAGE_ROOT, 'dist/preload/index.cjs'), app.isPackaged),
       });
       dashboard.webContents.on('will-navigate', (event) => event.preventDefault());
       // Closing the window keeps the service and agents running in the tray.
