@@ -35,8 +35,12 @@ export interface Submitted {
  * POST /v1/chat/completions go through `submit` and `settle`.
  */
 export class Completions {
-  /** Aborted at shutdown to end every hold at once. */
-  private readonly closing = new AbortController();
+  /**
+   * What ends each hold that is waiting, called at shutdown. A set rather than listeners on
+   * one AbortSignal: thousands of holds are normal, and a signal warns past ten listeners.
+   */
+  private readonly holds = new Set<() => void>();
+  private closed = false;
 
   constructor(
     private readonly store: JobStore,
@@ -119,13 +123,13 @@ export class Completions {
    * caller went away (`signal`) or the service is shutting down. Woken by job events.
    */
   waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow> {
-    if (isFinal(job.status) || holdMs <= 0 || this.closing.signal.aborted) return Promise.resolve(job);
+    if (isFinal(job.status) || holdMs <= 0 || this.closed) return Promise.resolve(job);
     return new Promise((resolve) => {
       const done = (latest: JobRow) => {
         unsubscribe();
         timer.cancel();
         signal?.removeEventListener('abort', onAbort);
-        this.closing.signal.removeEventListener('abort', onAbort);
+        this.holds.delete(onAbort);
         resolve(latest);
       };
       const onAbort = () => done(this.store.get(job.id) ?? job);
@@ -134,7 +138,7 @@ export class Completions {
       });
       const timer = this.clock.setTimer(onAbort, holdMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.closing.signal.addEventListener('abort', onAbort, { once: true });
+      this.holds.add(onAbort);
     });
   }
 
@@ -172,7 +176,8 @@ export class Completions {
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */
   close(): void {
-    this.closing.abort();
+    this.closed = true;
+    for (const end of [...this.holds]) end();
   }
 
   /**

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { AdminConsole } from './admin-console.js';
 import type { AgentControl } from './core/agent-control.js';
-import { buildServer } from './api/server.js';
+import { buildServer, type ConnectionLimits } from './api/server.js';
 import { Completions } from './completions.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { secureDataDir } from './core/data-dir.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
-import { adminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { AdminToken } from './keys/admin-token.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 import { KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logWebhookFailures } from './logs/log-feeds.js';
@@ -37,6 +40,10 @@ export interface ServiceOptions {
   ids?: IdGenerator;
   /** How webhooks reach receivers; tests trust their own certificate through it. */
   webhookTransport?: WebhookTransport;
+  /** Where a start-up warning goes besides the service's log (`serve` prints it). */
+  onWarning?: (line: string) => void;
+  /** Request time and connection limits; tests shorten them. */
+  connections?: ConnectionLimits;
 }
 
 export class AlreadyRunning extends Error {}
@@ -62,6 +69,9 @@ export class Service {
   readonly admin: AdminConsole;
   /** Recent things a person needs to see, for the dashboard's log view; `serve` adds its warnings. */
   readonly log: LogBook;
+  /** The dashboard's token, which `chatbridge admin-token --rotate` replaces. */
+  readonly adminToken: AdminToken;
+  readonly metrics: ServiceMetrics;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -74,6 +84,7 @@ export class Service {
     clock: Clock,
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
+    connections: ConnectionLimits | undefined,
   ) {
     this.log = new LogBook(clock);
     this.outbox = new WebhookOutbox(db);
@@ -118,7 +129,9 @@ export class Service {
       webhookTransport,
       clock,
     );
+    this.metrics = new ServiceMetrics({ store: this.store, pool: this.pool, usage, settings: this.settings, events: this.events, clock });
     this.webhookSender.onAttempt(logWebhookFailures((jobId) => this.outbox.get(jobId), this.log));
+    this.webhookSender.onAttempt((attempt) => this.metrics.webhookAttempt(attempt));
     this.stopLogging.push(logAgentChanges(this.pool, this.log), logJobEnds(this.events, this.log));
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
@@ -139,15 +152,20 @@ export class Service {
       log: this.log,
       clock,
     });
+    this.adminToken = new AdminToken(dataDir);
     this.app = buildServer({
       completions: this.completions,
       admin: this.admin,
       report,
       keys: this.keys,
-      adminToken: adminToken(dataDir),
+      adminToken: this.adminToken,
+      metrics: this.metrics,
+      notReadyBecause: () => this.notReadyBecause(),
+      baseUrl: () => this.url,
       clock,
       ids,
       version: VERSION,
+      ...(connections ? { connections } : {}),
     });
   }
 
@@ -162,8 +180,20 @@ export class Service {
       throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
     }
     const clock = options.clock ?? systemClock;
+    const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
-    const service = new Service(db, options.dataDir, clock, options.ids ?? randomIds, options.webhookTransport ?? httpsTransport());
+    const service = new Service(
+      db,
+      options.dataDir,
+      clock,
+      options.ids ?? randomIds,
+      options.webhookTransport ?? httpsTransport(),
+      options.connections,
+    );
+    if (privacyWarning) {
+      service.log.warn('service', privacyWarning);
+      options.onWarning?.(privacyWarning);
+    }
     service.store.requeueDispatched(clock.now());
     service.scheduler.start();
     service.webhookSender.start();
@@ -185,6 +215,20 @@ export class Service {
 
   get baseUrl(): string {
     return this.url;
+  }
+
+  /**
+   * GET /readyz: the database takes a write lock (a read-only, full-locked or closed database
+   * fails), and every enabled agent has its browser attached (false while they start).
+   */
+  private notReadyBecause(): 'database' | 'agents' | null {
+    try {
+      this.db.transaction(() => {}).immediate();
+    } catch {
+      return 'database';
+    }
+    const attached = this.pool.list().every((a) => !a.enabled || this.pool.liveAgent(a.id) !== undefined);
+    return attached ? null : 'agents';
   }
 
   /** The command line changed settings, caps, agents or keys, or asked for a redelivery: pick them up now. */
@@ -215,6 +259,7 @@ export class Service {
     await webhooksStopped;
     // Closing agents changes their state; that is shutdown, not news.
     for (const stop of this.stopLogging) stop();
+    this.metrics.stop();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
     this.db.close();

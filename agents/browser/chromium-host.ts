@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -57,6 +58,68 @@ const IDLE_DISABLED_FEATURES = [
 ];
 
 /**
+ * Playwright starts Chromium with `--password-store=basic --use-mock-keychain`: cookies,
+ * the accounts' logins, are then encrypted with a key built into Chromium, so a copy of
+ * the profile folder is a copy of the logins. Ours use the OS keyring where there is one:
+ * the macOS keychain, DPAPI on Windows (always on), and on Linux the Secret Service
+ * (GNOME Keyring, or KWallet 5.97+) or KWallet on the session D-Bus. Without one, Chromium's
+ * basic store remains and only the folder's 0700 mode protects the logins: said once in the
+ * log. Chromium still reads cookies a profile stored with the basic store, so a profile
+ * keeps its logins when it moves to the keyring.
+ */
+export function keyringChoice(platform: NodeJS.Platform, busNames: () => string[]): KeyringChoice {
+  const mock = '--use-mock-keychain';
+  const basic = '--password-store=basic';
+  if (platform !== 'linux') return { ignoreDefaultArgs: [mock, basic], args: [], warning: null };
+  const names = new Set(busNames());
+  const store = names.has('org.freedesktop.secrets')
+    ? 'gnome-libsecret'
+    : names.has('org.kde.kwalletd6')
+      ? 'kwallet6'
+      : names.has('org.kde.kwalletd5')
+        ? 'kwallet5'
+        : null;
+  if (store) return { ignoreDefaultArgs: [mock, basic], args: [`--password-store=${store}`], warning: null };
+  return {
+    // Playwright's own `--password-store=basic` stays (its filter would drop ours too).
+    ignoreDefaultArgs: [mock],
+    args: [],
+    warning:
+      "no OS keyring (no Secret Service or KWallet on the session D-Bus): the agents' browser profiles keep cookies " +
+      "encrypted with Chromium's built-in key; the data folder's owner-only mode is what protects the logins.",
+  };
+}
+
+export interface KeyringChoice {
+  /** Playwright's default switches to leave out. */
+  ignoreDefaultArgs: string[];
+  args: string[];
+  /** The one line to log when the logins are not under a keyring. */
+  warning: string | null;
+}
+
+/** Names owned or activatable on the session D-Bus, asked through gdbus or dbus-send; none without a bus. */
+function sessionBusNames(): string[] {
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS) return [];
+  const names: string[] = [];
+  for (const method of ['ListNames', 'ListActivatableNames']) {
+    for (const [command, args] of [
+      ['gdbus', ['call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', `org.freedesktop.DBus.${method}`]],
+      ['dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', `org.freedesktop.DBus.${method}`]],
+    ] as const) {
+      const result = spawnSync(command, args, { encoding: 'utf8', timeout: 2_000 });
+      if (result.status !== 0) continue;
+      names.push(...(result.stdout.match(/[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+/g) ?? []));
+      break;
+    }
+  }
+  return names;
+}
+
+/** Decided once per process: the bus does not change under a running service. */
+let keyring: KeyringChoice | null = null;
+
+/**
  * The headless host: one persistent Chromium profile per agent under the data dir, driven
  * over Playwright's pipe (no debugging port). Used by `serve`, the tests, and for sites
  * that refuse embedded browsers.
@@ -67,14 +130,21 @@ export class ChromiumHost implements BrowserHost {
     /** The browser's path, or how to find it when the first agent opens. */
     private readonly executable: string | (() => string),
     private readonly headless = true,
+    private readonly warn: (line: string) => void = (line) => process.stderr.write(`chatbridge: ${line}\n`),
   ) {}
 
   async open(agentId: string): Promise<BrowserSession> {
+    if (!keyring) {
+      keyring = keyringChoice(process.platform, sessionBusNames);
+      if (keyring.warning) this.warn(keyring.warning);
+    }
     const context = await chromium.launchPersistentContext(join(this.profilesDir, agentId), {
       executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),
       headless: this.headless,
       viewport: { width: 1280, height: 900 },
+      ignoreDefaultArgs: keyring.ignoreDefaultArgs,
       args: [
+        ...keyring.args,
         '--no-first-run',
         '--no-default-browser-check',
         '--disable-background-networking',

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import type { AdminToken } from '../keys/admin-token.js';
 import type { KeyStore, Scope } from '../keys/key-store.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -22,18 +22,31 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 
 /**
  * Authenticates the bearer key, checks the route's scope and spends one request of the
- * key's budget. The admin token (the dashboard's, stored in the data dir) holds every scope.
+ * key's budget. The admin token (the dashboard's, stored in the data dir) holds every scope
+ * and spends a budget of its own, as a key does. A key's last use is recorded only for a
+ * request it was allowed to make.
  */
-export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; write: RateLimiter }, adminToken: string) {
-  const admin = Buffer.from(adminToken);
+export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; write: RateLimiter }, adminToken: AdminToken) {
+  const spend = (access: RouteAccess, bucket: string, whose: string) => {
+    if (!access.budget) return;
+    const wait = limits[access.budget].take(bucket);
+    if (wait > 0) {
+      throw new ApiError('RATE_LIMITED', `Too many ${access.budget} requests for ${whose}; retry in ${wait} s.`, undefined, {
+        'retry-after': String(wait),
+      });
+    }
+  };
   return function authenticate(request: FastifyRequest, access: RouteAccess): Caller {
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) {
       throw new ApiError('UNAUTHORIZED', 'Send your API key as "Authorization: Bearer <key>".');
     }
     const secret = match[1]!;
-    const given = Buffer.from(secret);
-    if (given.length === admin.length && timingSafeEqual(given, admin)) return { keyId: 'admin' };
+    if (adminToken.matches(secret)) {
+      // Key ids are key_…, so this bucket is the token's own.
+      spend(access, 'admin', 'the admin token');
+      return { keyId: 'admin' };
+    }
     const auth = keys.authenticate(secret);
     if (!auth.ok) {
       const why = { malformed: 'is not a ChatBridge key', unknown: 'is not known', revoked: 'was revoked', expired: 'has expired' };
@@ -43,17 +56,8 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
     if (access.scope && !auth.key.scopes.includes(access.scope)) {
       throw new ApiError('FORBIDDEN', `This API key lacks the ${access.scope} scope.`);
     }
-    if (access.budget) {
-      const wait = limits[access.budget].take(auth.key.id);
-      if (wait > 0) {
-        throw new ApiError(
-          'RATE_LIMITED',
-          `Too many ${access.budget} requests for this key; retry in ${wait} s.`,
-          undefined,
-          { 'retry-after': String(wait) },
-        );
-      }
-    }
+    spend(access, auth.key.id, 'this key');
+    keys.recordUse(auth.key);
     return { keyId: auth.key.id };
   };
 }

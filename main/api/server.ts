@@ -14,24 +14,46 @@ import { collectOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
+import { operationRoutes, type OperationsDeps } from './routes/operations.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { completionRoutes } from './routes/completions.js';
 import { LIMITS } from '../core/limits.js';
 
-export interface ServerDeps {
+export interface ServerDeps extends OperationsDeps {
   completions: Completions;
   admin: AdminConsole;
   report: StatusReport;
   keys: KeyStore;
-  adminToken: string;
   clock: Clock;
   ids: IdGenerator;
   version: string;
+  connections?: ConnectionLimits;
 }
+
+/** How long a client may take to send its request, and how many connections may be open. */
+export interface ConnectionLimits {
+  /** To receive the request line and headers. */
+  headersMs: number;
+  /** To receive the whole request, body included (a response held open is not counted). */
+  requestMs: number;
+  /** How often Node looks for requests over those times. */
+  checkEveryMs: number;
+  /** Connections over this are closed as they arrive. */
+  maxConnections: number;
+}
+
+/**
+ * A local client sends a 1 MiB body in milliseconds: 30 s is for a busy machine, not for a
+ * slow sender that would keep a connection forever. The cap is five times the 2 000
+ * concurrent long polls the benchmark holds, and well under common descriptor limits raised
+ * for servers.
+ */
+export const CONNECTION_LIMITS: ConnectionLimits = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000, maxConnections: 10_000 };
 
 /** The localhost HTTP API: every route of api.md, each error in the contract's envelope. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
+  const limits = deps.connections ?? CONNECTION_LIMITS;
   const app = Fastify({
     logger: false,
     bodyLimit: LIMITS.bodyBytes,
@@ -40,7 +62,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // Long job ids get the schema's 400 on `id`, not the router's "URL malformed".
     routerOptions: { maxParamLength: 1_000 },
     // A request without Host reaches the Host check and gets its envelope.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkEveryMs },
+    requestTimeout: limits.requestMs,
     clientErrorHandler: (error, socket) => answerMalformedHttp(error, socket, deps.ids.request()),
     // At shutdown every hold is ended first; then idle keep-alive sockets are closed while
     // the last answers are written out.
@@ -62,6 +85,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
     deps.adminToken,
   );
+  app.server.maxConnections = limits.maxConnections;
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
@@ -70,6 +94,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
     const access = request.routeOptions.config as RouteAccess;
     if (access.scope || access.admin) authenticate(request, access);
+  });
+
+  // Hijacked answers (event streams) are not counted: they have no status to end with.
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.request(request.method, request.routeOptions.url, reply.statusCode);
   });
 
   // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form
@@ -86,8 +115,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   completionRoutes(app, deps.completions);
   chatCompletionRoutes(app, deps.completions);
   accountRoutes(app, deps.report);
-  adminRoutes(app, deps.admin);
+  adminRoutes(app, deps.admin, deps.adminToken);
   dashboardRoutes(app);
+  operationRoutes(app, deps);
   app.get('/v1/openapi.json', async () => openApi());
   return app;
 }
@@ -99,10 +129,15 @@ function answerMalformedHttp(error: NodeJS.ErrnoException, socket: Socket, reque
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const tooSlow = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   const body = JSON.stringify(
     envelope(
       tooLarge ? 'PAYLOAD_TOO_LARGE' : 'INVALID_REQUEST',
-      tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+      tooLarge
+        ? 'The request headers are too large.'
+        : tooSlow
+          ? 'The request was not received in time.'
+          : 'The request is not valid HTTP.',
       requestId,
     ),
   );

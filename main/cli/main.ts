@@ -3,6 +3,7 @@ import { DataDirError } from '../queue/db.js';
 import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
+import { adminTokenCommand } from './admin-token.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { status } from './status.js';
@@ -12,13 +13,14 @@ const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
 
 Usage:
   chatbridge start                       the desktop app (headless serve where Electron is unavailable)
-  chatbridge serve [--port N] [--host 127.0.0.1] [--data-dir DIR]
-  chatbridge keys create --name NAME --scopes completions:read,completions:write [--expires-in 30d]
+  chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR]
+  chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
   chatbridge keys list | keys revoke KEY_ID
   chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume
   chatbridge status [--json]
+  chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
 Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR).
@@ -49,6 +51,8 @@ export async function main(argv: string[]): Promise<void> {
         return setPaused(false, args);
       case 'status':
         return await status(args);
+      case 'admin-token':
+        return await adminTokenCommand(args);
       case 'webhooks':
         return webhooks(args);
       case 'version':

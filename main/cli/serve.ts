@@ -5,6 +5,7 @@ import { DRIFT_KINDS, isDriftKind, type DriftKind } from '../../agents/simulator
 import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
 import { Service } from '../service.js';
@@ -13,6 +14,7 @@ import { parse, parsePort, UsageError } from './args.js';
 export const SERVE_OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
   'data-dir': { type: 'string' },
   simulate: { type: 'boolean' },
   'simulate-agents': { type: 'string' },
@@ -32,7 +34,21 @@ export async function serve(args: string[]): Promise<void> {
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
   const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
-  const service = await Service.start({ dataDir, host: values.host ?? '127.0.0.1', port: parsePort(values.port) });
+  const host = values.host ?? '127.0.0.1';
+  const remote = !isLoopback(host.replace(/^\[|\]$/g, ''));
+  if (remote && !values['allow-remote']) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address: the API would be reachable from the network. Add --allow-remote if that is what you want.`,
+    );
+  }
+  // Whatever this process and its browsers write (profiles, logs, temp files) is the owner's only.
+  process.umask(0o077);
+  const service = await Service.start({
+    dataDir,
+    host,
+    port: parsePort(values.port),
+    onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
+  });
   const closers: (() => Promise<void>)[] = [];
   let stopping = false;
   const stop = () => {
@@ -54,6 +70,13 @@ export async function serve(args: string[]): Promise<void> {
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the second.
   process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
+  if (remote) {
+    const warning =
+      `--allow-remote: the API listens on ${service.baseUrl} in plain HTTP: keys, the admin token, prompts and answers cross ` +
+      'the network unencrypted. Call it by IP address (host names are refused as a DNS-rebinding defence).';
+    process.stderr.write(`chatbridge: ${warning}\n`);
+    service.log.warn('service', warning);
+  }
 
   if (!simulate) {
     const started = await startBrowserAgents(

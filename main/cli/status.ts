@@ -1,18 +1,18 @@
 import type { Status } from '../api/schemas.js';
 import { resolveDataDir } from '../core/data-dir.js';
-import { adminToken, readServerInfo } from '../core/runtime-files.js';
 import { PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';
+import { runningServer } from './server-client.js';
 
 /** `chatbridge status`: the figures of GET /v1/status, asked of the running server. */
 export async function status(args: string[]): Promise<void> {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, json: { type: 'boolean' } });
   const dataDir = resolveDataDir(values['data-dir']);
-  const server = readServerInfo(dataDir);
+  const server = await runningServer(dataDir);
   if (!server) throw new UsageError(`ChatBridge is not running for ${dataDir}. Start it: chatbridge serve`);
   let report: Status;
   try {
-    const res = await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${adminToken(dataDir)}` } });
+    const res = await server.call('GET', '/v1/status');
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     report = (await res.json()) as Status;
   } catch (error) {

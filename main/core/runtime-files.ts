@@ -35,10 +35,21 @@ export function removeServerInfo(dataDir: string): void {
 export function adminToken(dataDir: string): string {
   const file = join(dataDir, ADMIN_TOKEN_FILE);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const token = `cba_${randomBytes(24).toString('base64url')}`;
+  const token = newAdminToken();
   writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
   return token;
 }
+
+/** Replaces the dashboard's token (the old link stops working); returns the new one. */
+export function rotateAdminToken(dataDir: string): string {
+  const token = newAdminToken();
+  const tmp = join(dataDir, `${ADMIN_TOKEN_FILE}.${process.pid}`);
+  writeFileSync(tmp, token, { mode: 0o600 });
+  renameSync(tmp, join(dataDir, ADMIN_TOKEN_FILE));
+  return token;
+}
+
+const newAdminToken = () => `cba_${randomBytes(24).toString('base64url')}`;
 
 function isAlive(pid: number): boolean {
   try {

@@ -15,6 +15,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import { adminToken } from '../core/runtime-files.js';
 import { Service } from '../service.js';
+import { appMenuTemplate } from './app-menu.js';
 import { dashboardHandler } from './dashboard-protocol.js';
 import { electronModule, type BrowserWindow } from './electron-api.js';
 import { HostChoices, HostRouter } from './host-choice.js';
@@ -55,13 +56,21 @@ async function start(): Promise<void> {
   const dataDir = resolveDataDir(typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined);
   const port = typeof values.port === 'string' ? Number(values.port) : DEFAULT_PORT;
   await app.whenReady();
+  // Whatever this process and its browsers write (partitions, profiles, logs) is the owner's only.
+  process.umask(0o077);
 
+  electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(appMenuTemplate(app.isPackaged, process.platform)));
   // Every page of the app: no new windows; the dashboard's own page may not navigate away.
   app.on('web-contents-created', (_event, contents) => contents.setWindowOpenHandler(() => ({ action: 'deny' })));
   electron.session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   electron.session.defaultSession.setPermissionCheckHandler(() => false);
 
-  const service = await Service.start({ dataDir, host: '127.0.0.1', port });
+  const service = await Service.start({
+    dataDir,
+    host: '127.0.0.1',
+    port,
+    onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
+  });
   electron.protocol.handle(APP_SCHEME, dashboardHandler(join(PACKAGE_ROOT, 'dist/renderer'), (r) => service.app.inject(r)));
 
   const views = new ElectronViews(electron);
@@ -131,7 +140,7 @@ async function start(): Promise<void> {
         height: 800,
         show: false,
         title: 'ChatBridge',
-        webPreferences: dashboardPreferences(join(PACKAGE_ROOT, 'dist/preload/index.cjs')),
+        webPreferences: dashboardPreferences(join(PACKAGE_ROOT, 'dist/preload/index.cjs'), app.isPackaged),
       });
       dashboard.webContents.on('will-navigate', (event) => event.preventDefault());
       // Closing the window keeps the service and agents running in the tray.

@@ -82,15 +82,44 @@ export interface Session {
   setUserAgent(userAgent: string): void;
   /** Cookies, storage and cache of the partition: an agent's login. */
   clearStorageData(): Promise<void>;
+  clearCache(): Promise<void>;
+  /** The partition's folder on disk; null for an in-memory partition. */
+  readonly storagePath: string | null;
   on(event: 'will-download', listener: (event: { preventDefault(): void }) => void): this;
 }
 
 export interface MenuItemOptions {
   label?: string;
-  type?: 'normal' | 'separator';
+  type?: 'normal' | 'separator' | 'submenu';
+  role?: MenuRole;
+  submenu?: MenuItemOptions[];
   enabled?: boolean;
   click?: () => void;
 }
+
+/** The roles the app's menu uses (Electron has more). */
+export type MenuRole =
+  | 'appMenu'
+  | 'about'
+  | 'hide'
+  | 'hideOthers'
+  | 'unhide'
+  | 'quit'
+  | 'close'
+  | 'undo'
+  | 'redo'
+  | 'cut'
+  | 'copy'
+  | 'paste'
+  | 'selectAll'
+  | 'reload'
+  | 'toggleDevTools'
+  | 'resetZoom'
+  | 'zoomIn'
+  | 'zoomOut'
+  | 'togglefullscreen'
+  | 'minimize'
+  | 'windowMenu';
 
 export interface Tray {
   /** A PNG's path (Electron also takes a NativeImage). */
@@ -123,7 +152,8 @@ export interface ElectronApi {
   BrowserWindow: new (options: { width?: number; height?: number; show?: boolean; title?: string; webPreferences?: WebPreferences }) => BrowserWindow;
   WebContentsView: new (options: { webPreferences?: WebPreferences }) => WebContentsView;
   Tray: new (image: string) => Tray;
-  Menu: { buildFromTemplate(template: MenuItemOptions[]): unknown };
+  // Electron's Menu; its instances stay opaque so Electron's own types fit.
+  Menu: { buildFromTemplate(template: MenuItemOptions[]): object; setApplicationMenu(menu: object | null): void };
 }
 
 /**

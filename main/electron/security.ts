@@ -31,10 +31,14 @@ export function isDashboardUrl(url: string): boolean {
   }
 }
 
-/** The dashboard window: isolated, sandboxed, no Node, only the typed preload. */
-export function dashboardPreferences(preload: string) {
+/**
+ * The dashboard window: isolated, sandboxed, no Node, only the typed preload, and in a
+ * packaged app no developer tools (they would show the admin token).
+ */
+export function dashboardPreferences(preload: string, packaged = true) {
   return {
     preload,
+    devTools: !packaged,
     contextIsolation: true,
     sandbox: true,
     nodeIntegration: false,

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { PageDebugger } from './cdp-transport.js';
 import type { BrowserWindow, Debugger, ElectronApi, Session, WebContentsView } from './electron-api.js';
 import type { LoginWindow } from '../core/agent-control.js';
@@ -83,12 +84,20 @@ export class ElectronViews implements AgentViews {
     };
   }
 
-  /** Once per partition: no permission is ever granted, no download lands, and no "Electron" in the user agent. */
+  /**
+   * The agent is removed: its login goes with it. The partition's data is cleared through
+   * the session (what Chromium holds open), then its folder is deleted, so no cookie,
+   * cache or history of the account is left on disk.
+   */
   async forget(agentId: string): Promise<void> {
     this.live.get(agentId)?.destroy();
-    await this.electron.session.fromPartition(agentPartition(agentId)).clearStorageData();
+    const session = this.electron.session.fromPartition(agentPartition(agentId));
+    await session.clearStorageData();
+    await session.clearCache();
+    if (session.storagePath) await rm(session.storagePath, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
+  /** Once per partition: no permission is ever granted, no download lands, and no "Electron" in the user agent. */
   private configure(session: Session, agentId: string): void {
     if (this.configured.has(agentId)) return;
     this.configured.add(agentId);

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Db } from '../queue/db.js';
 
-export const SCOPES = ['completions:read', 'completions:write'] as const;
+export const SCOPES = ['completions:read', 'completions:write', 'metrics:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface ApiKey {
@@ -107,11 +107,16 @@ export class KeyStore {
     if (key.revoked_at !== null) return { ok: false, reason: 'revoked' };
     const now = this.clock.now();
     if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'expired' };
+    return { ok: true, key };
+  }
+
+  /** The key made a request it was allowed to make (authenticated, in scope, within its budget). */
+  recordUse(key: ApiKey): void {
+    const now = this.clock.now();
     if (key.last_used_at === null || now - key.last_used_at >= TOUCH_EVERY_MS) {
       key.last_used_at = now;
       this.s.touch.run(now, key.id);
     }
-    return { ok: true, key };
   }
 
   invalidate(): void {

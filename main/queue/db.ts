@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
@@ -152,7 +152,9 @@ export function openDatabase(dataDir: string): Db {
   let db: Db;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    db = new Database(join(dataDir, 'chatbridge.db'), { timeout: 5000 });
+    const file = join(dataDir, 'chatbridge.db');
+    ownerOnly(file);
+    db = new Database(file, { timeout: 5000 });
   } catch (error) {
     throw new DataDirError(`Cannot use the data dir ${dataDir}: ${(error as Error).message}`);
   }
@@ -161,6 +163,23 @@ export function openDatabase(dataDir: string): Db {
   db.pragma('foreign_keys = ON');
   migrate(db);
   return db;
+}
+
+/**
+ * The database file is made 0600 before SQLite opens it: SQLite creates its -wal and -shm
+ * files with the database file's own mode, whatever the umask. Files left 0644 by an
+ * older version are set back to 0600.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (error) {
+      // The last connection to close removes -wal and -shm.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /**

@@ -39,10 +39,25 @@ describe('the admin token', () => {
     expect(screen.getByText('dashboard: http://127.0.0.1:PORT/#token=cba_…')).toBeTruthy();
   });
 
-  it('a refused one leads to the same help, saying the link is no longer valid', () => {
+  it('a refused one (the token was rotated) says the link changed and how to get the new one', () => {
     useDashboard.setState({ api: null, rejected: true });
     render(<App />);
-    expect(screen.getByRole('heading', { name: 'This dashboard link is no longer valid' })).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'The dashboard link changed: open the new one' })).toBeTruthy();
+    expect(screen.getByText('npx chatbridge admin-token')).toBeTruthy();
+  });
+
+  it('an event stream ended by a rotation reconnects, gets 401 and asks for the new link instead of retrying', async () => {
+    vi.useFakeTimers();
+    const fetchFn = vi.fn<typeof fetch>(async () => sse('event: state\ndata: {"n":1}\n\n'));
+    const unauthorized = vi.fn();
+    const downs: number[] = [];
+    streamEvents('cba_old', { onOpen: () => {}, onEvent: () => {}, onDown: (ms) => downs.push(ms), onUnauthorized: unauthorized }, fetchFn);
+    await vi.waitFor(() => expect(downs).toEqual([1_000]));
+    fetchFn.mockResolvedValue(Response.json({ error: { code: 'UNAUTHORIZED', message: 'x', request_id: 'r' } }, { status: 401 }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(unauthorized).toHaveBeenCalledOnce();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fetchFn).toHaveBeenCalledTimes(2);
   });
 
   it('goes with every API call as a bearer token; a 401 asks for a new link', async () => {

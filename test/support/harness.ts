@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
@@ -50,7 +51,13 @@ export interface TestService {
 
 /** A real service on a free loopback port, with scripted agents, in a fresh data dir. */
 export async function startTestService(
-  options: { agents?: Partial<Record<Provider, number>>; clock?: Clock; dataDir?: string; webhookTransport?: WebhookTransport } = {},
+  options: {
+    agents?: Partial<Record<Provider, number>>;
+    clock?: Clock;
+    dataDir?: string;
+    webhookTransport?: WebhookTransport;
+    connections?: ConnectionLimits;
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const service = await Service.start({
@@ -58,6 +65,7 @@ export async function startTestService(
     port: 0,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
   const createKey = (scopes: Scope[], expiresAt: number | null = null) =>

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminConsole } from '../../admin-console.js';
+import type { AdminToken } from '../../keys/admin-token.js';
 import type { LogLevel } from '../../logs/log-book.js';
 import {
   AdminState,
@@ -27,7 +28,7 @@ const admin: RouteAccess = { admin: true };
 const HEARTBEAT_MS = 25_000;
 
 /** The dashboard's API: the admin token only, same envelope and Host rules as /v1. */
-export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
+export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminToken: AdminToken): void {
   const schema = <T extends object>(summary: string, extra: T) => ({ summary, ...extra });
   const ok = (body: object) => ({ 200: body, default: ErrorEnvelope });
 
@@ -153,6 +154,10 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole): void {
   // Open event streams end when the server closes, so shutdown does not wait on them.
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
+  // They were opened with the old token: the dashboard reconnects, gets 401 and asks for the new link.
+  adminToken.onRotate(() => {
     for (const end of [...streams]) end();
   });
   /** Answers with server-sent events; `start` begins sending (`end` closes the stream) and returns what stops it. */

@@ -12,6 +12,7 @@ import { useAction, useNow } from '../hooks.js';
 const SCOPES = {
   'completions:write': 'Send prompts',
   'completions:read': 'Read jobs and answers',
+  'metrics:read': 'Read metrics (/metrics)',
 } satisfies Record<Scope, string>;
 
 const EXPIRY = [

@@ -2,15 +2,15 @@
 export function NoToken({ rejected }: { rejected: boolean }) {
   return (
     <main className="no-token">
-      <h1>{rejected ? 'This dashboard link is no longer valid' : 'Open the dashboard with its link'}</h1>
+      <h1>{rejected ? 'The dashboard link changed: open the new one' : 'Open the dashboard with its link'}</h1>
       <p>
         {rejected
-          ? 'ChatBridge did not accept the token in the link you opened. It may come from another data folder or an older setup.'
+          ? 'ChatBridge no longer accepts the link this page was opened with: its admin token was replaced (chatbridge admin-token --rotate), or the link comes from another data folder. Nothing you did here is lost; open the new link.'
           : 'The dashboard needs the private link that ChatBridge prints when it starts, so that only you can change its settings.'}
       </p>
       <ol>
         <li>
-          In a terminal, run <code>npx chatbridge serve</code> (or look at the terminal where it already runs).
+          In a terminal, run <code>npx chatbridge admin-token</code> while ChatBridge runs (or <code>npx chatbridge serve</code> to start it).
         </li>
         <li>
           Find the line that starts with <code>dashboard:</code>, for example

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AdminToken } from '../../keys/admin-token.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
+import type { RouteAccess } from '../auth.js';
+import { Health, ProofQuery, ProofView } from '../ops-schemas.js';
+import { ErrorEnvelope } from '../schemas.js';
+
+export interface OperationsDeps {
+  metrics: ServiceMetrics;
+  adminToken: AdminToken;
+  /** Null when ready, else the reason word. */
+  notReadyBecause: () => Health['reason'] | null;
+  baseUrl: () => string;
+}
+
+/**
+ * What monitors and the command line ask of the service: liveness and readiness (no key,
+ * nothing beyond up or down), Prometheus metrics (admin token or a metrics:read key), the
+ * server's proof that it holds this data dir, and the admin token's rotation.
+ */
+export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): void {
+  const health = { 200: Health, 503: Health, default: ErrorEnvelope };
+
+  app.get('/healthz', { schema: { summary: 'The process answers', response: health } }, async (): Promise<Health> => ({ status: 'up' }));
+
+  app.get('/readyz', { schema: { summary: 'The database is writable and the agents are attached', response: health } }, async (_request, reply) => {
+    const reason = deps.notReadyBecause();
+    return reason ? reply.code(503).send({ status: 'down', reason } satisfies Health) : ({ status: 'up' } satisfies Health);
+  });
+
+  const metricsAccess: RouteAccess = { scope: 'metrics:read', budget: 'read' };
+  app.get('/metrics', { config: metricsAccess, schema: { summary: 'Prometheus metrics (text format)' } }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
+
+  app.get<{ Querystring: { nonce: string } }>(
+    '/admin/v1/proof',
+    {
+      schema: {
+        summary: "The server's proof that it holds this data dir's admin token, asked before the token is sent",
+        querystring: ProofQuery,
+        response: { 200: ProofView, default: ErrorEnvelope },
+      },
+    },
+    async (request) => ({ proof: deps.adminToken.prove(request.query.nonce, deps.baseUrl()) }),
+  );
+
+  const admin: RouteAccess = { admin: true };
+  app.post(
+    '/admin/v1/admin-token/rotate',
+    {
+      config: admin,
+      schema: { summary: 'A new admin token: the dashboard link changes and open dashboards must reopen', response: { 204: Type.Null(), default: ErrorEnvelope } },
+    },
+    async (_request, reply) => {
+      deps.adminToken.rotate();
+      return reply.code(204).send();
+    },
+  );
+}

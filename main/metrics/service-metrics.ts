@@ -1,0 +1,194 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PROVIDERS } from '../core/providers.js';
+import type { AgentState } from '../core/agent.js';
+import type { Clock } from '../core/clock.js';
+import type { AgentPool } from '../queue/agent-pool.js';
+import type { HourlyUsage } from '../queue/hourly-usage.js';
+import type { JobEvents } from '../queue/job-events.js';
+import type { JobRow, JobStore } from '../queue/job-store.js';
+import { isFinal } from '../queue/state-machine.js';
+import type { SettingsStore } from '../settings/settings-store.js';
+import type { WebhookAttempt } from '../webhooks/sender.js';
+
+const AGENT_STATES: AgentState[] = ['idle', 'busy', 'needs_login', 'paused', 'error'];
+/** Seconds: from a quick answer to the 10-minute attempt limit. */
+const DURATION_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export interface MetricsSources {
+  store: JobStore;
+  pool: AgentPool;
+  usage: HourlyUsage;
+  settings: SettingsStore;
+  events: JobEvents;
+  clock: Clock;
+}
+
+/**
+ * The service's figures for GET /metrics, in a registry of its own (several services may
+ * run in one process: the tests). Counters follow job events as they happen and start at
+ * zero with the process, as Prometheus expects of counters; gauges are read when scraped.
+ * Label values are providers, statuses, outcomes, error codes and route patterns: never a
+ * prompt, an id or a URL.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly accepted;
+  private readonly finished;
+  private readonly attempts;
+  private readonly webhooks;
+  private readonly requests;
+  private readonly queueTime;
+  private readonly runTime;
+  /** Jobs whose attempt is under way: the next change of such a job ends that attempt. */
+  private readonly dispatched = new Set<string>();
+  private readonly stopFollowing: () => void;
+
+  constructor(private readonly s: MetricsSources) {
+    const registers = [this.registry];
+    this.accepted = new Counter({
+      name: 'chatbridge_jobs_accepted_total',
+      help: 'Jobs accepted, by the provider asked for ("any" when none was).',
+      labelNames: ['provider'] as const,
+      registers,
+    });
+    this.finished = new Counter({
+      name: 'chatbridge_jobs_finished_total',
+      help: 'Jobs that reached a final status, by the provider of their last attempt ("none" if they never ran).',
+      labelNames: ['provider', 'status'] as const,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'chatbridge_attempts_total',
+      help: 'Attempts that ended, by provider, outcome and error code ("" when it succeeded).',
+      labelNames: ['provider', 'outcome', 'error_code'] as const,
+      registers,
+    });
+    this.webhooks = new Counter({
+      name: 'chatbridge_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by result: delivered, or failed with the receiver\'s status class or "no_answer".',
+      labelNames: ['result'] as const,
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'chatbridge_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern ("unmatched" for none) and status code.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers,
+    });
+    this.queueTime = new Histogram({
+      name: 'chatbridge_job_queue_seconds',
+      help: 'Time from acceptance to the first attempt, by provider.',
+      labelNames: ['provider'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.runTime = new Histogram({
+      name: 'chatbridge_job_run_seconds',
+      help: 'Time spent running, over all attempts of a finished job, by provider.',
+      labelNames: ['provider'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.gauges(registers);
+    this.stopFollowing = s.events.subscribeAll((job) => this.onJob(job));
+  }
+
+  /** One HTTP answer; `route` is the matched pattern (e.g. /v1/completions/:id), never the URL. */
+  request(method: string, route: string | undefined, status: number): void {
+    this.requests.inc({ method, route: route ?? 'unmatched', status: String(status) });
+  }
+
+  webhookAttempt(attempt: WebhookAttempt): void {
+    const result = attempt.delivered
+      ? 'delivered'
+      : attempt.statusCode === null
+        ? 'no_answer'
+        : `failed_${Math.floor(attempt.statusCode / 100)}xx`;
+    this.webhooks.inc({ result });
+  }
+
+  stop(): void {
+    this.stopFollowing();
+  }
+
+  private onJob(job: JobRow): void {
+    if (job.status === 'queued' && job.attempts === 0) {
+      this.accepted.inc({ provider: job.req_provider ?? 'any' });
+    } else if (job.status === 'dispatched') {
+      this.dispatched.add(job.id);
+      if (job.attempts === 1 && job.queue_ms !== null) this.queueTime.observe({ provider: job.provider! }, job.queue_ms / 1000);
+    } else if (this.dispatched.delete(job.id)) {
+      const last = this.s.store.attempts(job.id).at(-1);
+      if (last?.outcome) {
+        this.attempts.inc({ provider: last.provider, outcome: last.outcome, error_code: last.outcome === 'succeeded' ? '' : (last.error_code ?? '') });
+      }
+    }
+    if (isFinal(job.status)) {
+      const provider = job.provider ?? 'none';
+      this.finished.inc({ provider, status: job.status });
+      if (job.attempts > 0) this.runTime.observe({ provider }, job.run_ms / 1000);
+    }
+  }
+
+  /** Figures read at scrape time from the queue, the agents and the hourly window. */
+  private gauges(registers: Registry[]): void {
+    const { store, pool, usage, settings, clock } = this.s;
+    new Gauge({
+      name: 'chatbridge_queue_depth',
+      help: 'Jobs waiting in the queue.',
+      registers,
+      collect() {
+        this.set(store.queuedCount());
+      },
+    });
+    new Gauge({
+      name: 'chatbridge_queue_oldest_age_seconds',
+      help: 'Age of the oldest queued job (0 when the queue is empty).',
+      registers,
+      collect() {
+        const oldest = store.oldestQueuedAt();
+        this.set(oldest === null ? 0 : Math.max(0, clock.now() - oldest) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'chatbridge_agents',
+      help: 'Agents by provider and state.',
+      labelNames: ['provider', 'state'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const agents = pool.list();
+        for (const provider of PROVIDERS) {
+          for (const state of AGENT_STATES) {
+            this.set({ provider, state }, agents.filter((a) => a.provider === provider && pool.state(a.id) === state).length);
+          }
+        }
+      },
+    });
+    new Gauge({
+      name: 'chatbridge_hourly_usage',
+      help: 'Attempts started in the last hour, per provider and in all ("all").',
+      labelNames: ['provider'] as const,
+      registers,
+      collect() {
+        this.set({ provider: 'all' }, usage.count('global'));
+        for (const provider of PROVIDERS) this.set({ provider }, usage.count({ provider }));
+      },
+    });
+    new Gauge({
+      name: 'chatbridge_hourly_cap',
+      help: 'The hourly cap, per provider and in all ("all"); absent where there is no cap.',
+      labelNames: ['provider'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const s = settings.get();
+        if (s.globalCap !== null) this.set({ provider: 'all' }, s.globalCap);
+        for (const provider of PROVIDERS) {
+          const cap = s.providerCaps[provider];
+          if (cap !== null && cap !== undefined) this.set({ provider }, cap);
+        }
+      },
+    });
+  }
+}

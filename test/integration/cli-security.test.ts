@@ -1,0 +1,124 @@
+/**
+ * The command line as a careful user meets it: serve stays on loopback unless told
+ * otherwise, commands send the admin token only to a server that proves it is the one
+ * of their data dir, and the admin token can be rotated.
+ *
+ * Needs dist/ built.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, listening, trackProcesses, type Exit } from '../support/processes.js';
+
+const procs = trackProcesses('chatbridge-cli-security-');
+let home = '';
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'chatbridge-cli-security-home-'));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const env = (): NodeJS.ProcessEnv => {
+  const e: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: home };
+  delete e.CHATBRIDGE_DATA_DIR;
+  return e;
+};
+
+async function cli(args: string[]): Promise<Exit & { stdout: string; stderr: string }> {
+  const p = procs.launch([CLI, ...args], env());
+  const exit = await p.closed;
+  return { ...exit, ...p.out };
+}
+
+const serve = (args: string[]) => listening(procs.launch([CLI, 'serve', '--port', '0', ...args], env()));
+
+describe('serve --host', () => {
+  it('a non-loopback address is refused without --allow-remote, in one line', async () => {
+    const dataDir = procs.tempDir();
+    const r = await cli(['serve', '--port', '0', '--host', '0.0.0.0', '--data-dir', dataDir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--allow-remote/);
+  });
+
+  it('with --allow-remote it listens and warns that the API is plain HTTP on the network; status still finds it over loopback', async () => {
+    const dataDir = procs.tempDir();
+    const server = await serve(['--host', '0.0.0.0', '--allow-remote', '--data-dir', dataDir]);
+    await expect.poll(() => server.out.stderr).toMatch(/plain HTTP/);
+    expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    const status = await cli(['status', '--json', '--data-dir', dataDir]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout).queue.depth).toBe(0);
+  });
+});
+
+describe('commands that call the running server', () => {
+  let impostor: Server;
+  let seen: { url: string; authorization: string | undefined }[] = [];
+  let impostorUrl = '';
+  beforeAll(async () => {
+    // Answers everything, including the proof, with what it can make up.
+    impostor = createServer((req, res) => {
+      seen.push({ url: req.url!, authorization: req.headers.authorization });
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ proof: 'made-up-proof-of-the-right-length-xxxxxxxxxx' }));
+    });
+    await new Promise<void>((res) => impostor.listen(0, '127.0.0.1', res));
+    impostorUrl = `http://127.0.0.1:${(impostor.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise<void>((res) => impostor.close(() => res())));
+
+  const pretend = (dataDir: string, url: string) => {
+    writeFileSync(join(dataDir, 'admin-token'), 'cba_the-real-token', { mode: 0o600 });
+    // A live pid (this test's), as when a pid was reused or the server died and another process took its port.
+    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url }));
+  };
+
+  it('status and admin-token do not send the token to a listener that cannot prove it holds the data dir', async () => {
+    const dataDir = procs.tempDir();
+    pretend(dataDir, impostorUrl);
+    seen = [];
+    for (const args of [['status'], ['admin-token', '--rotate']]) {
+      const r = await cli([...args, '--data-dir', dataDir]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/not the ChatBridge of/);
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((s) => s.authorization === undefined && s.url.startsWith('/admin/v1/proof?nonce='))).toBe(true);
+    expect(readFileSync(join(dataDir, 'admin-token'), 'utf8')).toBe('cba_the-real-token');
+  });
+
+  it('nor to an address that is not loopback', async () => {
+    const dataDir = procs.tempDir();
+    pretend(dataDir, 'http://192.0.2.1:8787');
+    const r = await cli(['status', '--data-dir', dataDir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not this machine's loopback/);
+  });
+});
+
+describe('chatbridge admin-token --rotate', () => {
+  it('on a running server: the old link gets 401, the new one printed works', async () => {
+    const dataDir = procs.tempDir();
+    const server = await serve(['--data-dir', dataDir]);
+    const oldToken = /#token=(\S+)/.exec(server.out.stdout)![1]!;
+    const r = await cli(['admin-token', '--rotate', '--data-dir', dataDir]);
+    expect(r.code, r.stderr).toBe(0);
+    const link = /^dashboard: (\S+)$/m.exec(r.stdout)![1]!;
+    expect(link.startsWith(`${server.url}/#token=cba_`)).toBe(true);
+    const newToken = link.split('#token=')[1]!;
+    expect(newToken).not.toBe(oldToken);
+    const state = (token: string) => fetch(`${server.url}/admin/v1/state`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await state(oldToken)).status).toBe(401);
+    expect((await state(newToken)).status).toBe(200);
+  });
+
+  it('without a server: the file gets a new token', async () => {
+    const dataDir = procs.tempDir();
+    writeFileSync(join(dataDir, 'admin-token'), 'cba_old', { mode: 0o600 });
+    const r = await cli(['admin-token', '--rotate', '--data-dir', dataDir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dataDir, 'admin-token'), 'utf8')).toMatch(/^cba_[A-Za-z0-9_-]{32}$/);
+  });
+});
