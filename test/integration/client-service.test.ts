@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatBridgeClient, type ClientClock } from '../../main/client/index.js';
+import type { Provider } from '../../main/core/providers.js';
 import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
 import { faultProxy, type Fault, type FaultProxy, type Seen } from '../support/fault-proxy.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -28,7 +29,7 @@ class FastClock implements ClientClock {
   }
 }
 
-async function setUp(options: { agents?: Parameters<typeof startTestService>[0]['agents']; serviceClock?: ManualClock; fault?: (s: Seen, i: number) => Fault } = {}) {
+async function setUp(options: { agents?: Partial<Record<Provider, number>>; serviceClock?: ManualClock; fault?: (s: Seen, i: number) => Fault } = {}) {
   const ts: TestService = await startTestService({ agents: options.agents ?? { claude: 1 }, ...(options.serviceClock ? { clock: options.serviceClock } : {}) });
   cleanups.push(() => ts.stop());
   const proxy: FaultProxy = await faultProxy(ts.url, options.fault ?? (() => undefined));
