@@ -3,6 +3,7 @@ import { DataDirError } from '../queue/db.js';
 import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
+import { ask } from './ask.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { status } from './status.js';
@@ -19,9 +20,12 @@ Usage:
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume
   chatbridge status [--json]
+  chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
+  chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
-Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR).
+Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR). ask and mcp call the running
+service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
 `;
 
 export async function main(argv: string[]): Promise<void> {
@@ -49,6 +53,9 @@ export async function main(argv: string[]): Promise<void> {
         return setPaused(false, args);
       case 'status':
         return await status(args);
+      case 'ask':
+        process.exitCode = await ask(args);
+        return;
       case 'webhooks':
         return webhooks(args);
       case 'version':

@@ -40,6 +40,15 @@ export function adminToken(dataDir: string): string {
   return token;
 }
 
+/** The dashboard's token if the data dir has one; unlike `adminToken`, never makes one. */
+export function readAdminToken(dataDir: string): string | null {
+  try {
+    return readFileSync(join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
