@@ -1,13 +1,10 @@
 import { VERSION } from '../core/package-root.js';
-import { DataDirError } from '../queue/db.js';
-import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
-import { AlreadyRunning } from '../service.js';
-import { caps, keys, rotation, setPaused } from './account.js';
-import { ask } from './ask.js';
 import { UsageError } from './args.js';
-import { serve } from './serve.js';
-import { status } from './status.js';
-import { webhooks } from './webhooks.js';
+
+// Each command loads what it needs when it runs: `ask` and `mcp`, clients of a running
+// service, start in a tenth of the time without the service, the database and the browsers.
+const account = () => import('./account.js');
+const serve = async (args: string[]) => (await import('./serve.js')).serve(args);
 
 const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
 
@@ -36,28 +33,29 @@ export async function main(argv: string[]): Promise<void> {
         return await serve(args);
       case 'start': {
         // The desktop app where Electron can run; otherwise the same service, headless.
+        const { findDesktopRuntime, runDesktop } = await import('../electron/runtime.js');
         const runtime = findDesktopRuntime();
         if (runtime.ok) return await runDesktop(runtime.binary, args);
         process.stdout.write(`Electron runtime unavailable (${runtime.reason}): serving headless instead.\n`);
         return await serve(args);
       }
       case 'keys':
-        return keys(args);
+        return (await account()).keys(args);
       case 'caps':
-        return caps(args);
+        return (await account()).caps(args);
       case 'rotation':
-        return rotation(args);
+        return (await account()).rotation(args);
       case 'pause':
-        return setPaused(true, args);
+        return (await account()).setPaused(true, args);
       case 'resume':
-        return setPaused(false, args);
+        return (await account()).setPaused(false, args);
       case 'status':
-        return await status(args);
+        return await (await import('./status.js')).status(args);
       case 'ask':
-        process.exitCode = await ask(args);
+        process.exitCode = await (await import('./ask.js')).ask(args);
         return;
       case 'webhooks':
-        return webhooks(args);
+        return (await import('./webhooks.js')).webhooks(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);
@@ -72,8 +70,8 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`Unknown command "${command}". Run chatbridge help.`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof AlreadyRunning || error instanceof DataDirError) {
-      process.stderr.write(`chatbridge: ${error.message}\n`);
+    if (error instanceof UsageError || (await isSetupRefusal(error))) {
+      process.stderr.write(`chatbridge: ${(error as Error).message}\n`);
       process.exit(2);
     }
     const e = error as NodeJS.ErrnoException;
@@ -83,4 +81,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw error;
   }
+}
+
+/** A data dir already served or unusable: told in one line like a usage error. */
+async function isSetupRefusal(error: unknown): Promise<boolean> {
+  const [{ AlreadyRunning }, { DataDirError }] = await Promise.all([import('../service.js'), import('../queue/db.js')]);
+  return error instanceof AlreadyRunning || error instanceof DataDirError;
 }
