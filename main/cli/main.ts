@@ -54,6 +54,8 @@ export async function main(argv: string[]): Promise<void> {
       case 'ask':
         process.exitCode = await (await import('./ask.js')).ask(args);
         return;
+      case 'mcp':
+        return await (await import('./mcp.js')).mcp(args);
       case 'webhooks':
         return (await import('./webhooks.js')).webhooks(args);
       case 'version':

@@ -327,7 +327,7 @@ export function jobError(job: Job): ChatBridgeError | null {
     case 'failed':
       return new ChatBridgeError(job.error?.code ?? 'JOB_FAILED', 502, job.error?.message || 'Every allowed attempt failed.', details);
     case 'cancelled':
-      return new ChatBridgeError('JOB_CANCELLED', 499, 'The job was cancelled while you waited.', details);
+      return new ChatBridgeError('JOB_CANCELLED', 499, 'The job was cancelled.', details);
     case 'expired':
       return new ChatBridgeError('JOB_TIMEOUT', 504, 'The job deadline passed; it will not run again.', details);
     default:
