@@ -43,6 +43,27 @@ module.exports = {
       to: { path: '^electron$|node_modules/electron/' },
     },
     {
+      name: 'the-client-ships-alone',
+      severity: 'error',
+      comment: 'main/client/ is published as chatbridge/client: at run time it loads Node built-ins and itself only.',
+      from: { path: '^main/client/' },
+      to: { path: '^(main|agents|preload|renderer|build|bench|test|bin)/', pathNot: '^main/client/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-client-takes-only-the-api-types',
+      severity: 'error',
+      comment: 'The client types its messages with the API schemas (type-only), and nothing else of the project.',
+      from: { path: '^main/client/' },
+      to: { path: '^(main|agents|preload|renderer|build|bench|test|bin)/', pathNot: '^main/(client/|api/schemas[.]ts$)' },
+    },
+    {
+      name: 'the-client-has-no-package-dependencies',
+      severity: 'error',
+      comment: 'chatbridge/client has no runtime dependencies: Node built-ins only.',
+      from: { path: '^main/client/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'the-dashboard-imports-no-runtime-code',
       severity: 'error',
       comment: 'renderer/ runs in a sandboxed page: it takes types from main/api and main/core, the bridge types from preload/, and nothing of agents/.',

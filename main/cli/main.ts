@@ -1,13 +1,10 @@
 import { VERSION } from '../core/package-root.js';
-import { DataDirError } from '../queue/db.js';
-import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
-import { AlreadyRunning } from '../service.js';
-import { caps, keys, rotation, setPaused } from './account.js';
-import { adminTokenCommand } from './admin-token.js';
 import { UsageError } from './args.js';
-import { serve } from './serve.js';
-import { status } from './status.js';
-import { webhooks } from './webhooks.js';
+
+// Each command loads what it needs when it runs: `ask` and `mcp`, clients of a running
+// service, start in a tenth of the time without the service, the database and the browsers.
+const account = () => import('./account.js');
+const serve = async (args: string[]) => (await import('./serve.js')).serve(args);
 
 const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
 
@@ -21,9 +18,12 @@ Usage:
   chatbridge pause | resume
   chatbridge status [--json]
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
+  chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
+  chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
-Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR).
+Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR). ask and mcp call the running
+service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
 `;
 
 export async function main(argv: string[]): Promise<void> {
@@ -34,27 +34,33 @@ export async function main(argv: string[]): Promise<void> {
         return await serve(args);
       case 'start': {
         // The desktop app where Electron can run; otherwise the same service, headless.
+        const { findDesktopRuntime, runDesktop } = await import('../electron/runtime.js');
         const runtime = findDesktopRuntime();
         if (runtime.ok) return await runDesktop(runtime.binary, args);
         process.stdout.write(`Electron runtime unavailable (${runtime.reason}): serving headless instead.\n`);
         return await serve(args);
       }
       case 'keys':
-        return keys(args);
+        return (await account()).keys(args);
       case 'caps':
-        return caps(args);
+        return (await account()).caps(args);
       case 'rotation':
-        return rotation(args);
+        return (await account()).rotation(args);
       case 'pause':
-        return setPaused(true, args);
+        return (await account()).setPaused(true, args);
       case 'resume':
-        return setPaused(false, args);
+        return (await account()).setPaused(false, args);
       case 'status':
-        return await status(args);
+        return await (await import('./status.js')).status(args);
       case 'admin-token':
-        return await adminTokenCommand(args);
+        return await (await import('./admin-token.js')).adminTokenCommand(args);
+      case 'ask':
+        process.exitCode = await (await import('./ask.js')).ask(args);
+        return;
+      case 'mcp':
+        return await (await import('./mcp.js')).mcp(args);
       case 'webhooks':
-        return webhooks(args);
+        return (await import('./webhooks.js')).webhooks(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);
@@ -69,8 +75,8 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError(`Unknown command "${command}". Run chatbridge help.`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof AlreadyRunning || error instanceof DataDirError) {
-      process.stderr.write(`chatbridge: ${error.message}\n`);
+    if (error instanceof UsageError || (await isSetupRefusal(error))) {
+      process.stderr.write(`chatbridge: ${(error as Error).message}\n`);
       process.exit(2);
     }
     const e = error as NodeJS.ErrnoException;
@@ -80,4 +86,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw error;
   }
+}
+
+/** A data dir already served or unusable: told in one line like a usage error. */
+async function isSetupRefusal(error: unknown): Promise<boolean> {
+  const [{ AlreadyRunning }, { DataDirError }] = await Promise.all([import('../service.js'), import('../queue/db.js')]);
+  return error instanceof AlreadyRunning || error instanceof DataDirError;
 }

@@ -51,6 +51,15 @@ export function rotateAdminToken(dataDir: string): string {
 
 const newAdminToken = () => `cba_${randomBytes(24).toString('base64url')}`;
 
+/** The dashboard's token if the data dir has one; unlike `adminToken`, never makes one. */
+export function readAdminToken(dataDir: string): string | null {
+  try {
+    return readFileSync(join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -133,12 +133,18 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
 const hmac = (secret: string, timestamp: number | string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 
-/** The receiver example of the README, as written there. */
-function readmeReceiver(): string {
+/**
+ * The receiver example of the README, as written there, in `dir` as a project of its own
+ * with chatbridge installed (node_modules/chatbridge: this package, as npm would link it).
+ */
+function writeReadmeReceiver(dir: string): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((code) => code.includes('x-service-signature'));
+  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((code) => code.includes('verifyWebhook('));
   if (!block) throw new Error('No receiver example in README.md');
-  return block;
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(ROOT, join(dir, 'node_modules', 'chatbridge'), 'dir');
+  writeFileSync(join(dir, 'receiver.mjs'), block);
+  return 'receiver.mjs';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -146,8 +152,7 @@ function readmeReceiver(): string {
 describe('webhooks between real processes', () => {
   it("the README's receiver verifies what a server trusting it through NODE_EXTRA_CA_CERTS sends, and refuses forgeries", async () => {
     const { dir, key, secret } = await setUp();
-    writeFileSync(join(cert.dir, 'receiver.mjs'), readmeReceiver());
-    const receiver = launch(['receiver.mjs'], { cwd: cert.dir, env: { CHATBRIDGE_WEBHOOK_SECRET: secret, PORT: '0' } });
+    const receiver = launch([writeReadmeReceiver(cert.dir)], { cwd: cert.dir, env: { CHATBRIDGE_WEBHOOK_SECRET: secret, PORT: '0' } });
     const hookBase = await listening(receiver);
     const server = await startServer(dir);
 

@@ -1,0 +1,131 @@
+import { ChatBridgeError, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { parse, UsageError } from './args.js';
+import { askClient, KEY_HINT } from './connection.js';
+import { agentOf, Progress } from './progress.js';
+
+/** `chatbridge ask`'s exit codes (README "Command line"). */
+export const ASK_EXIT = {
+  answered: 0,
+  /** The job failed (refused, provider errors, every attempt failed), or the service could not be reached. */
+  failed: 1,
+  /** Bad arguments, no key, ChatBridge not running, or a request the service refused as asked. */
+  usage: 2,
+  /** The job was cancelled elsewhere (the dashboard, another client). */
+  cancelled: 3,
+  /** The job's deadline passed before it could answer. */
+  timedOut: 4,
+  /** Ctrl-C: the job was cancelled on the way out, as any program stopped with Ctrl-C exits. */
+  interrupted: 130,
+} as const;
+
+/** Codes for a request the service refused as it was asked: the asker's to fix. */
+const REFUSED_AS_ASKED = ['INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE'];
+
+/**
+ * `chatbridge ask "PROMPT"`: one question to the running service, the answer's Markdown on
+ * stdout, where the job stands on stderr while it waits, Ctrl-C cancels it.
+ */
+export async function ask(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      'data-dir': { type: 'string' },
+      provider: { type: 'string' },
+      continue: { type: 'string' },
+      json: { type: 'boolean' },
+      'no-wait': { type: 'boolean' },
+    },
+    1,
+  );
+  const prompt = await promptOf(positionals[0]);
+  const client = askClient(values['data-dir'], process.env);
+  const request: SubmitRequest = {
+    prompt,
+    ...(values.provider ? { provider: values.provider as SubmitRequest['provider'] } : {}),
+    ...(values.continue ? { mode: 'continue', conversation_ref: values.continue } : {}),
+  };
+  const progress = new Progress(process.stderr);
+  const interrupted = new AbortController();
+  const onSigint = () => (interrupted.signal.aborted ? process.exit(ASK_EXIT.interrupted) : interrupted.abort());
+  process.on('SIGINT', onSigint);
+  try {
+    // Not abortable: once Ctrl-C is pressed the job's id is what is needed to cancel it.
+    const queued = await client.enqueue(request);
+    if (values['no-wait'] && !interrupted.signal.aborted) {
+      process.stdout.write(values.json ? `${JSON.stringify(queued, null, 2)}\n` : `${queued.id}\n`);
+      progress.line(`${queued.id} is ${queued.status}; read it with GET /v1/completions/${queued.id}`);
+      return ASK_EXIT.answered;
+    }
+    progress.job(queued);
+    const job = await client
+      .wait(queued.id, { signal: interrupted.signal, onProgress: (j) => progress.job(j) })
+      .catch((error: unknown) => {
+        if (interrupted.signal.aborted) return null;
+        throw error;
+      });
+    if (!job) return await cancelOnInterrupt(client, queued.id, progress, values.json);
+    return report(job, progress, values.json);
+  } catch (error) {
+    if (!(error instanceof ChatBridgeError)) throw error;
+    return failure(error, progress);
+  } finally {
+    process.off('SIGINT', onSigint);
+    progress.clear();
+  }
+}
+
+async function promptOf(arg: string | undefined): Promise<string> {
+  if (arg === undefined) throw new UsageError('Give the prompt: chatbridge ask "PROMPT" (or - to read it from stdin).');
+  let prompt = arg;
+  if (arg === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    prompt = Buffer.concat(chunks).toString('utf8');
+  }
+  if (prompt.trim() === '') throw new UsageError('The prompt is empty.');
+  return prompt;
+}
+
+/** A final job: the answer on stdout, or why there is none on stderr; the exit code. */
+function report(job: Job, progress: Progress, json: boolean | undefined): number {
+  if (json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
+  switch (job.status) {
+    case 'succeeded': {
+      if (!json) process.stdout.write(job.response!.endsWith('\n') ? job.response! : `${job.response}\n`);
+      progress.line(`answered by ${agentOf(job)} in ${progress.elapsed()}`);
+      if (job.conversation_ref) {
+        progress.line(`conversation_ref ${job.conversation_ref} (continue it: chatbridge ask --continue ${job.conversation_ref} "…")`);
+      }
+      return ASK_EXIT.answered;
+    }
+    case 'cancelled':
+      progress.line(`${job.id} was cancelled.`);
+      return ASK_EXIT.cancelled;
+    case 'expired':
+      progress.line(`${job.id} timed out: its deadline passed before it could answer.`);
+      return ASK_EXIT.timedOut;
+    default:
+      progress.line(`${job.id} failed: ${job.error?.code ?? 'JOB_FAILED'}: ${job.error?.message ?? 'every allowed attempt failed.'}`);
+      return ASK_EXIT.failed;
+  }
+}
+
+async function cancelOnInterrupt(client: ChatBridgeClient, id: string, progress: Progress, json: boolean | undefined): Promise<number> {
+  progress.clear();
+  const job = await client.cancel(id);
+  if (job.status !== 'cancelled') return report(job, progress, json); // it ended first
+  if (json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
+  progress.line(`Ctrl-C: cancelled ${id}.`);
+  return ASK_EXIT.interrupted;
+}
+
+function failure(error: ChatBridgeError, progress: Progress): number {
+  if (error.code === 'UNAUTHORIZED') {
+    progress.line(`${error.message} To use another: ${KEY_HINT}.`);
+    return ASK_EXIT.usage;
+  }
+  progress.line(`${error.code}: ${error.message}`);
+  if (error.code === 'JOB_CANCELLED') return ASK_EXIT.cancelled;
+  if (error.code === 'JOB_TIMEOUT') return ASK_EXIT.timedOut;
+  return REFUSED_AS_ASKED.includes(error.code) ? ASK_EXIT.usage : ASK_EXIT.failed;
+}

@@ -1,0 +1,27 @@
+/**
+ * The messages of the API, as TypeScript types. Type-only imports of the service's own
+ * schemas (one schema per message): nothing of the service is loaded at run time.
+ */
+import type {
+  Accepted,
+  ChatCompletion,
+  ChatCompletionRequest,
+  CompletionRequest,
+  Job,
+  ModelList,
+  Status,
+} from '../api/schemas.js';
+
+export type { Accepted, ChatCompletion, ChatCompletionRequest, Job, ModelList, Status };
+
+/** POST /v1/completions: the prompt, and any of the optional fields (the service fills in defaults). */
+export type SubmitRequest = Pick<CompletionRequest, 'prompt'> & Partial<Omit<CompletionRequest, 'prompt'>>;
+
+export type Provider = NonNullable<CompletionRequest['provider']>;
+export type JobStatus = Job['status'];
+
+const FINAL: readonly string[] = ['succeeded', 'failed', 'cancelled', 'expired'];
+
+export function isFinal(status: JobStatus): boolean {
+  return FINAL.includes(status);
+}

@@ -1,0 +1,214 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ChatBridgeError, jobError, type ChatBridgeClient, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
+import { LIMITS } from '../core/limits.js';
+import { PROVIDERS } from '../core/providers.js';
+
+/** What a tool's handler gets besides its arguments. */
+export interface ToolContext {
+  client: ChatBridgeClient;
+  /** Aborted when the MCP client cancels the call. */
+  signal: AbortSignal;
+  /** Reports where a long call stands (an MCP progress notification, when the client asked for them). */
+  progress(message: string): void;
+  /** How long `ask` waits for an answer before handing back the job id instead. */
+  maxWaitMs: number;
+}
+
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+interface Tool<S extends TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: S;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  run(args: Static<S>, context: ToolContext): Promise<ToolResult>;
+}
+
+const JOB_ID = Type.String({ pattern: '^job_\\w+$', description: 'The job id an earlier ask returned (job_…).' });
+const Provider = Type.Union(
+  PROVIDERS.map((p) => Type.Literal(p)),
+  {
+    description:
+      'Which assistant answers: chatgpt, claude, gemini, deepseek, qwen, or perplexity (answers from a web search, with sources). ' +
+      'Leave it out to let ChatBridge pick any assistant that is free. When continuing, leave it out or give the conversation’s own.',
+  },
+);
+
+const ask: Tool<TSchema> = {
+  name: 'ask',
+  title: 'Ask another AI assistant',
+  description:
+    "Sends a prompt to one of the user's own logged-in chat assistants (ChatGPT, Claude, Gemini, DeepSeek, Qwen, Perplexity) " +
+    'through ChatBridge and waits for its answer. Use it for a second opinion from another model, to compare answers, or for ' +
+    'a web-grounded answer from perplexity. The assistant sees only the prompt: include the code, text and question it needs. ' +
+    'Returns the answer as Markdown, who answered, and a conversation_ref: pass it back as conversation_ref to ask a follow-up ' +
+    'in the same conversation. Answers take seconds to minutes; if none comes within the wait bound, returns the job id to ' +
+    'fetch later with get_job.',
+  inputSchema: Type.Object(
+    {
+      prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'The whole message for the other assistant.' }),
+      provider: Type.Optional(Provider),
+      conversation_ref: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: LIMITS.conversationRefChars,
+          description: 'To continue an earlier conversation: the conversation_ref an earlier ask returned. Leave it out to start a new one.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { openWorldHint: true },
+  async run(args: { prompt: string; provider?: ProviderName; conversation_ref?: string }, context) {
+    const { client, signal } = context;
+    const queued = await client.enqueue({
+      prompt: args.prompt,
+      provider: args.provider ?? null,
+      ...(args.conversation_ref ? { mode: 'continue' as const, conversation_ref: args.conversation_ref } : {}),
+    });
+    context.progress(whereItStands(queued));
+    let job: Job;
+    try {
+      job = await client.wait(queued.id, { signal, maxWaitMs: context.maxWaitMs, onProgress: (j) => context.progress(whereItStands(j)) });
+    } catch (error) {
+      // The MCP client gave up on the call: nobody is left to read the answer.
+      if (signal.aborted) await client.cancel(queued.id).catch(() => {});
+      throw error;
+    }
+    if (job.status === 'queued' || job.status === 'dispatched') {
+      return text(
+        `No answer yet after ${duration(context.maxWaitMs)}: ${whereItStands(job)}. The job goes on; ` +
+          `call get_job with job_id "${job.id}" (and wait_seconds) to fetch the answer later, or cancel_job to drop it.`,
+      );
+    }
+    return answerOf(job);
+  },
+};
+
+const getJob: Tool<TSchema> = {
+  name: 'get_job',
+  title: 'Fetch an answer by job id',
+  description:
+    'Reads a ChatBridge job that ask handed back unfinished: its answer once there is one, or where it stands (queued, running). ' +
+    'wait_seconds holds the call until the answer comes, at most that long.',
+  inputSchema: Type.Object(
+    {
+      job_id: JOB_ID,
+      wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, description: 'Wait up to this many seconds for the answer (default 0: read it now).' })),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(args: { job_id: string; wait_seconds?: number }, { client, signal }) {
+    const wait = args.wait_seconds ?? 0;
+    const job = wait > 0 ? await client.wait(args.job_id, { signal, maxWaitMs: wait * 1_000 }) : await client.get(args.job_id, { signal });
+    if (job.status === 'queued' || job.status === 'dispatched') return text(`${whereItStands(job)}; no answer yet.`);
+    return answerOf(job);
+  },
+};
+
+const cancelJob: Tool<TSchema> = {
+  name: 'cancel_job',
+  title: 'Cancel a job',
+  description: 'Cancels a ChatBridge job that has not finished: it will not run, or its assistant is stopped. A finished job is left as it is.',
+  inputSchema: Type.Object({ job_id: JOB_ID }, { additionalProperties: false }),
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run(args: { job_id: string }, { client, signal }) {
+    const job = await client.cancel(args.job_id, { signal });
+    return text(job.status === 'cancelled' ? `${job.id} is cancelled.` : `${job.id} had already ended (${job.status}); nothing to cancel.`);
+  },
+};
+
+const status: Tool<TSchema> = {
+  name: 'status',
+  title: 'Which assistants are free',
+  description:
+    'Which assistants ChatBridge can use now: per provider, the agents (logged-in accounts) idle and in all, and how many ' +
+    'prompts the hourly caps still allow; the queue. Use it to choose a provider for ask.',
+  inputSchema: Type.Object({}, { additionalProperties: false }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(_args: Record<string, never>, { client, signal }) {
+    return text(describeStatus(await client.status({ signal })));
+  },
+};
+
+export const TOOLS = [ask, getJob, cancelJob, status];
+
+/** Runs a tool call; every failure comes back as a tool error in plain words with the contract's code. */
+export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) return failure('INVALID_REQUEST', `There is no tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
+  const given = args ?? {};
+  const problem = invalidArgument(tool.inputSchema, given);
+  if (problem) return failure('INVALID_REQUEST', problem);
+  try {
+    return await tool.run(given as never, context);
+  } catch (error) {
+    if (error instanceof ChatBridgeError) return failure(error.code, error.message);
+    return failure('INTERNAL_ERROR', (error as Error).message);
+  }
+}
+
+function invalidArgument(schema: TSchema, args: unknown): string | null {
+  const first = Value.Errors(schema, args).First();
+  if (!first) return null;
+  const field = first.path.replace(/^\//, '') || 'arguments';
+  const property = (schema.properties as Record<string, TSchema> | undefined)?.[field];
+  if (first.message === 'Expected required property') return `${field} is required.`;
+  if (first.message === 'Unexpected property') return `${field} is not an argument of this tool.`;
+  if (property?.anyOf) return `${field} must be one of: ${(property.anyOf as { const: string }[]).map((l) => l.const).join(', ')}.`;
+  return `${field}: ${first.message.toLowerCase()}${property?.description ? ` (${property.description})` : ''}.`;
+}
+
+function whereItStands(job: Job): string {
+  if (job.status === 'queued') return `job ${job.id} is queued${job.queue_position ? ` at position ${job.queue_position}` : ''}`;
+  return `job ${job.id} is running on ${job.agent_name ?? job.agent_id} (${job.provider})`;
+}
+
+/** A final job: the answer and who gave it, or its failure as a tool error. */
+function answerOf(job: Job): ToolResult {
+  const error = jobError(job);
+  if (error) return failure(error.code, `${error.message} (job ${job.id})`);
+  return {
+    content: [
+      { type: 'text', text: job.response ?? '' },
+      {
+        type: 'text',
+        text:
+          `Answered by ${job.provider} (agent ${job.agent_name ?? job.agent_id}), job ${job.id}. ` +
+          `conversation_ref: ${job.conversation_ref} (pass it to ask as conversation_ref to continue this conversation).`,
+      },
+    ],
+  };
+}
+
+function describeStatus(s: Status): string {
+  const left = (cap: number | null, used: number) => (cap === null ? 'no hourly cap' : `${Math.max(0, cap - used)} of ${cap} left this hour`);
+  const device = s.devices[0];
+  const lines = [
+    device?.paused ? 'ChatBridge is PAUSED: jobs queue but none starts until the user resumes it.' : 'ChatBridge is running.',
+    `Queue: ${s.queue.depth} job${s.queue.depth === 1 ? '' : 's'} waiting. All providers together: ${left(s.global.rate_limit_per_hour, s.global.used_this_hour)}.`,
+    ...Object.entries(s.providers).map(([provider, p]) =>
+      p.agents_total === 0
+        ? `${provider}: no account added`
+        : `${provider}: ${p.agents_idle} of ${p.agents_total} agent${p.agents_total === 1 ? '' : 's'} idle; ${left(p.rate_limit_per_hour, p.used_this_hour)}` +
+          (p.next_slot_at ? `; next slot ${p.next_slot_at}` : ''),
+    ),
+  ];
+  return lines.join('\n');
+}
+
+/** "1 second", "90 seconds", "5 minutes". */
+function duration(ms: number): string {
+  const [n, unit] = ms < 120_000 ? [Math.round(ms / 1_000), 'second'] : [Math.round(ms / 60_000), 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
+const failure = (code: string, message: string): ToolResult => ({ content: [{ type: 'text', text: `${code}: ${message}` }], isError: true });
