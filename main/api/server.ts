@@ -57,6 +57,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
   });
 
+  app.decorateRequest('keyId', '');
   const authenticate = makeAuthenticator(
     deps.keys,
     { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
@@ -69,7 +70,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope || access.admin) authenticate(request, access);
+    if (access.scope || access.admin) request.keyId = authenticate(request, access).keyId;
   });
 
   // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form

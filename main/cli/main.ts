@@ -4,8 +4,11 @@ import { findDesktopRuntime, runDesktop } from '../electron/runtime.js';
 import { AlreadyRunning } from '../service.js';
 import { caps, keys, rotation, setPaused } from './account.js';
 import { UsageError } from './args.js';
+import { jobs } from './jobs.js';
 import { serve } from './serve.js';
+import { settings } from './settings.js';
 import { status } from './status.js';
+import { usage } from './usage.js';
 import { webhooks } from './webhooks.js';
 
 const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
@@ -19,6 +22,9 @@ Usage:
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume
   chatbridge status [--json]
+  chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
+  chatbridge settings retention [--days N|none]
+  chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
 Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR).
@@ -51,6 +57,12 @@ export async function main(argv: string[]): Promise<void> {
         return await status(args);
       case 'webhooks':
         return webhooks(args);
+      case 'usage':
+        return usage(args);
+      case 'settings':
+        return settings(args);
+      case 'jobs':
+        return await jobs(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);
