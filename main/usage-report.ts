@@ -68,7 +68,7 @@ export class UsageReport {
   private nameOf(by: UsageGroup, id: string | null): string {
     switch (by) {
       case 'provider':
-        return id === null ? 'no provider (never ran)' : isProvider(id) ? PROVIDER_NAMES[id] : id;
+        return id === null ? 'any provider (never ran)' : isProvider(id) ? PROVIDER_NAMES[id] : id;
       case 'agent':
         return id === null ? 'no agent (never ran)' : (this.pool.get(id)?.name ?? `${id} (removed)`);
       case 'key':

@@ -237,7 +237,7 @@ export const UsageView = Type.Object({
     Type.Object({
       start: Timestamp,
       figures: UsageFigures,
-      providers: Type.Record(Type.String(), Type.Integer(), { description: "Jobs per provider; 'none' for jobs that never reached an agent" }),
+      providers: Type.Record(Type.String(), Type.Integer(), { description: "Jobs per provider; 'none' for jobs that named none and never reached an agent" }),
     }),
     { description: 'Every bucket of the range, oldest first, empty ones included' },
   ),

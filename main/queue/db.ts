@@ -147,7 +147,7 @@ const MIGRATIONS: string[] = [
   CREATE INDEX jobs_unpruned ON jobs (finished_at) WHERE finished_at IS NOT NULL AND content_pruned_at IS NULL;
   -- Usage history reads finished jobs by time and needs nothing else of the row: covering,
   -- so its scans never touch the (large) prompt and response pages.
-  CREATE INDEX jobs_finished ON jobs (finished_at, provider, agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts)
+  CREATE INDEX jobs_finished ON jobs (finished_at, provider, req_provider, agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts)
     WHERE finished_at IS NOT NULL;
   -- Webhook deliveries that are over, by age, for clearing old ones.
   CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at) WHERE state <> 'pending';

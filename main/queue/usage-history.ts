@@ -44,12 +44,15 @@ export interface UsageBucket {
   /** Epoch ms of the bucket's start. */
   start: number;
   figures: UsageFigures;
-  /** Jobs per provider ('none' for a job that never reached an agent). */
+  /** Jobs per provider ('none' for a job that named none and never reached an agent). */
   providers: Record<string, number>;
 }
 
 export interface UsageGroupRow {
-  /** The provider, agent id or key id; null when unknown (never dispatched, or sent before keys were recorded). */
+  /**
+   * The provider (the one that ran the job, else the one it asked for), agent id or key id;
+   * null when unknown (never dispatched, or sent before keys were recorded).
+   */
   id: string | null;
   figures: UsageFigures;
 }
@@ -64,6 +67,7 @@ export interface UsageHistoryReport {
 /** The columns of the covering index `jobs_finished`, in the order `raw()` returns them. */
 type Row = [
   finished_at: number,
+  /** The provider that ran it, else the one it asked for. */
   provider: string | null,
   agent_id: string | null,
   api_key_id: string | null,
@@ -123,7 +127,7 @@ export class UsageHistory {
   private readonly s;
 
   constructor(db: Db) {
-    const columns = `finished_at, provider, agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts`;
+    const columns = `finished_at, COALESCE(provider, req_provider), agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts`;
     const range = `FROM jobs INDEXED BY jobs_finished WHERE finished_at >= @since AND finished_at < @until`;
     this.s = {
       all: db.prepare(`SELECT ${columns} ${range}`).raw(),
@@ -167,7 +171,10 @@ export class UsageHistory {
     }
 
     const rowsOf = (map: Map<string | null, Tally>): UsageGroupRow[] =>
-      [...map].map(([id, tally]) => ({ id, figures: tally.figures() })).sort((a, b) => b.figures.jobs - a.figures.jobs);
+      [...map]
+        .map(([id, tally]) => ({ id, figures: tally.figures() }))
+        // Most jobs first; ties in id order, unknown last, so the order is the same on every call.
+        .sort((a, b) => b.figures.jobs - a.figures.jobs || (a.id ?? '\uffff').localeCompare(b.id ?? '\uffff'));
     return {
       totals: totals.figures(),
       series: buckets.map((b, i) => ({ start: first + i * bucketMs, figures: b.tally.figures(), providers: b.providers })),
