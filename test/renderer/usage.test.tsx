@@ -56,7 +56,7 @@ function setUp() {
     { id: 'key_a', name: 'reports', hint: 'cb_ab', scopes: ['completions:write'], created_at: iso(START), expires_at: null, revoked_at: null, last_used_at: null },
     { id: 'key_old', name: 'old script', hint: 'cb_cd', scopes: ['completions:write'], created_at: iso(START), expires_at: null, revoked_at: iso(START), last_used_at: null },
   ]);
-  return { api, ...renderPage('#/usage', admin, [], api) };
+  return renderPage('#/usage', admin, [], api);
 }
 
 describe('Usage', () => {
