@@ -258,7 +258,7 @@ export class AdminConsole {
   }
 
   /** Usage history over `range`, optionally for one key and one agent. */
-  usage(range: UsageRange, filter: { keyId?: string; agentId?: string }, tzOffsetMinutes: number): UsageView {
+  async usage(range: UsageRange, filter: { keyId?: string; agentId?: string }, tzOffsetMinutes: number): Promise<UsageView> {
     if (Math.abs(tzOffsetMinutes) > 14 * 60) throw invalid('tz_offset', 'tz_offset is minutes east of UTC, from -840 to 840.');
     return this.deps.usageReport.view(range, filter, tzOffsetMinutes);
   }

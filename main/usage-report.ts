@@ -31,14 +31,14 @@ export class UsageReport {
   ) {}
 
   /** The dashboard's Usage page: a range ending now (the current bucket included). */
-  view(range: UsageRange, filter: Pick<UsageQuery, 'keyId' | 'agentId'>, tzOffsetMinutes = 0): UsageView {
+  async view(range: UsageRange, filter: Pick<UsageQuery, 'keyId' | 'agentId'>, tzOffsetMinutes = 0): Promise<UsageView> {
     const { spanMs, bucketMs } = RANGES[range];
     const now = this.clock.now();
     // Hourly buckets stay on whole UTC hours (every time zone's hours but a few); days start at local midnight.
     const offsetMs = bucketMs === DAY_MS ? -tzOffsetMinutes * 60_000 : 0;
     const until = Math.floor((now - offsetMs) / bucketMs) * bucketMs + offsetMs + bucketMs;
     const since = until - spanMs;
-    const report = this.history.report({ since, until, ...filter }, bucketMs, offsetMs);
+    const report = await this.history.report({ since, until, ...filter }, bucketMs, offsetMs);
     return {
       since: timestamp(since),
       until: timestamp(until),
@@ -54,10 +54,10 @@ export class UsageReport {
   }
 
   /** `chatbridge usage`: the figures since `sinceMs` ago, one row per provider, agent or key. */
-  groups(sinceMs: number, by: UsageGroup): { since: number; until: number; rows: UsageGroupView[]; totals: UsageFigures } {
+  async groups(sinceMs: number, by: UsageGroup): Promise<{ since: number; until: number; rows: UsageGroupView[]; totals: UsageFigures }> {
     const until = this.clock.now();
     const since = until - sinceMs;
-    const report = this.history.report({ since, until }, sinceMs);
+    const report = await this.history.report({ since, until }, sinceMs);
     return { since, until, rows: this.named(by, report.groups[by]), totals: report.totals };
   }
 

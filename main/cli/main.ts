@@ -58,7 +58,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'webhooks':
         return webhooks(args);
       case 'usage':
-        return usage(args);
+        return await usage(args);
       case 'settings':
         return settings(args);
       case 'jobs':

@@ -15,7 +15,7 @@ import { parse, parseDuration, UsageError } from './args.js';
  * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir
  * (the server need not run). A table for a person; --json for scripts.
  */
-export function usage(args: string[]): void {
+export async function usage(args: string[]): Promise<void> {
   const { values } = parse(args, {
     'data-dir': { type: 'string' },
     since: { type: 'string' },
@@ -30,7 +30,7 @@ export function usage(args: string[]): void {
   const db = openDatabase(resolveDataDir(values['data-dir']));
   try {
     const report = new UsageReport(new UsageHistory(db), new AgentPool(db, systemClock, randomIds), new KeyStore(db, systemClock, randomIds), systemClock);
-    const { since, until, rows, totals } = report.groups(sinceMs, by);
+    const { since, until, rows, totals } = await report.groups(sinceMs, by);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ since: timestamp(since), until: timestamp(until), by, totals, groups: rows }, null, 2)}\n`);
       return;

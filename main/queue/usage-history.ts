@@ -4,6 +4,12 @@ import type { JobStatus } from './state-machine.js';
 
 /** How far back usage history reaches. */
 export const USAGE_DAYS = 90;
+/**
+ * The range is read a slice at a time, with a turn of the event loop between slices, so a
+ * 90-day report over 100 000 jobs never holds the API up for more than a few milliseconds.
+ */
+const SLICE_MS = 3 * 86_400_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const USAGE_GROUPS = ['provider', 'agent', 'key'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
@@ -64,7 +70,7 @@ export interface UsageHistoryReport {
   groups: Record<UsageGroup, UsageGroupRow[]>;
 }
 
-/** The columns of the covering index `jobs_finished`, in the order `raw()` returns them. */
+/** The columns of the covering index `jobs_finished`, in the order the query lists them. */
 type Row = [
   finished_at: number,
   /** The provider that ran it, else the one it asked for. */
@@ -120,20 +126,23 @@ export function percentiles(samples: number[]): Percentiles | null {
 /**
  * Usage history, computed from the job rows themselves: a restart loses nothing, and
  * pruning content changes nothing (only prompt and response go). Jobs count in the bucket
- * of the time they finished; live jobs are not counted yet. One range scan of the covering
- * index `jobs_finished`, then counting and percentiles in memory.
+ * of the time they finished; live jobs are not counted yet. Range scans of the covering
+ * index `jobs_finished`, slice by slice, then counting and percentiles in memory.
  */
 export class UsageHistory {
   private readonly s;
 
   constructor(db: Db) {
-    const columns = `finished_at, COALESCE(provider, req_provider), agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts`;
+    // The rows come back as one JSON array: for 100 000 jobs, SQLite's json_group_array and
+    // one JSON.parse take a fifth of the time of handing over 100 000 rows one by one.
+    const rows = `json_group_array(json_array(finished_at, COALESCE(provider, req_provider), agent_id, api_key_id, status, error_code,
+      created_at, queue_ms, run_ms, attempts))`;
     const range = `FROM jobs INDEXED BY jobs_finished WHERE finished_at >= @since AND finished_at < @until`;
     this.s = {
-      all: db.prepare(`SELECT ${columns} ${range}`).raw(),
-      byKey: db.prepare(`SELECT ${columns} ${range} AND api_key_id = @keyId`).raw(),
-      byAgent: db.prepare(`SELECT ${columns} ${range} AND agent_id = @agentId`).raw(),
-      byBoth: db.prepare(`SELECT ${columns} ${range} AND api_key_id = @keyId AND agent_id = @agentId`).raw(),
+      all: db.prepare(`SELECT ${rows} ${range}`).pluck(),
+      byKey: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId`).pluck(),
+      byAgent: db.prepare(`SELECT ${rows} ${range} AND agent_id = @agentId`).pluck(),
+      byBoth: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId AND agent_id = @agentId`).pluck(),
     };
   }
 
@@ -141,10 +150,9 @@ export class UsageHistory {
    * Totals, a series of buckets of `bucketMs` (aligned to `offsetMs` past the epoch's
    * multiples, so days can start at local midnight), and the figures per provider, agent and key.
    */
-  report(q: UsageQuery, bucketMs = HOUR_MS, offsetMs = 0): UsageHistoryReport {
+  async report(q: UsageQuery, bucketMs = HOUR_MS, offsetMs = 0): Promise<UsageHistoryReport> {
     const statement =
       q.keyId !== undefined && q.agentId !== undefined ? this.s.byBoth : q.keyId !== undefined ? this.s.byKey : q.agentId !== undefined ? this.s.byAgent : this.s.all;
-    const rows = statement.all({ since: q.since, until: q.until, keyId: q.keyId, agentId: q.agentId }) as Row[];
 
     const first = Math.floor((q.since - offsetMs) / bucketMs) * bucketMs + offsetMs;
     const buckets = Array.from({ length: Math.max(0, Math.ceil((q.until - first) / bucketMs)) }, () => ({
@@ -159,15 +167,19 @@ export class UsageHistory {
       return tally;
     };
 
-    for (const r of rows) {
-      const bucket = buckets[Math.floor((r[0] - first) / bucketMs)]!;
-      bucket.tally.add(r);
-      const provider = r[1] ?? 'none';
-      bucket.providers[provider] = (bucket.providers[provider] ?? 0) + 1;
-      totals.add(r);
-      into(groups.provider, r[1]).add(r);
-      into(groups.agent, r[2]).add(r);
-      into(groups.key, r[3]).add(r);
+    for (let since = q.since; since < q.until; since += SLICE_MS) {
+      if (since > q.since) await nextTurn();
+      const slice = { since, until: Math.min(since + SLICE_MS, q.until), keyId: q.keyId, agentId: q.agentId };
+      for (const r of JSON.parse(statement.get(slice) as string) as Row[]) {
+        const bucket = buckets[Math.floor((r[0] - first) / bucketMs)]!;
+        bucket.tally.add(r);
+        const provider = r[1] ?? 'none';
+        bucket.providers[provider] = (bucket.providers[provider] ?? 0) + 1;
+        totals.add(r);
+        into(groups.provider, r[1]).add(r);
+        into(groups.agent, r[2]).add(r);
+        into(groups.key, r[3]).add(r);
+      }
     }
 
     const rowsOf = (map: Map<string | null, Tally>): UsageGroupRow[] =>

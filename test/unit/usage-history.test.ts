@@ -81,9 +81,9 @@ function knownJobs(): void {
 }
 
 describe('UsageHistory', () => {
-  it('counts finished jobs per hour and per provider, agent and key, with nearest-rank percentiles', () => {
+  it('counts finished jobs per hour and per provider, agent and key, with nearest-rank percentiles', async () => {
     knownJobs();
-    const report = history.report({ since: H, until: H + 3 * HOUR_MS });
+    const report = await history.report({ since: H, until: H + 3 * HOUR_MS });
 
     expect(report.totals).toMatchObject({ jobs: 23, succeeded: 20, failed: 1, cancelled: 1, expired: 1 });
     expect(report.totals.failures).toEqual({ PROVIDER_ERROR: 1, JOB_TIMEOUT: 1 });
@@ -110,24 +110,24 @@ describe('UsageHistory', () => {
     expect(ids(report.groups.key)).toEqual([['key_a', 20], ['key_b', 2], ['admin', 1]]);
   });
 
-  it('filters by key and by agent', () => {
+  it('filters by key and by agent', async () => {
     knownJobs();
     const range = { since: H, until: H + 2 * HOUR_MS };
-    expect(history.report({ ...range, keyId: 'key_b' }).totals).toMatchObject({ jobs: 2, failed: 1, expired: 1 });
-    expect(history.report({ ...range, agentId: 'agt_2' }).totals).toMatchObject({ jobs: 1, failed: 1 });
-    expect(history.report({ ...range, keyId: 'key_a', agentId: 'agt_2' }).totals.jobs).toBe(0);
-    expect(history.report({ ...range, keyId: 'key_a', agentId: 'agt_1' }).totals.jobs).toBe(20);
+    expect((await history.report({ ...range, keyId: 'key_b' })).totals).toMatchObject({ jobs: 2, failed: 1, expired: 1 });
+    expect((await history.report({ ...range, agentId: 'agt_2' })).totals).toMatchObject({ jobs: 1, failed: 1 });
+    expect((await history.report({ ...range, keyId: 'key_a', agentId: 'agt_2' })).totals.jobs).toBe(0);
+    expect((await history.report({ ...range, keyId: 'key_a', agentId: 'agt_1' })).totals.jobs).toBe(20);
   });
 
-  it('aligns day buckets to an offset (local midnight), and gives the same figures once content is pruned', () => {
+  it('aligns day buckets to an offset (local midnight), and gives the same figures once content is pruned', async () => {
     knownJobs();
     // Days starting at 10:00 UTC, midnight of a zone 10 hours east.
-    const days = history.report({ since: H - DAY_MS, until: H + DAY_MS }, DAY_MS, H % DAY_MS);
+    const days = await history.report({ since: H - DAY_MS, until: H + DAY_MS }, DAY_MS, H % DAY_MS);
     expect(days.series.map((b) => [b.start, b.figures.jobs])).toEqual([[H - DAY_MS, 1], [H, 23]]);
 
-    const before = history.report({ since: H, until: H + 2 * HOUR_MS });
+    const before = await history.report({ since: H, until: H + 2 * HOUR_MS });
     expect(store.pruneContent(H + DAY_MS, H + DAY_MS, 100)).toBe(24);
-    expect(history.report({ since: H, until: H + 2 * HOUR_MS })).toEqual(before);
+    expect(await history.report({ since: H, until: H + 2 * HOUR_MS })).toEqual(before);
   });
 
   it('reads only the covering index', () => {
