@@ -1,5 +1,5 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
-import type { AgentCreate, LogEntryView, ViewInput } from './api/admin-schemas.js';
+import type { AgentCreate, LogEntryView, UsageRange, UsageView, ViewInput } from './api/admin-schemas.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
 import type { Completions } from './completions.js';
@@ -16,6 +16,7 @@ import type { Scheduler } from './queue/scheduler.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
 import { NoDelivery, type WebhookDeliveries } from './webhooks/deliveries.js';
+import type { UsageReport } from './usage-report.js';
 import type { SigningSecret } from './webhooks/signing-secret.js';
 
 const DAY_MS = 86_400_000;
@@ -46,6 +47,7 @@ export class AdminConsole {
       webhooks: WebhookDeliveries;
       signingSecret: SigningSecret;
       log: LogBook;
+      usageReport: UsageReport;
       clock: Clock;
     },
   ) {}
@@ -54,6 +56,8 @@ export class AdminConsole {
   private control: AgentControl | null = null;
   /** Listeners of `watch`, told when a login step changes. */
   private readonly loginListeners = new Set<() => void>();
+  /** Listeners of `watch`, told the id of each job deleted here. */
+  private readonly deletionListeners = new Set<(id: string) => void>();
 
   attachAgents(control: AgentControl): void {
     this.control = control;
@@ -68,7 +72,13 @@ export class AdminConsole {
     return {
       version: this.deps.version,
       data_dir: this.deps.dataDir,
-      settings: { paused: s.paused, rotation: s.rotation, global_cap: s.globalCap, provider_caps: s.providerCaps },
+      settings: {
+        paused: s.paused,
+        rotation: s.rotation,
+        global_cap: s.globalCap,
+        provider_caps: s.providerCaps,
+        retention_days: s.retentionDays,
+      },
       agents: pool.list().map((a) => this.agentView(a.id)),
       status: this.deps.report.status(),
     };
@@ -79,6 +89,7 @@ export class AdminConsole {
     if (patch.paused !== undefined) settings.setPaused(patch.paused);
     if (patch.rotation !== undefined) settings.setRotation(patch.rotation);
     if (patch.global_cap !== undefined) settings.setGlobalCap(patch.global_cap);
+    if (patch.retention_days !== undefined) settings.setRetentionDays(patch.retention_days);
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
       if (cap !== undefined) settings.setProviderCap(provider as Provider, cap);
     }
@@ -221,6 +232,7 @@ export class AdminConsole {
     return {
       job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
       prompt: job.prompt,
+      content_pruned_at: ts(job.content_pruned_at),
       attempts: attemptRecords(store.attempts(id)),
       webhook: this.webhookLog(id),
     };
@@ -230,6 +242,25 @@ export class AdminConsole {
   cancel(id: string): JobDetail {
     this.deps.completions.cancel(id);
     return this.job(id);
+  }
+
+  /**
+   * Deletes a finished job, its attempts and its webhook log; GET answers 404 from then on.
+   * A queued or running job is refused (409): cancelling it first settles whoever waits on it.
+   */
+  deleteJob(id: string): void {
+    const result = this.deps.store.delete(id);
+    if (!result) throw new ApiError('NOT_FOUND', `No job ${id}.`);
+    if (!result.deleted) {
+      throw new ApiError('CONFLICT', `This job is ${result.status}: cancel it first, then delete it.`, { status: result.status });
+    }
+    for (const l of [...this.deletionListeners]) l(id);
+  }
+
+  /** Usage history over `range`, optionally for one key and one agent. */
+  async usage(range: UsageRange, filter: { keyId?: string; agentId?: string }, tzOffsetMinutes: number): Promise<UsageView> {
+    if (Math.abs(tzOffsetMinutes) > 14 * 60) throw invalid('tz_offset', 'tz_offset is minutes east of UTC, from -840 to 840.');
+    return this.deps.usageReport.view(range, filter, tzOffsetMinutes);
   }
 
   redeliver(id: string): WebhookLog {
@@ -252,10 +283,15 @@ export class AdminConsole {
 
   /**
    * Feeds the live view: `onState` after anything that changes the state (coalesced),
-   * `onJob` for every job change, `onLog` (if given) for every new log entry. Returns the
-   * function that stops the feed.
+   * `onJob` for every job change, `onLog` (if given) for every new log entry, `onJobDeleted`
+   * (if given) with the id of every job deleted. Returns the function that stops the feed.
    */
-  watch(onState: (state: AdminState) => void, onJob: (job: JobSummary) => void, onLog?: (entry: LogEntryView) => void): () => void {
+  watch(
+    onState: (state: AdminState) => void,
+    onJob: (job: JobSummary) => void,
+    onLog?: (entry: LogEntryView) => void,
+    onJobDeleted?: (id: string) => void,
+  ): () => void {
     let timer: NodeJS.Timeout | null = null;
     const changed = () => {
       timer ??= setTimeout(() => {
@@ -272,7 +308,9 @@ export class AdminConsole {
     const unsubscribeSettings = this.deps.settings.onChange(changed);
     this.loginListeners.add(changed);
     const unsubscribeLog = onLog ? this.deps.log.subscribe((entry) => onLog(logEntryView(entry))) : () => {};
+    if (onJobDeleted) this.deletionListeners.add(onJobDeleted);
     return () => {
+      if (onJobDeleted) this.deletionListeners.delete(onJobDeleted);
       unsubscribeJobs();
       unsubscribePool();
       unsubscribeSettings();

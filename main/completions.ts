@@ -22,6 +22,8 @@ export interface Submission {
   path: string;
   /** The body as the caller sent it, for the idempotency comparison. */
   rawBody: Record<string, unknown>;
+  /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
+  apiKeyId: string;
 }
 
 export interface Submitted {
@@ -89,6 +91,7 @@ export class Completions {
         callback_url: b.callback_url,
         metadata: JSON.stringify(b.metadata),
         created_at: now,
+        api_key_id: s.apiKeyId,
       });
       if (s.idempotencyKey !== undefined) this.idempotency.remember(s.idempotencyKey, hash, job.id, now);
       return { job, created: true };

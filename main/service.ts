@@ -20,10 +20,13 @@ import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
 import { IdempotencyStore } from './queue/idempotency.js';
 import { JobEvents } from './queue/job-events.js';
 import { JobStore } from './queue/job-store.js';
+import { Retention } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
+import { UsageHistory } from './queue/usage-history.js';
+import { UsageReport } from './usage-report.js';
 import { jobObject } from './api/profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
 import { httpsTransport, type WebhookTransport } from './webhooks/https-transport.js';
@@ -72,6 +75,8 @@ export class Service {
   /** The dashboard's token, which `chatbridge admin-token --rotate` replaces. */
   readonly adminToken: AdminToken;
   readonly metrics: ServiceMetrics;
+  /** Prunes content past the retention setting, clears old webhook logs, reclaims space. */
+  readonly retention: Retention;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -134,6 +139,15 @@ export class Service {
     this.webhookSender.onAttempt((attempt) => this.metrics.webhookAttempt(attempt));
     this.stopLogging.push(logAgentChanges(this.pool, this.log), logJobEnds(this.events, this.log));
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
+    this.retention = new Retention(db, this.store, this.outbox, () => this.settings.get().retentionDays, clock, (error) =>
+      this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
+    );
+    let retentionDays = this.settings.get().retentionDays;
+    // A changed period applies at once, not at the next sweep (wake does nothing once stopped).
+    this.settings.onChange(() => {
+      if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
+      retentionDays = this.settings.get().retentionDays;
+    });
     const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
     this.admin = new AdminConsole({
       version: VERSION,
@@ -150,6 +164,7 @@ export class Service {
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
       log: this.log,
+      usageReport: new UsageReport(new UsageHistory(db), this.pool, this.keys, clock),
       clock,
     });
     this.adminToken = new AdminToken(dataDir);
@@ -197,6 +212,7 @@ export class Service {
     service.store.requeueDispatched(clock.now());
     service.scheduler.start();
     service.webhookSender.start();
+    service.retention.start();
     await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const address = service.app.server.address();
     if (!address || typeof address === 'string') throw new Error('The server has no TCP address');
@@ -252,11 +268,13 @@ export class Service {
     this.completions.close();
     this.scheduler.stop();
     const webhooksStopped = this.webhookSender.stop();
+    const retentionStopped = this.retention.stop();
     // In-flight requests get a moment to finish; then any connection left is cut.
     const cut = setTimeout(() => this.app.server.closeAllConnections(), 1_000);
     await this.app.close();
     clearTimeout(cut);
     await webhooksStopped;
+    await retentionStopped;
     // Closing agents changes their state; that is shutdown, not news.
     for (const stop of this.stopLogging) stop();
     this.metrics.stop();

@@ -18,6 +18,13 @@ export interface Caller {
   keyId: string;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called, once authenticated: an API key's id, or 'admin'; '' on routes without auth. */
+    keyId: string;
+  }
+}
+
 const BEARER = /^Bearer ([^\s]+)$/i;
 
 /**

@@ -1,7 +1,9 @@
 /**
  * What Profile F (decisions.md) says that Profile H would say differently, in one place:
- * the timestamp format, the body of an accepted `wait: false` job, and the `details` of
- * job-outcome errors. A Profile H mode would be another implementation of this module.
+ * the timestamp format, the body of an accepted `wait: false` job, the `details` of
+ * job-outcome errors, and the job object's fields (F shows no `content_pruned_at`: a job
+ * whose content retention removed reads as `response: null`; the dashboard says when).
+ * A Profile H mode would be another implementation of this module.
  */
 import type { JobRow, AttemptRow } from '../queue/job-store.js';
 import type { Accepted, AttemptRecord, Job } from './schemas.js';
@@ -24,7 +26,6 @@ export function jobObject(row: JobRow, agentName: string | null, queuePosition?:
     queue_ms: row.queue_ms,
     run_ms: row.run_ms,
     created_at: timestamp(row.created_at),
-    content_pruned_at: null,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   };

@@ -76,7 +76,6 @@ export const Job = Type.Object({
   run_ms: Type.Integer(),
   created_at: Timestamp,
   finished_at: Type.Optional(Timestamp),
-  content_pruned_at: Nullable(Timestamp),
   queue_position: Type.Optional(Type.Integer({ minimum: 1 })),
   error: Nullable(ErrorSummary),
   metadata: Type.Record(Type.String(), Type.Unknown()),

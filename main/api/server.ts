@@ -80,6 +80,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
   });
 
+  app.decorateRequest('keyId', '');
   const authenticate = makeAuthenticator(
     deps.keys,
     { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
@@ -93,7 +94,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope || access.admin) authenticate(request, access);
+    if (access.scope || access.admin) request.keyId = authenticate(request, access).keyId;
   });
 
   // Hijacked answers (event streams) are not counted: they have no status to end with.

@@ -20,6 +20,9 @@ Usage:
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
   chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
+  chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
+  chatbridge settings retention [--days N|none]
+  chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
 
 Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR). ask and mcp call the running
@@ -61,6 +64,12 @@ export async function main(argv: string[]): Promise<void> {
         return await (await import('./mcp.js')).mcp(args);
       case 'webhooks':
         return (await import('./webhooks.js')).webhooks(args);
+      case 'usage':
+        return await (await import('./usage.js')).usage(args);
+      case 'settings':
+        return (await import('./settings.js')).settings(args);
+      case 'jobs':
+        return await (await import('./jobs.js')).jobs(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);

@@ -141,6 +141,22 @@ const MIGRATIONS: string[] = [
   -- could not find when the provider's page changed. Shown to the person, never parsed.
   ALTER TABLE attempts ADD COLUMN detail TEXT;
   `,
+  `
+  -- Retention: a finished job past the account's retention period loses its prompt (set to
+  -- '') and response (null); the rest of the row stays, for usage history and continuation.
+  ALTER TABLE jobs ADD COLUMN content_pruned_at INTEGER;
+  -- The API key that submitted the job ('admin' for the dashboard's token); null for jobs
+  -- accepted before this column existed.
+  ALTER TABLE jobs ADD COLUMN api_key_id TEXT;
+  -- What retention still has to prune, oldest first.
+  CREATE INDEX jobs_unpruned ON jobs (finished_at) WHERE finished_at IS NOT NULL AND content_pruned_at IS NULL;
+  -- Usage history reads finished jobs by time and needs nothing else of the row: covering,
+  -- so its scans never touch the (large) prompt and response pages.
+  CREATE INDEX jobs_finished ON jobs (finished_at, provider, req_provider, agent_id, api_key_id, status, error_code, created_at, queue_ms, run_ms, attempts)
+    WHERE finished_at IS NOT NULL;
+  -- Webhook deliveries that are over, by age, for clearing old ones.
+  CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at) WHERE state <> 'pending';
+  `,
 ];
 
 /**
@@ -158,11 +174,40 @@ export function openDatabase(dataDir: string): Db {
   } catch (error) {
     throw new DataDirError(`Cannot use the data dir ${dataDir}: ${(error as Error).message}`);
   }
+  // Only takes effect on a database without tables yet; older ones get it in reclaimable().
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  reclaimable(db);
   return db;
+}
+
+const INCREMENTAL = 2;
+
+/**
+ * Pages freed by pruning and deletion are handed back to the file system by
+ * `reclaimSpace`, which needs `auto_vacuum = INCREMENTAL`. A database created before that
+ * setting gets it through one full VACUUM, the first time this version opens it. Busy
+ * (another process holds it open in a transaction), it is tried again at the next open.
+ */
+function reclaimable(db: Db): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  try {
+    db.exec('VACUUM');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+  }
+}
+
+/**
+ * Returns up to `pages` free pages to the file system, in one short write; returns how
+ * many free pages are left. Called in small steps so no request waits long behind it.
+ */
+export function reclaimSpace(db: Db, pages: number): number {
+  db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+  return db.pragma('freelist_count', { simple: true }) as number;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 import { QueueOrder, type QueueKey } from './queue-order.js';
-import { transition, type JobStatus } from './state-machine.js';
+import { isFinal, transition, type JobStatus } from './state-machine.js';
 import { decideAfterFailure, type AttemptOutcome, type FailureContext } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
@@ -29,6 +29,10 @@ export interface JobRow {
   error_code: string | null;
   error_message: string | null;
   finished_at: number | null;
+  /** When retention removed the prompt (now '') and response (now null); null while they are stored. */
+  content_pruned_at: number | null;
+  /** The API key that submitted the job, 'admin' for the dashboard's token; null before this was recorded. */
+  api_key_id: string | null;
 }
 
 export type NewJob = Pick<
@@ -45,6 +49,7 @@ export type NewJob = Pick<
   | 'callback_url'
   | 'metadata'
   | 'created_at'
+  | 'api_key_id'
 >;
 
 export interface AttemptRow {
@@ -75,6 +80,9 @@ export type AttemptEnd =
   | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
   | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
+/** What `delete` did: a live job is refused, with its status, so the caller can say why. */
+export type Deletion = { deleted: true } | { deleted: false; status: JobStatus };
+
 /** A job moved by the store, with the status it had before. */
 export interface Moved {
   job: JobRow;
@@ -97,9 +105,9 @@ export class JobStore {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at)
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id)
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at)`,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
       queuedKeys: db.prepare(`SELECT id, priority, created_at FROM jobs WHERE status = 'queued'`),
@@ -144,6 +152,16 @@ export class JobStore {
       // Job ids begin with their creation time, so the primary key gives the newest first.
       recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
       startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
+      // A job's webhook delivery and its attempt log go with it (ON DELETE CASCADE).
+      deleteJobs: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))`),
+      deleteAttempts: db.prepare(`DELETE FROM attempts WHERE job_id IN (SELECT value FROM json_each(?))`),
+      finishedBefore: db.prepare(`SELECT id FROM jobs WHERE finished_at < ? ORDER BY finished_at LIMIT ?`).pluck(),
+      unprunedBefore: db
+        .prepare(`SELECT id FROM jobs WHERE finished_at < ? AND content_pruned_at IS NULL ORDER BY finished_at LIMIT ?`)
+        .pluck(),
+      prune: db.prepare(
+        `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
+      ),
     };
     this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
   }
@@ -287,6 +305,46 @@ export class JobStore {
   }
 
   /**
+   * Deletes a finished job with its attempts and webhook delivery. A queued or dispatched
+   * job is refused: it must be cancelled first, so no caller waiting on it and no agent
+   * running it is left with a job that is gone. Undefined when there is no such job.
+   *
+   * Its idempotency entry is left to expire (within 24 h): it holds only the id, and a
+   * retry with that key after the deletion makes a new job.
+   */
+  delete(id: string): Deletion | undefined {
+    return this.tx((): Deletion | undefined => {
+      const job = this.get(id);
+      if (!job) return undefined;
+      if (!isFinal(job.status)) return { deleted: false, status: job.status };
+      this.deleteRows([id]);
+      return { deleted: true };
+    });
+  }
+
+  /** Deletes up to `limit` jobs that finished before `before`, oldest first; returns how many. */
+  purgeFinishedBefore(before: number, limit: number): number {
+    return this.tx(() => {
+      const ids = this.s.finishedBefore.all(before, limit) as string[];
+      if (ids.length > 0) this.deleteRows(ids);
+      return ids.length;
+    });
+  }
+
+  /**
+   * Retention: removes the prompt and response of up to `limit` jobs that finished before
+   * `before`, oldest first; returns how many. Timings, attempts, usage figures and the
+   * conversation stay.
+   */
+  pruneContent(before: number, now: number, limit: number): number {
+    return this.tx(() => {
+      const ids = this.s.unprunedBefore.all(before, limit) as string[];
+      if (ids.length > 0) this.s.prune.run(now, JSON.stringify(ids));
+      return ids.length;
+    });
+  }
+
+  /**
    * After a crash (or at shutdown), every job still `dispatched` lost its agent: its open
    * attempt ends as `agent_lost` and the job goes back to the queue, or fails when its
    * attempts are used up.
@@ -309,6 +367,12 @@ export class JobStore {
       }
       return moved;
     });
+  }
+
+  private deleteRows(ids: string[]): void {
+    const list = JSON.stringify(ids);
+    this.s.deleteAttempts.run(list);
+    this.s.deleteJobs.run(list);
   }
 
   private endAttemptInTransaction(

@@ -11,13 +11,23 @@ export interface Settings {
   rotation: Rotation;
   /** The agent runtime paused from the tray, the dashboard or `chatbridge pause`. */
   paused: boolean;
+  /** Finished jobs lose their prompt and response this many days after they finished; null keeps them. */
+  retentionDays: number | null;
 }
+
+/**
+ * Prompts and answers are a person's chat history: kept 90 days unless they choose
+ * otherwise, the same window as the usage history, which outlives them.
+ */
+export const DEFAULT_RETENTION_DAYS = 90;
+export const MAX_RETENTION_DAYS = 3_650;
 
 const DEFAULTS: Settings = {
   globalCap: null,
   providerCaps: Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, number | null>,
   rotation: 'round_robin',
   paused: false,
+  retentionDays: DEFAULT_RETENTION_DAYS,
 };
 
 /**
@@ -65,6 +75,8 @@ export class SettingsStore {
       providerCaps: { ...DEFAULTS.providerCaps, ...stored.providerCaps },
       rotation: stored.rotation ?? DEFAULTS.rotation,
       paused: stored.paused ?? DEFAULTS.paused,
+      // null is a choice (keep forever), so only a missing entry takes the default.
+      retentionDays: stored.retentionDays === undefined ? DEFAULTS.retentionDays : stored.retentionDays,
     };
   }
 
@@ -87,6 +99,14 @@ export class SettingsStore {
 
   setPaused(paused: boolean): void {
     this.write.run('paused', JSON.stringify(paused));
+    this.invalidate();
+  }
+
+  setRetentionDays(days: number | null): void {
+    if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
+      throw new RangeError(`Retention is a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+    }
+    this.write.run('retentionDays', JSON.stringify(days));
     this.invalidate();
   }
 }

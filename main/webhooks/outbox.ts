@@ -94,6 +94,11 @@ export class WebhookOutbox {
       redeliver: db.prepare(
         `UPDATE webhook_deliveries SET state = 'pending', round = round + 1, round_attempts = 0, next_at = ? WHERE job_id = ?`,
       ),
+      // Its attempt log goes with it (ON DELETE CASCADE).
+      clearOld: db.prepare(
+        `DELETE FROM webhook_deliveries WHERE job_id IN (
+           SELECT job_id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ? ORDER BY created_at LIMIT ?)`,
+      ),
     };
   }
 
@@ -131,9 +136,11 @@ export class WebhookOutbox {
   /** Logs an attempt and moves its round on: delivered, the next attempt, or failed for good. */
   record(result: AttemptResult): Promise<void> {
     return this.commits.run(() => {
+      const delivery = this.get(result.jobId);
+      // The job was deleted while the attempt was in flight: nothing is left to log it in.
+      if (!delivery) return;
       this.s.addAttempt.run(result);
       const endedAt = result.startedAt + result.durationMs;
-      const delivery = this.get(result.jobId)!;
       const next = isDelivered(result.statusCode) ? null : nextAttemptAt(delivery.round_attempts + 1, endedAt);
       const state: DeliveryState = isDelivered(result.statusCode) ? 'delivered' : next === null ? 'failed' : 'pending';
       this.s.advance.run({ job_id: result.jobId, round: result.round, state, next_at: next });
@@ -146,6 +153,15 @@ export class WebhookOutbox {
 
   attempts(jobId: string): DeliveryAttemptRow[] {
     return this.s.attempts.all(jobId) as DeliveryAttemptRow[];
+  }
+
+  /**
+   * Deletes up to `limit` deliveries that are over (delivered, or failed for good) and were
+   * created before `before`, with their attempt logs; returns how many. A pending one stays
+   * whatever its age: it still has attempts to make.
+   */
+  clearOld(before: number, limit: number): number {
+    return this.s.clearOld.run(before, limit).changes;
   }
 
   /** Starts a new round of attempts at `now`, whatever the state of the last one. */

@@ -11,6 +11,7 @@ import { Keys } from './pages/Keys.js';
 import { NoToken } from './pages/NoToken.js';
 import { Overview } from './pages/Overview.js';
 import { Settings } from './pages/Settings.js';
+import { Usage } from './pages/Usage.js';
 import { Webhooks } from './pages/Webhooks.js';
 import { href, PAGES, useRoute, type Route } from './route.js';
 import { useDashboard } from './store.js';
@@ -78,8 +79,10 @@ function Page({ route, admin, api }: { route: Route; admin: AdminState; api: Adm
       return <Webhooks api={api} />;
     case 'jobs':
       return route.param ? <JobDetail key={route.param} id={route.param} api={api} /> : <Jobs />;
+    case 'usage':
+      return <Usage admin={admin} api={api} />;
     case 'settings':
-      return <Settings admin={admin} />;
+      return <Settings admin={admin} api={api} />;
   }
 }
 

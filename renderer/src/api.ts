@@ -19,6 +19,7 @@ import type {
 } from '../../main/api/admin-schemas.js';
 import type { LogEntryView, LogList } from '../../main/api/admin-schemas.js';
 import type { AgentCreate, ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../main/api/admin-schemas.js';
 import type { Provider } from '../../main/core/providers.js';
 import { streamEvents } from './events.js';
 
@@ -29,6 +30,13 @@ export type Scope = KeyCreate['scopes'][number];
 export type LogEntry = LogEntryView;
 export type LogLevel = LogEntry['level'];
 export type { Provider, ViewFrame, ViewInput };
+export type { UsageFigures, UsageGroupView, UsageRange, UsageView };
+
+/** Which jobs the Usage page counts: those of one key, one agent, or both. */
+export interface UsageFilter {
+  key?: string;
+  agent?: string;
+}
 
 /** A failed call, with a message meant for the person looking at the page. */
 export class ApiError extends Error {
@@ -61,6 +69,10 @@ export interface AdminApi {
   jobs(limit: number): Promise<JobSummary[]>;
   job(id: string): Promise<JobDetail>;
   cancel(id: string): Promise<JobDetail>;
+  /** Deletes a finished job (a queued or running one is refused: cancel it first). */
+  deleteJob(id: string): Promise<void>;
+  /** Usage history over `range`; days start at the browser's local midnight. */
+  usage(range: UsageRange, filter: UsageFilter): Promise<UsageView>;
   redeliver(id: string): Promise<WebhookLog>;
   signingSecret(): Promise<string>;
   rotateSigningSecret(): Promise<string>;
@@ -116,6 +128,13 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     jobs: async (limit) => (await call<Static<typeof JobList>>('GET', `/admin/v1/jobs?limit=${limit}`)).jobs,
     job: (id) => call('GET', `/admin/v1/jobs/${encodeURIComponent(id)}`),
     cancel: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/cancel`),
+    deleteJob: (id) => call('DELETE', `/admin/v1/jobs/${encodeURIComponent(id)}`),
+    usage: (range, filter) => {
+      const query = new URLSearchParams({ range, tz_offset: String(-new Date().getTimezoneOffset()) });
+      if (filter.key) query.set('key', filter.key);
+      if (filter.agent) query.set('agent', filter.agent);
+      return call('GET', `/admin/v1/usage?${query}`);
+    },
     redeliver: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/webhook/redeliver`),
     signingSecret: async () => (await call<Static<typeof SigningSecretView>>('GET', '/admin/v1/webhooks/secret')).secret,
     rotateSigningSecret: async () => (await call<Static<typeof SigningSecretView>>('POST', '/admin/v1/webhooks/secret/rotate')).secret,

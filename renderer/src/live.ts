@@ -42,6 +42,7 @@ export function startLive(token: string, api: AdminApi, onUnauthorized: () => vo
           pending?.push(data as JobSummary);
           store.upsertJob(data as JobSummary);
         }
+        if (name === 'job_deleted') store.removeJob((data as { id: string }).id);
       },
       onDown: (retryInMs) => store.setConnection('reconnecting', retryInMs),
       onUnauthorized,

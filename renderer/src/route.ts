@@ -7,6 +7,7 @@ export const PAGES = [
   { id: 'keys', title: 'API keys' },
   { id: 'webhooks', title: 'Webhooks' },
   { id: 'jobs', title: 'Jobs' },
+  { id: 'usage', title: 'Usage' },
   { id: 'settings', title: 'Settings' },
 ] as const;
 export type PageId = (typeof PAGES)[number]['id'];

@@ -27,6 +27,7 @@ export interface DashboardState {
   putAgent(agent: AgentView): void;
   setJobs(jobs: JobSummary[]): void;
   upsertJob(job: JobSummary): void;
+  removeJob(id: string): void;
   addLog(entry: LogEntry): void;
   /** A load's result, plus the entries that arrived since `mark` (`logsReceived` when it started). */
   setLogs(entries: LogEntry[], mark: number): void;
@@ -51,6 +52,7 @@ export const useDashboard = create<DashboardState>()((set) => ({
   setJobs: (jobs) => set({ jobs: [...jobs].sort(newestFirst).slice(0, JOB_LIMIT) }),
   upsertJob: (job) =>
     set((s) => ({ jobs: [job, ...s.jobs.filter((j) => j.id !== job.id)].sort(newestFirst).slice(0, JOB_LIMIT) })),
+  removeJob: (id) => set((s) => ({ jobs: s.jobs.filter((j) => j.id !== id) })),
   addLog: (entry) => set((s) => ({ logs: [...s.logs, entry].slice(-LOG_LIMIT), logsReceived: s.logsReceived + 1 })),
   setLogs: (entries, mark) =>
     set((s) => {

@@ -51,7 +51,6 @@ function job(id: string, status: Job['status'], extra: Partial<Job> = {}): Job {
     queue_ms: 5,
     run_ms: 10,
     created_at: '2026-11-21T10:00:00Z',
-    content_pruned_at: null,
     error: null,
     metadata: {},
     ...extra,

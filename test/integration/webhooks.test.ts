@@ -205,6 +205,7 @@ describe('failures and the retry schedule', () => {
     clock.advance(24 * 3_600_000);
     await sleep(100);
     expect(hook.received).toHaveLength(5);
+    await t!.service.retention.stop(); // its next sweep is the only other timer
     expect(clock.pendingTimers()).toBe(0);
     const get = await t!.api('GET', `/v1/completions/${id}`);
     expect(get.body).toMatchObject({ id, status: 'succeeded' });

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../renderer/src/api.js';
 import { adminState, fakeApi, job, jobDetail, renderPage } from './fixtures.js';
 
 describe('Jobs', () => {
@@ -65,5 +66,49 @@ describe('Jobs', () => {
     await waitFor(() => expect(api.cancel).toHaveBeenCalledWith('job_5'));
     expect(await screen.findByText('cancelled')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
+  });
+
+  it('deletes a finished job after saying what goes, and leaves for the list without it', async () => {
+    const summary = job({ id: 'job_7', prompt_excerpt: 'Old question' });
+    const other = job({ id: 'job_8', prompt_excerpt: 'Another' });
+    const api = fakeApi(adminState());
+    api.job.mockResolvedValue(jobDetail(summary));
+    renderPage('#/jobs/job_7', adminState(), [summary, other], api);
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete job' }));
+    expect(screen.getByText(/removed for good; GET answers 404/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Delete it' }));
+    await waitFor(() => expect(api.deleteJob).toHaveBeenCalledWith('job_7'));
+    await waitFor(() => expect(window.location.hash).toBe('#/jobs'));
+    expect(await screen.findByRole('link', { name: 'Another' })).toBeTruthy();
+    expect(screen.queryByRole('link', { name: 'Old question' })).toBeNull();
+  });
+
+  it('offers no Delete while a job is live, and shows a refusal in words', async () => {
+    const live = job({ id: 'job_3', status: 'queued', finished_at: undefined });
+    const api = fakeApi(adminState());
+    api.job.mockResolvedValue(jobDetail(live));
+    renderPage('#/jobs/job_3', adminState(), [live], api);
+    await screen.findByRole('button', { name: 'Cancel job' });
+    expect(screen.queryByRole('button', { name: 'Delete job' })).toBeNull();
+
+    const done = job({ id: 'job_4' });
+    api.job.mockResolvedValue(jobDetail(done));
+    api.deleteJob.mockRejectedValue(new ApiError(409, 'CONFLICT', 'This job is dispatched: cancel it first, then delete it.'));
+    window.location.hash = '#/jobs/job_4';
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete job' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete it' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('This job is dispatched: cancel it first, then delete it.');
+    expect(window.location.hash).toBe('#/jobs/job_4');
+  });
+
+  it('says when retention removed the prompt and answer', async () => {
+    const summary = job({ id: 'job_6', prompt_excerpt: '' });
+    const api = fakeApi(adminState());
+    const detail = jobDetail(summary, { prompt: '', content_pruned_at: '2026-11-21T10:00:00Z' });
+    api.job.mockResolvedValue({ ...detail, job: { ...detail.job, response: null } });
+    renderPage('#/jobs/job_6', adminState(), [summary], api);
+    expect(await screen.findAllByText(/after the retention period/)).toHaveLength(2);
+    expect(screen.getAllByRole('link', { name: 'Settings' }).some((a) => a.getAttribute('href') === '#/settings')).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DesktopBridge } from '../../renderer/src/desktop.js';
-import { adminState, agent, renderPage } from './fixtures.js';
+import { adminState, agent, fakeApi, renderPage } from './fixtures.js';
 
 describe('Settings', () => {
   it('shows the address, port, data folder and version, and the log view', () => {
@@ -14,6 +14,43 @@ describe('Settings', () => {
     expect(screen.getByRole('heading', { name: 'Logs' })).toBeTruthy();
     expect(screen.getByRole('group', { name: 'Show log entries' })).toBeTruthy();
     expect(screen.queryByText(/no log view yet/)).toBeNull();
+  });
+});
+
+describe('Settings, retention', () => {
+  const field = () => screen.getByLabelText('Remove prompts and answers after') as HTMLInputElement;
+
+  it('shows the period and saves a new one, or none', async () => {
+    const admin = adminState();
+    const api = fakeApi(admin);
+    api.updateSettings.mockImplementation(async (patch) => adminState([], { retention_days: patch.retention_days ?? null }));
+    renderPage('#/settings', admin, [], api);
+    expect(field().value).toBe('90');
+    expect(screen.getByText(/removed 90 days after it finished/)).toBeTruthy();
+    const save = within(field().closest('form')!).getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+
+    fireEvent.change(field(), { target: { value: '30' } });
+    fireEvent.click(save);
+    await waitFor(() => expect(api.updateSettings).toHaveBeenCalledWith({ retention_days: 30 }));
+    expect(await screen.findByText(/removed 30 days after it finished/)).toBeTruthy();
+
+    fireEvent.change(field(), { target: { value: '' } });
+    fireEvent.click(save);
+    await waitFor(() => expect(api.updateSettings).toHaveBeenLastCalledWith({ retention_days: null }));
+    expect(await screen.findByText(/kept until you delete them/)).toBeTruthy();
+  });
+
+  it('refuses what is not a number of days, before asking the server', () => {
+    const api = fakeApi(adminState());
+    renderPage('#/settings', adminState(), [], api);
+    for (const text of ['0', '3651', 'soon']) {
+      fireEvent.change(field(), { target: { value: text } });
+      expect(field().getAttribute('aria-invalid')).toBe('true');
+      expect(screen.getByText(/whole number of days from 1 to 3650/)).toBeTruthy();
+    }
+    fireEvent.submit(field().closest('form')!);
+    expect(api.updateSettings).not.toHaveBeenCalled();
   });
 });
 

@@ -45,6 +45,7 @@ function job(overrides: Partial<NewJob> = {}): string {
     callback_url: 'https://hooks.example:8443/in?x=1',
     metadata: '{}',
     created_at: T,
+    api_key_id: 'key_1',
     ...overrides,
   });
   return id;

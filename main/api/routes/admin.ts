@@ -18,7 +18,7 @@ import {
   SigningSecretView,
   WebhookLog,
 } from '../admin-schemas.js';
-import { LogList, LogsQuery } from '../admin-schemas.js';
+import { LogList, LogsQuery, UsageQuery, UsageView } from '../admin-schemas.js';
 import { AgentCreate, ViewInput } from '../admin-schemas.js';
 import type { RouteAccess } from '../auth.js';
 import { ErrorEnvelope } from '../schemas.js';
@@ -123,6 +123,30 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     async (request) => console.job(request.params.id),
   );
 
+  app.delete<{ Params: { id: string } }>(
+    '/admin/v1/jobs/:id',
+    {
+      config: admin,
+      schema: schema('Delete a finished job, its attempts and webhook log (409 while queued or running: cancel it first)', {
+        params: IdParams,
+        response: { 204: Type.Null(), default: ErrorEnvelope },
+      }),
+    },
+    async (request, reply) => {
+      console.deleteJob(request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Querystring: UsageQuery }>(
+    '/admin/v1/usage',
+    { config: admin, schema: schema('Usage history: jobs, failures and timings per hour (per day over 90 days)', { querystring: UsageQuery, response: ok(UsageView) }) },
+    async (request) => {
+      const { range = '24h', key, agent, tz_offset } = request.query;
+      return console.usage(range, { ...(key ? { keyId: key } : {}), ...(agent ? { agentId: agent } : {}) }, Number(tz_offset ?? 0));
+    },
+  );
+
   app.post<{ Params: { id: string } }>(
     '/admin/v1/jobs/:id/cancel',
     { config: admin, schema: schema('Cancel a job (a waiting caller gets 499)', { params: IdParams, response: ok(JobDetail) }) },
@@ -194,7 +218,8 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     if (ended) stop();
   };
 
-  // `state` at once and after every change, `job` for each job change, `log` for each new log entry.
+  // `state` at once and after every change, `job` for each job change, `log` for each new
+  // log entry, `job_deleted` ({ id }) for each job deleted.
   app.get('/admin/v1/events', { config: admin, schema: schema('Live updates (text/event-stream)', {}) }, (request, reply) => {
     eventStream(request, reply, (send) => {
       send('state', console.state());
@@ -202,6 +227,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
         (state) => send('state', state),
         (job) => send('job', job),
         (entry) => send('log', entry),
+        (id) => send('job_deleted', { id }),
       );
     });
   });

@@ -75,6 +75,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
         idempotencyKey: request.headers['idempotency-key'],
         path: '/v1/chat/completions',
         rawBody: request.body as unknown as Record<string, unknown>,
+        apiKeyId: request.keyId,
       });
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       const done = completions.outcome(settled);

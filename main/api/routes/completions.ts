@@ -46,6 +46,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
         idempotencyKey: request.headers['idempotency-key'],
         path: '/v1/completions',
         rawBody: request.body as unknown as Record<string, unknown>,
+        apiKeyId: request.keyId,
       });
       if (!request.body.wait) {
         return created ? reply.code(202).send(acceptedBody(job)) : present(job);

@@ -27,6 +27,11 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
     };
   }, [api, id, version]);
   const cancel = useAction(() => api.cancel(id).then(setDetail));
+  const remove = useAction(async () => {
+    await api.deleteJob(id);
+    useDashboard.getState().removeJob(id);
+    window.location.hash = href('jobs');
+  });
 
   return (
     <>
@@ -52,8 +57,18 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
                 onConfirm={() => void cancel.run()}
               />
             )}
+            {!isActive(detail.job.status) && (
+              <ConfirmButton
+                label="Delete job"
+                confirmLabel="Delete it"
+                question="Its prompt, answer, attempts and webhook log are removed for good; GET answers 404."
+                busy={remove.busy}
+                onConfirm={() => void remove.run()}
+              />
+            )}
           </div>
           <Problem message={cancel.error} />
+          <Problem message={remove.error} />
           <Body detail={detail} />
           <Timings detail={detail} />
           <Attempts detail={detail} />
@@ -66,15 +81,22 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
 
 function Body({ detail }: { detail: Detail }) {
   const { job } = detail;
+  const pruned = detail.content_pruned_at && (
+    <p className="note">
+      Removed {clockTime(detail.content_pruned_at)}, after the retention period (<a href={href('settings')}>Settings</a>).
+    </p>
+  );
   return (
     <div className="two-col">
       <section aria-labelledby="prompt-title">
         <h2 id="prompt-title">Prompt</h2>
-        <pre className="text-block">{detail.prompt || (job.content_pruned_at ? 'Removed after the retention period.' : '')}</pre>
+        {pruned || <pre className="text-block">{detail.prompt}</pre>}
       </section>
       <section aria-labelledby="answer-title">
         <h2 id="answer-title">Answer</h2>
-        {job.response !== null ? (
+        {job.status === 'succeeded' && pruned ? (
+          pruned
+        ) : job.response !== null ? (
           <>
             <pre className="text-block">{job.response}</pre>
             <CopyButton text={job.response} label="Copy answer" />

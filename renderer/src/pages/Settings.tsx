@@ -1,10 +1,12 @@
-import type { AdminState } from '../api.js';
+import { changeSettings } from '../actions.js';
+import type { AdminApi, AdminState } from '../api.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { DesktopSettings } from '../components/DesktopSettings.js';
 import { LogView } from '../components/LogView.js';
+import { RetentionField } from '../components/RetentionField.js';
 import { forgetToken } from '../token.js';
 
-export function Settings({ admin }: { admin: AdminState }) {
+export function Settings({ admin, api }: { admin: AdminState; api: AdminApi }) {
   const baseUrl = admin.status.devices[0]?.base_url ?? window.location.origin;
   const port = new URL(baseUrl).port;
   return (
@@ -35,6 +37,18 @@ export function Settings({ admin }: { admin: AdminState }) {
             <dd>{admin.version}</dd>
           </div>
         </dl>
+      </section>
+      <section aria-labelledby="retention-title">
+        <h2 id="retention-title">Retention</h2>
+        <div className="card stack">
+          <RetentionField value={admin.settings.retention_days} onSave={(days) => changeSettings(api, { retention_days: days })} />
+          <p className="note">
+            {admin.settings.retention_days === null
+              ? 'Prompts and answers are kept until you delete them (a job’s page has Delete).'
+              : `A finished job’s prompt and answer are removed ${admin.settings.retention_days} day${admin.settings.retention_days === 1 ? '' : 's'} after it finished.`}{' '}
+            Its timings, attempts and usage figures stay, and its conversation can still be continued. Webhook logs are kept 30 days.
+          </p>
+        </div>
       </section>
       <DesktopSettings agents={admin.agents} />
       <section aria-labelledby="logs-title">

@@ -1,0 +1,77 @@
+import { resolveDataDir } from '../core/data-dir.js';
+import { openDatabase } from '../queue/db.js';
+import { JobStore } from '../queue/job-store.js';
+import { reclaimInSteps } from '../queue/retention.js';
+import { WebhookOutbox } from '../webhooks/outbox.js';
+import { parse, UsageError } from './args.js';
+
+const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
+/** Rows per transaction, and the pause after each: a running server's writes get their turn in between. */
+const BATCH = 200;
+const PAUSE_MS = 20;
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
+
+/**
+ * "2026-03-01" is local midnight of that day (what a person means by a date); a full ISO
+ * timestamp is taken as written ("2026-03-01T12:00:00Z").
+ */
+export function parseDate(text: string | undefined): number {
+  if (text === undefined) throw new UsageError('Give --before DATE, e.g. --before 2026-03-01.');
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const ms = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms) || (day && new Date(ms).getDate() !== Number(day[3]))) {
+    throw new UsageError(`Not a date: "${text}" (use 2026-03-01, or 2026-03-01T12:00:00Z).`);
+  }
+  return ms;
+}
+
+/**
+ * `chatbridge jobs …`: deleting jobs straight in the database, with or without a running
+ * server. A job that is queued or running is never deleted: cancel it first.
+ */
+export async function jobs(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'delete': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
+      const db = openDatabase(resolveDataDir(values['data-dir']));
+      try {
+        const result = new JobStore(db, new WebhookOutbox(db)).delete(id);
+        if (!result) throw new UsageError(`No job ${id}.`);
+        if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
+        out(`Deleted ${id}, with its attempts and webhook log.`);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    case 'purge': {
+      const { values } = parse(rest, { ...DATA_DIR, before: { type: 'string' } });
+      const before = parseDate(values.before);
+      const db = openDatabase(resolveDataDir(values['data-dir']));
+      try {
+        const store = new JobStore(db, new WebhookOutbox(db));
+        let deleted = 0;
+        for (;;) {
+          const n = store.purgeFinishedBefore(before, BATCH);
+          deleted += n;
+          if (n < BATCH) break;
+          await pause();
+        }
+        await reclaimInSteps(db, 256, pause);
+        out(`Deleted ${deleted} finished job${deleted === 1 ? '' : 's'} (finished before ${iso(before)}), with their attempts and webhook logs.`);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    default:
+      throw new UsageError(USE);
+  }
+}

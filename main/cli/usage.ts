@@ -1,0 +1,74 @@
+import type { UsageFigures } from '../api/admin-schemas.js';
+import { timestamp } from '../api/profile.js';
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { KeyStore } from '../keys/key-store.js';
+import { AgentPool } from '../queue/agent-pool.js';
+import { openDatabase } from '../queue/db.js';
+import { DAY_MS } from '../queue/retention.js';
+import { USAGE_DAYS, USAGE_GROUPS, UsageHistory, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
+import { UsageReport } from '../usage-report.js';
+import { parse, parseDuration, UsageError } from './args.js';
+
+/**
+ * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir
+ * (the server need not run). A table for a person; --json for scripts.
+ */
+export async function usage(args: string[]): Promise<void> {
+  const { values } = parse(args, {
+    'data-dir': { type: 'string' },
+    since: { type: 'string' },
+    by: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const sinceMs = parseDuration(values.since ?? '7d');
+  if (sinceMs > USAGE_DAYS * DAY_MS) throw new UsageError(`Usage history reaches ${USAGE_DAYS} days back: use --since ${USAGE_DAYS}d or less.`);
+  const by = (values.by ?? 'provider') as UsageGroup;
+  if (!USAGE_GROUPS.includes(by)) throw new UsageError(`--by takes ${USAGE_GROUPS.join(', ')}, not "${values.by}".`);
+
+  const db = openDatabase(resolveDataDir(values['data-dir']));
+  try {
+    const report = new UsageReport(new UsageHistory(db), new AgentPool(db, systemClock, randomIds), new KeyStore(db, systemClock, randomIds), systemClock);
+    const { since, until, rows, totals } = await report.groups(sinceMs, by);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ since: timestamp(since), until: timestamp(until), by, totals, groups: rows }, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(renderUsage(by, since, until, rows, totals));
+  } finally {
+    db.close();
+  }
+}
+
+const COLUMNS = ['jobs', 'ok', 'failed', 'cancel', 'expired', 'queue p50/p95', 'run p50/p95', 'answer p50/p95'];
+
+export function renderUsage(by: UsageGroup, since: number, until: number, rows: { id: string | null; name: string; figures: UsageFigures }[], totals: UsageFigures): string {
+  const head = `Jobs that finished from ${timestamp(since)} to ${timestamp(until)}, by ${by}:`;
+  if (totals.jobs === 0) return `${head} none.\n`;
+  const label = (r: { id: string | null; name: string }) => (by === 'provider' || r.id === null || r.name === r.id ? r.name : `${r.name} (${r.id})`);
+  const table = [
+    [by, ...COLUMNS],
+    ...rows.map((r) => [label(r), ...cells(r.figures)]),
+    ['total', ...cells(totals)],
+  ];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  const lines = [head, '', ...table.map(line)];
+  const failures = Object.entries(totals.failures).sort(([, a], [, b]) => b - a);
+  if (failures.length > 0) lines.push('', `Failures by code: ${failures.map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function cells(f: UsageFigures): string[] {
+  return [f.jobs, f.succeeded, f.failed, f.cancelled, f.expired].map(String).concat([pair(f.queue_ms), pair(f.run_ms), pair(f.answer_ms)]);
+}
+
+const pair = (p: Percentiles | null) => (p ? `${ms(p.p50)} / ${ms(p.p95)}` : '-');
+
+/** 850ms, 12.3s, 4.0min: short enough for a table. */
+function ms(n: number): string {
+  if (n < 1_000) return `${n}ms`;
+  if (n < 60_000) return `${(n / 1_000).toFixed(1)}s`;
+  return `${(n / 60_000).toFixed(1)}min`;
+}

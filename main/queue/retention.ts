@@ -1,0 +1,143 @@
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import { reclaimSpace, type Db } from './db.js';
+import type { JobStore } from './job-store.js';
+
+export const DAY_MS = 86_400_000;
+/** Webhook delivery logs that are over are kept this long, whatever the retention setting. */
+export const WEBHOOK_LOG_DAYS = 30;
+
+export interface RetentionPacing {
+  /** Time between sweeps; a sweep also runs at start and when `wake` is called. */
+  intervalMs: number;
+  /** Rows per transaction: each batch holds the write lock for a few milliseconds only. */
+  batch: number;
+  /** Pages handed back to the file system per step of the incremental vacuum. */
+  vacuumPages: number;
+}
+
+export const DEFAULT_PACING: RetentionPacing = { intervalMs: 10 * 60_000, batch: 200, vacuumPages: 256 };
+
+export interface SweepResult {
+  /** Jobs whose prompt and response were removed. */
+  pruned: number;
+  /** Webhook deliveries (with their attempt logs) cleared. */
+  webhookLogsCleared: number;
+  /** Database pages returned to the file system. */
+  pagesReclaimed: number;
+}
+
+/** Lets the API's requests (and the scheduler) run between two batches. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Gives free pages back to the file system, `pages` at a time, awaiting `between` after
+ * each step while `keepGoing` holds; returns how many pages it gave back.
+ */
+export async function reclaimInSteps(db: Db, pages: number, between: () => Promise<void>, keepGoing = () => true): Promise<number> {
+  const before = db.pragma('freelist_count', { simple: true }) as number;
+  let left = before;
+  while (left > 0 && keepGoing()) {
+    const next = reclaimSpace(db, pages);
+    // A database whose auto_vacuum could not be turned on yet (see db.ts) frees nothing.
+    if (next >= left) break;
+    left = next;
+    await between();
+  }
+  return before - left;
+}
+
+/**
+ * Keeps what is stored to what the person chose: removes the prompt and response of jobs
+ * that finished longer ago than the retention setting, clears webhook logs older than 30
+ * days, and gives the freed space back (incremental vacuum). It sweeps at start, every
+ * `intervalMs` on the injected clock, and when woken (the setting changed); each step is
+ * a small transaction followed by a turn of the event loop, so requests never wait long.
+ */
+export class Retention {
+  private timer: TimerHandle | null = null;
+  private running: Promise<SweepResult> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly listeners = new Set<(result: SweepResult) => void>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: JobStore,
+    private readonly outbox: WebhookOutbox,
+    private readonly retentionDays: () => number | null,
+    private readonly clock: Clock,
+    private readonly onError: (error: Error) => void,
+    private readonly pacing: RetentionPacing = DEFAULT_PACING,
+  ) {}
+
+  start(): void {
+    this.wake();
+  }
+
+  /** Sweeps now (or right after the sweep under way), then again after the interval. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.timer?.cancel();
+    this.timer = null;
+    this.running = this.sweep();
+    void this.running
+      .then(
+        (result) => {
+          for (const listener of [...this.listeners]) listener(result);
+        },
+        (error: unknown) => this.onError(error as Error),
+      )
+      .finally(() => {
+        this.running = null;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = this.clock.setTimer(() => this.wake(), this.pacing.intervalMs);
+        }
+      });
+  }
+
+  /** `listener` hears how each sweep ended. Returns the function that stops it. */
+  onSweep(listener: (result: SweepResult) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops sweeping; resolves once the sweep under way has stopped at its next step. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.running?.catch(() => {});
+  }
+
+  private async sweep(): Promise<SweepResult> {
+    const result: SweepResult = { pruned: 0, webhookLogsCleared: 0, pagesReclaimed: 0 };
+    const now = this.clock.now();
+    const days = this.retentionDays();
+    if (days !== null) {
+      result.pruned = await this.inBatches(() => this.store.pruneContent(now - days * DAY_MS, now, this.pacing.batch));
+    }
+    result.webhookLogsCleared = await this.inBatches(() => this.outbox.clearOld(now - WEBHOOK_LOG_DAYS * DAY_MS, this.pacing.batch));
+    result.pagesReclaimed = await reclaimInSteps(this.db, this.pacing.vacuumPages, nextTurn, () => !this.stopped);
+    return result;
+  }
+
+  /** Runs `step` (one small transaction, returning rows done) until it does less than a batch. */
+  private async inBatches(step: () => number): Promise<number> {
+    let total = 0;
+    while (!this.stopped) {
+      const done = step();
+      total += done;
+      if (done < this.pacing.batch) break;
+      await nextTurn();
+    }
+    return total;
+  }
+}

@@ -1,0 +1,196 @@
+import type { Db } from './db.js';
+import { HOUR_MS } from './hourly-usage.js';
+import type { JobStatus } from './state-machine.js';
+
+/** How far back usage history reaches. */
+export const USAGE_DAYS = 90;
+/**
+ * The range is read a slice at a time, with a turn of the event loop between slices, so a
+ * 90-day report over 100 000 jobs never holds the API up for more than a few milliseconds.
+ */
+const SLICE_MS = 3 * 86_400_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export const USAGE_GROUPS = ['provider', 'agent', 'key'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+
+export interface UsageQuery {
+  /** Jobs that finished in [since, until), epoch ms. */
+  since: number;
+  until: number;
+  /** Only jobs submitted with this API key ('admin': the dashboard's token). */
+  keyId?: string;
+  /** Only jobs whose last attempt ran on this agent. */
+  agentId?: string;
+}
+
+/** Nearest-rank percentiles, in ms. */
+export interface Percentiles {
+  p50: number;
+  p95: number;
+}
+
+export interface UsageFigures {
+  jobs: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  expired: number;
+  /** Failed and expired jobs by error code. */
+  failures: Record<string, number>;
+  /** Wait before the first dispatch, over jobs that were dispatched; null when none was. */
+  queue_ms: Percentiles | null;
+  /** Time spent running, over jobs that ran. */
+  run_ms: Percentiles | null;
+  /** From acceptance to the answer, over jobs that succeeded. */
+  answer_ms: Percentiles | null;
+}
+
+export interface UsageBucket {
+  /** Epoch ms of the bucket's start. */
+  start: number;
+  figures: UsageFigures;
+  /** Jobs per provider ('none' for a job that named none and never reached an agent). */
+  providers: Record<string, number>;
+}
+
+export interface UsageGroupRow {
+  /**
+   * The provider (the one that ran the job, else the one it asked for), agent id or key id;
+   * null when unknown (never dispatched, or sent before keys were recorded).
+   */
+  id: string | null;
+  figures: UsageFigures;
+}
+
+export interface UsageHistoryReport {
+  totals: UsageFigures;
+  /** Every bucket of the range in order, empty ones included. */
+  series: UsageBucket[];
+  groups: Record<UsageGroup, UsageGroupRow[]>;
+}
+
+/** The columns of the covering index `jobs_finished`, in the order the query lists them. */
+type Row = [
+  finished_at: number,
+  /** The provider that ran it, else the one it asked for. */
+  provider: string | null,
+  agent_id: string | null,
+  api_key_id: string | null,
+  status: JobStatus,
+  error_code: string | null,
+  created_at: number,
+  queue_ms: number | null,
+  run_ms: number,
+  attempts: number,
+];
+
+/** Figures in the making: counts, and the samples the percentiles are taken from. */
+class Tally {
+  jobs = 0;
+  readonly status = { succeeded: 0, failed: 0, cancelled: 0, expired: 0 };
+  readonly failures: Record<string, number> = {};
+  readonly queue: number[] = [];
+  readonly run: number[] = [];
+  readonly answer: number[] = [];
+
+  add(r: Row): void {
+    const [finishedAt, , , , status, errorCode, createdAt, queueMs, runMs, attempts] = r;
+    this.jobs++;
+    if (status in this.status) this.status[status as keyof Tally['status']]++;
+    if ((status === 'failed' || status === 'expired') && errorCode) this.failures[errorCode] = (this.failures[errorCode] ?? 0) + 1;
+    if (queueMs !== null) this.queue.push(queueMs);
+    if (attempts > 0) this.run.push(runMs);
+    if (status === 'succeeded') this.answer.push(finishedAt - createdAt);
+  }
+
+  figures(): UsageFigures {
+    return {
+      jobs: this.jobs,
+      ...this.status,
+      failures: this.failures,
+      queue_ms: percentiles(this.queue),
+      run_ms: percentiles(this.run),
+      answer_ms: percentiles(this.answer),
+    };
+  }
+}
+
+export function percentiles(samples: number[]): Percentiles | null {
+  if (samples.length === 0) return null;
+  const sorted = Float64Array.from(samples).sort();
+  const rank = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
+  return { p50: rank(0.5), p95: rank(0.95) };
+}
+
+/**
+ * Usage history, computed from the job rows themselves: a restart loses nothing, and
+ * pruning content changes nothing (only prompt and response go). Jobs count in the bucket
+ * of the time they finished; live jobs are not counted yet. Range scans of the covering
+ * index `jobs_finished`, slice by slice, then counting and percentiles in memory.
+ */
+export class UsageHistory {
+  private readonly s;
+
+  constructor(db: Db) {
+    // The rows come back as one JSON array: for 100 000 jobs, SQLite's json_group_array and
+    // one JSON.parse take a fifth of the time of handing over 100 000 rows one by one.
+    const rows = `json_group_array(json_array(finished_at, COALESCE(provider, req_provider), agent_id, api_key_id, status, error_code,
+      created_at, queue_ms, run_ms, attempts))`;
+    const range = `FROM jobs INDEXED BY jobs_finished WHERE finished_at >= @since AND finished_at < @until`;
+    this.s = {
+      all: db.prepare(`SELECT ${rows} ${range}`).pluck(),
+      byKey: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId`).pluck(),
+      byAgent: db.prepare(`SELECT ${rows} ${range} AND agent_id = @agentId`).pluck(),
+      byBoth: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId AND agent_id = @agentId`).pluck(),
+    };
+  }
+
+  /**
+   * Totals, a series of buckets of `bucketMs` (aligned to `offsetMs` past the epoch's
+   * multiples, so days can start at local midnight), and the figures per provider, agent and key.
+   */
+  async report(q: UsageQuery, bucketMs = HOUR_MS, offsetMs = 0): Promise<UsageHistoryReport> {
+    const statement =
+      q.keyId !== undefined && q.agentId !== undefined ? this.s.byBoth : q.keyId !== undefined ? this.s.byKey : q.agentId !== undefined ? this.s.byAgent : this.s.all;
+
+    const first = Math.floor((q.since - offsetMs) / bucketMs) * bucketMs + offsetMs;
+    const buckets = Array.from({ length: Math.max(0, Math.ceil((q.until - first) / bucketMs)) }, () => ({
+      tally: new Tally(),
+      providers: {} as Record<string, number>,
+    }));
+    const totals = new Tally();
+    const groups = { provider: new Map<string | null, Tally>(), agent: new Map<string | null, Tally>(), key: new Map<string | null, Tally>() };
+    const into = (map: Map<string | null, Tally>, id: string | null) => {
+      let tally = map.get(id);
+      if (!tally) map.set(id, (tally = new Tally()));
+      return tally;
+    };
+
+    for (let since = q.since; since < q.until; since += SLICE_MS) {
+      if (since > q.since) await nextTurn();
+      const slice = { since, until: Math.min(since + SLICE_MS, q.until), keyId: q.keyId, agentId: q.agentId };
+      for (const r of JSON.parse(statement.get(slice) as string) as Row[]) {
+        const bucket = buckets[Math.floor((r[0] - first) / bucketMs)]!;
+        bucket.tally.add(r);
+        const provider = r[1] ?? 'none';
+        bucket.providers[provider] = (bucket.providers[provider] ?? 0) + 1;
+        totals.add(r);
+        into(groups.provider, r[1]).add(r);
+        into(groups.agent, r[2]).add(r);
+        into(groups.key, r[3]).add(r);
+      }
+    }
+
+    const rowsOf = (map: Map<string | null, Tally>): UsageGroupRow[] =>
+      [...map]
+        .map(([id, tally]) => ({ id, figures: tally.figures() }))
+        // Most jobs first; ties in id order, unknown last, so the order is the same on every call.
+        .sort((a, b) => b.figures.jobs - a.figures.jobs || (a.id ?? '\uffff').localeCompare(b.id ?? '\uffff'));
+    return {
+      totals: totals.figures(),
+      series: buckets.map((b, i) => ({ start: first + i * bucketMs, figures: b.tally.figures(), providers: b.providers })),
+      groups: { provider: rowsOf(groups.provider), agent: rowsOf(groups.agent), key: rowsOf(groups.key) },
+    };
+  }
+}
