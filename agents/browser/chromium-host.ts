@@ -120,6 +120,18 @@ function sessionBusNames(): string[] {
 let keyring: KeyringChoice | null = null;
 
 /**
+ * Whether Chromium's sandbox can be kept, decided at the first launch and said once when
+ * not: Chromium refuses to sandbox as root (containers, CI), and a kernel without user
+ * namespaces (and no setuid helper) has no sandbox to give. Playwright drops the sandbox
+ * unless asked to keep it (`chromiumSandbox`).
+ */
+let sandbox: boolean | null = null;
+
+function sandboxFailure(error: unknown): boolean {
+  return /No usable sandbox|sandbox.*(?:not|isn't) (?:available|supported)|setuid sandbox|Failed to move to new namespace/i.test((error as Error)?.message ?? '');
+}
+
+/**
  * The headless host: one persistent Chromium profile per agent under the data dir, driven
  * over Playwright's pipe (no debugging port). Used by `serve`, the tests, and for sites
  * that refuse embedded browsers.
@@ -138,23 +150,37 @@ export class ChromiumHost implements BrowserHost {
       keyring = keyringChoice(process.platform, sessionBusNames);
       if (keyring.warning) this.warn(keyring.warning);
     }
-    const context = await chromium.launchPersistentContext(join(this.profilesDir, agentId), {
-      executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),
-      headless: this.headless,
-      viewport: { width: 1280, height: 900 },
-      ignoreDefaultArgs: keyring.ignoreDefaultArgs,
-      args: [
-        ...keyring.args,
-        '--no-first-run',
-        '--no-default-browser-check',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...IDLE_DISABLED_FEATURES].join(',')}`,
-        // Chromium refuses to sandbox as root (containers, CI); elsewhere keep the sandbox.
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-      ],
-    });
+    if (sandbox === null && process.getuid?.() === 0) {
+      sandbox = false;
+      this.warn("the agents' Chromium runs without its sandbox: ChatBridge runs as root, where Chromium refuses to sandbox.");
+    }
+    const launch = (keepSandbox: boolean) =>
+      chromium.launchPersistentContext(join(this.profilesDir, agentId), {
+        executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),
+        headless: this.headless,
+        chromiumSandbox: keepSandbox,
+        viewport: { width: 1280, height: 900 },
+        ignoreDefaultArgs: keyring!.ignoreDefaultArgs,
+        args: [
+          ...keyring!.args,
+          '--no-first-run',
+          '--no-default-browser-check',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...IDLE_DISABLED_FEATURES].join(',')}`,
+        ],
+      });
+    let context;
+    try {
+      context = await launch(sandbox ?? true);
+      sandbox ??= true;
+    } catch (error) {
+      if (sandbox !== null || !sandboxFailure(error)) throw error;
+      sandbox = false;
+      this.warn(`the agents' Chromium runs without its sandbox: this machine gives it none (${(error as Error).message.split('\n')[0]}).`);
+      context = await launch(false);
+    }
     await context.addInitScript(installPageHelpers);
     const page = context.pages()[0] ?? (await context.newPage());
     const loss = sessionLoss();

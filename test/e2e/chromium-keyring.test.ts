@@ -1,6 +1,7 @@
 /**
  * The headless agents' Chromium keeps the accounts' cookies under the OS keyring where
- * there is one, never Playwright's mock keychain; without one it says so once.
+ * there is one, never Playwright's mock keychain, and keeps its sandbox where the machine
+ * allows; without either it says so once.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ describe('the password store of the agents’ Chromium', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('a real launch has no --use-mock-keychain, the store chosen above, and warns at most once', async () => {
+  it.runIf(process.platform === 'linux')('a real launch has no --use-mock-keychain, the store chosen above, its sandbox unless it cannot, and warns at most once of each', async () => {
     const profiles = mkdtempSync(join(tmpdir(), 'chatbridge-keyring-'));
     const warnings: string[] = [];
     const host = new ChromiumHost(profiles, findBrowser(), true, (line) => warnings.push(line));
@@ -48,8 +49,14 @@ describe('the password store of the agents’ Chromium', () => {
         expect(argv).not.toContain('--use-mock-keychain');
         expect(argv.filter((a) => a.startsWith('--password-store='))).toHaveLength(1);
       }
-      expect(warnings.length).toBeLessThanOrEqual(1);
-      if (browsers[0]!.includes('--password-store=basic')) expect(warnings).toHaveLength(1);
+      const keyringWarnings = warnings.filter((w) => /keyring/.test(w));
+      expect(keyringWarnings.length).toBeLessThanOrEqual(1);
+      if (browsers[0]!.includes('--password-store=basic')) expect(keyringWarnings).toHaveLength(1);
+      // The sandbox is kept unless Chromium cannot have it (as root it refuses): said once, then.
+      const sandboxWarnings = warnings.filter((w) => /sandbox/.test(w));
+      expect(sandboxWarnings.length).toBeLessThanOrEqual(1);
+      for (const argv of browsers) expect(argv.includes('--no-sandbox')).toBe(sandboxWarnings.length === 1);
+      if (process.getuid?.() === 0) expect(sandboxWarnings[0]).toMatch(/runs as root/);
     } finally {
       for (const s of sessions) await s.close();
       rmSync(profiles, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
