@@ -20,7 +20,7 @@ const SEND_READY_MS = 3_000;
 /** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
 const SENT_MS = 5_000;
 /** A new turn must appear within `appearMs` (90 s while the page shows it is at work); without a finished signal, the answer must settle for `settleMs`. */
-const WATCH: WatchLimits = { appearMs: 15_000, appearWorkingMs: 90_000, settleMs: 5_000 };
+const WATCH: WatchLimits = { appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000 };
 const COPY_WAIT_MS = 2_000;
 const ADDRESS_WAIT_MS = 10_000;
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { checkOverride, compileSite, mergeOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import type { ProviderSite } from '../../agents/providers/site.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { DiagnosticsKeeper } from '../../agents/runtime/diagnostics.js';
@@ -17,6 +18,8 @@ import { startTestService, type TestService } from './harness.js';
 export interface E2E extends TestService {
   sim: SimSite;
   site: ProviderSite;
+  /** Puts a user's override of the pack in force (null: the built-in pack again), as a SiteBook reload would. */
+  override(override: SiteOverride | null): void;
   runtime: AgentRuntime;
   browserAgents: BrowserAgent[];
   profilesDir: string;
@@ -35,10 +38,11 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   const sim = await startSiteServer(config, look);
   const t = await startTestService();
   const site = atBaseUrl(PROVIDER_SITES[provider]!, sim.url);
+  let current = site;
   for (let i = 1; i <= count; i++) t.service.pool.create(provider, `${config.name} ${i}`);
   const profilesDir = join(t.dataDir, 'profiles');
   const diagnostics = new DiagnosticsKeeper(diagnosticsRoot(t.dataDir));
-  const sites = { site: (p: Provider) => (p === provider ? site : undefined) };
+  const sites = { site: (p: Provider) => (p === provider ? current : undefined) };
   const runtime = new AgentRuntime(t.service.pool, new ChromiumHost(profilesDir, findBrowser()), sites, diagnostics);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
@@ -47,6 +51,9 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
     ...t,
     sim,
     site,
+    override(override) {
+      current = override ? atBaseUrl(compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test'), sim.url) : site;
+    },
     runtime,
     browserAgents: runtime.list(),
     profilesDir,
