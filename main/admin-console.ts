@@ -235,6 +235,7 @@ export class AdminConsole {
       content_pruned_at: ts(job.content_pruned_at),
       attempts: attemptRecords(store.attempts(id)),
       webhook: this.webhookLog(id),
+      waiting_because: completions.waitReason(job)?.text ?? null,
     };
   }
 

@@ -8,8 +8,32 @@ export function envelope(code: ErrorCode | string, message: string, requestId: s
   return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };
 }
 
+/**
+ * Whether repeating the same request can give another answer: the contract's retry set,
+ * with a JOB_TIMEOUT only while its job lives (a repeat waits for that same job, through
+ * the Idempotency-Key or the implicit key of an SDK's own repeat). Final job outcomes (a
+ * 502, a 499, an expired job) and refusals of the request are not. The official `openai`
+ * SDKs obey `x-should-retry`; without it they repeat every 5xx, 409 and 429 twice, and a
+ * refused prompt became three jobs.
+ */
+export function shouldRetry(error: ApiError): boolean {
+  switch (error.code) {
+    case 'RATE_LIMITED':
+    case 'INTERNAL_ERROR':
+    case 'NO_DEVICE_ONLINE':
+    case 'NO_AGENT_AVAILABLE':
+    case 'PROVIDER_RATE_LIMITED':
+      return true;
+    case 'JOB_TIMEOUT':
+      return error.details?.status !== 'expired';
+    default:
+      return false;
+  }
+}
+
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
+  reply.header('x-should-retry', String(shouldRetry(error)));
   return reply.code(error.status).send(envelope(error.code, error.message, String(reply.request.id), error.details));
 }
 
