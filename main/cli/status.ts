@@ -48,7 +48,7 @@ export function renderStatus(s: Status): string {
       );
     }
   } else {
-    lines.push('', 'No agents yet: pair an account in the dashboard.');
+    lines.push('', 'No account is paired yet: add one in the dashboard, or with chatbridge agents add PROVIDER.');
   }
   return `${lines.join('\n')}\n`;
 }
