@@ -8,6 +8,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
+import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
 
@@ -68,8 +69,10 @@ export async function serve(args: string[]): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
-  // One write, so a reader that waits for the first line also has the second.
-  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
+  // One write, so a reader that waits for the first line also has the others.
+  const token = adminToken(dataDir);
+  const notice = simulate ? null : noAccountNotice(service.pool, `${service.baseUrl}/#/agents/add&token=${token}`);
+  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${token}\n${notice ? `${notice}\n` : ''}`);
   if (remote) {
     const warning =
       `--allow-remote: the API listens on ${service.baseUrl} in plain HTTP: keys, the admin token, prompts and answers cross ` +

@@ -102,6 +102,14 @@ describe('Adding an account and logging in (headless: in the dashboard)', () => 
     expect(api.input).not.toHaveBeenCalled();
   });
 
+  it('#/agents/ID/login (the link chatbridge agents add prints) opens its login, once, unless it is logged in', async () => {
+    const state = adminState([agent({ id: 'agt_7', name: 'New GPT', state: 'needs_login' }), agent({ id: 'agt_8', name: 'Old GPT' })]);
+    const { api } = renderPage('#/agents/agt_7/login', state);
+    await waitFor(() => expect(api.logIn).toHaveBeenCalledWith('agt_7'));
+    expect(screen.getByRole('heading', { level: 2, name: /New GPT/ })).toBeTruthy();
+    expect(api.logIn).toHaveBeenCalledTimes(1);
+  });
+
   it('removes an agent after asking', async () => {
     const { api } = renderPage('#/agents', adminState([agent()]));
     const card = screen.getByRole('article', { name: 'chatgpt-1' });
