@@ -248,6 +248,16 @@ describe('validation and limits', () => {
     }
   });
 
+  it('names a mistyped field next to the missing one it stands for', async () => {
+    t = await startTestService();
+    const r = await t.api('POST', '/v1/completions', { body: { promt: 'Say hello', provider: 'claude' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('prompt is required. The body has "promt": did you mean prompt?');
+    expect(r.body.error.details).toEqual({ field: 'prompt', unknown_field: 'promt' });
+    // Nothing near: the plain message.
+    expect((await t.api('POST', '/v1/completions', { body: { question: 'x' } })).body.error.message).toBe('prompt is required.');
+  });
+
   it('accepts a prompt of exactly 100 000 characters and metadata of exactly 4 096 bytes', async () => {
     t = await startTestService();
     const metadata = { m: 'x'.repeat(4_096 - '{"m":""}'.length) };
