@@ -30,6 +30,13 @@ describe('Agents', () => {
     expect(within(screen.getByRole('article', { name: 'Old Gemini' })).getByRole('button', { name: 'Enable this agent' })).toBeTruthy();
   });
 
+  it('shows a resting agent with the time it takes jobs again', () => {
+    renderPage('#/agents', adminState([agent({ state: 'resting', cooldown_until: '2026-11-21T21:54:00Z' })]));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    expect(within(card).getByText('resting')).toBeTruthy();
+    expect(within(card).getByText(/usage limit was reached; it takes jobs again at/)).toBeTruthy();
+  });
+
   it('pauses, renames and caps an agent through the API', async () => {
     const { api } = renderPage('#/agents', adminState([agent()]));
     const card = screen.getByRole('article', { name: 'chatgpt-1' });
