@@ -254,11 +254,16 @@ export class AdminConsole {
   job(id: string): JobDetail {
     const { completions, store } = this.deps;
     const job = completions.get(id);
+    const rows = store.attempts(id);
     return {
       job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
-      attempts: attemptRecords(store.attempts(id)),
+      attempts: attemptRecords(rows).map((record, i) => {
+        const { started_at, ended_at } = rows[i]!;
+        // From the millisecond times: the whole-second timestamps round a short attempt to 0.
+        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at };
+      }),
       webhook: this.webhookLog(id),
       waiting_because: completions.waitReason(job)?.text ?? null,
     };

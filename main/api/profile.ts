@@ -49,8 +49,6 @@ export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
     ended_at: a.ended_at === null ? null : timestamp(a.ended_at),
     outcome: a.outcome,
     error_code: a.error_code,
-    // From the millisecond times: the whole-second timestamps would round short attempts to 0.
-    run_ms: a.ended_at === null ? null : a.ended_at - a.started_at,
   }));
 }
 

@@ -103,7 +103,6 @@ export const AttemptRecord = Type.Object({
   ended_at: Nullable(Timestamp),
   outcome: Nullable(Type.String()),
   error_code: Nullable(Type.String()),
-  run_ms: Nullable(Type.Integer({ description: 'How long the attempt ran, in ms; null while it runs' })),
 });
 export type AttemptRecord = Static<typeof AttemptRecord>;
 
