@@ -1,5 +1,6 @@
 import { VERSION } from '../core/package-root.js';
 import { PROVIDERS } from '../core/providers.js';
+import { SERVE_HELP } from './serve.js';
 
 const DATA_DIR = 'Every command takes --data-dir DIR (default: CHATBRIDGE_DATA_DIR, else the OS data folder).';
 
@@ -9,14 +10,7 @@ export const COMMAND_HELP: Record<string, string> = {
   The desktop app: tray, dashboard window, and the service on port 8787. Where Electron
   cannot run (no display, not installed) it says why and serves headless, as serve does.
   --hidden   start in the tray only`,
-  serve: `chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
-  The service, headless, until Ctrl-C (running jobs go back to the queue).
-  --port N                 listen on N (default 8787; 0 picks a free port)
-  --host ADDR              listen on ADDR (default 127.0.0.1)
-  --allow-remote           needed with a --host that is not loopback: the API is then reachable from the network
-  --simulate               run against six simulated provider sites, one agent each, in
-                           <data dir>/simulator; prints an API key for the run
-  --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1 (implies --simulate)`,
+  serve: SERVE_HELP,
   agents: `chatbridge agents list [--json]
 chatbridge agents add PROVIDER [--name NAME]
 chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
@@ -72,6 +66,7 @@ export const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a lo
 Usage:
   chatbridge start                       the desktop app (headless serve where Electron is unavailable)
   chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
+                   [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   chatbridge agents list [--json] | agents add PROVIDER [--name N]
   chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
   chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]

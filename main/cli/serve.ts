@@ -23,6 +23,20 @@ export const SERVE_OPTIONS = {
   'simulate-drift': { type: 'string' },
 } as const;
 
+export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
+                 [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
+  The service, headless, until Ctrl-C (running jobs go back to the queue).
+  --port N                 listen on N (default 8787; 0 picks a free port)
+  --host ADDR              listen on ADDR (default 127.0.0.1)
+  --allow-remote           needed with a --host that is not loopback: the API is then reachable
+                           from the network, in plain HTTP
+  --simulate               run against six simulated provider sites, one agent each, in
+                           <data dir>/simulator; prints an API key for the run
+  --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
+  --simulate-layout P=L,…  a simulated site shows another of its provider's layouts
+  --simulate-drift K,…     every simulated site drifts: ${DRIFT_KINDS.join(', ')}
+  Each --simulate-… option implies --simulate.`;
+
 /**
  * `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. With --simulate it
  * runs against the simulated provider sites instead of the real ones, in its own data
