@@ -122,6 +122,7 @@ describe('dashboard in a browser', () => {
       ['webhooks', 'Webhooks'],
       ['jobs', /A job for the lists/],
       [`jobs/${job!.id}`, /Waiting in the queue/],
+      ['usage', 'By agent'],
       ['settings', 'Logs'],
     ];
     for (const [route, shows] of pages) {
