@@ -170,6 +170,31 @@ export class AdminConsole {
     return this.agentView(id);
   }
 
+  /**
+   * Has the agent look at its page again and says where it stands (`chatbridge agents
+   * check`): after a person logged in elsewhere, or to see whether it still is. During a
+   * login this is that login's "I have logged in"; an agent running a job is left alone.
+   */
+  async checkAgent(id: string): Promise<AgentView> {
+    const { pool, scheduler } = this.deps;
+    if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    const control = this.agentControl();
+    if (control.loginStep(id)) return this.logIn(id);
+    if (scheduler.isRunningOn(id)) return this.agentView(id);
+    const agent = pool.liveAgent(id);
+    if (!agent) throw new ApiError('CONFLICT', "This agent's browser is not running yet; try again in a moment.");
+    if (agent.recheck) {
+      // Marked busy meanwhile, so no job is handed to a page that is being looked at.
+      pool.setBusy(id, true);
+      try {
+        await agent.recheck();
+      } finally {
+        pool.setBusy(id, false);
+      }
+    }
+    return this.agentView(id);
+  }
+
   endLogIn(id: string): AgentView {
     if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
     this.control?.endLogIn(id);
@@ -229,12 +254,18 @@ export class AdminConsole {
   job(id: string): JobDetail {
     const { completions, store } = this.deps;
     const job = completions.get(id);
+    const rows = store.attempts(id);
     return {
       job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
-      attempts: attemptRecords(store.attempts(id)),
+      attempts: attemptRecords(rows).map((record, i) => {
+        const { started_at, ended_at } = rows[i]!;
+        // From the millisecond times: the whole-second timestamps round a short attempt to 0.
+        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at };
+      }),
       webhook: this.webhookLog(id),
+      waiting_because: completions.waitReason(job)?.text ?? null,
     };
   }
 

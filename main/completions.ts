@@ -12,6 +12,7 @@ import type { JobEvents } from './queue/job-events.js';
 import type { JobRow, JobStore } from './queue/job-store.js';
 import type { JobConstraint, Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
+import { waitReason, type WaitReason } from './queue/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 export interface Submission {
@@ -24,6 +25,28 @@ export interface Submission {
   rawBody: Record<string, unknown>;
   /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
   apiKeyId: string;
+  /**
+   * Whether the client says this is its own automatic repeat of an earlier request (the
+   * openai SDKs' `x-stainless-retry-count` above 0); undefined when it does not number its
+   * tries. Only used without an Idempotency-Key: see `repeatKey`.
+   */
+  automaticRepeat?: boolean;
+}
+
+/**
+ * How long after a request an SDK's automatic repeat of it finds its job: a whole hold
+ * (600 s, after which the SDK may repeat a 504 or its own timeout) and its back-off.
+ * Every repeat found starts the window again, for the SDK's next one.
+ */
+export const AUTOMATIC_REPEAT_WINDOW_MS = LIMITS.holdMs + 60_000;
+
+/**
+ * The implicit idempotency key of a request sent without one: the sender and what it asks.
+ * A line feed can never occur in a header value, so no Idempotency-Key a caller sends can
+ * equal it.
+ */
+function repeatKey(keyId: string, hash: string): string {
+  return `\nrepeat ${keyId} ${hash}`;
 }
 
 export interface Submitted {
@@ -63,7 +86,10 @@ export class Completions {
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const hash = s.idempotencyKey === undefined ? '' : requestHash(s.path, s.rawBody);
+    const hash = s.idempotencyKey === undefined && s.automaticRepeat === undefined ? '' : requestHash(s.path, s.rawBody);
+    // Without an Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their
+    // own timeout) finds the job its first request made instead of making another.
+    const implicitKey = s.idempotencyKey === undefined && s.automaticRepeat !== undefined ? repeatKey(s.apiKeyId, hash) : undefined;
     const result = await this.commits.run((): Submitted => {
       const now = this.clock.now();
       if (s.idempotencyKey !== undefined) {
@@ -73,6 +99,14 @@ export class Completions {
         }
         const original = seen && this.store.get(seen.job_id);
         if (original) return { job: original, created: false };
+      }
+      if (implicitKey !== undefined && s.automaticRepeat) {
+        const seen = this.idempotency.find(implicitKey, now, AUTOMATIC_REPEAT_WINDOW_MS);
+        const original = seen && this.store.get(seen.job_id);
+        if (original) {
+          this.idempotency.remember(implicitKey, hash, original.id, now);
+          return { job: original, created: false };
+        }
       }
       if (this.store.queuedCount() >= LIMITS.queuedJobs) {
         throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} jobs.`, { limit: LIMITS.queuedJobs });
@@ -93,7 +127,8 @@ export class Completions {
         created_at: now,
         api_key_id: s.apiKeyId,
       });
-      if (s.idempotencyKey !== undefined) this.idempotency.remember(s.idempotencyKey, hash, job.id, now);
+      const key = s.idempotencyKey ?? implicitKey;
+      if (key !== undefined) this.idempotency.remember(key, hash, job.id, now);
       return { job, created: true };
     });
     if (result.created) this.scheduler.jobAdded(result.job);
@@ -166,15 +201,28 @@ export class Completions {
         );
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', outcomeDetails(job));
-      case 'expired':
-        throw new ApiError('JOB_TIMEOUT', 'The job deadline passed; it will not run again.', outcomeDetails(job));
-      default:
+      case 'expired': {
+        const never = job.attempts === 0 ? ` It never started: ${this.reasonFor(job).text}.` : '';
+        throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, outcomeDetails(job));
+      }
+      default: {
+        const why = this.waitReason(job);
         throw new ApiError(
           'JOB_TIMEOUT',
-          `The hold ended while the job is ${job.status}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
+          `The hold ended while the job is ${job.status}${why ? ` (${why.text})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
           outcomeDetails(job),
         );
+      }
     }
+  }
+
+  /** Why a queued job has not started; null for a job that is not queued. */
+  waitReason(job: JobRow): WaitReason | null {
+    return job.status === 'queued' ? this.reasonFor(job) : null;
+  }
+
+  private reasonFor(job: JobConstraint): WaitReason {
+    return waitReason(job, { pool: this.pool, scheduler: this.scheduler, settings: this.settings.get() });
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */

@@ -12,7 +12,7 @@ import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
-import { logAgentChanges, logJobEnds, logWebhookFailures } from './logs/log-feeds.js';
+import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
 import { AgentPool } from './queue/agent-pool.js';
 import { openDatabase, type Db } from './queue/db.js';
 import { GroupCommit } from './queue/group-commit.js';
@@ -137,7 +137,11 @@ export class Service {
     this.metrics = new ServiceMetrics({ store: this.store, pool: this.pool, usage, settings: this.settings, events: this.events, clock });
     this.webhookSender.onAttempt(logWebhookFailures((jobId) => this.outbox.get(jobId), this.log));
     this.webhookSender.onAttempt((attempt) => this.metrics.webhookAttempt(attempt));
-    this.stopLogging.push(logAgentChanges(this.pool, this.log), logJobEnds(this.events, this.log));
+    this.stopLogging.push(
+      logAgentChanges(this.pool, this.log),
+      logJobEnds(this.events, this.log),
+      logJobWaits(this.events, (job) => this.completions.waitReason(job), this.log, clock),
+    );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     this.retention = new Retention(db, this.store, this.outbox, () => this.settings.get().retentionDays, clock, (error) =>
       this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),

@@ -20,7 +20,7 @@ export const AgentView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   provider: Type.String(),
-  state: Type.String({ description: 'needs_login, idle, busy, paused or error' }),
+  state: Type.String({ description: 'needs_login, idle, busy, resting (after a usage limit, until cooldown_until), paused or error' }),
   detail: Nullable(Type.String({ description: 'Why the agent is not ready, in words for a person' })),
   enabled: Type.Boolean(),
   position: Type.Integer(),
@@ -165,12 +165,19 @@ export const WebhookLog = Type.Object({
 });
 export type WebhookLog = Static<typeof WebhookLog>;
 
+/** An attempt as the dashboard shows it: the contract's record and how long it ran. */
+export const AttemptView = Type.Object({
+  ...AttemptRecord.properties,
+  run_ms: Nullable(Type.Integer({ description: 'How long the attempt ran, in ms; null while it runs' })),
+});
+
 export const JobDetail = Type.Object({
   job: Job,
   prompt: Type.String({ description: "Empty once retention removed it" }),
   content_pruned_at: Nullable({ ...Timestamp, description: 'When retention removed the prompt and response; null while they are stored' }),
-  attempts: Type.Array(AttemptRecord),
+  attempts: Type.Array(AttemptView),
   webhook: Nullable(WebhookLog),
+  waiting_because: Nullable(Type.String({ description: 'Why a queued job has not started, in words for a person' })),
 });
 export type JobDetail = Static<typeof JobDetail>;
 

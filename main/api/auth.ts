@@ -13,6 +13,11 @@ export interface RouteAccess {
   admin?: boolean;
 }
 
+declare module 'fastify' {
+  // Every route's `config` is its RouteAccess.
+  interface FastifyContextConfig extends RouteAccess {}
+}
+
 export interface Caller {
   /** The API key's id, or 'admin' for the dashboard's token. */
   keyId: string;

@@ -8,8 +8,32 @@ export function envelope(code: ErrorCode | string, message: string, requestId: s
   return { error: { code, message, request_id: requestId, ...(details ? { details } : {}) } };
 }
 
+/**
+ * Whether repeating the same request can give another answer: the contract's retry set,
+ * with a JOB_TIMEOUT only while its job lives (a repeat waits for that same job, through
+ * the Idempotency-Key or the implicit key of an SDK's own repeat). Final job outcomes (a
+ * 502, a 499, an expired job) and refusals of the request are not. The official `openai`
+ * SDKs obey `x-should-retry`; without it they repeat every 5xx, 409 and 429 twice, and a
+ * refused prompt became three jobs.
+ */
+export function shouldRetry(error: ApiError): boolean {
+  switch (error.code) {
+    case 'RATE_LIMITED':
+    case 'INTERNAL_ERROR':
+    case 'NO_DEVICE_ONLINE':
+    case 'NO_AGENT_AVAILABLE':
+    case 'PROVIDER_RATE_LIMITED':
+      return true;
+    case 'JOB_TIMEOUT':
+      return error.details?.status !== 'expired';
+    default:
+      return false;
+  }
+}
+
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
+  reply.header('x-should-retry', String(shouldRetry(error)));
   return reply.code(error.status).send(envelope(error.code, error.message, String(reply.request.id), error.details));
 }
 
@@ -18,10 +42,10 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
  * they are, fastify's own client errors (bad JSON, wrong content type, too large) into
  * INVALID_REQUEST or PAYLOAD_TOO_LARGE, and everything else into a bare INTERNAL_ERROR.
  */
-export function toApiError(error: FastifyError | ApiError | Error): ApiError {
+export function toApiError(error: FastifyError | ApiError | Error, body?: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const fe = error as FastifyError;
-  if (fe.validation && fe.validation.length > 0) return fromValidation(fe.validation[0]!, fe.validationContext ?? 'body');
+  if (fe.validation && fe.validation.length > 0) return fromValidation(fe.validation[0]!, fe.validationContext ?? 'body', body);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('PAYLOAD_TOO_LARGE', `The request body is over ${LIMITS.bodyBytes} bytes.`, { limit: LIMITS.bodyBytes });
@@ -42,7 +66,7 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
 
 const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
 
-function fromValidation(v: FastifySchemaValidationError, context: string): ApiError {
+function fromValidation(v: FastifySchemaValidationError, context: string, body: unknown): ApiError {
   const params = v.params as Record<string, unknown>;
   const path = v.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (v.keyword === 'required') path.push(String(params.missingProperty));
@@ -54,7 +78,29 @@ function fromValidation(v: FastifySchemaValidationError, context: string): ApiEr
   if (context === 'body' && field === 'prompt' && v.keyword === 'maxLength') {
     return new ApiError('PAYLOAD_TOO_LARGE', `prompt is over ${LIMITS.promptChars} characters.`, { field, limit: LIMITS.promptChars });
   }
-  return new ApiError('INVALID_REQUEST', describe(field, v, params), { field });
+  const message = describe(field, v, params);
+  // A required field missing next to a field of nearly its name: name the typo ("promt").
+  const typo = v.keyword === 'required' && context === 'body' && v.instancePath === '' ? nearMiss(String(params.missingProperty), body) : undefined;
+  if (typo !== undefined) return new ApiError('INVALID_REQUEST', `${message} The body has "${typo}": did you mean ${field}?`, { field, unknown_field: typo });
+  return new ApiError('INVALID_REQUEST', message, { field });
+}
+
+/** A key of `body` one or two edits away from `name`. */
+function nearMiss(name: string, body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return Object.keys(body).find((key) => key !== name && editDistance(key.toLowerCase(), name) <= 2);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 function describe(field: string, v: FastifySchemaValidationError, params: Record<string, unknown>): string {
@@ -72,7 +118,7 @@ function describe(field: string, v: FastifySchemaValidationError, params: Record
 
 /** For the error handler: reply with the envelope, logging only real faults. */
 export function handleError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request.body);
   if (apiError.status === ERROR_STATUS.INTERNAL_ERROR) {
     process.stderr.write(`[${String(request.id)}] ${request.method} ${request.url}: ${error.stack ?? error.message}\n`);
   }

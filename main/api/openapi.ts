@@ -1,78 +1,50 @@
+import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ErrorEnvelope } from './schemas.js';
 
-declare module 'fastify' {
-  interface FastifySchema {
-    /** A one-line description of the route, for the OpenAPI document. */
-    summary?: string;
-  }
-}
+const DESCRIPTION = `Your logged-in chat accounts as a local, durable API. Every error has the envelope
+\`ErrorEnvelope\`; \`error.code\` is the contract, \`error.message\` is for people. Errors carry
+\`x-should-retry\`: \`true\` only where repeating the same request can give another answer.`;
 
-interface RouteSchema {
-  summary?: string;
-  body?: object;
-  params?: { properties?: Record<string, object> };
-  querystring?: { properties?: Record<string, object> };
-  headers?: { properties?: Record<string, object> };
-  response?: Record<string, object>;
+/**
+ * The OpenAPI 3.1 document of the public API (/v1), built by @fastify/swagger from the
+ * same TypeBox schemas the routes validate with, so it cannot drift from what the server
+ * enforces. Register it before the routes: it collects them as they are added. The
+ * dashboard's own API (/admin/v1) is left out: it is the dashboard's, not a contract for
+ * scripts, and its token never leaves this machine.
+ */
+export function registerOpenApi(app: FastifyInstance, version: string): void {
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'ChatBridge — Prompt Completion Service', version, description: DESCRIPTION },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, cb_…' } },
+        schemas: { ErrorEnvelope: plain(ErrorEnvelope) },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const shown = url.startsWith('/v1/');
+      const body = schema?.body ? { body: withOptionalDefaults(plain(schema.body)) } : {};
+      return { url, schema: { ...schema, ...body, hide: !shown, security: route.config?.scope ? [{ bearer: [] }] : [] } };
+    },
+  });
 }
 
 /**
- * Builds the OpenAPI 3.0 document from the schemas the routes validate with, collected as
- * routes register, so the document cannot drift from what the server enforces.
+ * A request field with a default may be left out: the server fills it in before it checks
+ * `required` (Ajv's useDefaults), which TypeBox's types express by listing it as required.
+ * The document says what a caller must send.
  */
-export function collectOpenApi(app: FastifyInstance, version: string): () => object {
-  const paths: Record<string, Record<string, object>> = {};
-  app.addHook('onRoute', (route) => {
-    const schema = route.schema as RouteSchema | undefined;
-    if (!schema || !route.url.startsWith('/v1/')) return;
-    const path = route.url.replace(/:(\w+)/g, '{$1}');
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
-    const parameters = [
-      ...paramsOf(schema.params, 'path'),
-      ...paramsOf(schema.querystring, 'query'),
-      ...paramsOf(schema.headers, 'header'),
-    ];
-    const responses = Object.fromEntries(
-      Object.entries(schema.response ?? {}).map(([status, body]) => [
-        status,
-        { description: status === 'default' ? 'Error' : 'Success', content: { 'application/json': { schema: plain(body) } } },
-      ]),
-    );
-    const security = (route.config as { scope?: string } | undefined)?.scope ? [{ bearer: [] }] : [];
-    for (const method of methods) {
-      (paths[path] ??= {})[method.toLowerCase()] = {
-        summary: schema.summary,
-        security,
-        ...(parameters.length ? { parameters } : {}),
-        ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(schema.body) } } } } : {}),
-        responses,
-      };
-    }
-  });
-  return () => ({
-    openapi: '3.0.3',
-    info: { title: 'ChatBridge — Prompt Completion Service (Profile F)', version },
-    servers: [{ url: '/' }],
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'cb_… API key' } },
-      schemas: { ErrorEnvelope: plain(ErrorEnvelope) },
-    },
-    paths,
-  });
+function withOptionalDefaults(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  if (!Array.isArray(schema.required)) return schema;
+  const required = (schema.required as string[]).filter((name) => !(properties[name] && 'default' in properties[name]));
+  return { ...schema, required };
 }
 
-function paramsOf(schema: RouteSchema['params'], where: 'path' | 'query' | 'header'): object[] {
-  const required = new Set((schema as { required?: string[] } | undefined)?.required ?? []);
-  return Object.entries(schema?.properties ?? {}).map(([name, s]) => ({
-    name: where === 'header' ? name.replace(/(^|-)(\w)/g, (_, d: string, c: string) => d + c.toUpperCase()) : name,
-    in: where,
-    required: where === 'path' || required.has(name),
-    schema: plain(s),
-  }));
-}
-
-/** The schema as JSON: TypeBox's symbol-keyed bookkeeping does not survive, as intended. */
-function plain(schema: object): object {
-  return JSON.parse(JSON.stringify(schema)) as object;
+/** The schema as JSON: TypeBox's symbol-keyed bookkeeping does not belong in the document. */
+function plain(schema: object): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }

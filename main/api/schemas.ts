@@ -23,7 +23,13 @@ export const CompletionRequest = Type.Object(
     prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'Text sent to the provider' }),
     provider: Nullable({ ...ProviderName, enum: [...PROVIDERS, null], default: null }),
     agent_id: Nullable(Type.String({ maxLength: 64, default: null, description: 'Restrict the job to one agent' })),
-    wait: Type.Boolean({ default: true, description: 'Hold the request open until the job settles' }),
+    wait: Type.Boolean({
+      default: true,
+      description:
+        'Hold the request open until the job settles (at most 10 minutes). false answers 202 at once, but only when an agent is free ' +
+        'right now: without callback_url it answers 503 whenever none is. To queue a job for later, give a callback_url, or keep wait: true ' +
+        'and poll GET /v1/completions/{id} after a 504.',
+    }),
     timeout_ms: Type.Integer({ minimum: 5_000, maximum: 600_000, default: 180_000, description: 'Per attempt' }),
     deadline_ms: Type.Integer({ minimum: 10_000, maximum: 3_600_000, default: 900_000, description: 'Whole job' }),
     priority: Type.Integer({ minimum: -10, maximum: 100, default: 0, description: 'Higher starts first' }),
@@ -175,7 +181,7 @@ export const AgentSummary = Type.Object({
   id: Type.String(),
   name: Type.String(),
   provider: Type.String(),
-  state: Type.String({ description: 'needs_login, idle, busy, paused or error' }),
+  state: Type.String({ description: 'needs_login, idle, busy, resting (after a usage limit, until cooldown_until), paused or error' }),
   cooldown_until: Nullable(Timestamp),
   ...CapUsage,
 });

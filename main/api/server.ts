@@ -10,7 +10,7 @@ import type { StatusReport } from '../status-report.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { collectOpenApi } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
@@ -112,14 +112,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     void sendError(reply, new ApiError('NOT_FOUND', `There is no ${request.method} ${path}.`));
   });
 
-  const openApi = collectOpenApi(app, deps.version);
-  completionRoutes(app, deps.completions);
-  chatCompletionRoutes(app, deps.completions);
-  accountRoutes(app, deps.report);
-  adminRoutes(app, deps.admin, deps.adminToken);
-  dashboardRoutes(app);
-  operationRoutes(app, deps);
-  app.get('/v1/openapi.json', async () => openApi());
+  registerOpenApi(app, deps.version);
+  // Registered after the OpenAPI plugin, which collects routes as they are added.
+  void app.register(async (api) => {
+    completionRoutes(api, deps.completions);
+    chatCompletionRoutes(api, deps.completions);
+    accountRoutes(api, deps.report);
+    adminRoutes(api, deps.admin, deps.adminToken);
+    dashboardRoutes(api);
+    operationRoutes(api, deps);
+    api.get(
+      '/v1/openapi.json',
+      { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
+      async () => api.swagger(),
+    );
+  });
   return app;
 }
 

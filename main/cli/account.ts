@@ -10,9 +10,12 @@ import { parse, parseCap, parseDuration, UsageError } from './args.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 
-/** Runs `work` on the data dir's database. A running server sees the change within a second. */
-function withDb<T>(dataDirFlag: string | undefined, work: (db: Db) => T): T {
-  const db = openDatabase(resolveDataDir(dataDirFlag));
+/**
+ * Runs `work` on the data dir's database. A running server sees the change within a second.
+ * `readOnly` work refuses a data dir that does not exist rather than create it.
+ */
+export function withDb<T>(dataDirFlag: string | undefined, work: (db: Db) => T, { readOnly = false } = {}): T {
+  const db = openDatabase(resolveDataDir(dataDirFlag), { create: !readOnly });
   try {
     return work(db);
   } finally {
@@ -54,14 +57,18 @@ export function keys(args: string[]): void {
     }
     case 'list': {
       const { values } = parse(rest, DATA_DIR);
-      withDb(values['data-dir'], (db) => {
-        const list = new KeyStore(db, systemClock, randomIds).list();
-        if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
-        for (const k of list) {
-          const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
-          out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
-        }
-      });
+      withDb(
+        values['data-dir'],
+        (db) => {
+          const list = new KeyStore(db, systemClock, randomIds).list();
+          if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
+          for (const k of list) {
+            const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
+            out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
+          }
+        },
+        { readOnly: true },
+      );
       return;
     }
     case 'revoke': {

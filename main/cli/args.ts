@@ -5,7 +5,7 @@ export class UsageError extends Error {}
 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
   try {
-    const parsed = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    const parsed = parseArgs({ args: joinNegativeValues(args, options), options, strict: true, allowPositionals: positionals > 0 });
     if (parsed.positionals.length > positionals) {
       throw new UsageError(`Unexpected argument: ${parsed.positionals[positionals]}`);
     }
@@ -14,6 +14,21 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message.split('\n')[0]!);
   }
+}
+
+/**
+ * Node's parser refuses `--per-hour -1` as "ambiguous" (the value looks like an option).
+ * A negative number after a string option is its value, so the command's own check says
+ * what is wrong with it.
+ */
+function joinNegativeValues(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : '';
+    if (options[name]?.type === 'string' && /^-\d/.test(args[i + 1] ?? '')) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]!);
+  }
+  return out;
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

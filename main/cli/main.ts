@@ -5,32 +5,14 @@ import { UsageError } from './args.js';
 // service, start in a tenth of the time without the service, the database and the browsers.
 const account = () => import('./account.js');
 const serve = async (args: string[]) => (await import('./serve.js')).serve(args);
-
-const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
-
-Usage:
-  chatbridge start                       the desktop app (headless serve where Electron is unavailable)
-  chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR]
-  chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
-  chatbridge keys list | keys revoke KEY_ID
-  chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
-  chatbridge rotation set round_robin|least_used|ordered|random
-  chatbridge pause | resume
-  chatbridge status [--json]
-  chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
-  chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
-  chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
-  chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none]
-  chatbridge jobs delete JOB_ID | jobs purge --before DATE
-  chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
-
-Every command takes --data-dir DIR (or CHATBRIDGE_DATA_DIR). ask and mcp call the running
-service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
-`;
+const help = () => import('./help.js');
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
+  if (command && (args.includes('--help') || args.includes('-h'))) {
+    const { COMMAND_HELP, commandHelp } = await help();
+    if (COMMAND_HELP[command]) return void process.stdout.write(commandHelp(command));
+  }
   try {
     switch (command) {
       case 'serve':
@@ -43,6 +25,8 @@ export async function main(argv: string[]): Promise<void> {
         process.stdout.write(`Electron runtime unavailable (${runtime.reason}): serving headless instead.\n`);
         return await serve(args);
       }
+      case 'agents':
+        return await (await import('./agents.js')).agents(args);
       case 'keys':
         return (await account()).keys(args);
       case 'caps':
@@ -78,7 +62,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(HELP);
+        process.stdout.write((await help()).HELP);
         return;
       default:
         throw new UsageError(`Unknown command "${command}". Run chatbridge help.`);

@@ -8,6 +8,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
+import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
 
@@ -21,6 +22,20 @@ export const SERVE_OPTIONS = {
   'simulate-layout': { type: 'string' },
   'simulate-drift': { type: 'string' },
 } as const;
+
+export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
+                 [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
+  The service, headless, until Ctrl-C (running jobs go back to the queue).
+  --port N                 listen on N (default 8787; 0 picks a free port)
+  --host ADDR              listen on ADDR (default 127.0.0.1)
+  --allow-remote           needed with a --host that is not loopback: the API is then reachable
+                           from the network, in plain HTTP
+  --simulate               run against six simulated provider sites, one agent each, in
+                           <data dir>/simulator; prints an API key for the run
+  --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
+  --simulate-layout P=L,…  a simulated site shows another of its provider's layouts
+  --simulate-drift K,…     every simulated site drifts: ${DRIFT_KINDS.join(', ')}
+  Each --simulate-… option implies --simulate.`;
 
 /**
  * `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. With --simulate it
@@ -68,8 +83,10 @@ export async function serve(args: string[]): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
-  // One write, so a reader that waits for the first line also has the second.
-  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${adminToken(dataDir)}\n`);
+  // One write, so a reader that waits for the first line also has the others.
+  const token = adminToken(dataDir);
+  const notice = simulate ? null : noAccountNotice(service.pool, `${service.baseUrl}/#/agents/add&token=${token}`);
+  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${token}\n${notice ? `${notice}\n` : ''}`);
   if (remote) {
     const warning =
       `--allow-remote: the API listens on ${service.baseUrl} in plain HTTP: keys, the admin token, prompts and answers cross ` +

@@ -7,7 +7,10 @@ import { UsageError } from './args.js';
 /** The running server of a data dir, proven to be ours, and a way to call it with the admin token. */
 export interface RunningServer {
   url: string;
-  call(method: string, path: string): Promise<Response>;
+  /** `body`, if given, goes as JSON. */
+  call(method: string, path: string, body?: unknown): Promise<Response>;
+  /** The dashboard at a page (`/agents/add`), signed in through the link's fragment. */
+  dashboardLink(route: string): string;
 }
 
 /**
@@ -42,8 +45,14 @@ export async function runningServer(dataDir: string): Promise<RunningServer | nu
   }
   return {
     url: info.url,
-    call: (method, path) =>
-      fetch(`${reach}${path}`, { method, headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) }),
+    call: (method, path, body) =>
+      fetch(`${reach}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(30_000),
+      }),
+    dashboardLink: (route) => `${info.url}/#${route}&token=${token}`,
   };
 }
 

@@ -25,10 +25,11 @@ const cap = (limit: number | null) => (limit === null ? 'no cap' : String(limit)
 
 export function renderStatus(s: Status): string {
   const device = s.devices[0];
+  const resting = (device?.agents ?? []).filter((a) => a.state === 'resting').length;
   const lines = [
     `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? 'PAUSED (chatbridge resume)' : 'running'}`,
     `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${s.queue.oldest_queued_at}` : ''}`,
-    `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy, ${s.agents.total} in all; rotation ${s.rotation}`,
+    `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy${resting ? `, ${resting} resting after a usage limit` : ''}, ${s.agents.total} in all; rotation ${s.rotation}`,
     `Global:  ${s.global.used_this_hour} used this hour, cap ${cap(s.global.rate_limit_per_hour)}${s.global.next_slot_at ? `, next slot ${s.global.next_slot_at}` : ''}`,
     '',
     `${'provider'.padEnd(12)}${'idle/total'.padEnd(12)}${'used/hour'.padEnd(11)}${'cap'.padEnd(8)}next slot`,
@@ -41,12 +42,13 @@ export function renderStatus(s: Status): string {
   if (agents.length > 0) {
     lines.push('', 'agents:');
     for (const a of agents) {
+      const until = a.state === 'resting' && a.cooldown_until ? ` until ${a.cooldown_until}` : '';
       lines.push(
-        `  ${a.id}  ${a.provider.padEnd(10)} ${a.state.padEnd(11)} ${a.used_this_hour}/${cap(a.rate_limit_per_hour)} this hour  "${a.name}"`,
+        `  ${a.id}  ${a.provider.padEnd(10)} ${a.state.padEnd(11)} ${a.used_this_hour}/${cap(a.rate_limit_per_hour)} this hour  "${a.name}"${until}`,
       );
     }
   } else {
-    lines.push('', 'No agents yet: pair an account in the dashboard.');
+    lines.push('', 'No account is paired yet: add one in the dashboard, or with chatbridge agents add PROVIDER.');
   }
   return `${lines.join('\n')}\n`;
 }

@@ -42,7 +42,8 @@ export function webhooks(args: string[]): void {
       const jobId = positionals[0];
       if (!jobId) throw new UsageError(`Which job? chatbridge webhooks ${sub} JOB_ID`);
       const dataDir = resolveDataDir(values['data-dir']);
-      const db = openDatabase(dataDir);
+      // Neither looking up a job nor redelivering one can start from an empty data dir.
+      const db = openDatabase(dataDir, { create: false });
       try {
         const outbox = new WebhookOutbox(db);
         const deliveries = new WebhookDeliveries(new JobStore(db, outbox), outbox, systemClock);

@@ -26,8 +26,11 @@ export interface AgentResult {
 /** What the agent itself knows about its readiness; `busy` and `paused` are the scheduler's. */
 export type AgentReadiness = 'idle' | 'needs_login' | 'error';
 
-/** The states decisions.md lists, as reported to users. */
-export type AgentState = 'needs_login' | 'idle' | 'busy' | 'paused' | 'error';
+/**
+ * The states decisions.md lists, as reported to users, plus `resting`: logged in but cooling
+ * down after the provider's usage limit, so not eligible (and not idle) until its time.
+ */
+export type AgentState = 'needs_login' | 'idle' | 'busy' | 'resting' | 'paused' | 'error';
 
 export type AgentFailureKind =
   | 'rejected' // the provider refused the prompt: never retried
@@ -64,6 +67,11 @@ export interface Agent {
   readiness(): AgentReadiness;
   /** Why the agent is not ready, in words for a person (optional). */
   detail?(): string;
+  /**
+   * Looks at its page again and updates readiness (after a person logged in, or to see
+   * whether it still is). Optional: agents without a page have nothing to look at.
+   */
+  recheck?(): Promise<void>;
   onChange(listener: () => void): void;
   /** Notes for the log, if the agent has any to give. */
   onNote?(listener: (note: AgentNote) => void): void;

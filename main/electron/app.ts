@@ -14,6 +14,7 @@ import { DEFAULT_PORT } from '../cli/args.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import { adminToken } from '../core/runtime-files.js';
+import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { appMenuTemplate } from './app-menu.js';
 import { dashboardHandler } from './dashboard-protocol.js';
@@ -71,6 +72,8 @@ async function start(): Promise<void> {
     port,
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
   });
+  const notice = noAccountNotice(service.pool, null);
+  if (notice) process.stdout.write(`${notice}\n`);
   electron.protocol.handle(APP_SCHEME, dashboardHandler(join(PACKAGE_ROOT, 'dist/renderer'), (r) => service.app.inject(r)));
 
   const views = new ElectronViews(electron);

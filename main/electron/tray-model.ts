@@ -29,9 +29,10 @@ export function trayView(s: TraySnapshot): TrayView {
   const count = (state: AgentState) => s.agents.filter((a) => a === state).length;
   const busy = count('busy');
   const idle = count('idle');
+  const resting = count('resting');
   const needsLogin = count('needs_login');
   const failing = count('error');
-  const agentsLine = s.agents.length === 0 ? 'No accounts yet' : `${busy} busy, ${idle} idle`;
+  const agentsLine = s.agents.length === 0 ? 'No accounts yet' : `${busy} busy, ${idle} idle${resting ? `, ${resting} resting` : ''}`;
   const queueLine = `${s.queueDepth} queued`;
   const attention = [needsLogin ? `${plural(needsLogin, 'account')} to log in again` : '', failing ? `${plural(failing, 'agent')} in error` : ''].filter(Boolean);
 

@@ -1,6 +1,9 @@
 import type { AgentState } from '../core/agent.js';
 import type { AgentPool } from '../queue/agent-pool.js';
+import type { Clock } from '../core/clock.js';
 import type { JobEvents } from '../queue/job-events.js';
+import type { JobRow } from '../queue/job-store.js';
+import type { WaitReason } from '../queue/wait-reason.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
 import type { DeliveryRow } from '../webhooks/outbox.js';
 import type { LogBook } from './log-book.js';
@@ -15,12 +18,15 @@ const MAX_DETAIL = 200;
  * and would bury the lines that matter (the Jobs page shows the work). An agent is first
  * logged when its live agent is attached ("started"); before that the pool reports `error`
  * for it only because nothing drives it yet. A browser agent also reports `error` while its
- * browser first opens: that is "starting", not a problem, and logs nothing by itself.
+ * browser first opens: that is "starting", not a problem, and logs nothing by itself. Nor
+ * is an agent that has not been logged in yet in this run a warning (an account being
+ * paired, or the simulator signing its agents in): losing a login it had is.
  */
 export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
   const last = new Map<string, AgentState | 'starting'>();
   /** Live agents whose notes (a dialog closed, a fallback taken) go to the log. */
   const heard = new WeakSet<object>();
+  const loggedInOnce = new Set<string>();
   const look = () => {
     const present = new Set<string>();
     for (const record of pool.list()) {
@@ -36,18 +42,24 @@ export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
       const state: AgentState = raw === 'busy' ? 'idle' : raw;
       const before = last.get(record.id);
       if (before === state) continue;
-      if (before === undefined && state === 'error') {
+      if ((before === undefined || before === 'starting') && state === 'error') {
         last.set(record.id, 'starting');
         continue;
       }
       last.set(record.id, state);
-      const trouble = state === 'needs_login' || state === 'error';
-      const detail = trouble ? live.detail?.()?.trim().slice(0, MAX_DETAIL) : undefined;
-      const change = before === undefined ? `started, ${state}` : `${before} → ${state}`;
+      if (state === 'idle' || state === 'resting') loggedInOnce.add(record.id);
+      const trouble = state === 'error' || (state === 'needs_login' && loggedInOnce.has(record.id));
+      const detail = state === 'needs_login' || state === 'error' ? live.detail?.()?.trim().slice(0, MAX_DETAIL) : undefined;
+      const change = before === undefined || before === 'starting' ? `started, ${state}` : `${before} → ${state}`;
       log.add(trouble ? 'warn' : 'info', 'agent', `${record.name}: ${change}${detail ? ` (${detail})` : ''}`);
     }
     // A removed agent is forgotten, so an agent added later under the same id starts afresh.
-    for (const id of [...last.keys()]) if (!present.has(id)) last.delete(id);
+    for (const id of [...last.keys()]) {
+      if (!present.has(id)) {
+        last.delete(id);
+        loggedInOnce.delete(id);
+      }
+    }
   };
   look();
   return pool.onChange(look);
@@ -60,6 +72,27 @@ export function logJobEnds(events: JobEvents, log: LogBook): () => void {
     const code = job.error_code ? `: ${job.error_code}` : '';
     const message = job.error_message ? ` (${job.error_message})` : '';
     log.warn('job', `Job ${job.id} ${job.status} after ${job.attempts} ${job.attempts === 1 ? 'try' : 'tries'}${code}${message}`);
+  });
+}
+
+/** The same reason for a burst of new jobs is one line a minute, not one per job. */
+const SAME_WAIT_QUIET_MS = 60_000;
+
+/**
+ * Logs a job accepted into a wait only a person can end ("no ChatGPT account is paired"):
+ * the contract keeps such a job queued, so the log says why nothing happens. Waits that
+ * end by themselves (agents busy, resting, caps) are everyday queueing and log nothing.
+ */
+export function logJobWaits(events: JobEvents, reason: (job: JobRow) => WaitReason | null, log: LogBook, clock: Clock): () => void {
+  const lastLogged = new Map<string, number>();
+  return events.subscribeAll((job) => {
+    if (job.status !== 'queued' || job.attempts > 0) return;
+    const why = reason(job);
+    if (!why?.needsPerson) return;
+    const now = clock.now();
+    if (now - (lastLogged.get(why.text) ?? -Infinity) < SAME_WAIT_QUIET_MS) return;
+    lastLogged.set(why.text, now);
+    log.warn('job', `Job ${job.id} waits: ${why.text}`);
   });
 }
 

@@ -107,22 +107,24 @@ export class AgentPool implements AgentRoster {
     this.reload();
   }
 
+  /** One truth for every view: a logged-in agent cooling down after a usage limit is `resting`, not idle. */
   state(id: string): AgentState {
     const record = this.records.get(id);
     if (!record || !record.enabled) return 'paused';
     if (this.busy.has(id)) return 'busy';
-    return this.live.get(id)?.readiness() ?? 'error';
+    const readiness = this.live.get(id)?.readiness() ?? 'error';
+    return readiness === 'idle' && this.cooldowns.has(id) ? 'resting' : readiness;
   }
 
   /** Enabled, logged in, idle and not cooling down: ready to take a job (caps aside). */
   isReady(id: string): boolean {
-    return this.state(id) === 'idle' && !this.cooldowns.has(id);
+    return this.state(id) === 'idle';
   }
 
-  /** Agents that could ever take work right now if idle: enabled and logged in. */
+  /** Agents that could take work, now or once they are free: enabled and logged in. */
   isUsable(id: string): boolean {
     const state = this.state(id);
-    return state === 'idle' || state === 'busy';
+    return state === 'idle' || state === 'busy' || state === 'resting';
   }
 
   cooldownUntil(id: string): number | null {
@@ -143,6 +145,7 @@ export class AgentPool implements AgentRoster {
       this.changed();
     }, until - this.clock.now());
     this.cooldowns.set(id, { until, timer });
+    this.changed();
   }
 
   /** Returns the function that stops listening. */

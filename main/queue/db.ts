@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
 
 /** The data dir cannot be created or its database opened: a user-facing condition. */
 export class DataDirError extends Error {}
+
+const DB_FILE = 'chatbridge.db';
 
 /**
  * Each entry moves the schema one version forward; `PRAGMA user_version` records how far a
@@ -164,11 +166,15 @@ const MIGRATIONS: string[] = [
  * commit is on disk before it returns, so an accepted job survives power loss, not only a
  * killed process. The cost of that fsync is paid once per group of submissions (GroupCommit).
  */
-export function openDatabase(dataDir: string): Db {
+export function openDatabase(dataDir: string, { create = true }: { create?: boolean } = {}): Db {
   let db: Db;
+  // Commands that only read must not leave a data dir behind where there was none.
+  if (!create && !existsSync(join(dataDir, DB_FILE))) {
+    throw new DataDirError(`Nothing is set up in ${dataDir} yet (no ChatBridge data there).`);
+  }
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const file = join(dataDir, 'chatbridge.db');
+    const file = join(dataDir, DB_FILE);
     ownerOnly(file);
     db = new Database(file, { timeout: 5000 });
   } catch (error) {

@@ -40,12 +40,12 @@ export class IdempotencyStore {
     };
   }
 
-  /** The live entry for `key`, if any. */
-  find(key: string, now: number): { request_hash: string; job_id: string } | undefined {
-    return this.s.get.get(key, now - IDEMPOTENCY_TTL_MS) as { request_hash: string; job_id: string } | undefined;
+  /** The entry for `key` made within the last `ttlMs`, if any. */
+  find(key: string, now: number, ttlMs = IDEMPOTENCY_TTL_MS): { request_hash: string; job_id: string } | undefined {
+    return this.s.get.get(key, now - ttlMs) as { request_hash: string; job_id: string } | undefined;
   }
 
-  /** Records `key` (replacing an expired entry). */
+  /** Records `key` (replacing an earlier entry). */
   remember(key: string, hash: string, jobId: string, now: number): void {
     this.s.put.run(key, hash, jobId, now);
   }

@@ -6,10 +6,13 @@ type Tone = 'good' | 'busy' | 'warn' | 'bad' | 'quiet';
 /** An agent's state in words, with what to do about it. */
 export function describeAgent(agent: AgentView, allPaused: boolean): { label: string; tone: Tone; hint: string } {
   if (agent.pairing) return { label: 'logging in', tone: 'warn', hint: 'A login is open: finish it in the page, or cancel it.' };
-  if (agent.cooldown_until && agent.state !== 'busy' && agent.state !== 'paused') {
-    return { label: 'resting', tone: 'warn', hint: `The provider's usage limit was reached; it takes jobs again at ${clockTime(agent.cooldown_until)}.` };
-  }
   switch (agent.state) {
+    case 'resting':
+      return {
+        label: 'resting',
+        tone: 'warn',
+        hint: `The provider's usage limit was reached; it takes jobs again${agent.cooldown_until ? ` at ${clockTime(agent.cooldown_until)}` : ' later'}.`,
+      };
     case 'idle':
       return allPaused
         ? { label: 'idle', tone: 'quiet', hint: 'Logged in, but all agents are paused: resume them on the Overview page.' }

@@ -106,4 +106,30 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => page.locator('tr', { hasText: 'from the dashboard' }).textContent(), SLOW).toMatch(/from the dashboard/);
     expect(await page.content()).not.toContain(secret);
   });
+
+  it('fits a 420 px wide window: no page scrolls sideways (wide tables scroll in their own box)', async () => {
+    const { t } = await open({ claude: 1, chatgpt: 1 });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'A job for the lists [[ms=10]]' } });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'Waits for gemini', provider: 'gemini', wait: false, callback_url: 'https://127.0.0.1:9/h' } });
+    await page.setViewportSize({ width: 420, height: 800 });
+    const [job] = t.service.store.recent(1);
+    const pages: [string, string | RegExp][] = [
+      ['overview', 'Overview'],
+      ['agents', 'Agents'],
+      ['agents/add', 'Add an account'],
+      ['caps', 'Caps and rotation'],
+      ['keys', 'API keys'],
+      ['webhooks', 'Webhooks'],
+      ['jobs', /A job for the lists/],
+      [`jobs/${job!.id}`, /Waiting in the queue/],
+      ['usage', 'By agent'],
+      ['settings', 'Logs'],
+    ];
+    for (const [route, shows] of pages) {
+      await page.evaluate((r) => (window.location.hash = `#/${r}`), route);
+      await page.getByText(shows).first().waitFor(SLOW);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, route).toBe(0);
+    }
+  });
 });

@@ -105,6 +105,49 @@ describe('agents from the dashboard', () => {
     expect(log).toContain('Claude 1: added (Claude), opening its login page');
   });
 
+  it("check has the agent look at its page again; a login's check is its 'I have logged in'; a busy agent is left alone", async () => {
+    await start({ agents: { gemini: 1 } });
+    const control = attach();
+    const agent = t.agents[0]!;
+    let looks = 0;
+    let release: () => void = () => {};
+    // What a browser agent does: look at its page, then say whether it is logged in.
+    Object.assign(agent, {
+      recheck: () =>
+        new Promise<void>((resolve) => {
+          looks++;
+          release = () => {
+            agent.setReadiness('needs_login');
+            resolve();
+          };
+        }),
+    });
+    const checking = as('POST', `/admin/v1/agents/${agent.id}/check`);
+    await until(() => looks === 1);
+    // While it looks, no job is handed to its page.
+    const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false } });
+    expect(waiting.status).toBe(503);
+    release();
+    const checked = await checking;
+    expect(checked.status).toBe(200);
+    expect(checked.body).toMatchObject({ id: agent.id, state: 'needs_login', pairing: null });
+
+    control.steps.set(agent.id, 'login');
+    await as('POST', `/admin/v1/agents/${agent.id}/check`);
+    expect(control.calls).toEqual([`login ${agent.id}`]);
+    expect(looks).toBe(1);
+
+    control.steps.delete(agent.id);
+    agent.setReadiness('idle');
+    const held = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
+    await until(() => t.service.scheduler.isRunningOn(agent.id));
+    expect((await as('POST', `/admin/v1/agents/${agent.id}/check`)).body.state).toBe('busy');
+    expect(looks).toBe(1);
+    expect((await as('POST', '/admin/v1/agents/agt_nope/check')).status).toBe(404);
+    await t.api('DELETE', `/v1/completions/${t.service.store.recent(1)[0]!.id}`);
+    expect((await held).status).toBe(499);
+  });
+
   it('logs in again and closes a login; the state shows the step', async () => {
     await start({ agents: { chatgpt: 1 } });
     const control = attach();

@@ -3,6 +3,7 @@
  * scopes, request limits, idempotency, capacity answers, envelopes and documents.
  */
 import http from 'node:http';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../main/keys/key-store.js';
 import { startTestService, type TestService } from '../support/harness.js';
@@ -247,6 +248,16 @@ describe('validation and limits', () => {
     }
   });
 
+  it('names a mistyped field next to the missing one it stands for', async () => {
+    t = await startTestService();
+    const r = await t.api('POST', '/v1/completions', { body: { promt: 'Say hello', provider: 'claude' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('prompt is required. The body has "promt": did you mean prompt?');
+    expect(r.body.error.details).toEqual({ field: 'prompt', unknown_field: 'promt' });
+    // Nothing near: the plain message.
+    expect((await t.api('POST', '/v1/completions', { body: { question: 'x' } })).body.error.message).toBe('prompt is required.');
+  });
+
   it('accepts a prompt of exactly 100 000 characters and metadata of exactly 4 096 bytes', async () => {
     t = await startTestService();
     const metadata = { m: 'x'.repeat(4_096 - '{"m":""}'.length) };
@@ -351,20 +362,40 @@ describe('status, models and the OpenAPI document', () => {
     expect(m.data[0]).toMatchObject({ object: 'model', owned_by: 'chatbridge', created: expect.any(Number) });
   });
 
-  it('serves an OpenAPI document built from the validating schemas', async () => {
+  it('serves a valid OpenAPI 3.1 document built from the validating schemas', async () => {
     t = await startTestService();
     const doc = (await t.api('GET', '/v1/openapi.json', { key: null })).body;
-    expect(doc.openapi).toBe('3.0.3');
+    const validation = await new Validator().validate(doc);
+    expect(validation.errors ?? []).toEqual([]);
+    expect(validation.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBe('ChatBridge — Prompt Completion Service');
     const post = doc.paths['/v1/completions'].post;
-    expect(post.requestBody.content['application/json'].schema.properties.prompt.maxLength).toBe(100_000);
-    expect(post.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+    const body = post.requestBody.content['application/json'].schema;
+    expect(body.properties.prompt.maxLength).toBe(100_000);
+    // Fields with a default may be left out; only the prompt must be sent.
+    expect(body.required).toEqual(['prompt']);
+    expect(body.properties.provider.type).toEqual(['string', 'null']);
+    expect(post.parameters.map((p: { name: string }) => p.name.toLowerCase())).toContain('idempotency-key');
+    expect(post.security).toEqual([{ bearer: [] }]);
+    expect(post.responses.default.content['application/json'].schema.properties.error.required).toEqual(['code', 'message', 'request_id']);
+    // The 503 of wait: false without callback_url is said where a reader looks, with the alternatives.
+    expect(post.description).toMatch(/without `callback_url` answers 202 only when an agent is free right now, and 503/);
+    expect(body.properties.wait.description).toMatch(/callback_url/);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.type).toBe('object');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/chat/completions',
       '/v1/completions',
       '/v1/completions/{id}',
       '/v1/models',
+      '/v1/openapi.json',
       '/v1/status',
     ]);
     expect(Object.keys(doc.paths['/v1/completions/{id}']).sort()).toEqual(['delete', 'get']);
+    expect(doc.paths['/v1/openapi.json'].get.security).toEqual([]);
+    for (const path of Object.values(doc.paths) as Record<string, { responses: Record<string, unknown> }>[]) {
+      for (const op of Object.values(path)) expect(Object.keys(op.responses)).toContain('200');
+    }
   });
 });

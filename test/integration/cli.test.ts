@@ -137,7 +137,11 @@ describe('chatbridge serve', () => {
     const dir = tempDir();
     const { key } = await createKey(dir, 'completions:read,completions:write');
     const server = await serve(['--port', '0', '--data-dir', dir]);
-    const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\ndashboard: http:\/\/127\.0\.0\.1:\1\/#token=cba_[\w-]+\n$/.exec(server.out.stdout);
+    // With no account yet, a third line says how to add one.
+    const m =
+      /^listening on http:\/\/127\.0\.0\.1:(\d+)\ndashboard: http:\/\/127\.0\.0\.1:\1\/#token=cba_[\w-]+\nno account is paired yet: [^\n]+\n$/.exec(
+        server.out.stdout,
+      );
     expect(m, server.out.stdout).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(server.url).toBe(`http://127.0.0.1:${m![1]}`);
@@ -150,7 +154,11 @@ describe('chatbridge serve', () => {
     await ok(['status', '--data-dir', dir]);
 
     expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
-    expect(server.out.stdout).toBe(`listening on ${server.url}\ndashboard: ${server.url}/#token=${readFileSync(join(dir, 'admin-token'), 'utf8').trim()}\n`);
+    const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    expect(server.out.stdout).toBe(
+      `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
+        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n`,
+    );
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
     expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
@@ -165,14 +173,14 @@ describe('chatbridge serve', () => {
     expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
 
     const server = await serve(['--port', '0'], env);
-    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\ndashboard: \S+\/#token=cba_[\w-]+\n$/);
+    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\ndashboard: \S+\/#token=cba_[\w-]+\nno account is paired yet: [^\n]+\n$/);
     expect((await api(server.url, key, 'GET', '/v1/status')).status).toBe(200);
     const json = JSON.parse((await ok(['status', '--json'], env)).stdout);
     expect(json.devices[0].base_url).toBe(server.url);
     expect((await ok(['keys', 'list'], env)).stdout).toContain('"via-env"');
-    // --data-dir wins over the variable.
+    // --data-dir wins over the variable (and, empty, has nothing to list).
     const other = tempDir();
-    expect((await ok(['keys', 'list', '--data-dir', other], env)).stdout).not.toContain('via-env');
+    expectUsageError(await cli(['keys', 'list', '--data-dir', other], env), /Nothing is set up/);
 
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
     expect(existsSync(join(dir, 'server.json'))).toBe(false);
@@ -524,6 +532,82 @@ describe('retention, deleting jobs and usage on a running server', () => {
   });
 });
 
+describe('chatbridge agents', () => {
+  let dir: string;
+  let key: string;
+  let server: Running;
+
+  const agentState = async (id: string) =>
+    ((await api(server.url, key, 'GET', '/v1/status')).body.devices[0].agents as { id: string; state: string; name: string }[]).find((a) => a.id === id);
+
+  beforeEach(async () => {
+    dir = tempDir();
+    key = (await createKey(dir, 'completions:read,completions:write')).key;
+    server = await scripted(dir, 'claude=1');
+  });
+
+  // Many commands, each a process: room for a loaded machine.
+  it('add prints the id and the dashboard link that opens its login; check, rename, pause, enable and remove follow the dashboard', { timeout: 90_000 }, async () => {
+    const added = await ok(['agents', 'add', 'chatgpt', '--name', 'Work GPT', '--data-dir', dir]);
+    const id = /Added (agt_\w+) "Work GPT" \(ChatGPT\)/.exec(added.stdout)?.[1];
+    expect(id, added.stdout).toBeDefined();
+    const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    expect(added.stdout).toContain(`${server.url}/#/agents/${id}/login&token=${token}\n`);
+
+    const listed = await ok(['agents', 'list', '--data-dir', dir]);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}  chatgpt +logging_in +"Work GPT"`, 'm'));
+    expect(listed.stdout).toMatch(/^agt_\w+  claude +idle +"claude-1"/m);
+    const json = JSON.parse((await ok(['agents', 'list', '--json', '--data-dir', dir])).stdout) as { id: string; state: string }[];
+    expect(json.map((a) => a.state).sort()).toEqual(['idle', 'logging_in']);
+
+    // The person logged in; check looks again and says so.
+    const checked = await ok(['agents', 'check', id!, '--data-dir', dir]);
+    expect(checked.stdout).toMatch(new RegExp(`^${id}  chatgpt +idle +"Work GPT"\n$`));
+    expect((await agentState(id!))?.state).toBe('idle');
+
+    const renamed = await ok(['agents', 'rename', id!, 'Home GPT', '--data-dir', dir]);
+    await withinOneSecond('the new name', renamed.endedAt, async () => (await agentState(id!))?.name === 'Home GPT');
+    const paused = await ok(['agents', 'pause', id!, '--data-dir', dir]);
+    await withinOneSecond('the agent paused', paused.endedAt, async () => (await agentState(id!))?.state === 'paused');
+    const enabled = await ok(['agents', 'enable', id!, '--data-dir', dir]);
+    await withinOneSecond('the agent enabled', enabled.endedAt, async () => (await agentState(id!))?.state === 'idle');
+
+    await ok(['agents', 'remove', id!, '--data-dir', dir]);
+    expect(await agentState(id!)).toBeUndefined();
+    expectUsageError(await cli(['agents', 'check', id!, '--data-dir', dir]), new RegExp(`No agent ${id}`));
+  });
+
+  it('remove is refused while the agent runs a job, as in the dashboard', async () => {
+    const claude = (await agentState((JSON.parse((await ok(['agents', 'list', '--json', '--data-dir', dir])).stdout) as { id: string }[])[0]!.id))!;
+    const held = api(server.url, key, 'POST', '/v1/completions', { prompt: 'p [[hang]]', provider: 'claude' });
+    await heldAfter('the job running', Date.now(), async () => (await agentState(claude.id))?.state === 'busy');
+    expectUsageError(await cli(['agents', 'remove', claude.id, '--data-dir', dir]), /running a job/);
+    expect(await agentState(claude.id)).toBeDefined();
+    await stopWith(server, 'SIGTERM');
+    await held.catch(() => {});
+  });
+
+  it('add, remove and check say the server must run; list works without it, and creates nothing', { timeout: 60_000 }, async () => {
+    await stopWith(server, 'SIGTERM');
+    expectUsageError(await cli(['agents', 'add', 'claude', '--data-dir', dir]), /not running/);
+    expect((await ok(['agents', 'list', '--data-dir', dir])).stdout).toMatch(/^agt_\w+  claude +not running +"claude-1"\n$/);
+    const fresh = join(tempDir(), 'never-made');
+    expectUsageError(await cli(['agents', 'list', '--data-dir', fresh]), /Nothing is set up/);
+    expect(existsSync(fresh)).toBe(false);
+  });
+});
+
+describe('help', () => {
+  it('chatbridge --help lists serve --simulate and its options; serve --help and agents --help work', async () => {
+    const [top, serveHelp, agentsHelp] = await Promise.all([ok(['--help']), ok(['serve', '--help']), ok(['agents', '--help'])]);
+    expect(top.stdout).toMatch(/--simulate-agents P=N/);
+    expect(top.stdout).toMatch(/^  chatbridge agents list .*agents add PROVIDER/m);
+    expect(serveHelp.stdout).toMatch(/^chatbridge serve .*--simulate/);
+    expect(serveHelp.stdout).toMatch(/--simulate-agents P=N/);
+    expect(agentsHelp.stdout).toMatch(/^chatbridge agents list/);
+  });
+});
+
 describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () => {
   const cases: [string, (dir: string) => string[], RegExp?][] = [
     ['an unknown command', () => ['frobnicate'], /frobnicate/],
@@ -542,6 +626,10 @@ describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () 
     ['keys create --expires-in 5x', (d) => ['keys', 'create', '--name', 'n', '--scopes', 'completions:read', '--expires-in', '5x', '--data-dir', d], /5x/],
     ['status with no server running', (d) => ['status', '--data-dir', d]],
     ['serve --port abc', (d) => ['serve', '--port', 'abc', '--data-dir', d], /abc/],
+    // Not node's "argument is ambiguous": the cap's own rule.
+    ['--per-hour -1', (d) => ['caps', 'set', '--global', '--per-hour', '-1', '--data-dir', d], /--per-hour takes a whole number or "none", not "-1"/],
+    ['agents add of an unknown provider', (d) => ['agents', 'add', 'bard', '--data-dir', d], /chatgpt, claude/],
+    ['agents rename without a name', (d) => ['agents', 'rename', 'agt_x', '--data-dir', d], /rename ID NAME/],
   ];
 
   it.each(cases)('%s', async (_label, args, message) => {
@@ -549,6 +637,14 @@ describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () 
     const r = await cli(args(dir));
     expectUsageError(r, message);
     expect(r.stdout).toBe('');
+  });
+
+  it('read-only commands on a data dir that does not exist say so and leave none behind', async () => {
+    const dir = join(tempDir(), 'nothing-here');
+    for (const args of [['keys', 'list'], ['status'], ['webhooks', 'log', 'job_x'], ['agents', 'list']]) {
+      expectUsageError(await cli([...args, '--data-dir', dir]));
+      expect(existsSync(dir), args.join(' ')).toBe(false);
+    }
   });
 
   it('a --data-dir that is a regular file', async () => {

@@ -192,4 +192,33 @@ describe('the official openai client', () => {
     // ... which still lists models (completions:read).
     expect((await readOnly.models.list()).data[0]!.id).toBe('service/auto');
   });
+
+  /** The jobs made from one prompt: what the SDK's own repeats cost. */
+  const jobsOf = (prompt: string) => t.service.store.recent(500).filter((j) => j.prompt === prompt);
+
+  it("with the SDK's own retries on, a refused prompt is one job: final outcomes say x-should-retry: false", async () => {
+    const retrying = new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 2, timeout: 20_000 });
+    const prompt = 'refuse me [[fail=rejected]]';
+    const { error, headers } = await failure(() =>
+      retrying.chat.completions.create({ model: 'service/chatgpt', messages: [{ role: 'user', content: prompt }] }),
+    ).then((e) => ({ error: e as InstanceType<typeof OpenAI.APIError>, headers: (e as InstanceType<typeof OpenAI.APIError>).headers }));
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('PROMPT_REJECTED');
+    expect(headers?.get('x-should-retry')).toBe('false');
+    expect(jobsOf(prompt)).toHaveLength(1);
+  });
+
+  it("an SDK repeat after its own timeout waits for the first request's job instead of making another", async () => {
+    // The first try gives up after 1 s; the job takes 1.2 s; the SDK repeats (x-stainless-retry-count: 1) and gets its answer.
+    const impatient = new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 2, timeout: 1_000 });
+    const prompt = 'slow one [[ms=1200]]';
+    const completion = await impatient.chat.completions.create({ model: 'service/claude', messages: [{ role: 'user', content: prompt }] });
+    expect(completion.choices[0]!.message.content).toBe(`echo(${claudeAgent}#1): ${prompt}`);
+    expect(jobsOf(prompt).map((j) => j.id)).toEqual([completion.id]);
+
+    // A person sending the same request again (not a repeat: retry count 0) gets a new job.
+    const again = await client.chat.completions.create({ model: 'service/claude', messages: [{ role: 'user', content: prompt }] });
+    expect(again.id).not.toBe(completion.id);
+    expect(jobsOf(prompt)).toHaveLength(2);
+  });
 });

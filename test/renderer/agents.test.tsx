@@ -30,6 +30,13 @@ describe('Agents', () => {
     expect(within(screen.getByRole('article', { name: 'Old Gemini' })).getByRole('button', { name: 'Enable this agent' })).toBeTruthy();
   });
 
+  it('shows a resting agent with the time it takes jobs again', () => {
+    renderPage('#/agents', adminState([agent({ state: 'resting', cooldown_until: '2026-11-21T21:54:00Z' })]));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    expect(within(card).getByText('resting')).toBeTruthy();
+    expect(within(card).getByText(/usage limit was reached; it takes jobs again at/)).toBeTruthy();
+  });
+
   it('pauses, renames and caps an agent through the API', async () => {
     const { api } = renderPage('#/agents', adminState([agent()]));
     const card = screen.getByRole('article', { name: 'chatgpt-1' });
@@ -100,6 +107,14 @@ describe('Adding an account and logging in (headless: in the dashboard)', () => 
     // No longer a login: the page is only to look at.
     expect(screen.queryByRole('application')).toBeNull();
     expect(api.input).not.toHaveBeenCalled();
+  });
+
+  it('#/agents/ID/login (the link chatbridge agents add prints) opens its login, once, unless it is logged in', async () => {
+    const state = adminState([agent({ id: 'agt_7', name: 'New GPT', state: 'needs_login' }), agent({ id: 'agt_8', name: 'Old GPT' })]);
+    const { api } = renderPage('#/agents/agt_7/login', state);
+    await waitFor(() => expect(api.logIn).toHaveBeenCalledWith('agt_7'));
+    expect(screen.getByRole('heading', { level: 2, name: /New GPT/ })).toBeTruthy();
+    expect(api.logIn).toHaveBeenCalledTimes(1);
   });
 
   it('removes an agent after asking', async () => {

@@ -102,6 +102,7 @@ export function jobDetail(summary: JobSummary, over: Partial<JobDetail> = {}): J
     content_pruned_at: null,
     attempts: [],
     webhook: null,
+    waiting_because: null,
     ...over,
   };
 }

@@ -29,7 +29,8 @@ describe('Jobs', () => {
     const summary = job({ id: 'job_9', prompt_excerpt: 'What is 2+2?' });
     const api = fakeApi(adminState());
     const detail = jobDetail(summary, {
-      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null }],
+      // Whole-second timestamps, equal here: the duration is the server's run_ms.
+      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null, run_ms: 730 }],
       webhook: {
         url: 'https://example.test/hook',
         state: 'failed',
@@ -45,12 +46,22 @@ describe('Jobs', () => {
     expect(await screen.findByText('Hello!')).toBeTruthy();
     expect(screen.getByText('What is 2+2?')).toBeTruthy();
     expect(screen.getByText('1.5 s')).toBeTruthy();
+    expect(screen.getByText('730 ms')).toBeTruthy();
     expect(screen.getByText('HTTP 500')).toBeTruthy();
     expect(screen.getByText('https://example.test/hook')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Send webhook again' }));
     await waitFor(() => expect(api.redeliver).toHaveBeenCalledWith('job_9'));
     expect(await screen.findByText('pending')).toBeTruthy();
+  });
+
+  it('says why a queued job waits', async () => {
+    const summary = job({ id: 'job_7', status: 'queued', finished_at: undefined });
+    const api = fakeApi(adminState());
+    const detail = jobDetail(summary, { waiting_because: 'no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)' });
+    api.job.mockResolvedValue({ ...detail, job: { ...detail.job, queue_position: 1 } });
+    renderPage('#/jobs/job_7', adminState(), [summary], api);
+    expect(await screen.findByText('Waiting in the queue (position 1): no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt).')).toBeTruthy();
   });
 
   it('cancels a running job through the API after warning about the waiting caller', async () => {

@@ -29,6 +29,14 @@ describe('Overview', () => {
     expect(screen.getByRole('link', { name: /Write a poem/ }).getAttribute('href')).toBe('#/jobs/job_run');
   });
 
+  it('counts a resting agent as resting, not ready, as the Agents page shows it', () => {
+    const until = new Date(Date.now() + 1_800_000).toISOString();
+    renderPage('#/overview', adminState([agent(), agent({ id: 'agt_2', name: 'chatgpt-2', state: 'resting', cooldown_until: until })]));
+    const tile = screen.getByText('Agents ready').parentElement!;
+    expect(within(tile).getByText('1 of 2')).toBeTruthy();
+    expect(within(tile).getByText('0 busy, 1 resting')).toBeTruthy();
+  });
+
   it('follows the live feed without a reload', () => {
     renderPage('#/overview', adminState([agent()]));
     expect(screen.getByText('No job is running')).toBeTruthy();

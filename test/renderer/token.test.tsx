@@ -32,6 +32,14 @@ describe('the admin token', () => {
     expect(takeToken()).toBeNull();
   });
 
+  it('keeps the page a command-line link opens, without the token', () => {
+    window.history.replaceState(null, '', '/#/agents/agt_1/login&token=cba_secret-2');
+    expect(takeToken()).toBe('cba_secret-2');
+    expect(window.location.hash).toBe('#/agents/agt_1/login');
+    expect(window.location.href).not.toContain('cba_secret-2');
+    forgetToken();
+  });
+
   it('without one, the page says how to open the link serve prints', () => {
     useDashboard.setState({ api: null, rejected: false });
     render(<App />);

@@ -2,12 +2,14 @@
  * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
  * service in its own process (SIGKILL, restarts) and for benchmarks:
  *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1]
- * Prints "listening on URL" like serve; stops on SIGINT/SIGTERM as serve does.
+ * Prints "listening on URL" like serve; stops on SIGINT/SIGTERM as serve does. Agents added
+ * through the admin API (`chatbridge agents add`) are scripted too (ScriptedControl).
  */
 import { parseArgs } from 'node:util';
 import { isProvider, type Provider } from '../../main/core/providers.js';
 import { Service } from '../../main/service.js';
 import { attachScriptedAgents } from './harness.js';
+import { ScriptedControl } from './scripted-control.js';
 
 const { values } = parseArgs({
   options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, agents: { type: 'string' } },
@@ -20,6 +22,7 @@ for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
 }
 const service = await Service.start({ dataDir: values['data-dir']!, port: Number(values.port ?? 0) });
 attachScriptedAgents(service, counts);
+service.attachAgents(new ScriptedControl(service));
 const stop = () => void service.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -81,9 +81,38 @@ describe('agent log', () => {
     agent.why = 'starting';
     agent.setReadiness('error');
     pool.attach(agent);
+    // Other changes heard while it still opens (its own notices, other agents, caps) are not news either.
+    agent.setReadiness('error');
+    pool.setCap(gpt.id, 3);
     expect(log.recent()).toEqual([]);
     agent.why = 'log in to the provider again';
     agent.setReadiness('needs_login');
-    expect(log.recent().map((e) => `${e.level} ${e.message}`)).toEqual(['warn ChatGPT 1: starting → needs_login (log in to the provider again)']);
+    agent.setReadiness('idle');
+    expect(log.recent().map((e) => `${e.level} ${e.message}`)).toEqual([
+      // Not logged in yet in this run (an account being paired, the simulator signing in): not a warning.
+      'info ChatGPT 1: started, needs_login (log in to the provider again)',
+      'info ChatGPT 1: needs_login → idle',
+    ]);
+    agent.setReadiness('needs_login');
+    expect(log.recent().at(-1)).toMatchObject({ level: 'warn', message: 'ChatGPT 1: idle → needs_login (log in to the provider again)' });
+  });
+
+  it('logs an agent resting after a usage limit, and back', () => {
+    const clock = new ManualClock();
+    const pool = new AgentPool(db, clock, randomIds);
+    const log = new LogBook(clock);
+    const gpt = pool.create('chatgpt', 'ChatGPT 1');
+    logAgentChanges(pool, log);
+    pool.attach(new ExplainingAgent(gpt.id, 'chatgpt'));
+    pool.coolDown(gpt.id, clock.now() + 60_000);
+    expect(pool.state(gpt.id)).toBe('resting');
+    expect(pool.isReady(gpt.id)).toBe(false);
+    clock.advance(60_000);
+    expect(pool.state(gpt.id)).toBe('idle');
+    expect(log.recent().map((e) => `${e.level} ${e.message}`)).toEqual([
+      'info ChatGPT 1: started, idle',
+      'info ChatGPT 1: idle → resting',
+      'info ChatGPT 1: resting → idle',
+    ]);
   });
 });

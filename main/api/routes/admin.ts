@@ -75,6 +75,12 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     async (request) => console.logIn(request.params.id),
   );
 
+  app.post<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id/check',
+    { config: admin, schema: schema('Have the agent look at its page again; answers its state', { params: IdParams, response: ok(AgentView) }) },
+    async (request) => console.checkAgent(request.params.id),
+  );
+
   app.delete<{ Params: { id: string } }>(
     '/admin/v1/agents/:id/login',
     { config: admin, schema: schema('Close a login', { params: IdParams, response: ok(AgentView) }) },

@@ -12,7 +12,7 @@ import {
   type ChatMessage,
 } from '../schemas.js';
 import { LIMITS } from '../../core/limits.js';
-import { clientGone } from './completions.js';
+import { automaticRepeat, clientGone } from './completions.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
 
@@ -76,6 +76,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
         path: '/v1/chat/completions',
         rawBody: request.body as unknown as Record<string, unknown>,
         apiKeyId: request.keyId,
+        automaticRepeat: automaticRepeat(request),
       });
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       const done = completions.outcome(settled);

@@ -13,6 +13,18 @@ import {
 } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';
 
+const SUBMIT_DESCRIPTION = `Submits a prompt as a durable job.
+
+- \`wait: true\` (the default) holds the request until the job is final, at most 10 minutes: 200 with the job,
+  or the outcome's error (502, 499; 504 \`JOB_TIMEOUT\` when the hold ends first, and the job continues).
+  A job that cannot start yet waits in the queue; a 504's message says why it waits.
+- \`wait: false\` with a \`callback_url\` answers 202 at once; the job is POSTed to the URL when final.
+- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
+  (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
+  for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.
+
+Send an \`Idempotency-Key\` to repeat the request safely: the same key returns the same job.`;
+
 const write: RouteAccess = { scope: 'completions:write', budget: 'write' };
 const read: RouteAccess = { scope: 'completions:read', budget: 'read' };
 
@@ -26,6 +38,17 @@ export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortS
   return controller.signal;
 }
 
+/**
+ * Whether a request is its client's own automatic repeat: the official openai SDKs number
+ * each try in `x-stainless-retry-count` (0 first). Undefined for clients that do not number
+ * their tries: they never repeat by themselves, so their requests need no implicit key.
+ */
+export function automaticRepeat(request: FastifyRequest): boolean | undefined {
+  const count = request.headers['x-stainless-retry-count'];
+  if (typeof count !== 'string') return undefined;
+  return /^\d+$/.test(count) && Number(count) > 0;
+}
+
 export function completionRoutes(app: FastifyInstance, completions: Completions): void {
   const present = (job: JobRow) => jobObject(job, completions.agentName(job), completions.queuePosition(job));
 
@@ -35,6 +58,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
       config: write,
       schema: {
         summary: 'Submit a job',
+        description: SUBMIT_DESCRIPTION,
         headers: IdempotencyHeaders,
         body: CompletionRequest,
         response: { 200: Job, 202: Accepted, default: ErrorEnvelope },
@@ -47,6 +71,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
         path: '/v1/completions',
         rawBody: request.body as unknown as Record<string, unknown>,
         apiKeyId: request.keyId,
+        automaticRepeat: automaticRepeat(request),
       });
       if (!request.body.wait) {
         return created ? reply.code(202).send(acceptedBody(job)) : present(job);

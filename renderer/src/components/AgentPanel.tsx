@@ -11,7 +11,7 @@ import { Problem } from './Problem.js';
  * does in it, or a view-only look at it working. The server's `pairing` step and the
  * agent's state say where the login stands.
  */
-export function AgentPanel({ agent, api }: { agent: AgentView; api: AdminApi }) {
+export function AgentPanel({ agent, api, openLogin = false }: { agent: AgentView; api: AdminApi; openLogin?: boolean }) {
   const provider = providerName(agent.provider);
   // Seen a login on this panel: when it ends with the agent idle, that is the success to show.
   const hadLogin = useRef(agent.pairing !== null);
@@ -27,6 +27,11 @@ export function AgentPanel({ agent, api }: { agent: AgentView; api: AdminApi }) 
   };
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [agent.id]);
+  // Opened from a login link: start the login unless one is open or the agent is already in.
+  useEffect(() => {
+    if (openLogin && !agent.pairing && !loggedIn) void start.run();
+    // Once, when the panel opens: later changes of state are the login's own.
+  }, [agent.id, openLogin]);
 
   let title: string;
   let words: string;

@@ -16,11 +16,15 @@ import { providerName } from '../format.js';
 import { useAction } from '../hooks.js';
 import { href } from '../route.js';
 
-/** `param`: `add` for "Add account", or an agent's id for its page (login or watch). */
+/**
+ * `param`: `add` for "Add account", an agent's id for its page (login or watch), or
+ * `<id>/login` for its page with a login opened (the link `chatbridge agents add` prints).
+ */
 export function Agents({ admin, api, param }: { admin: AdminState; api: AdminApi; param: string | null }) {
   const desktop = desktopBridge();
   if (param === 'add') return <AddAccount api={api} desktop={desktop} />;
-  const shown = param ? admin.agents.find((a) => a.id === param) : undefined;
+  const [agentId, action] = param?.split('/') ?? [];
+  const shown = agentId ? admin.agents.find((a) => a.id === agentId) : undefined;
   return (
     <>
       {param && !shown && (
@@ -30,7 +34,7 @@ export function Agents({ admin, api, param }: { admin: AdminState; api: AdminApi
           </p>
         </EmptyState>
       )}
-      {shown && <AgentPanel key={shown.id} agent={shown} api={api} />}
+      {shown && <AgentPanel key={shown.id} agent={shown} api={api} openLogin={action === 'login'} />}
       {admin.agents.length === 0 ? (
         !param && <NoAgents />
       ) : (

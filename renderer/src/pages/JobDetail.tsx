@@ -15,7 +15,9 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
   const [loadError, setLoadError] = useState<string | null>(null);
   // Reload whenever the live feed reports a change of this job.
   const summary = useDashboard((s) => s.jobs.find((j) => j.id === id));
-  const version = summary ? `${summary.status}/${summary.attempts}` : '';
+  // A queued job's reason to wait changes with the agents (one added, logged in, rested).
+  const agents = useDashboard((s) => s.admin?.agents.map((a) => `${a.id}:${a.state}`).join(',') ?? '');
+  const version = summary ? `${summary.status}/${summary.attempts}${summary.status === 'queued' ? `/${agents}` : ''}` : '';
   useEffect(() => {
     let current = true;
     api.job(id).then(
@@ -106,7 +108,11 @@ function Body({ detail }: { detail: Detail }) {
             {job.error.message} <code className="muted">{job.error.code}</code>
           </p>
         ) : (
-          <p className="note">{job.status === 'queued' ? `Waiting in the queue${job.queue_position ? ` (position ${job.queue_position})` : ''}.` : 'No answer yet: an agent is working on it.'}</p>
+          <p className="note">
+            {job.status === 'queued'
+              ? `Waiting in the queue${job.queue_position ? ` (position ${job.queue_position})` : ''}${detail.waiting_because ? `: ${detail.waiting_because}` : ''}.`
+              : 'No answer yet: an agent is working on it.'}
+          </p>
         )}
       </section>
     </div>
@@ -163,7 +169,7 @@ function Attempts({ detail }: { detail: Detail }) {
                 <td>{a.attempt}</td>
                 <td>{nameOf(a.agent_id)}</td>
                 <td>{clockTime(a.started_at)}</td>
-                <td>{a.ended_at ? duration(Date.parse(a.ended_at) - Date.parse(a.started_at)) : 'running'}</td>
+                <td>{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
                 <td>{a.outcome ? `${a.outcome}${a.error_code ? ` (${a.error_code})` : ''}` : '—'}</td>
               </tr>
             ))}

@@ -14,11 +14,12 @@ export function Overview({ admin }: { admin: AdminState }) {
   const { status } = admin;
   const running = jobs.filter((j) => j.status === 'dispatched');
   const providers = Object.entries(status.providers).filter(([, p]) => p.agents_total > 0);
+  const resting = admin.agents.filter((a) => a.state === 'resting').length;
 
   return (
     <>
       <div className="tiles">
-        <Tile label="Agents ready" value={`${status.agents.idle} of ${status.agents.total}`} note={`${status.agents.busy} busy`} />
+        <Tile label="Agents ready" value={`${status.agents.idle} of ${status.agents.total}`} note={`${status.agents.busy} busy${resting ? `, ${resting} resting` : ''}`} />
         <Tile
           label="Queued"
           value={String(status.queue.depth)}

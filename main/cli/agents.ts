@@ -1,0 +1,146 @@
+import type { AgentView } from '../api/admin-schemas.js';
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
+import { AgentPool } from '../queue/agent-pool.js';
+import { withDb } from './account.js';
+import { parse, UsageError } from './args.js';
+import { runningServer, type RunningServer } from './server-client.js';
+import type { ErrorEnvelope } from '../api/schemas.js';
+
+const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+const USE = 'Use: chatbridge agents list|add|rename|pause|enable|remove|check (chatbridge agents --help)';
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** An agent as the list shows it; `state` is null when no server runs to know it. */
+type Listed = Pick<AgentView, 'id' | 'name' | 'provider' | 'enabled' | 'cap_per_hour' | 'cooldown_until' | 'detail'> & { state: string | null };
+
+/**
+ * `chatbridge agents …`, the Agents page from the command line, under the same rules (the
+ * admin console's). Adding, removing and checking an agent need its browser, so they go
+ * through the running server's admin API; renaming, pausing and enabling change the row in
+ * the database, which a running server picks up within a second, as `caps` does.
+ */
+export async function agents(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { ...DATA_DIR, json: { type: 'boolean' } });
+      const list = await listAgents(values['data-dir']);
+      if (values.json) return out(JSON.stringify(list, null, 2));
+      if (list.length === 0) return out('No account is paired yet. Add one: chatbridge agents add PROVIDER (one of ' + PROVIDERS.join(', ') + ').');
+      for (const a of list) out(listLine(a));
+      return;
+    }
+    case 'add': {
+      const { values, positionals } = parse(rest, { ...DATA_DIR, name: { type: 'string' } }, 1);
+      const provider = positionals[0];
+      if (!isProvider(provider)) throw new UsageError(`Which provider? chatbridge agents add PROVIDER, one of ${PROVIDERS.join(', ')}.`);
+      const server = await requireServer(resolveDataDir(values['data-dir']), 'adding an account');
+      const name = values.name?.trim();
+      const agent = await callJson<AgentView>(server, 'POST', '/admin/v1/agents', { provider, ...(name ? { name } : {}) });
+      out(`Added ${agent.id} "${agent.name}" (${PROVIDER_NAMES[provider]}).`);
+      if (agent.state === 'idle') return out('Its browser is already logged in: it takes jobs now.');
+      out(`Log in to ${PROVIDER_NAMES[provider]} in its page, shown in the dashboard (the desktop app opens a window):`);
+      out(server.dashboardLink(`/agents/${agent.id}/login`));
+      out(`It takes jobs once you are in; chatbridge agents check ${agent.id} tells where it stands.`);
+      return;
+    }
+    case 'rename': {
+      const { values, positionals } = parse(rest, DATA_DIR, 2);
+      const [id, name] = positionals.map((p) => p.trim());
+      if (!id || !name) throw new UsageError('Use: chatbridge agents rename ID NAME');
+      if (name.length > 80) throw new UsageError('A name has at most 80 characters.');
+      changeRow(values['data-dir'], id, (pool) => pool.rename(id, name));
+      return out(`${id} is now "${name}".`);
+    }
+    case 'pause':
+    case 'enable': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError(`Which agent? chatbridge agents ${sub} ID (see chatbridge agents list).`);
+      changeRow(values['data-dir'], id, (pool) => pool.setEnabled(id, sub === 'enable'));
+      return out(sub === 'enable' ? `${id} takes jobs again.` : `${id} is paused: it takes no new jobs (a running one finishes).`);
+    }
+    case 'remove': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('Which agent? chatbridge agents remove ID (see chatbridge agents list).');
+      const server = await requireServer(resolveDataDir(values['data-dir']), 'removing an agent (its browser and login go with it)');
+      await callJson(server, 'DELETE', `/admin/v1/agents/${encodeURIComponent(id)}`);
+      return out(`Removed ${id} and its login. Its past jobs keep its id.`);
+    }
+    case 'check': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('Which agent? chatbridge agents check ID (see chatbridge agents list).');
+      const server = await requireServer(resolveDataDir(values['data-dir']), "checking an agent's page");
+      const agent = await callJson<AgentView>(server, 'POST', `/admin/v1/agents/${encodeURIComponent(id)}/check`);
+      out(listLine({ ...agent, state: agent.pairing ? 'logging_in' : agent.state }));
+      if (agent.state === 'needs_login' || agent.pairing) out(`Log in: ${server.dashboardLink(`/agents/${agent.id}/login`)}`);
+      return;
+    }
+    default:
+      throw new UsageError(USE);
+  }
+}
+
+/** From the running server (live states), else from the database (no states). */
+async function listAgents(dataDirFlag: string | undefined): Promise<Listed[]> {
+  const server = await runningServer(resolveDataDir(dataDirFlag));
+  if (server) {
+    const { agents: views } = await callJson<{ agents: AgentView[] }>(server, 'GET', '/admin/v1/state');
+    return views.map((a) => ({ ...pick(a), state: a.pairing ? 'logging_in' : a.state }));
+  }
+  return withDb(
+    dataDirFlag,
+    (db) => new AgentPool(db, systemClock, randomIds).list().map((r) => ({ ...pick({ ...r, cooldown_until: null, detail: null }), state: null })),
+    { readOnly: true },
+  );
+}
+
+function pick(a: Omit<Listed, 'state'>): Omit<Listed, 'state'> {
+  return { id: a.id, name: a.name, provider: a.provider, enabled: a.enabled, cap_per_hour: a.cap_per_hour, cooldown_until: a.cooldown_until, detail: a.detail };
+}
+
+function listLine(a: Listed): string {
+  const state = a.state ?? (a.enabled ? 'not running' : 'paused');
+  const extra = [
+    a.state === 'resting' && a.cooldown_until ? `until ${a.cooldown_until}` : '',
+    (a.state === 'needs_login' || a.state === 'error') && a.detail ? `(${a.detail})` : '',
+    a.cap_per_hour !== null ? `cap ${a.cap_per_hour}/hour` : '',
+  ].filter(Boolean);
+  return [`${a.id}  ${a.provider.padEnd(10)} ${state.padEnd(12)} "${a.name}"`, ...extra].join('  ');
+}
+
+/** The running server, or a one-line error that says how to start it. */
+async function requireServer(dataDir: string, forWhat: string): Promise<RunningServer> {
+  const server = await runningServer(dataDir);
+  if (!server) throw new UsageError(`ChatBridge is not running for ${dataDir}: ${forWhat} needs it. Start it (chatbridge serve), then try again.`);
+  return server;
+}
+
+/** Calls the server's admin API; its refusals come back as a UsageError with the server's own words. */
+async function callJson<T = unknown>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await server.call(method, path, body);
+  } catch (error) {
+    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
+  }
+  if (res.status === 204) return undefined as T;
+  const answer = (await res.json().catch(() => null)) as (T & Partial<ErrorEnvelope>) | null;
+  if (!res.ok) throw new UsageError(answer?.error?.message ?? `ChatBridge answered HTTP ${res.status}.`);
+  return answer as T;
+}
+
+/** Changes an agent's row; a running server picks the change up within a second. */
+function changeRow(dataDirFlag: string | undefined, id: string, change: (pool: AgentPool) => void): void {
+  withDb(dataDirFlag, (db) => {
+    const pool = new AgentPool(db, systemClock, randomIds);
+    if (!pool.get(id)) throw new UsageError(`No agent ${id} (see chatbridge agents list).`);
+    change(pool);
+  });
+}

@@ -1,0 +1,93 @@
+import { VERSION } from '../core/package-root.js';
+import { PROVIDERS } from '../core/providers.js';
+import { SERVE_HELP } from './serve.js';
+
+const DATA_DIR = 'Every command takes --data-dir DIR (default: CHATBRIDGE_DATA_DIR, else the OS data folder).';
+
+/** `chatbridge COMMAND --help`: what each command does and takes. */
+export const COMMAND_HELP: Record<string, string> = {
+  start: `chatbridge start [--hidden] [--port N] [--data-dir DIR]
+  The desktop app: tray, dashboard window, and the service on port 8787. Where Electron
+  cannot run (no display, not installed) it says why and serves headless, as serve does.
+  --hidden   start in the tray only`,
+  serve: SERVE_HELP,
+  agents: `chatbridge agents list [--json]
+chatbridge agents add PROVIDER [--name NAME]
+chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
+  The agents: one logged-in chat account each. Providers: ${PROVIDERS.join(', ')}.
+  list     every agent with its state (live states from the running server)
+  add      a new agent; the running server opens its browser at the provider's login page:
+           log in through the dashboard link it prints
+  rename   a new display name
+  pause    takes no jobs until enabled (a running job finishes)
+  enable   takes jobs again
+  remove   deletes the agent and its login; refused while it runs a job or queued jobs
+           continue one of its conversations
+  check    has the agent look at its page again, and prints its state
+  add, remove and check need the running server; a running server sees the others within a second.`,
+  keys: `chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
+chatbridge keys list
+chatbridge keys revoke KEY_ID
+  API keys for /v1. A new key is printed once, on the last line; only its hash is stored.`,
+  caps: `chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
+  Hourly caps over a rolling hour: jobs wait (or go to another agent) once one is reached.`,
+  rotation: `chatbridge rotation set round_robin|least_used|ordered|random
+  How jobs without a provider (service/auto) choose among agents.`,
+  pause: `chatbridge pause
+  Agents take no new jobs (running ones finish); jobs queue. chatbridge resume undoes it.`,
+  resume: `chatbridge resume
+  Agents take jobs again after chatbridge pause.`,
+  status: `chatbridge status [--json]
+  Agents, queue and hourly use, from the running server (GET /v1/status).`,
+  'admin-token': `chatbridge admin-token [--rotate]
+  The dashboard link; --rotate makes a new token (open dashboards must reopen).`,
+  ask: `chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]
+  Asks the running service one question and prints the answer; PROMPT - reads stdin.
+  CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
+  mcp: `chatbridge mcp [--max-wait 5m]
+  A Model Context Protocol server on stdio over the running service (needs CHATBRIDGE_API_KEY).`,
+  usage: `chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
+  Jobs, outcomes and timings over time.`,
+  settings: `chatbridge settings retention [--days N|none]
+  How long finished jobs keep their prompt and answer.`,
+  jobs: `chatbridge jobs delete JOB_ID
+chatbridge jobs purge --before DATE
+  Deletes one finished job, or every finished job before a date.`,
+  webhooks: `chatbridge webhooks secret [--rotate]
+chatbridge webhooks log JOB_ID
+chatbridge webhooks redeliver JOB_ID
+  The signing secret (alone on stdout), a job's delivery attempts, a new round of delivery.`,
+  version: `chatbridge version
+  Prints the version.`,
+};
+
+export const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a local API
+
+Usage:
+  chatbridge start                       the desktop app (headless serve where Electron is unavailable)
+  chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
+                   [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
+  chatbridge agents list [--json] | agents add PROVIDER [--name N]
+  chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
+  chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
+  chatbridge keys list | keys revoke KEY_ID
+  chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
+  chatbridge rotation set round_robin|least_used|ordered|random
+  chatbridge pause | resume
+  chatbridge status [--json]
+  chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
+  chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
+  chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
+  chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
+  chatbridge settings retention [--days N|none]
+  chatbridge jobs delete JOB_ID | jobs purge --before DATE
+  chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
+  chatbridge version
+
+chatbridge COMMAND --help says more about each. ${DATA_DIR} ask and mcp call the
+running service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
+`;
+
+export function commandHelp(command: string): string {
+  return `${COMMAND_HELP[command]}\n\n${DATA_DIR}\n`;
+}

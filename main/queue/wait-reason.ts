@@ -1,0 +1,50 @@
+import { timestamp } from '../api/profile.js';
+import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
+import type { Settings } from '../settings/settings-store.js';
+import type { AgentPool } from './agent-pool.js';
+import type { JobConstraint, Scheduler } from './scheduler.js';
+
+export interface WaitReason {
+  /** Why the job has not started, in words for a person: "no ChatGPT account is paired". */
+  text: string;
+  /** Only a person can end the wait (pair or log in an account, enable an agent, resume). */
+  needsPerson: boolean;
+}
+
+/**
+ * Why a queued job is not running now. A job with no agent for it keeps waiting (the
+ * contract: it runs as soon as one is added), so this is what makes that wait visible: in
+ * the dashboard's job view, the log, and the message of a 504 at the end of a hold.
+ */
+export function waitReason(
+  job: JobConstraint,
+  deps: { pool: AgentPool; scheduler: Scheduler; settings: Settings },
+): WaitReason {
+  const { pool, scheduler, settings } = deps;
+  if (settings.paused) return { text: 'the agents are paused (resume them in the dashboard or with chatbridge resume)', needsPerson: true };
+  const provider = job.req_provider && isProvider(job.req_provider) ? PROVIDER_NAMES[job.req_provider] : null;
+  const pinned = job.req_agent_id ? pool.get(job.req_agent_id) : undefined;
+  const who = pinned ? `its agent ${pinned.name}` : provider ? `every ${provider} agent` : 'every agent';
+  const candidates = scheduler.candidates(job);
+  if (candidates.length === 0) {
+    if (job.req_agent_id) return { text: 'the agent it must run on was removed', needsPerson: true };
+    const add = `add one in the dashboard or with chatbridge agents add ${job.req_provider ?? 'PROVIDER'}`;
+    return { text: `no ${provider ? `${provider} ` : ''}account is paired (${add})`, needsPerson: true };
+  }
+  const states = candidates.map((a) => pool.state(a.id));
+  if (!states.some((s) => s === 'idle' || s === 'busy' || s === 'resting')) {
+    if (states.every((s) => s === 'paused')) return { text: `${who} is paused (enable it on the Agents page)`, needsPerson: true };
+    const none = pinned ? `its agent ${pinned.name} is not` : `no ${provider ? `${provider} ` : ''}agent is`;
+    return { text: `${none} logged in (log in on the Agents page)`, needsPerson: true };
+  }
+  const ready = candidates.filter((a) => pool.isReady(a.id));
+  if (ready.length === 0) {
+    const rests = candidates.map((a) => pool.cooldownUntil(a.id)).filter((t): t is number => t !== null);
+    if (states.every((s) => s === 'resting' || s === 'paused' || s === 'needs_login' || s === 'error') && rests.length > 0) {
+      return { text: `${who} is resting after the provider's usage limit, until ${timestamp(Math.min(...rests))}`, needsPerson: false };
+    }
+    return { text: `${who} is busy with another job`, needsPerson: false };
+  }
+  if (!ready.some((a) => scheduler.underCaps(a, settings))) return { text: 'the hourly cap is used up for every agent that could run it', needsPerson: false };
+  return { text: 'jobs ahead of it start first', needsPerson: false };
+}

@@ -1,0 +1,66 @@
+/**
+ * The official Python `openai` package against the service, for what its own repeats do:
+ * it obeys x-should-retry, and numbers its tries in x-stainless-retry-count as the JS SDK
+ * does. Python is not part of the project: the test runs with an interpreter that has
+ * `openai` (CHATBRIDGE_TEST_PYTHON, else python3) and is skipped when there is none.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/harness.js';
+
+const PYTHON = process.env.CHATBRIDGE_TEST_PYTHON ?? 'python3';
+
+function hasOpenAi(): boolean {
+  try {
+    execFileSync(PYTHON, ['-c', 'import openai'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs one chat completion with the SDK's default two retries; prints the outcome as JSON. */
+const SCRIPT = `
+import json, sys, openai
+url, key, model, prompt, timeout = sys.argv[1:6]
+client = openai.OpenAI(base_url=url + "/v1", api_key=key, timeout=float(timeout), max_retries=2)
+try:
+    r = client.chat.completions.create(model=model, messages=[{"role": "user", "content": prompt}])
+    print(json.dumps({"id": r.id, "content": r.choices[0].message.content}))
+except openai.APIStatusError as e:
+    print(json.dumps({"status": e.status_code, "code": e.body["code"] if isinstance(e.body, dict) else None}))
+`;
+
+function python(args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, ['-c', SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Record<string, unknown>) : reject(new Error(err))));
+  });
+}
+
+describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ agents: { chatgpt: 1 } });
+  });
+  afterAll(async () => t?.stop());
+
+  const jobsOf = (prompt: string) => t.service.store.recent(500).filter((j) => j.prompt === prompt);
+
+  it('a refused prompt is one job, not three', async () => {
+    const prompt = 'refuse me [[fail=rejected]]';
+    expect(await python([t.url, t.key, 'service/chatgpt', prompt, '20'])).toEqual({ status: 502, code: 'PROMPT_REJECTED' });
+    expect(jobsOf(prompt)).toHaveLength(1);
+  });
+
+  it("a repeat after the SDK's own timeout waits for the first try's job", async () => {
+    const prompt = 'slow one [[ms=1200]]';
+    const answer = await python([t.url, t.key, 'service/chatgpt', prompt, '1']);
+    expect(answer.content).toMatch(/slow one/);
+    expect(jobsOf(prompt).map((j) => j.id)).toEqual([answer.id]);
+  });
+});

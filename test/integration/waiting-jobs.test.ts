@@ -1,0 +1,113 @@
+/**
+ * A job that cannot start keeps waiting (the contract), and says why: in the 504 at the end
+ * of a hold, the dashboard's job view and the log. Errors tell the openai SDKs (which
+ * repeat every 5xx on their own) whether a repeat can help: `x-should-retry`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Provider } from '../../main/core/providers.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
+
+let t: TestService;
+let clock: ManualClock;
+afterEach(async () => t?.stop());
+
+async function start(agents: Partial<Record<Provider, number>>) {
+  clock = new ManualClock();
+  t = await startTestService({ agents, clock });
+  return t;
+}
+
+const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
+const waitingBecause = (id: string) => t.service.admin.job(id).waiting_because;
+const warnings = () => t.service.log.recent(undefined, { minLevel: 'warn' }).map((e) => e.message);
+
+describe('why a job waits', () => {
+  it('no account for its provider: the 504 at the end of the hold, the job view and the log say so', async () => {
+    await start({ claude: 1 });
+    const pending = t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt', messages: [{ role: 'user', content: 'hi' }] } });
+    await until(() => t.service.events.size() === 1);
+    const [job] = t.service.store.recent(1);
+    expect(waitingBecause(job!.id)).toBe('no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)');
+    expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)`]);
+
+    // A burst of jobs waiting for the same reason is one line, not one per job.
+    await t.api('POST', '/v1/completions', { body: { prompt: 'again', provider: 'chatgpt', ...queued } });
+    expect(warnings()).toHaveLength(1);
+
+    clock.advance(600_000);
+    const r = await pending;
+    expect(r.status).toBe(504);
+    expect(r.body.error.code).toBe('JOB_TIMEOUT');
+    expect(r.body.error.message).toContain('no ChatGPT account is paired');
+    // The job lives on: a repeat (with its Idempotency-Key, or an SDK's own) waits for it.
+    expect(r.headers.get('x-should-retry')).toBe('true');
+
+  });
+
+  it('an expired job that never started says why; its 504 says not to retry', async () => {
+    await start({ qwen: 1 });
+    t.service.pool.setEnabled(t.agents[0]!.id, false);
+    const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 10_000, timeout_ms: 5_000 } });
+    await until(() => t.service.events.size() === 1);
+    clock.advance(10_000);
+    const r = await pending;
+    expect(r.status).toBe(504);
+    expect(r.body.error.details.status).toBe('expired');
+    expect(r.body.error.message).toMatch(/It never started: every Qwen agent is paused/);
+    expect(r.headers.get('x-should-retry')).toBe('false');
+  });
+
+  it('a resting agent is not idle anywhere, and a job for it says until when it waits', async () => {
+    await start({ gemini: 1, claude: 1 });
+    const gemini = t.agents.find((a) => a.provider === 'gemini')!;
+    t.service.pool.coolDown(gemini.id, clock.now() + 10 * 60_000);
+    const status = (await t.api('GET', '/v1/status')).body;
+    expect(status.providers.gemini.agents_idle).toBe(0);
+    expect(status.agents.idle).toBe(1);
+    expect(status.devices[0].agents.find((a: { id: string }) => a.id === gemini.id)).toMatchObject({ state: 'resting' });
+    expect(t.service.admin.state().agents.find((a) => a.id === gemini.id)!.state).toBe('resting');
+
+    const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini', ...queued } });
+    expect(waitingBecause(sub.body.id)).toMatch(/^every Gemini agent is resting after the provider's usage limit, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // Not a wait a person must end: nothing logged.
+    expect(warnings()).toEqual([]);
+    // wait: false without callback_url: no agent free right now is a 503 the SDKs may repeat.
+    const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini', wait: false } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('x-should-retry')).toBe('true');
+    clock.advance(10 * 60_000);
+    await until(() => t.service.store.get(sub.body.id)!.status === 'succeeded');
+  });
+});
+
+describe('x-should-retry', () => {
+  it('false on final outcomes and refusals of the request, true with Retry-After on 429', async () => {
+    await start({ chatgpt: 1 });
+    const rejected = await t.api('POST', '/v1/completions', { body: { prompt: 'no [[fail=rejected]]' } });
+    expect(rejected.status).toBe(502);
+    expect(rejected.headers.get('x-should-retry')).toBe('false');
+
+    const hanging = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
+    const running = await until(() => t.service.store.recent(10).find((j) => j.prompt === 'p [[hang]]' && j.status === 'dispatched'));
+    await t.api('DELETE', `/v1/completions/${running.id}`);
+    const cancelled = await hanging;
+    expect(cancelled.status).toBe(499);
+    expect(cancelled.headers.get('x-should-retry')).toBe('false');
+
+    const conflict = await t.api('POST', '/v1/completions', { body: { prompt: 'x', ...queued }, headers: { 'idempotency-key': 'k1' } });
+    expect(conflict.status).toBe(202);
+    const reused = await t.api('POST', '/v1/completions', { body: { prompt: 'y', ...queued }, headers: { 'idempotency-key': 'k1' } });
+    expect(reused.status).toBe(409);
+    expect(reused.headers.get('x-should-retry')).toBe('false');
+
+    const invalid = await t.api('POST', '/v1/completions', { body: { prompt: '' } });
+    expect(invalid.headers.get('x-should-retry')).toBe('false');
+
+    let limited = await t.api('GET', '/v1/status');
+    while (limited.status !== 429) limited = await t.api('GET', '/v1/status');
+    expect(limited.headers.get('x-should-retry')).toBe('true');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,56 @@
+import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
+import { AgentNotRunning } from '../../main/core/agent-control.js';
+import type { Service } from '../../main/service.js';
+import { ScriptedAgent } from './scripted-agent.js';
+
+/**
+ * The agents' control for the scripted server, so the command line can add, check and
+ * remove agents without a browser: a new agent starts logged out with its login open, and
+ * the login's second "check now" (the person saying they are in) logs it in.
+ */
+export class ScriptedControl implements AgentControl {
+  private readonly logins = new Set<string>();
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(private readonly service: Service) {}
+
+  async start(agentId: string): Promise<void> {
+    const row = this.service.pool.get(agentId);
+    if (!row || this.service.pool.liveAgent(agentId)) return;
+    const agent = new ScriptedAgent(row.id, row.provider);
+    agent.setReadiness('needs_login');
+    this.service.pool.attach(agent);
+  }
+
+  async remove(agentId: string): Promise<void> {
+    this.endLogIn(agentId);
+  }
+
+  async logIn(agentId: string): Promise<void> {
+    const agent = this.service.pool.liveAgent(agentId) as ScriptedAgent | undefined;
+    if (!agent) throw new AgentNotRunning("This agent's browser is not running yet.");
+    if (this.logins.delete(agentId)) agent.setReadiness('idle');
+    else if (agent.readiness() !== 'idle') this.logins.add(agentId);
+    this.changed();
+  }
+
+  endLogIn(agentId: string): void {
+    if (this.logins.delete(agentId)) this.changed();
+  }
+
+  loginStep(agentId: string): LoginStep | null {
+    return this.logins.has(agentId) ? 'login' : null;
+  }
+
+  screen(): null {
+    return null;
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}

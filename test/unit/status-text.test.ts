@@ -1,0 +1,24 @@
+/** `chatbridge status` in words: a resting agent is counted and shown as resting, with until when. */
+import { describe, expect, it } from 'vitest';
+import type { Status } from '../../main/api/schemas.js';
+import { renderStatus } from '../../main/cli/status.js';
+import { PROVIDERS } from '../../main/core/providers.js';
+
+const usage = { rate_limit_per_hour: null, used_this_hour: 0, next_slot_at: null };
+const agentSummary = (id: string, state: string, cooldown_until: string | null = null) => ({ id, name: id, provider: 'claude', state, cooldown_until, ...usage });
+
+describe('status text', () => {
+  it('counts resting agents apart from idle ones and says until when they rest', () => {
+    const status: Status = {
+      providers: Object.fromEntries(PROVIDERS.map((p) => [p, { agents_idle: p === 'claude' ? 1 : 0, agents_total: p === 'claude' ? 2 : 0, ...usage }])),
+      queue: { depth: 0, oldest_queued_at: null },
+      agents: { idle: 1, busy: 0, total: 2 },
+      devices: [{ base_url: 'http://127.0.0.1:8787', online: true, paused: false, agents: [agentSummary('agt_a', 'idle'), agentSummary('agt_b', 'resting', '2026-11-21T21:54:00Z')] }],
+      global: usage,
+      rotation: 'round_robin',
+    };
+    const text = renderStatus(status);
+    expect(text).toContain('Agents:  1 idle, 0 busy, 1 resting after a usage limit, 2 in all');
+    expect(text).toMatch(/agt_b +claude +resting .* until 2026-11-21T21:54:00Z/);
+  });
+});
