@@ -4,7 +4,7 @@
  * that compile, vocabulary words that exist. `compileSite` turns a checked pack into the
  * ProviderSite the flow drives.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { PROVIDERS } from '../../main/core/providers.js';
 import { CUE_KINDS, REQUIRED_ROLES, ROLES, type Cue, type PageCue, type ProviderSite, type Role } from './site.js';
@@ -25,7 +25,7 @@ const CueSchema = Type.Object(
 
 const CueList = Type.Array(CueSchema, { minItems: 1, maxItems: 50 });
 
-const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, typeof CueList>, {
+const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, TOptional<typeof CueList>>, {
   additionalProperties: false,
 });
 
