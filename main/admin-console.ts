@@ -1,10 +1,13 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
+import type { DiagnosticBundleView } from './api/admin-schemas.js';
 import type { AgentCreate, LogEntryView, UsageRange, UsageView, ViewInput } from './api/admin-schemas.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
 import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid } from './core/errors.js';
+import type { DiagnosticManifest } from './core/diagnostics.js';
+import type { BundleFile, DiagnosticBundles } from './diagnostics/bundles.js';
 import { PROVIDER_NAMES, type Provider } from './core/providers.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
 import type { AgentPool } from './queue/agent-pool.js';
@@ -48,6 +51,7 @@ export class AdminConsole {
       signingSecret: SigningSecret;
       log: LogBook;
       usageReport: UsageReport;
+      diagnostics: DiagnosticBundles;
       clock: Clock;
     },
   ) {}
@@ -260,13 +264,19 @@ export class AdminConsole {
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
       attempts: attemptRecords(rows).map((record, i) => {
-        const { started_at, ended_at } = rows[i]!;
+        const { started_at, ended_at, detail } = rows[i]!;
         // From the millisecond times: the whole-second timestamps round a short attempt to 0.
-        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at };
+        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at, detail };
       }),
+      diagnostics: this.deps.diagnostics.ofJob(id).map(({ name, manifest }) => bundleView(name, manifest)),
       webhook: this.webhookLog(id),
       waiting_because: completions.waitReason(job)?.text ?? null,
     };
+  }
+
+  /** One file of a diagnostic bundle, to download. */
+  diagnosticFile(bundle: string, file: string): Promise<BundleFile> {
+    return this.deps.diagnostics.file(bundle, file);
   }
 
   /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
@@ -415,6 +425,21 @@ export class AdminConsole {
       throw error;
     }
   }
+}
+
+function bundleView(name: string, m: DiagnosticManifest): DiagnosticBundleView {
+  return {
+    name,
+    attempt: m.attempt,
+    agent_id: m.agent_id,
+    provider: m.provider,
+    at: timestamp(m.at),
+    failure: m.failure,
+    page_url: m.page_url,
+    pack: m.pack,
+    cues: m.cues,
+    files: m.files,
+  };
 }
 
 function logEntryView(e: LogEntry): LogEntryView {

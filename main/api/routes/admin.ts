@@ -20,6 +20,7 @@ import {
 } from '../admin-schemas.js';
 import { LogList, LogsQuery, UsageQuery, UsageView } from '../admin-schemas.js';
 import { AgentCreate, ViewInput } from '../admin-schemas.js';
+import { DiagnosticFileParams } from '../admin-schemas.js';
 import type { RouteAccess } from '../auth.js';
 import { ErrorEnvelope } from '../schemas.js';
 
@@ -127,6 +128,25 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     '/admin/v1/jobs/:id',
     { config: admin, schema: schema('A job with its prompt, attempts and webhook', { params: IdParams, response: ok(JobDetail) }) },
     async (request) => console.job(request.params.id),
+  );
+
+  app.get<{ Params: { bundle: string; file: string } }>(
+    '/admin/v1/diagnostics/:bundle/:file',
+    {
+      config: admin,
+      schema: schema("One file of a failed attempt's diagnostic bundle (screenshot.png, page.html or failure.json), as a download", {
+        params: DiagnosticFileParams,
+      }),
+    },
+    async (request, reply) => {
+      const { bundle, file } = request.params;
+      const { data, contentType } = await console.diagnosticFile(bundle, file);
+      return reply
+        .header('content-type', contentType)
+        .header('content-disposition', `attachment; filename="${bundle}-${file}"`)
+        .header('cache-control', 'no-store')
+        .send(data);
+    },
   );
 
   app.delete<{ Params: { id: string } }>(
