@@ -1,5 +1,5 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
-import type { DiagnosticBundleView } from './api/admin-schemas.js';
+import type { DiagnosticBundleView, SiteCheckView } from './api/admin-schemas.js';
 import type { AgentCreate, LogEntryView, UsageRange, UsageView, ViewInput } from './api/admin-schemas.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
@@ -7,6 +7,7 @@ import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid } from './core/errors.js';
 import type { DiagnosticManifest } from './core/diagnostics.js';
+import { AgentBusy } from './core/site-check.js';
 import type { BundleFile, DiagnosticBundles } from './diagnostics/bundles.js';
 import { PROVIDER_NAMES, type Provider } from './core/providers.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
@@ -195,6 +196,43 @@ export class AdminConsole {
       } finally {
         pool.setBusy(id, false);
       }
+    }
+    return this.agentView(id);
+  }
+
+  /**
+   * "Check site" and `chatbridge sites check`: which cue finds each role of the agent's pack
+   * on a fresh chat (and, with `send`, on the answer to a probe prompt). Refused while the
+   * agent runs a job or a login.
+   */
+  async checkSite(id: string, send: boolean): Promise<SiteCheckView> {
+    const control = this.agentControl();
+    const record = this.deps.pool.get(id);
+    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (this.deps.scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: check its site once the job is done.');
+    let check;
+    try {
+      check = await control.checkSite(id, { send });
+    } catch (error) {
+      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
+    }
+    const missing = check.roles.filter((r) => r.status === 'missing').map((r) => r.role);
+    const outcome = check.problem ?? (missing.length ? `missing ${missing.join(', ')}` : 'every role found');
+    this.deps.log.add(check.ok ? 'info' : 'warn', 'agent', `${record.name}: site check${send ? ' with a probe' : ''}: ${outcome}`);
+    return { ...check, at: timestamp(check.at) };
+  }
+
+  /** "Check now": the agent looks at its page again at once, instead of at its next scheduled look. */
+  async recheck(id: string): Promise<AgentView> {
+    const control = this.agentControl();
+    if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (this.deps.scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: it is fine.');
+    try {
+      await control.recheck(id);
+    } catch (error) {
+      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
     }
     return this.agentView(id);
   }

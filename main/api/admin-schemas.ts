@@ -210,6 +210,42 @@ export const JobDetail = Type.Object({
 });
 export type JobDetail = Static<typeof JobDetail>;
 
+export const SiteCheckRequest = Type.Object(
+  { send: Type.Optional(Type.Boolean({ description: 'Also run a short probe prompt, to check the roles of an answer (default false)' })) },
+  { additionalProperties: false },
+);
+export type SiteCheckRequest = Static<typeof SiteCheckRequest>;
+
+/** main/core/site-check.ts: what an agent's page shows of each role of its pack. */
+export const SiteCheckView = Type.Object({
+  agent_id: Type.String(),
+  provider: Type.String(),
+  site: Type.String({ description: "The provider's name" }),
+  at: Timestamp,
+  pack: Type.Object({
+    version: Type.Integer(),
+    checked: Type.String({ description: 'The day its cues were last held against the live site' }),
+    override: Nullable(Type.String({ description: 'The override file merged in' })),
+    override_error: Nullable(Type.String({ description: 'Why an override file was refused (the pack above stays in force)' })),
+  }),
+  page_url: Nullable(Type.String({ description: 'Origin and path only' })),
+  sent: Type.Boolean({ description: 'Whether the probe prompt was sent' }),
+  problem: Nullable(Type.String({ description: 'What kept the check from going through: a login wall, a challenge, a failed probe' })),
+  roles: Type.Array(
+    Type.Object({
+      role: Type.String(),
+      status: Type.Unsafe<'found' | 'missing' | 'not_shown' | 'needs_send'>({
+        type: 'string',
+        enum: ['found', 'missing', 'not_shown', 'needs_send'],
+        description: 'missing: needed and no cue finds it; not_shown: a notice the page shows only when it has one; needs_send: shown only by an answer',
+      }),
+      cue: CueMatch,
+    }),
+  ),
+  ok: Type.Boolean({ description: 'No role missing and no problem' }),
+});
+export type SiteCheckView = Static<typeof SiteCheckView>;
+
 export const SigningSecretView = Type.Object({ secret: Type.String() });
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
