@@ -223,13 +223,22 @@ export class AdminConsole {
     return { ...check, at: timestamp(check.at) };
   }
 
-  /** "Check now": the agent looks at its page again at once, instead of at its next scheduled look. */
+  /**
+   * "Check now": the agent looks at its page again at once, instead of at its next
+   * scheduled look. A page ready for a job also ends a rest after a usage limit: the
+   * provider lifted it sooner than it said.
+   */
   async recheck(id: string): Promise<AgentView> {
     const control = this.agentControl();
-    if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
-    if (this.deps.scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: it is fine.');
+    const { pool, scheduler, log } = this.deps;
+    const record = pool.get(id);
+    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: it is fine.');
     try {
-      await control.recheck(id);
+      if ((await control.recheck(id)) && pool.cooldownUntil(id) !== null) {
+        pool.endCooldown(id);
+        log.info('agent', `${record.name}: checked on request, no usage limit shows any more: it takes jobs again`);
+      }
     } catch (error) {
       if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
       throw error;

@@ -169,9 +169,13 @@ export class BrowserAgent implements Agent {
   }
 
   /** After the user logged in (or solved a challenge) in the agent's page, or when a changed page is due another look: check again. */
-  async recheck(): Promise<void> {
-    if (this.checking) return; // the check ends with one
-    if (!this.session) return this.start();
+  /** Resolves to whether the page is ready for a job now (a limit notice on it says no, and leaves the state as it is). */
+  async recheck(): Promise<boolean> {
+    if (this.checking) return false; // the check ends with one
+    if (!this.session) {
+      await this.start();
+      return this.state === 'idle';
+    }
     if (this.siteRecheck) clearTimeout(this.siteRecheck);
     this.siteRecheck = null;
     try {
@@ -180,8 +184,10 @@ export class BrowserAgent implements Agent {
       await rest(this.session.page);
       this.fresh = true;
       this.set('idle', 'ready');
+      return true;
     } catch (error) {
       this.classify(error);
+      return false;
     }
   }
 

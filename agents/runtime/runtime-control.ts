@@ -87,13 +87,13 @@ export class RuntimeControl implements AgentControl {
     };
   }
 
-  async recheck(agentId: string): Promise<void> {
+  async recheck(agentId: string): Promise<boolean> {
     const agent = this.runtime.agent(agentId);
     if (!agent) throw new AgentNotRunning("This agent's browser is not running yet; try again in a moment.");
     if (this.logins.has(agentId)) throw new AgentBusy("A login is under way in this agent's page: it is checked when the login ends.");
     // A fix just saved to an override is what the person wants looked at.
     await this.runtime.refreshSites();
-    await agent.recheck();
+    return agent.recheck();
   }
 
   onChange(listener: () => void): void {

@@ -41,8 +41,11 @@ export interface AgentControl {
    * Throws AgentBusy while the agent runs a job, AgentNotRunning without a browser.
    */
   checkSite(agentId: string, options: { send: boolean }): Promise<SiteCheck>;
-  /** Looks at an agent's page again now (a changed site, a challenge, a restart), instead of at its next scheduled look. */
-  recheck(agentId: string): Promise<void>;
+  /**
+   * Looks at an agent's page again now (a changed site, a challenge, a usage limit),
+   * instead of at its next scheduled look; resolves to whether the page is ready for a job.
+   */
+  recheck(agentId: string): Promise<boolean>;
   /** Login steps changed. */
   onChange(listener: () => void): void;
 }

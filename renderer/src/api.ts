@@ -19,7 +19,7 @@ import type {
 } from '../../main/api/admin-schemas.js';
 import type { LogEntryView, LogList } from '../../main/api/admin-schemas.js';
 import type { AgentCreate, ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
-import type { DiagnosticBundleView } from '../../main/api/admin-schemas.js';
+import type { DiagnosticBundleView, SiteCheckView } from '../../main/api/admin-schemas.js';
 import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../main/api/admin-schemas.js';
 import type { Provider } from '../../main/core/providers.js';
 import { streamEvents } from './events.js';
@@ -32,7 +32,7 @@ export type LogEntry = LogEntryView;
 export type LogLevel = LogEntry['level'];
 export type { Provider, ViewFrame, ViewInput };
 export type { UsageFigures, UsageGroupView, UsageRange, UsageView };
-export type { DiagnosticBundleView };
+export type { DiagnosticBundleView, SiteCheckView };
 
 /** Which jobs the Usage page counts: those of one key, one agent, or both. */
 export interface UsageFilter {
@@ -61,6 +61,10 @@ export interface AdminApi {
   /** Starts a login in the agent's page; while one is under way, asks the server to check now. */
   logIn(id: string): Promise<AgentView>;
   endLogIn(id: string): Promise<AgentView>;
+  /** Which cue finds each role of the agent's pack on a fresh chat (nothing is sent). */
+  checkSite(id: string): Promise<SiteCheckView>;
+  /** "Check now": the agent looks at its page again at once. */
+  recheck(id: string): Promise<AgentView>;
   /** Pictures of the agent's page as it changes; `onDown` while the stream reconnects. Returns the stop function. */
   screen(id: string, onFrame: (frame: ViewFrame) => void, onDown: () => void): () => void;
   /** A click or keys for the agent's page (during a login). */
@@ -116,6 +120,8 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     removeAgent: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}`),
     logIn: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
     endLogIn: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
+    checkSite: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/check-site`, { send: false }),
+    recheck: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/recheck`),
     screen: (id, onFrame, onDown) =>
       streamEvents(
         token,

@@ -73,8 +73,11 @@ class RecordingControl implements AgentControl {
       ok: false,
     };
   }
+  /** What the next recheck finds: a page ready for a job, or not. */
+  healthy = true;
   async recheck(id: string) {
     this.calls.push(`recheck ${id}`);
+    return this.healthy;
   }
   screen() {
     return this.screenOf;
@@ -292,6 +295,16 @@ describe('agents from the dashboard', () => {
     expect(busy.body.error.message).toMatch(/running a job/);
     expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).status).toBe(409);
     expect((await running).status).toBe(200);
+    // Resting after a usage limit: a recheck that finds the page ready ends the rest; one that does not leaves it.
+    t.service.pool.coolDown(id, Date.now() + 3_600_000);
+    control.healthy = false;
+    expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).body.cooldown_until).not.toBeNull();
+    control.healthy = true;
+    const rested = await as('POST', `/admin/v1/agents/${id}/recheck`);
+    expect(rested.body).toMatchObject({ state: 'idle', cooldown_until: null });
+    expect((await as('GET', '/admin/v1/logs')).body.entries.at(-1).message).toBe('chatgpt-1: checked on request, no usage limit shows any more: it takes jobs again');
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'after the rest' } })).status).toBe(200);
+
     control.steps.set(id, 'login');
     const login = await as('POST', `/admin/v1/agents/${id}/check-site`, {});
     expect(login.status).toBe(409);

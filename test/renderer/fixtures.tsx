@@ -120,6 +120,8 @@ export function fakeApi(state: AdminState): FakeApi {
     removeAgent: vi.fn(async () => {}),
     logIn: vi.fn(async (id: string) => ({ ...state.agents.find((a) => a.id === id)!, pairing: 'login' as const })),
     endLogIn: vi.fn(async (id: string) => state.agents.find((a) => a.id === id)!),
+    checkSite: vi.fn(),
+    recheck: vi.fn(async (id: string) => state.agents.find((a) => a.id === id)!),
     screen: vi.fn(() => () => {}),
     input: vi.fn(async () => {}),
     keys: vi.fn(async () => []),

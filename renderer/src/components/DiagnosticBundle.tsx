@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { AdminApi, DiagnosticBundleView } from '../api.js';
 import { plainMessage } from '../api.js';
 import { clockTime } from '../format.js';
+import { CueTable } from './SiteCheckResult.js';
 import { Problem } from './Problem.js';
 
 const SCREENSHOT = 'screenshot.png';
@@ -50,28 +51,6 @@ export function DiagnosticBundle({ bundle, api }: { bundle: DiagnosticBundleView
       </div>
       <Problem message={error} />
     </div>
-  );
-}
-
-/** Role → the cue that found it, or "none". */
-export function CueTable({ cues }: { cues: { role: string; found: string | null; note?: string }[] }) {
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Role</th>
-          <th scope="col">Found by</th>
-        </tr>
-      </thead>
-      <tbody>
-        {cues.map((c) => (
-          <tr key={c.role}>
-            <td>{c.role}</td>
-            <td>{c.found ? <code>{c.found}</code> : <span className={c.note ? 'muted' : 'problem'}>{c.note ?? 'none'}</span>}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
