@@ -62,7 +62,7 @@ describe('Check site and Check now', () => {
 
   it('offers Check now to an agent set aside by a changed site, or resting after a usage limit', async () => {
     const changed = agent({ state: 'error', detail: 'site changed: ChatGPT: cannot find the send control. Checking again at 15:32:00.' });
-    const resting = agent({ id: 'agt_2', name: 'chatgpt-2', cooldown_until: '2026-11-02T21:40:00Z' });
+    const resting = agent({ id: 'agt_2', name: 'chatgpt-2', state: 'resting', cooldown_until: '2026-11-02T21:40:00Z' });
     const state = adminState([changed, resting]);
     const api = fakeApi(state);
     renderPage('#/agents', state, [], api);
