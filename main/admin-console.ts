@@ -1,10 +1,14 @@
 import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
+import type { DiagnosticBundleView, SiteCheckView } from './api/admin-schemas.js';
 import type { AgentCreate, LogEntryView, UsageRange, UsageView, ViewInput } from './api/admin-schemas.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
 import { attemptRecords, jobObject, timestamp } from './api/profile.js';
 import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid } from './core/errors.js';
+import type { DiagnosticManifest } from './core/diagnostics.js';
+import { AgentBusy } from './core/site-check.js';
+import type { BundleFile, DiagnosticBundles } from './diagnostics/bundles.js';
 import { PROVIDER_NAMES, type Provider } from './core/providers.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
 import type { AgentPool } from './queue/agent-pool.js';
@@ -48,6 +52,7 @@ export class AdminConsole {
       signingSecret: SigningSecret;
       log: LogBook;
       usageReport: UsageReport;
+      diagnostics: DiagnosticBundles;
       clock: Clock;
     },
   ) {}
@@ -195,6 +200,52 @@ export class AdminConsole {
     return this.agentView(id);
   }
 
+  /**
+   * "Check site" and `chatbridge sites check`: which cue finds each role of the agent's pack
+   * on a fresh chat (and, with `send`, on the answer to a probe prompt). Refused while the
+   * agent runs a job or a login.
+   */
+  async checkSite(id: string, send: boolean): Promise<SiteCheckView> {
+    const control = this.agentControl();
+    const record = this.deps.pool.get(id);
+    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (this.deps.scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: check its site once the job is done.');
+    let check;
+    try {
+      check = await control.checkSite(id, { send });
+    } catch (error) {
+      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
+    }
+    const missing = check.roles.filter((r) => r.status === 'missing').map((r) => r.role);
+    const outcome = check.problem ?? (missing.length ? `missing ${missing.join(', ')}` : 'every role found');
+    this.deps.log.add(check.ok ? 'info' : 'warn', 'agent', `${record.name}: site check${send ? ' with a probe' : ''}: ${outcome}`);
+    return { ...check, at: timestamp(check.at) };
+  }
+
+  /**
+   * "Check now": the agent looks at its page again at once, instead of at its next
+   * scheduled look. A page ready for a job also ends a rest after a usage limit: the
+   * provider lifted it sooner than it said.
+   */
+  async recheck(id: string): Promise<AgentView> {
+    const control = this.agentControl();
+    const { pool, scheduler, log } = this.deps;
+    const record = pool.get(id);
+    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: it is fine.');
+    try {
+      if ((await control.recheck(id)) && pool.cooldownUntil(id) !== null) {
+        pool.endCooldown(id);
+        log.info('agent', `${record.name}: checked on request, no usage limit shows any more: it takes jobs again`);
+      }
+    } catch (error) {
+      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
+    }
+    return this.agentView(id);
+  }
+
   endLogIn(id: string): AgentView {
     if (!this.deps.pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
     this.control?.endLogIn(id);
@@ -260,13 +311,19 @@ export class AdminConsole {
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
       attempts: attemptRecords(rows).map((record, i) => {
-        const { started_at, ended_at } = rows[i]!;
+        const { started_at, ended_at, detail } = rows[i]!;
         // From the millisecond times: the whole-second timestamps round a short attempt to 0.
-        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at };
+        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at, detail };
       }),
+      diagnostics: this.deps.diagnostics.ofJob(id).map(({ name, manifest }) => bundleView(name, manifest)),
       webhook: this.webhookLog(id),
       waiting_because: completions.waitReason(job)?.text ?? null,
     };
+  }
+
+  /** One file of a diagnostic bundle, to download. */
+  diagnosticFile(bundle: string, file: string): Promise<BundleFile> {
+    return this.deps.diagnostics.file(bundle, file);
   }
 
   /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
@@ -415,6 +472,21 @@ export class AdminConsole {
       throw error;
     }
   }
+}
+
+function bundleView(name: string, m: DiagnosticManifest): DiagnosticBundleView {
+  return {
+    name,
+    attempt: m.attempt,
+    agent_id: m.agent_id,
+    provider: m.provider,
+    at: timestamp(m.at),
+    failure: m.failure,
+    page_url: m.page_url,
+    pack: m.pack,
+    cues: m.cues,
+    files: m.files,
+  };
 }
 
 function logEntryView(e: LogEntry): LogEntryView {

@@ -3,6 +3,7 @@ import { AdminConsole } from './admin-console.js';
 import type { AgentControl } from './core/agent-control.js';
 import { buildServer, type ConnectionLimits } from './api/server.js';
 import { Completions } from './completions.js';
+import { DiagnosticBundles } from './diagnostics/bundles.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { secureDataDir } from './core/data-dir.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
@@ -169,6 +170,7 @@ export class Service {
       signingSecret: this.signingSecret,
       log: this.log,
       usageReport: new UsageReport(new UsageHistory(db), this.pool, this.keys, clock),
+      diagnostics: new DiagnosticBundles(dataDir),
       clock,
     });
     this.adminToken = new AdminToken(dataDir);

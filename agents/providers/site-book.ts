@@ -29,6 +29,8 @@ export interface SiteStatus {
 export class SiteBook {
   private sites = new Map<Provider, ProviderSite>();
   private readonly errors = new Map<Provider, string>();
+  /** Each override file's text when last read (null: no file), so that a read of the same text changes and logs nothing. */
+  private readonly texts = new Map<Provider, string | null>();
   private watcher: FSWatcher | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
   private loading: Promise<void> = Promise.resolve();
@@ -77,6 +79,11 @@ export class SiteBook {
     return this.loading;
   }
 
+  /** Reads the overrides now rather than on the folder's next change event (`sites check` must see a file just written). */
+  refresh(): Promise<void> {
+    return this.overridesDir ? this.reload() : Promise.resolve();
+  }
+
   private builtIn(provider: Provider): ProviderSite {
     const site = compileSite(BUILT_IN_PACKS[provider]);
     const baseUrl = this.baseUrls[provider];
@@ -102,10 +109,10 @@ export class SiteBook {
     const file = join(this.overridesDir!, `${provider}.json`);
     const before = this.sites.get(provider)!;
     const hadError = this.errors.get(provider);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (this.texts.has(provider) && this.texts.get(provider) === text) return;
+    this.texts.set(provider, text);
+    if (text === null) {
       if (before.override) this.notes({ level: 'info', message: `Site pack override ${file} removed: ${before.name} uses the built-in pack again.` });
       this.errors.delete(provider);
       this.sites.set(provider, this.builtIn(provider));

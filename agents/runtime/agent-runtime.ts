@@ -1,6 +1,7 @@
 import type { Provider } from '../../main/core/providers.js';
 import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
+import type { SiteStatus } from '../providers/site-book.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
 import type { DiagnosticsKeeper } from './diagnostics.js';
@@ -8,6 +9,10 @@ import type { DiagnosticsKeeper } from './diagnostics.js';
 /** Where agents find their provider's site as it is now (a SiteBook, or fixed sites in tests). */
 export interface Sites {
   site(provider: Provider): ProviderSite | undefined;
+  /** Which override is in force, or why one was refused (a SiteBook). */
+  status?(): SiteStatus[];
+  /** Reads the overrides on disk now, without waiting for the folder's change events (a SiteBook). */
+  refresh?(): Promise<void>;
 }
 
 /**
@@ -33,6 +38,16 @@ export class AgentRuntime {
   /** The site a provider's agents use here: the real one, or the simulator's. */
   site(provider: Provider): ProviderSite | undefined {
     return this.sites.site(provider);
+  }
+
+  /** Why a provider's override file was refused, if it was. */
+  overrideError(provider: Provider): string | null {
+    return this.sites.status?.().find((s) => s.provider === provider)?.error ?? null;
+  }
+
+  /** The overrides on disk now are in force once this resolves. */
+  async refreshSites(): Promise<void> {
+    await this.sites.refresh?.();
   }
 
   agent(id: string): BrowserAgent | undefined {

@@ -1,10 +1,13 @@
 import type { Page } from 'playwright-core';
 import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
 import { AgentFailure } from '../../main/core/agent.js';
+import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
+import { AgentBusy } from '../../main/core/site-check.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
 import type { DiagnosticsKeeper } from './diagnostics.js';
+import { inspectSite, type PageInspection } from './site-check.js';
 
 /** After this long without a job, the login state is checked again before the next one. */
 const RECHECK_AFTER_MS = 10 * 60_000;
@@ -58,6 +61,9 @@ export class BrowserAgent implements Agent {
   /** Site changes in a row, for the recheck's back-off; and its timer. */
   private siteChanges = 0;
   private siteRecheck: NodeJS.Timeout | null = null;
+  /** A job runs; a site check is under way. */
+  private running = false;
+  private checking = false;
 
   /**
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
@@ -99,6 +105,39 @@ export class BrowserAgent implements Agent {
   }
 
   async run(task: AgentTask): Promise<AgentResult> {
+    this.running = true;
+    try {
+      return await this.runTask(task);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * Looks at the page role by role (inspectSite), with the pack in force now. The agent
+   * takes no job meanwhile, and afterwards opens a fresh chat as after a recheck: a check
+   * that finds the page healthy again makes the agent idle.
+   */
+  async checkSite(send: boolean): Promise<{ site: ProviderSite; inspection: PageInspection }> {
+    if (this.running) throw new AgentBusy('This agent is running a job: check its site once the job is done.');
+    if (this.checking) throw new AgentBusy("This agent's site is being checked already.");
+    if (!this.session) throw new AgentNotRunning("This agent's browser is not running right now; its state says why.");
+    const { page } = this.session;
+    this.checking = true;
+    // In this same turn, so that the scheduler gives it no job from now on.
+    this.set('error', 'checking its site');
+    try {
+      await this.preparing;
+      const site = this.site;
+      this.fresh = false;
+      return { site, inspection: await inspectSite(page, site, send, this.note) };
+    } finally {
+      this.checking = false;
+      void this.recheck();
+    }
+  }
+
+  private async runTask(task: AgentTask): Promise<AgentResult> {
     await this.preparing;
     if (!this.session) throw new AgentFailure('agent_lost', 'The browser is not running.');
     const { page } = this.session;
@@ -130,8 +169,13 @@ export class BrowserAgent implements Agent {
   }
 
   /** After the user logged in (or solved a challenge) in the agent's page, or when a changed page is due another look: check again. */
-  async recheck(): Promise<void> {
-    if (!this.session) return this.start();
+  /** Resolves to whether the page is ready for a job now (a limit notice on it says no, and leaves the state as it is). */
+  async recheck(): Promise<boolean> {
+    if (this.checking) return false; // the check ends with one
+    if (!this.session) {
+      await this.start();
+      return this.state === 'idle';
+    }
     if (this.siteRecheck) clearTimeout(this.siteRecheck);
     this.siteRecheck = null;
     try {
@@ -140,8 +184,10 @@ export class BrowserAgent implements Agent {
       await rest(this.session.page);
       this.fresh = true;
       this.set('idle', 'ready');
+      return true;
     } catch (error) {
       this.classify(error);
+      return false;
     }
   }
 

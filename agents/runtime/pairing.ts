@@ -7,7 +7,7 @@ import type { ProviderSite } from '../providers/site.js';
 export interface PairingAgent {
   readiness(): AgentReadiness;
   /** Opens a fresh chat and updates readiness: idle when logged in. */
-  recheck(): Promise<void>;
+  recheck(): Promise<unknown>;
 }
 
 /** The agent's page, as the person in the login window sees it. */

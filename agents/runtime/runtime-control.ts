@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
+import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { PageScreen } from './page-screen.js';
 import { Pairing, pairingPage } from './pairing.js';
@@ -63,6 +64,36 @@ export class RuntimeControl implements AgentControl {
     const page = this.runtime.agent(agentId)?.page();
     if (!page) return null;
     return this.screenOf(agentId, page);
+  }
+
+  async checkSite(agentId: string, { send }: { send: boolean }): Promise<SiteCheck> {
+    const agent = this.runtime.agent(agentId);
+    if (!agent) throw new AgentNotRunning("This agent's browser is not running yet; try again in a moment.");
+    if (this.logins.has(agentId)) throw new AgentBusy("A login is under way in this agent's page: check its site once it is done.");
+    // An override written a moment ago counts, even before the folder's change event.
+    await this.runtime.refreshSites();
+    const { site, inspection } = await agent.checkSite(send);
+    return {
+      agent_id: agentId,
+      provider: site.provider,
+      site: site.name,
+      at: Date.now(),
+      pack: { version: site.version, checked: site.checked, override: site.override, override_error: this.runtime.overrideError(site.provider) },
+      page_url: inspection.pageUrl,
+      sent: send,
+      problem: inspection.problem,
+      roles: inspection.roles,
+      ok: inspection.problem === null && inspection.roles.every((r) => r.status !== 'missing'),
+    };
+  }
+
+  async recheck(agentId: string): Promise<boolean> {
+    const agent = this.runtime.agent(agentId);
+    if (!agent) throw new AgentNotRunning("This agent's browser is not running yet; try again in a moment.");
+    if (this.logins.has(agentId)) throw new AgentBusy("A login is under way in this agent's page: it is checked when the login ends.");
+    // A fix just saved to an override is what the person wants looked at.
+    await this.runtime.refreshSites();
+    return agent.recheck();
   }
 
   onChange(listener: () => void): void {

@@ -165,10 +165,38 @@ export const WebhookLog = Type.Object({
 });
 export type WebhookLog = Static<typeof WebhookLog>;
 
-/** An attempt as the dashboard shows it: the contract's record and how long it ran. */
+/** An attempt as the dashboard shows it: the contract's record, how long it ran, and what the agent said of a failure. */
 export const AttemptView = Type.Object({
   ...AttemptRecord.properties,
   run_ms: Nullable(Type.Integer({ description: 'How long the attempt ran, in ms; null while it runs' })),
+  detail: Nullable(Type.String({ description: "The agent's own words about a failed attempt, such as which control it could not find (never in /v1)" })),
+});
+
+const CueMatch = Nullable(
+  Type.Object(
+    { index: Type.Integer({ description: "The cue's position in the role's list" }), kind: Type.String(), css: Type.String() },
+    { description: 'The cue that found the role; null when none did' },
+  ),
+);
+
+/** What an agent kept of its page when an attempt failed (main/core/diagnostics.ts). */
+export const DiagnosticBundleView = Type.Object({
+  name: Type.String({ description: '<job id>-<attempt>: the folder under <data dir>/diagnostics, and the path to download its files' }),
+  attempt: Type.Integer(),
+  agent_id: Type.String(),
+  provider: Type.String(),
+  at: Timestamp,
+  failure: Type.Object({ kind: Type.String(), message: Type.String() }),
+  page_url: Nullable(Type.String({ description: 'Origin and path only' })),
+  pack: Type.Object({ version: Type.Integer(), checked: Type.String(), override: Nullable(Type.String({ description: 'The override file merged in' })) }),
+  cues: Type.Record(Type.String(), CueMatch, { description: 'Per role' }),
+  files: Type.Array(Type.String(), { description: 'screenshot.png, page.html, failure.json: those that were written' }),
+});
+export type DiagnosticBundleView = Static<typeof DiagnosticBundleView>;
+
+export const DiagnosticFileParams = Type.Object({
+  bundle: Type.String({ maxLength: 80 }),
+  file: Type.String({ maxLength: 40 }),
 });
 
 export const JobDetail = Type.Object({
@@ -176,10 +204,47 @@ export const JobDetail = Type.Object({
   prompt: Type.String({ description: "Empty once retention removed it" }),
   content_pruned_at: Nullable({ ...Timestamp, description: 'When retention removed the prompt and response; null while they are stored' }),
   attempts: Type.Array(AttemptView),
+  diagnostics: Type.Array(DiagnosticBundleView, { description: "Bundles of the job's failed attempts still kept (the newest 20 across jobs), oldest attempt first" }),
   webhook: Nullable(WebhookLog),
   waiting_because: Nullable(Type.String({ description: 'Why a queued job has not started, in words for a person' })),
 });
 export type JobDetail = Static<typeof JobDetail>;
+
+export const SiteCheckRequest = Type.Object(
+  { send: Type.Optional(Type.Boolean({ description: 'Also run a short probe prompt, to check the roles of an answer (default false)' })) },
+  { additionalProperties: false },
+);
+export type SiteCheckRequest = Static<typeof SiteCheckRequest>;
+
+/** main/core/site-check.ts: what an agent's page shows of each role of its pack. */
+export const SiteCheckView = Type.Object({
+  agent_id: Type.String(),
+  provider: Type.String(),
+  site: Type.String({ description: "The provider's name" }),
+  at: Timestamp,
+  pack: Type.Object({
+    version: Type.Integer(),
+    checked: Type.String({ description: 'The day its cues were last held against the live site' }),
+    override: Nullable(Type.String({ description: 'The override file merged in' })),
+    override_error: Nullable(Type.String({ description: 'Why an override file was refused (the pack above stays in force)' })),
+  }),
+  page_url: Nullable(Type.String({ description: 'Origin and path only' })),
+  sent: Type.Boolean({ description: 'Whether the probe prompt was sent' }),
+  problem: Nullable(Type.String({ description: 'What kept the check from going through: a login wall, a challenge, a failed probe' })),
+  roles: Type.Array(
+    Type.Object({
+      role: Type.String(),
+      status: Type.Unsafe<'found' | 'missing' | 'not_shown' | 'needs_send'>({
+        type: 'string',
+        enum: ['found', 'missing', 'not_shown', 'needs_send'],
+        description: 'missing: needed and no cue finds it; not_shown: a notice the page shows only when it has one; needs_send: shown only by an answer',
+      }),
+      cue: CueMatch,
+    }),
+  ),
+  ok: Type.Boolean({ description: 'No role missing and no problem' }),
+});
+export type SiteCheckView = Static<typeof SiteCheckView>;
 
 export const SigningSecretView = Type.Object({ secret: Type.String() });
 

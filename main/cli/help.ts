@@ -39,6 +39,10 @@ chatbridge keys revoke KEY_ID
   Agents take jobs again after chatbridge pause.`,
   status: `chatbridge status [--json]
   Agents, queue and hourly use, from the running server (GET /v1/status).`,
+  sites: `chatbridge sites check [--provider P] [--send] [--json]
+  Has the running server check each logged-in agent's page (of P) role by role and prints
+  which cue found each role or MISSING; --send also runs a short probe prompt. Exit 1 when
+  a role is missing: paste the output into a bug report after a site update.`,
   'admin-token': `chatbridge admin-token [--rotate]
   The dashboard link; --rotate makes a new token (open dashboards must reopen).`,
   ask: `chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]
@@ -75,6 +79,7 @@ Usage:
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume
   chatbridge status [--json]
+  chatbridge sites check [--provider P] [--send] [--json]   which cue finds each role on each agent's page
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
   chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)

@@ -39,6 +39,9 @@ export async function main(argv: string[]): Promise<void> {
         return (await account()).setPaused(false, args);
       case 'status':
         return await (await import('./status.js')).status(args);
+      case 'sites':
+        process.exitCode = await (await import('./sites.js')).sites(args);
+        return;
       case 'admin-token':
         return await (await import('./admin-token.js')).adminTokenCommand(args);
       case 'ask':

@@ -7,8 +7,8 @@ import { UsageError } from './args.js';
 /** The running server of a data dir, proven to be ours, and a way to call it with the admin token. */
 export interface RunningServer {
   url: string;
-  /** `body`, if given, goes as JSON. */
-  call(method: string, path: string, body?: unknown): Promise<Response>;
+  /** `body`, if given, goes as JSON; the call gives up after `timeoutMs`. */
+  call(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<Response>;
   /** The dashboard at a page (`/agents/add`), signed in through the link's fragment. */
   dashboardLink(route: string): string;
 }
@@ -45,12 +45,12 @@ export async function runningServer(dataDir: string): Promise<RunningServer | nu
   }
   return {
     url: info.url,
-    call: (method, path, body) =>
+    call: (method, path, body, timeoutMs = 30_000) =>
       fetch(`${reach}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       }),
     dashboardLink: (route) => `${info.url}/#${route}&token=${token}`,
   };

@@ -1,4 +1,5 @@
 import type { ViewFrame, ViewInput } from './screen.js';
+import type { SiteCheck } from './site-check.js';
 
 /** A login under way in an agent's page: waiting for the person, or checking whether they got in. */
 export type LoginStep = 'login' | 'checking';
@@ -34,6 +35,17 @@ export interface AgentControl {
   loginStep(agentId: string): LoginStep | null;
   /** The agent's page to show in the dashboard; null where the app shows it in a window of its own. */
   screen(agentId: string): AgentScreen | null;
+  /**
+   * Opens a fresh chat in the agent's page and reports which cue finds each role of its
+   * pack; with `send`, also runs a short probe prompt and reports the answer's roles.
+   * Throws AgentBusy while the agent runs a job, AgentNotRunning without a browser.
+   */
+  checkSite(agentId: string, options: { send: boolean }): Promise<SiteCheck>;
+  /**
+   * Looks at an agent's page again now (a changed site, a challenge, a usage limit),
+   * instead of at its next scheduled look; resolves to whether the page is ready for a job.
+   */
+  recheck(agentId: string): Promise<boolean>;
   /** Login steps changed. */
   onChange(listener: () => void): void;
 }

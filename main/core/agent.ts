@@ -71,7 +71,7 @@ export interface Agent {
    * Looks at its page again and updates readiness (after a person logged in, or to see
    * whether it still is). Optional: agents without a page have nothing to look at.
    */
-  recheck?(): Promise<void>;
+  recheck?(): Promise<unknown>;
   onChange(listener: () => void): void;
   /** Notes for the log, if the agent has any to give. */
   onNote?(listener: (note: AgentNote) => void): void;

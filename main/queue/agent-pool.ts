@@ -148,6 +148,15 @@ export class AgentPool implements AgentRoster {
     this.changed();
   }
 
+  /** The limit lifted sooner than the provider said (its page shows no notice any more). */
+  endCooldown(id: string): void {
+    const cooldown = this.cooldowns.get(id);
+    if (!cooldown) return;
+    cooldown.timer.cancel();
+    this.cooldowns.delete(id);
+    this.changed();
+  }
+
   /** Returns the function that stops listening. */
   onChange(listener: () => void): () => void {
     this.listeners.push(listener);

@@ -19,6 +19,7 @@ import type {
 } from '../../main/api/admin-schemas.js';
 import type { LogEntryView, LogList } from '../../main/api/admin-schemas.js';
 import type { AgentCreate, ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import type { DiagnosticBundleView, SiteCheckView } from '../../main/api/admin-schemas.js';
 import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../main/api/admin-schemas.js';
 import type { Provider } from '../../main/core/providers.js';
 import { streamEvents } from './events.js';
@@ -31,6 +32,7 @@ export type LogEntry = LogEntryView;
 export type LogLevel = LogEntry['level'];
 export type { Provider, ViewFrame, ViewInput };
 export type { UsageFigures, UsageGroupView, UsageRange, UsageView };
+export type { DiagnosticBundleView, SiteCheckView };
 
 /** Which jobs the Usage page counts: those of one key, one agent, or both. */
 export interface UsageFilter {
@@ -59,6 +61,10 @@ export interface AdminApi {
   /** Starts a login in the agent's page; while one is under way, asks the server to check now. */
   logIn(id: string): Promise<AgentView>;
   endLogIn(id: string): Promise<AgentView>;
+  /** Which cue finds each role of the agent's pack on a fresh chat (nothing is sent). */
+  checkSite(id: string): Promise<SiteCheckView>;
+  /** "Check now": the agent looks at its page again at once. */
+  recheck(id: string): Promise<AgentView>;
   /** Pictures of the agent's page as it changes; `onDown` while the stream reconnects. Returns the stop function. */
   screen(id: string, onFrame: (frame: ViewFrame) => void, onDown: () => void): () => void;
   /** A click or keys for the agent's page (during a login). */
@@ -69,6 +75,8 @@ export interface AdminApi {
   jobs(limit: number): Promise<JobSummary[]>;
   job(id: string): Promise<JobDetail>;
   cancel(id: string): Promise<JobDetail>;
+  /** One file of a diagnostic bundle (fetched with the token: a plain link could not send it). */
+  diagnosticFile(bundle: string, file: string): Promise<Blob>;
   /** Deletes a finished job (a queued or running one is refused: cancel it first). */
   deleteJob(id: string): Promise<void>;
   /** Usage history over `range`; days start at the browser's local midnight. */
@@ -85,15 +93,18 @@ export const LINK_REJECTED = 'This dashboard link is no longer accepted. Open th
 
 /** `onUnauthorized` runs when the server refuses the token, so the page can ask for a new link. */
 export function createApi(token: string, onUnauthorized: () => void, fetchFn: typeof fetch = fetch): AdminApi {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function send(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
     try {
-      res = await fetchFn(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetchFn(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
       throw new ApiError(0, 'NETWORK', NOT_RUNNING);
     }
+  }
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await send(method, path, body);
     const text = await res.text();
     const parsed: unknown = text ? safeJson(text) : undefined;
     if (res.ok) return parsed as T;
@@ -109,6 +120,8 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     removeAgent: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}`),
     logIn: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
     endLogIn: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
+    checkSite: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/check-site`, { send: false }),
+    recheck: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/recheck`),
     screen: (id, onFrame, onDown) =>
       streamEvents(
         token,
@@ -128,6 +141,13 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     jobs: async (limit) => (await call<Static<typeof JobList>>('GET', `/admin/v1/jobs?limit=${limit}`)).jobs,
     job: (id) => call('GET', `/admin/v1/jobs/${encodeURIComponent(id)}`),
     cancel: (id) => call('POST', `/admin/v1/jobs/${encodeURIComponent(id)}/cancel`),
+    diagnosticFile: async (bundle, file) => {
+      const res = await send('GET', `/admin/v1/diagnostics/${encodeURIComponent(bundle)}/${encodeURIComponent(file)}`);
+      if (res.ok) return res.blob();
+      if (res.status === 401) onUnauthorized();
+      const text = await res.text();
+      throw toError(res.status, text ? safeJson(text) : undefined);
+    },
     deleteJob: (id) => call('DELETE', `/admin/v1/jobs/${encodeURIComponent(id)}`),
     usage: (range, filter) => {
       const query = new URLSearchParams({ range, tz_offset: String(-new Date().getTimezoneOffset()) });

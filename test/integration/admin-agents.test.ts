@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentControl, AgentScreen, LoginStep } from '../../main/core/agent-control.js';
+import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
 import type { ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
@@ -55,6 +56,28 @@ class RecordingControl implements AgentControl {
   }
   loginStep(id: string) {
     return this.steps.get(id) ?? null;
+  }
+  async checkSite(id: string, { send }: { send: boolean }): Promise<SiteCheck> {
+    this.calls.push(`check ${id}${send ? ' send' : ''}`);
+    if (this.steps.has(id)) throw new AgentBusy('A login is under way.');
+    return {
+      agent_id: id,
+      provider: 'chatgpt',
+      site: 'ChatGPT',
+      at: Date.parse('2026-11-02T10:00:00Z'),
+      pack: { version: 5, checked: '2026-10-09', override: null, override_error: null },
+      page_url: 'https://chatgpt.com/',
+      sent: send,
+      problem: null,
+      roles: [{ role: 'send', status: 'missing', cue: null }],
+      ok: false,
+    };
+  }
+  /** What the next recheck finds: a page ready for a job, or not. */
+  healthy = true;
+  async recheck(id: string) {
+    this.calls.push(`recheck ${id}`);
+    return this.healthy;
   }
   screen() {
     return this.screenOf;
@@ -244,6 +267,48 @@ describe('agents from the dashboard', () => {
     const orphan = await t.api('POST', '/v1/completions', { body: { prompt: 'And now?', mode: 'continue', conversation_ref: ref } });
     expect(orphan.status).toBe(400);
     expect(orphan.body.error.details.field).toBe('conversation_ref');
+  });
+
+  it('checks an agent\'s site and rechecks it on request; refuses while it runs a job or a login', async () => {
+    await start({ agents: { chatgpt: 1 } });
+    const control = attach();
+    const id = t.agents[0]!.id;
+    const check = await as('POST', `/admin/v1/agents/${id}/check-site`, { send: true });
+    expect(check.status).toBe(200);
+    expect(check.body).toMatchObject({ agent_id: id, at: '2026-11-02T10:00:00Z', sent: true, ok: false, roles: [{ role: 'send', status: 'missing', cue: null }] });
+    expect((await as('POST', `/admin/v1/agents/${id}/check-site`, {})).body.sent).toBe(false);
+    expect((await as('GET', '/admin/v1/logs')).body.entries.at(-1)).toMatchObject({ level: 'warn', message: 'chatgpt-1: site check: missing send' });
+    expect((await as('POST', `/admin/v1/agents/${id}/check-site`, { send: 'yes' })).status).toBe(400);
+    expect((await as('POST', `/admin/v1/agents/${id}/check-site`, { sned: true })).status).toBe(400);
+    expect((await as('POST', '/admin/v1/agents/agt_nope/check-site', {})).status).toBe(404);
+    expect((await t.api('POST', `/admin/v1/agents/${id}/check-site`, { body: {} })).status).toBe(403);
+
+    const recheck = await as('POST', `/admin/v1/agents/${id}/recheck`);
+    expect(recheck.status).toBe(200);
+    expect(recheck.body.id).toBe(id);
+    expect(control.calls).toEqual([`check ${id} send`, `check ${id}`, `recheck ${id}`]);
+
+    const running = t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[ms=1500]]' } });
+    await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state === 'busy');
+    const busy = await as('POST', `/admin/v1/agents/${id}/check-site`, {});
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.message).toMatch(/running a job/);
+    expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).status).toBe(409);
+    expect((await running).status).toBe(200);
+    // Resting after a usage limit: a recheck that finds the page ready ends the rest; one that does not leaves it.
+    t.service.pool.coolDown(id, Date.now() + 3_600_000);
+    control.healthy = false;
+    expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).body.cooldown_until).not.toBeNull();
+    control.healthy = true;
+    const rested = await as('POST', `/admin/v1/agents/${id}/recheck`);
+    expect(rested.body).toMatchObject({ state: 'idle', cooldown_until: null });
+    expect((await as('GET', '/admin/v1/logs')).body.entries.at(-1).message).toBe('chatgpt-1: checked on request, no usage limit shows any more: it takes jobs again');
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'after the rest' } })).status).toBe(200);
+
+    control.steps.set(id, 'login');
+    const login = await as('POST', `/admin/v1/agents/${id}/check-site`, {});
+    expect(login.status).toBe(409);
+    expect(login.body.error.message).toBe('A login is under way.');
   });
 
   it('removes an agent even when its browser profile cannot be deleted, and logs why', async () => {

@@ -30,7 +30,7 @@ describe('Jobs', () => {
     const api = fakeApi(adminState());
     const detail = jobDetail(summary, {
       // Whole-second timestamps, equal here: the duration is the server's run_ms.
-      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null, run_ms: 730 }],
+      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null, run_ms: 730, detail: null }],
       webhook: {
         url: 'https://example.test/hook',
         state: 'failed',

@@ -46,6 +46,14 @@ export class ScriptedControl implements AgentControl {
     return null;
   }
 
+  async checkSite(): Promise<never> {
+    throw new AgentNotRunning('A scripted agent has no page to check.');
+  }
+
+  async recheck(agentId: string): Promise<boolean> {
+    return this.service.pool.liveAgent(agentId)?.readiness() === 'idle';
+  }
+
   onChange(listener: () => void): void {
     this.listeners.push(listener);
   }

@@ -20,6 +20,7 @@ import {
 } from '../admin-schemas.js';
 import { LogList, LogsQuery, UsageQuery, UsageView } from '../admin-schemas.js';
 import { AgentCreate, ViewInput } from '../admin-schemas.js';
+import { DiagnosticFileParams, SiteCheckRequest, SiteCheckView } from '../admin-schemas.js';
 import type { RouteAccess } from '../auth.js';
 import { ErrorEnvelope } from '../schemas.js';
 
@@ -87,6 +88,25 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     async (request) => console.endLogIn(request.params.id),
   );
 
+  app.post<{ Params: { id: string }; Body: SiteCheckRequest | undefined }>(
+    '/admin/v1/agents/:id/check-site',
+    {
+      config: admin,
+      schema: schema("Which cue finds each role of the agent's selector pack on a fresh chat; with send, also on a probe prompt's answer (409 while it runs a job)", {
+        params: IdParams,
+        body: SiteCheckRequest,
+        response: ok(SiteCheckView),
+      }),
+    },
+    async (request) => console.checkSite(request.params.id, request.body?.send ?? false),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/v1/agents/:id/recheck',
+    { config: admin, schema: schema('Check now: the agent looks at its page again at once (a changed site, a challenge, a usage limit)', { params: IdParams, response: ok(AgentView) }) },
+    async (request) => console.recheck(request.params.id),
+  );
+
   app.post<{ Params: { id: string }; Body: ViewInput }>(
     '/admin/v1/agents/:id/screen/input',
     {
@@ -127,6 +147,25 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     '/admin/v1/jobs/:id',
     { config: admin, schema: schema('A job with its prompt, attempts and webhook', { params: IdParams, response: ok(JobDetail) }) },
     async (request) => console.job(request.params.id),
+  );
+
+  app.get<{ Params: { bundle: string; file: string } }>(
+    '/admin/v1/diagnostics/:bundle/:file',
+    {
+      config: admin,
+      schema: schema("One file of a failed attempt's diagnostic bundle (screenshot.png, page.html or failure.json), as a download", {
+        params: DiagnosticFileParams,
+      }),
+    },
+    async (request, reply) => {
+      const { bundle, file } = request.params;
+      const { data, contentType } = await console.diagnosticFile(bundle, file);
+      return reply
+        .header('content-type', contentType)
+        .header('content-disposition', `attachment; filename="${bundle}-${file}"`)
+        .header('cache-control', 'no-store')
+        .send(data);
+    },
   );
 
   app.delete<{ Params: { id: string } }>(

@@ -1,12 +1,13 @@
 import { useEffect, useId, useState } from 'react';
 import { describeAgent } from '../agent-state.js';
 import { changeAgent } from '../actions.js';
-import type { AdminApi, AdminState, AgentView } from '../api.js';
+import type { AdminApi, AdminState, AgentView, SiteCheckView } from '../api.js';
 import { AddAccount } from '../components/AddAccount.js';
 import { AgentPanel } from '../components/AgentPanel.js';
 import { Badge } from '../components/Badge.js';
 import { CapField } from '../components/CapField.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
+import { SiteCheckResult } from '../components/SiteCheckResult.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Meter } from '../components/Meter.js';
 import { NoAgents } from '../components/NoAgents.js';
@@ -69,7 +70,12 @@ function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPa
     window.location.hash = href('agents', agent.id);
   });
   const remove = useAction(() => api.removeAgent(agent.id));
+  const [siteCheck, setSiteCheck] = useState<SiteCheckView | null>(null);
+  const checkSite = useAction(async () => setSiteCheck(await api.checkSite(agent.id)));
+  const recheck = useAction(() => api.recheck(agent.id));
   const loggedIn = agent.state === 'idle' || agent.state === 'busy';
+  // Set aside (a changed site, a challenge, a browser restart) or resting after a usage limit: it looks again on its own, or now.
+  const waiting = (agent.state === 'error' || agent.cooldown_until !== null) && agent.enabled && !agent.pairing;
   return (
     <article className="card agent" aria-label={agent.name}>
       <header className="agent-head">
@@ -80,6 +86,16 @@ function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPa
           {!loggedIn && (
             <button type="button" className="primary" disabled={logIn.busy} onClick={() => logIn.run()}>
               {agent.pairing ? 'Back to the login' : 'Log in'}
+            </button>
+          )}
+          {waiting && (
+            <button type="button" disabled={recheck.busy} onClick={() => recheck.run()}>
+              Check now
+            </button>
+          )}
+          {agent.state !== 'needs_login' && agent.state !== 'busy' && !agent.pairing && (
+            <button type="button" disabled={checkSite.busy} onClick={() => checkSite.run()}>
+              {checkSite.busy ? 'Checking…' : 'Check site'}
             </button>
           )}
           <button type="button" disabled={watch.busy} onClick={() => watch.run()}>
@@ -104,7 +120,8 @@ function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPa
           onConfirm={() => void remove.run()}
         />
       </div>
-      <Problem message={toggle.error ?? logIn.error ?? watch.error ?? remove.error} />
+      {siteCheck && <SiteCheckResult check={siteCheck} />}
+      <Problem message={toggle.error ?? logIn.error ?? watch.error ?? remove.error ?? checkSite.error ?? recheck.error} />
     </article>
   );
 }

@@ -4,6 +4,7 @@ import { plainMessage } from '../api.js';
 import { JobStatus } from '../components/Badge.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
 import { CopyButton } from '../components/CopyButton.js';
+import { DiagnosticBundle } from '../components/DiagnosticBundle.js';
 import { Problem } from '../components/Problem.js';
 import { clockTime, duration, isActive, providerName } from '../format.js';
 import { useAction } from '../hooks.js';
@@ -74,6 +75,7 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
           <Body detail={detail} />
           <Timings detail={detail} />
           <Attempts detail={detail} />
+          <Diagnostics detail={detail} api={api} />
           <Webhook id={id} log={detail.webhook} final={!isActive(detail.job.status)} api={api} />
         </>
       )}
@@ -161,6 +163,7 @@ function Attempts({ detail }: { detail: Detail }) {
               <th scope="col">Started</th>
               <th scope="col">Took</th>
               <th scope="col">Outcome</th>
+              <th scope="col">Detail</th>
             </tr>
           </thead>
           <tbody>
@@ -171,10 +174,31 @@ function Attempts({ detail }: { detail: Detail }) {
                 <td>{clockTime(a.started_at)}</td>
                 <td>{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
                 <td>{a.outcome ? `${a.outcome}${a.error_code ? ` (${a.error_code})` : ''}` : '—'}</td>
+                <td>{a.detail ?? ''}</td>
               </tr>
             ))}
           </tbody>
         </table>
+      )}
+    </section>
+  );
+}
+
+/** Per failed attempt, what its agent kept of the page (only the newest bundles are kept). */
+function Diagnostics({ detail, api }: { detail: Detail; api: AdminApi }) {
+  const failed = detail.attempts.filter((a) => a.outcome !== null && a.outcome !== 'succeeded' && a.outcome !== 'cancelled');
+  if (failed.length === 0) return null;
+  return (
+    <section aria-labelledby="diagnostics-title">
+      <h2 id="diagnostics-title">Diagnostics</h2>
+      {detail.diagnostics.length === 0 ? (
+        <p className="note">No diagnostic bundle is kept for these attempts: only the newest 20 failures keep one, and a page that was gone leaves none.</p>
+      ) : (
+        <div className="stack">
+          {detail.diagnostics.map((bundle) => (
+            <DiagnosticBundle key={bundle.name} bundle={bundle} api={api} />
+          ))}
+        </div>
       )}
     </section>
   );

@@ -1,0 +1,124 @@
+import type { Page } from 'playwright-core';
+import { AgentFailure } from '../../main/core/agent.js';
+import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/site-check.js';
+import { openNewChat, runTurn, waitUntilReady, type Notes } from '../providers/flow.js';
+import { ROLES, type PagePack, type ProviderSite, type Role } from '../providers/site.js';
+
+/** Every fresh chat shows these; without them no job can run. */
+const PAGE_ROLES: readonly Role[] = ['composer', 'send'];
+/** Only an answer shows these (the stop control only while it comes). */
+const ANSWER_ROLES: readonly Role[] = ['stop', 'assistantTurn', 'answer', 'finished', 'copy'];
+/** The text put in the composer (and taken out again) so that the send control shows. */
+const PROBE_TEXT = 'probe';
+const SEND_SHOWS_MS = 3_000;
+/** A probe answer is one word: a minute is plenty even for a site that thinks first. */
+const PROBE_MS = 120_000;
+
+export interface PageInspection {
+  roles: RoleCheck[];
+  problem: string | null;
+  pageUrl: string | null;
+}
+
+/**
+ * Looks at a provider's page role by role, as `sites check` reports it: a fresh chat, each
+ * role's cue (the send control with a probe text in the composer, never sent); with `send`,
+ * a probe prompt through the normal flow, watching for the stop control while the answer
+ * comes, then the answer's roles. Nothing here changes the agent's state.
+ */
+export async function inspectSite(page: Page, site: ProviderSite, send: boolean, notes: Notes): Promise<PageInspection> {
+  const found: Partial<Record<Role, number>> = {};
+  let problem: string | null = null;
+  let answered = false;
+  await openNewChat(page, site);
+  try {
+    await waitUntilReady(page, site, notes);
+    Object.assign(found, await report(page, site));
+    found.send = await withProbeText(page, site, () => page.evaluate((p: PagePack) => window.__chatbridge!.which(p.send), site.page));
+    if (send) {
+      let stopSeen = -1;
+      void page
+        .waitForFunction((p: PagePack) => window.__chatbridge!.which(p.stop) + 1, site.page, { polling: 'raf', timeout: PROBE_MS })
+        .then((h) => h.jsonValue())
+        .then((n) => (stopSeen = n - 1), () => {});
+      try {
+        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check' }, notes);
+        answered = true;
+      } catch (error) {
+        problem = `The probe prompt failed: ${messageOf(error)}`;
+      }
+      const after = await report(page, site);
+      for (const role of ANSWER_ROLES) found[role] = after[role] ?? -1;
+      found.stop = stopSeen;
+    }
+  } catch (error) {
+    // A login wall, a challenge, a missing composer: say so, and report what the page shows.
+    problem = messageOf(error);
+    Object.assign(found, await report(page, site).catch(() => ({})));
+  }
+  const statusOf = (role: Role, index: number): RoleStatus => {
+    if (index >= 0) return 'found';
+    if (PAGE_ROLES.includes(role)) return 'missing';
+    if (ANSWER_ROLES.includes(role)) {
+      if (!send) return 'needs_send';
+      // The stop control may come and go faster than a look; the answer's roles need an answer.
+      return role === 'stop' || !answered ? 'not_shown' : 'missing';
+    }
+    return 'not_shown';
+  };
+  const roles = ROLES.filter((role) => site.roles[role]).map((role): RoleCheck => {
+    const index = found[role] ?? -1;
+    const cue = index >= 0 ? site.roles[role]![index] : undefined;
+    return { role, status: statusOf(role, index), cue: cue ? { index, kind: cue.kind, css: cue.css } : null };
+  });
+  return { roles, problem, pageUrl: pageUrlOf(page) };
+}
+
+function report(page: Page, site: ProviderSite): Promise<Partial<Record<Role, number>>> {
+  return page.evaluate(([p, scope]) => window.__chatbridge!.report(p, scope), [site.page, site.turnScope] as const);
+}
+
+/**
+ * Runs `look` while the composer holds a probe text (most sites show their send control
+ * only then), and empties the composer again: nothing is sent.
+ */
+async function withProbeText<T>(page: Page, site: ProviderSite, look: () => Promise<T>): Promise<T> {
+  const handle = await page.evaluateHandle((p: PagePack) => window.__chatbridge!.find(p.composer), site.page);
+  const composer = handle.asElement();
+  if (!composer) {
+    await handle.dispose();
+    return look();
+  }
+  try {
+    if (site.input === 'fill') await composer.fill(PROBE_TEXT);
+    else {
+      await composer.focus();
+      await page.keyboard.insertText(PROBE_TEXT);
+    }
+    await page
+      .waitForFunction((p: PagePack) => window.__chatbridge!.which(p.send) >= 0, site.page, { timeout: SEND_SHOWS_MS })
+      .catch(() => {});
+    return await look();
+  } finally {
+    if (site.input === 'fill') await composer.fill('').catch(() => {});
+    else {
+      await composer.evaluate((el) => window.getSelection()?.selectAllChildren(el)).catch(() => {});
+      await page.keyboard.press('Backspace').catch(() => {});
+    }
+    await composer.dispose();
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof AgentFailure) return error.message;
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
+
+function pageUrlOf(page: Page): string | null {
+  try {
+    const u = new URL(page.url());
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return null;
+  }
+}
