@@ -176,26 +176,31 @@ export class AdminConsole {
   }
 
   /**
-   * Has the agent look at its page again and says where it stands (`chatbridge agents
-   * check`): after a person logged in elsewhere, or to see whether it still is. During a
-   * login this is that login's "I have logged in"; an agent running a job is left alone.
+   * "Check now" and `chatbridge agents check`: the agent looks at its page again at once,
+   * instead of at its next scheduled look, and says where it stands. During a login this is
+   * that login's "I have logged in"; an agent running a job is left alone (it is fine). A
+   * page ready for a job also ends a rest after a usage limit: the provider lifted it sooner
+   * than it said.
    */
   async checkAgent(id: string): Promise<AgentView> {
-    const { pool, scheduler } = this.deps;
-    if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    const { pool, scheduler, log } = this.deps;
+    const record = pool.get(id);
+    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
     const control = this.agentControl();
     if (control.loginStep(id)) return this.logIn(id);
     if (scheduler.isRunningOn(id)) return this.agentView(id);
-    const agent = pool.liveAgent(id);
-    if (!agent) throw new ApiError('CONFLICT', "This agent's browser is not running yet; try again in a moment.");
-    if (agent.recheck) {
-      // Marked busy meanwhile, so no job is handed to a page that is being looked at.
-      pool.setBusy(id, true);
-      try {
-        await agent.recheck();
-      } finally {
-        pool.setBusy(id, false);
+    // Marked busy meanwhile, so no job is handed to a page that is being looked at.
+    pool.setBusy(id, true);
+    try {
+      if ((await control.recheck(id)) && pool.cooldownUntil(id) !== null) {
+        pool.endCooldown(id);
+        log.info('agent', `${record.name}: checked on request, no usage limit shows any more: it takes jobs again`);
       }
+    } catch (error) {
+      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
+      throw error;
+    } finally {
+      pool.setBusy(id, false);
     }
     return this.agentView(id);
   }
@@ -221,29 +226,6 @@ export class AdminConsole {
     const outcome = check.problem ?? (missing.length ? `missing ${missing.join(', ')}` : 'every role found');
     this.deps.log.add(check.ok ? 'info' : 'warn', 'agent', `${record.name}: site check${send ? ' with a probe' : ''}: ${outcome}`);
     return { ...check, at: timestamp(check.at) };
-  }
-
-  /**
-   * "Check now": the agent looks at its page again at once, instead of at its next
-   * scheduled look. A page ready for a job also ends a rest after a usage limit: the
-   * provider lifted it sooner than it said.
-   */
-  async recheck(id: string): Promise<AgentView> {
-    const control = this.agentControl();
-    const { pool, scheduler, log } = this.deps;
-    const record = pool.get(id);
-    if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
-    if (scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: it is fine.');
-    try {
-      if ((await control.recheck(id)) && pool.cooldownUntil(id) !== null) {
-        pool.endCooldown(id);
-        log.info('agent', `${record.name}: checked on request, no usage limit shows any more: it takes jobs again`);
-      }
-    } catch (error) {
-      if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
-      throw error;
-    }
-    return this.agentView(id);
   }
 
   endLogIn(id: string): AgentView {

@@ -121,7 +121,7 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
     logIn: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
     endLogIn: (id) => call('DELETE', `/admin/v1/agents/${encodeURIComponent(id)}/login`),
     checkSite: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/check-site`, { send: false }),
-    recheck: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/recheck`),
+    recheck: (id) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/check`),
     screen: (id, onFrame, onDown) =>
       streamEvents(
         token,

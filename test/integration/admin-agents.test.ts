@@ -75,9 +75,11 @@ class RecordingControl implements AgentControl {
   }
   /** What the next recheck finds: a page ready for a job, or not. */
   healthy = true;
+  /** How the agent looks at its page (a test may hold it there). */
+  look: (id: string) => Promise<boolean> = async () => this.healthy;
   async recheck(id: string) {
     this.calls.push(`recheck ${id}`);
-    return this.healthy;
+    return this.look(id);
   }
   screen() {
     return this.screenOf;
@@ -135,16 +137,14 @@ describe('agents from the dashboard', () => {
     let looks = 0;
     let release: () => void = () => {};
     // What a browser agent does: look at its page, then say whether it is logged in.
-    Object.assign(agent, {
-      recheck: () =>
-        new Promise<void>((resolve) => {
-          looks++;
-          release = () => {
-            agent.setReadiness('needs_login');
-            resolve();
-          };
-        }),
-    });
+    control.look = () =>
+      new Promise<boolean>((resolve) => {
+        looks++;
+        release = () => {
+          agent.setReadiness('needs_login');
+          resolve(false);
+        };
+      });
     const checking = as('POST', `/admin/v1/agents/${agent.id}/check`);
     await until(() => looks === 1);
     // While it looks, no job is handed to its page.
@@ -157,7 +157,7 @@ describe('agents from the dashboard', () => {
 
     control.steps.set(agent.id, 'login');
     await as('POST', `/admin/v1/agents/${agent.id}/check`);
-    expect(control.calls).toEqual([`login ${agent.id}`]);
+    expect(control.calls).toEqual([`recheck ${agent.id}`, `login ${agent.id}`]);
     expect(looks).toBe(1);
 
     control.steps.delete(agent.id);
@@ -283,7 +283,7 @@ describe('agents from the dashboard', () => {
     expect((await as('POST', '/admin/v1/agents/agt_nope/check-site', {})).status).toBe(404);
     expect((await t.api('POST', `/admin/v1/agents/${id}/check-site`, { body: {} })).status).toBe(403);
 
-    const recheck = await as('POST', `/admin/v1/agents/${id}/recheck`);
+    const recheck = await as('POST', `/admin/v1/agents/${id}/check`);
     expect(recheck.status).toBe(200);
     expect(recheck.body.id).toBe(id);
     expect(control.calls).toEqual([`check ${id} send`, `check ${id}`, `recheck ${id}`]);
@@ -293,14 +293,14 @@ describe('agents from the dashboard', () => {
     const busy = await as('POST', `/admin/v1/agents/${id}/check-site`, {});
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toMatch(/running a job/);
-    expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).status).toBe(409);
+    expect((await as('POST', `/admin/v1/agents/${id}/check`)).body.state).toBe('busy');
     expect((await running).status).toBe(200);
     // Resting after a usage limit: a recheck that finds the page ready ends the rest; one that does not leaves it.
     t.service.pool.coolDown(id, Date.now() + 3_600_000);
     control.healthy = false;
-    expect((await as('POST', `/admin/v1/agents/${id}/recheck`)).body.cooldown_until).not.toBeNull();
+    expect((await as('POST', `/admin/v1/agents/${id}/check`)).body.cooldown_until).not.toBeNull();
     control.healthy = true;
-    const rested = await as('POST', `/admin/v1/agents/${id}/recheck`);
+    const rested = await as('POST', `/admin/v1/agents/${id}/check`);
     expect(rested.body).toMatchObject({ state: 'idle', cooldown_until: null });
     expect((await as('GET', '/admin/v1/logs')).body.entries.at(-1).message).toBe('chatgpt-1: checked on request, no usage limit shows any more: it takes jobs again');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'after the rest' } })).status).toBe(200);

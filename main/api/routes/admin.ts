@@ -78,7 +78,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
 
   app.post<{ Params: { id: string } }>(
     '/admin/v1/agents/:id/check',
-    { config: admin, schema: schema('Have the agent look at its page again; answers its state', { params: IdParams, response: ok(AgentView) }) },
+    { config: admin, schema: schema('Check now: the agent looks at its page again at once (a changed site, a challenge, a usage limit; during a login: "I have logged in"); answers its state', { params: IdParams, response: ok(AgentView) }) },
     async (request) => console.checkAgent(request.params.id),
   );
 
@@ -99,12 +99,6 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
       }),
     },
     async (request) => console.checkSite(request.params.id, request.body?.send ?? false),
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/admin/v1/agents/:id/recheck',
-    { config: admin, schema: schema('Check now: the agent looks at its page again at once (a changed site, a challenge, a usage limit)', { params: IdParams, response: ok(AgentView) }) },
-    async (request) => console.recheck(request.params.id),
   );
 
   app.post<{ Params: { id: string }; Body: ViewInput }>(
