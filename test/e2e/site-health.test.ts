@@ -147,7 +147,7 @@ describe('when a site changes', () => {
     const state = await adminCall('GET', '/admin/v1/state');
     expect(state.agents[0]).toMatchObject({ state: 'error', detail: expect.stringMatching(/^site changed: Claude: cannot find the answer.*Checking again at \d\d:\d\d:\d\d\.$/) });
     rmSync(override());
-    const rechecked = await adminCall('POST', `/admin/v1/agents/${agentId}/recheck`);
+    const rechecked = await adminCall('POST', `/admin/v1/agents/${agentId}/check`);
     expect(rechecked).toMatchObject({ state: 'idle' });
   }, 120_000);
 });
