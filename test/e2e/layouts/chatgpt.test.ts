@@ -57,7 +57,9 @@ async function visit(layout: string): Promise<Visit> {
       await page.keyboard.press('Enter');
       await until(() => site.log.sends.length > sends, 5_000, 'the send');
     },
-    finished: (count) => until(() => site.log.finishes.length >= count, 10_000, `${count} finished answers`),
+    async finished(count) {
+      await until(() => site.log.finishes.length >= count, 10_000, `${count} finished answers`);
+    },
     async close() {
       await context.close();
       await site.close();
