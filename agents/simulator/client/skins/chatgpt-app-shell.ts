@@ -68,9 +68,9 @@ export function mountAppShell(root: HTMLElement, prompts: ReturnType<typeof prom
   // chat backend, no assistant message ever shows); the flow must switch to Chat first.
   const chat = el('button', { type: 'button', 'aria-pressed': 'true', class: 'mode-toggle' }, words.chat);
   const work = el('button', { type: 'button', 'aria-pressed': 'false', class: 'mode-toggle' }, words.work);
-  let mode: 'chat' | 'work' = 'chat';
+  let composerMode: 'chat' | 'work' = 'chat';
   const setComposerMode = (next: 'chat' | 'work') => {
-    mode = next;
+    composerMode = next;
     chat.setAttribute('aria-pressed', String(next === 'chat'));
     work.setAttribute('aria-pressed', String(next === 'work'));
     localStorage.setItem(MODE_KEY, next);
@@ -78,21 +78,6 @@ export function mountAppShell(root: HTMLElement, prompts: ReturnType<typeof prom
   setComposerMode(localStorage.getItem(MODE_KEY) === 'work' ? 'work' : 'chat');
   chat.addEventListener('click', () => setComposerMode('chat'));
   work.addEventListener('click', () => setComposerMode('work'));
-  const startTask = (event: Event) => {
-    if (mode !== 'work') return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    const prompt = composer.read();
-    if (!prompt.trim()) return;
-    composer.clear();
-    const { state } = exchange(prompt);
-    state.append(el('div', { 'data-chatgpt-agent-turn-start': '' }, el('div', { role: 'status', 'aria-live': 'polite' }, words.working)));
-  };
-  // Registered before the engine's listeners (app.ts), so a Work-mode send goes no further.
-  submit.addEventListener('click', startTask);
-  editor.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) startTask(event);
-  });
 
   const abovePortal = el('div', { 'data-above-composer-portal': '' });
   root.append(
@@ -143,6 +128,22 @@ export function mountAppShell(root: HTMLElement, prompts: ReturnType<typeof prom
     });
     return { element: el('div', { class: 'puik-root not-markdown' }, body), body };
   };
+
+  const startTask = (event: Event) => {
+    if (composerMode !== 'work') return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    const prompt = composer.read();
+    if (!prompt.trim()) return;
+    composer.clear();
+    const { state } = exchange(prompt);
+    state.append(el('div', { 'data-chatgpt-agent-turn-start': '' }, el('div', { role: 'status', 'aria-live': 'polite' }, words.working)));
+  };
+  // Registered before the engine's listeners (app.ts), so a Work-mode send goes no further.
+  submit.addEventListener('click', startTask);
+  editor.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) startTask(event);
+  });
 
   return {
     composer,
