@@ -56,10 +56,12 @@ export function promptWatcher(historyLength: number): { user(text: string): Chat
   };
 }
 
-/** How ChatGPT's code-block header names a language (the Markdown fence keeps the short name). */
+/**
+ * How ChatGPT's code-block header names a language: a capitalized display name ("Bash" in
+ * #62497009795) where the Markdown fence says `bash`; plain text keeps its fence word.
+ */
 function displayName(language: string): string {
-  const known: Record<string, string> = { js: 'JavaScript', javascript: 'JavaScript', ts: 'TypeScript', typescript: 'TypeScript', sh: 'Bash', bash: 'Bash', py: 'Python', text: 'Plain text', '': 'Plain text' };
-  return known[language] ?? language.charAt(0).toUpperCase() + language.slice(1);
+  return language === 'text' ? language : language.charAt(0).toUpperCase() + language.slice(1);
 }
 
 /**
