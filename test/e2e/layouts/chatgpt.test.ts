@@ -1,7 +1,7 @@
 /**
  * ChatGPT's 2026 layouts. First the simulated page itself, driven as a person would in
  * real Chromium (no agent): each layout shows the markup research/providers-live-2026.md
- * describes, and the directives play in each layout's own markup.
+ * describes, and the directives play in each layout's own markup. Then agents on them.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,9 @@ import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startSiteServer, type SimSite } from '../../../agents/simulator/site-server.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { until } from '../../support/until.js';
+import { providerSuite } from '../provider-suite.js';
 
 const config = SIM_SITES.chatgpt;
 /** The composer in every layout: the editor inside the composer form (a Canvas is not in it). */
@@ -348,5 +350,92 @@ describe('the simulated ChatGPT page', () => {
     } finally {
       await v.close();
     }
+  });
+});
+
+// Then agents: the core suite on each layout beside the default (which has the full suite,
+// test/e2e/chatgpt.test.ts), and what is ChatGPT's own, on the default layout.
+for (const layout of config.layouts.slice(1)) providerSuite('chatgpt', { layout }, 'core');
+
+describe('a ChatGPT agent on what the 2026 site does', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('chatgpt', 1);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'chatgpt', ...body } });
+  const answer = (prompt: string, turn = 1) => simulatedAnswer('ChatGPT', 'chatgpt', prompt, turn);
+  const addressOf = (ref: string) => new URL(e.service.store.conversation(ref)!.address);
+
+  it('answers under the A/B chooser with the first answer, and sends once', async () => {
+    const prompt = 'Compare [[sim:ab]]';
+    const r = await ask({ prompt });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(answer(prompt));
+    expect(e.sim.log.sends.filter((s) => s.prompt === prompt)).toHaveLength(1);
+  });
+
+  it('keeps a project chat at /g/<project>/c/<id> and continues it there', async () => {
+    const first = await ask({ prompt: 'In a project [[sim:project]]' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(addressOf(first.body.conversation_ref).pathname).toMatch(/^\/g\/g-p-[0-9a-f]{32}-simulated-project\/c\/[0-9a-f-]{36}$/);
+    const second = await ask({ prompt: 'Still in the project', mode: 'continue', conversation_ref: first.body.conversation_ref });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.response).toBe(answer('Still in the project', 2));
+  });
+
+  it('writes in the composer, not in a Canvas editor that comes first in the page', async () => {
+    const first = await ask({ prompt: 'Draft it [[sim:canvas]]' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // The conversation now opens with the Canvas before the composer.
+    const second = await ask({ prompt: 'Next to the canvas', mode: 'continue', conversation_ref: first.body.conversation_ref });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.response).toBe(answer('Next to the canvas', 2));
+    expect(e.sim.log.sends.at(-1)!.prompt).toBe('Next to the canvas');
+  });
+
+  it('reads an answer whose turn state stays in_progress, and continues past that stale turn', async () => {
+    const started = Date.now();
+    const first = await ask({ prompt: 'Stale state [[sim:stale]]' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.response).toBe(answer('Stale state [[sim:stale]]'));
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const second = await ask({ prompt: 'After the stale one', mode: 'continue', conversation_ref: first.body.conversation_ref });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.response).toBe(answer('After the stale one', 2));
+  });
+
+  it('waits through the safety review notice: not an error, the answer whole', async () => {
+    const prompt = 'Reviewed [[sim:review]] [[sim:ms=2400]]';
+    const r = await ask({ prompt });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(answer(prompt));
+    expect(r.body.attempts).toBe(1);
+  });
+
+  it('switches a page left in Work mode back to Chat before sending', async () => {
+    const first = await ask({ prompt: 'Then work [[sim:work]]' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // The agent's next page opens in Work mode, where a prompt would start a task.
+    const second = await ask({ prompt: 'Chat please' });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.response).toBe(answer('Chat please'));
+  });
+
+  it('reads CodeMirror code blocks back from the page as fenced Markdown: no header text, lines kept', async () => {
+    const prompt = 'Lines:\n\n    indented\n\nlast';
+    const r = await ask({ prompt });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const page = await e.browserAgents[0]!.page()!.context().newPage();
+    await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
+    await page.locator('.cm-content').first().waitFor();
+    const fromDom = await page.evaluate(() => {
+      const h = window.__chatbridge!;
+      return h.toMarkdown(document.querySelector('[data-dil-message-id]')!);
+    });
+    await page.close();
+    expect(fromDom).toBe(answer(prompt));
+    expect(fromDom).not.toMatch(/Python|Copy/);
   });
 });
