@@ -501,13 +501,14 @@ export function installPageHelpers(): void {
         const attr = label?.getAttribute('data-code-language') ?? label?.querySelector('[data-code-language]')?.getAttribute('data-code-language');
         if (attr) return attr;
         // The first piece of text outside the code itself: a header's buttons ("Copy") come after it.
+        // Headers show a display name ("Bash", "Python"); a fence names the language in lower case.
         const from = label ?? (pre.querySelector(EDITOR) ? pre : null);
         if (!from) return '';
         const walker = document.createTreeWalker(from, NodeFilter.SHOW_TEXT);
         for (let t = walker.nextNode(); t; t = walker.nextNode()) {
           if (t.parentElement?.closest(`${EDITOR}, button`)) continue;
           const word = (t.textContent ?? '').trim();
-          if (word) return /^[\w+#.-]{1,24}$/.test(word) ? word : '';
+          if (word) return /^[\w+#.-]{1,24}$/.test(word) ? word.toLowerCase() : '';
         }
         return '';
       };

@@ -10,6 +10,8 @@ export interface SimSiteConfig {
     newChat: string;
     /** `{id}` is replaced by the conversation id. */
     conversation: string;
+    /** A conversation inside a project (ChatGPT's `/g/{project}/c/{id}`), beside `conversation`. */
+    project?: string;
     /** A first, transient address some sites show before the real one (ChatGPT's `/c/WEB:…`). */
     transient?: string;
     login: string;
@@ -30,10 +32,13 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     provider: 'chatgpt',
     name: 'ChatGPT',
     title: 'ChatGPT',
-    paths: { newChat: '/', conversation: '/c/{id}', transient: '/c/WEB:{id}', login: '/auth/login' },
+    paths: { newChat: '/', conversation: '/c/{id}', project: '/g/{project}/c/{id}', transient: '/c/WEB:{id}', login: '/auth/login' },
     newId: randomUUID,
     skin: 'skins/chatgpt.js',
-    layouts: ['classic'],
+    // The app-shell build is what every live observation from 2026-09-24 on shows
+    // (research/providers-live-2026.md C1, C2, C4, C7, C8; English and Russian accounts);
+    // `section` turns are the 2026-03..06 evidence, `article` the legacy renderer.
+    layouts: ['app-shell', 'section', 'article', 'app-shell-ru'],
   },
   claude: {
     provider: 'claude',

@@ -56,7 +56,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const limitedUntil = new Map<string, number>();
   const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0 };
   const { paths } = config;
-  const conversationRoute = new RegExp(`^${escapeRegExp(paths.conversation).replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
+  const route = (template: string) =>
+    new RegExp(`^${escapeRegExp(template).replace('\\{project\\}', '[A-Za-z0-9-]+').replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
+  const conversationRoutes = [paths.conversation, ...(paths.project ? [paths.project] : [])].map(route);
 
   const sessionOf = (req: http.IncomingMessage) => {
     const token = /(?:^|;\s*)sim_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
@@ -156,7 +158,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return json(res, 200, {});
       }
       if (req.method !== 'GET') return json(res, 404, {});
-      const conversationId = conversationRoute.exec(path)?.[1];
+      const conversationId = conversationRoutes.map((r) => r.exec(path)?.[1]).find(Boolean);
       if (path !== paths.newChat && !conversationId) return html(res, 404, '<h1>Not found</h1>');
       if (!token) {
         res.writeHead(302, { location: paths.login });
