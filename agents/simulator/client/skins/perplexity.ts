@@ -61,6 +61,7 @@ const STYLE = `
 .pointer-events-none{pointer-events:none}
 .opacity-0{opacity:0}
 .group\\/query:hover .opacity-0{opacity:1}
+.group\\/query:hover .pointer-events-none{pointer-events:auto}
 .query{font-size:20px;margin:24px 0 8px}
 .whitespace-pre-line{white-space:pre-line}
 .codeWrapper{background:#f4f4f4;border-radius:8px;padding:4px 8px}
