@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { providerSuite } from '../provider-suite.js';
 
@@ -82,5 +83,20 @@ describe('the simulated Perplexity page', () => {
       expect(await s.page.locator('[data-workflow-final-text], [data-workflow-text-footer]').count()).toBe(0);
       expect(await s.page.locator(`.answer-actions ${COPY_ICON}`).count()).toBe(1);
     });
+  });
+});
+
+describe('ChatBridge on Perplexity (layout final-text)', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('perplexity', 1);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  it("copies the answer through its icon-only control, not the question's", async () => {
+    const prompt = 'Which copy button?';
+    const r = await e.api('POST', '/v1/completions', { body: { provider: 'perplexity', prompt } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(simulatedAnswer('Perplexity', 'perplexity', prompt, 1));
   });
 });

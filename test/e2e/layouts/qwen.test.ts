@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { secondResponse } from '../../../agents/simulator/client/second-response.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
@@ -123,6 +124,45 @@ describe('the simulated Qwen page', () => {
       expect(answers).toHaveLength(2);
       expect(answers[1]).toContain('Response 2: another draft');
       expect(await s.page.locator('.qwen-chat-message-dual-message').count()).toBe(0);
+    });
+  });
+});
+
+describe('ChatBridge on Qwen', () => {
+  let e: E2E;
+  afterAll(async () => e?.stop());
+  const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'qwen', ...body } });
+
+  describe('the A/B pair (layout dual)', () => {
+    beforeAll(async () => {
+      e = await startE2E('qwen', 1, { layout: 'dual' });
+    }, 60_000);
+
+    it('returns the first answer and picks it, so the conversation goes on', async () => {
+      const first = await ask({ prompt: 'Two drafts' });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body.response).toBe(simulatedAnswer('Qwen', 'qwen', 'Two drafts', 1));
+      await until(() => e.sim.log.prefers.length === 1, 5_000, 'the pick');
+      expect(e.sim.log.prefers[0]!.choice).toBe(1);
+      const second = await ask({ prompt: 'And again', mode: 'continue', conversation_ref: first.body.conversation_ref });
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      expect(second.body.response).toBe(simulatedAnswer('Qwen', 'qwen', 'And again', 2));
+      await until(() => e.sim.log.prefers.length === 2, 5_000, 'the second pick');
+      expect(e.sim.log.prefers.map((p) => p.choice)).toEqual([1, 1]);
+    });
+  });
+
+  describe('Monaco code blocks (layout single)', () => {
+    beforeAll(async () => {
+      await e?.stop();
+      e = await startE2E('qwen', 1);
+    }, 60_000);
+
+    it('reads a block longer than the editor shows back whole, tabs included', async () => {
+      const prompt = Array.from({ length: 80 }, (_, i) => (i % 10 === 5 ? `\tline ${i + 1}` : `line ${i + 1}`)).join('\n');
+      const r = await ask({ prompt });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.response).toBe(simulatedAnswer('Qwen', 'qwen', prompt, 1));
     });
   });
 });
