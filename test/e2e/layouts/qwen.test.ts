@@ -163,6 +163,26 @@ describe('ChatBridge on Qwen', () => {
       const r = await ask({ prompt });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.response).toBe(simulatedAnswer('Qwen', 'qwen', prompt, 1));
+
+      // The page alone: through each block's own Copy the DOM reads back the same Markdown;
+      // without those controls it says lines are missing rather than return fewer.
+      const page = await e.browserAgents[0]!.page()!.context().newPage();
+      await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
+      const read = () =>
+        page.evaluate((pack) => {
+          const h = window.__chatbridge!;
+          const turn = h.turns(pack)[0]!;
+          try {
+            return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
+          } catch (error) {
+            return `error: ${(error as Error).message}`;
+          }
+        }, e.site.page);
+      await page.locator('.view-line').first().waitFor();
+      expect(await read()).toBe(r.body.response);
+      await page.evaluate(() => document.querySelectorAll('.qwen-markdown-code-header-actions').forEach((a) => a.remove()));
+      expect(await read()).toBe('error: A code block shows 24 of its 80 lines and no copy control gives the rest.');
+      await page.close();
     });
   });
 });
