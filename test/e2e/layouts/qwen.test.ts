@@ -178,7 +178,8 @@ describe('ChatBridge on Qwen', () => {
             return `error: ${(error as Error).message}`;
           }
         }, e.site.page);
-      await page.locator('.view-line').first().waitFor();
+      // A background tab runs no animation frames: poll on a timer.
+      await page.waitForFunction(() => document.querySelector('.view-line'), undefined, { polling: 50 });
       expect(await read()).toBe(r.body.response);
       await page.evaluate(() => document.querySelectorAll('.qwen-markdown-code-header-actions').forEach((a) => a.remove()));
       expect(await read()).toBe('error: A code block shows 24 of its 80 lines and no copy control gives the rest.');
