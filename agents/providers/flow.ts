@@ -155,9 +155,13 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   await send(page, site, notes);
 
   const watching = page.evaluate(([p, scope, limits]) => window.__chatbridge!.watchTurn(p, scope, limits), [pack, site.turnScope, WATCH] as const);
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch((error: unknown) => {
-    // A full-page move to the login page mid-turn destroys the watching script.
-    if (!task.signal.aborted && site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
+  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch(async (error: unknown) => {
+    if (task.signal.aborted) throw error;
+    // A full-page move mid-turn destroys the watching script: to the login page, or to what
+    // the page now is (Cloudflare answers a site's reload with its interstitial).
+    if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
+    const blocked = await blockerAfterMove(page, site);
+    if (blocked) throw failureFor(blocked, site);
     throw error;
   });
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
@@ -312,6 +316,14 @@ async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
     },
     [pack, last] as const,
   );
+}
+
+/** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
+async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
+  return page
+    .waitForLoadState('domcontentloaded', { timeout: PAGE_LOAD_MS })
+    .then(() => page.evaluate((p: PagePack) => window.__chatbridge?.blocker(p) ?? null, site.page))
+    .catch(() => null);
 }
 
 async function pressStop(page: Page, pack: PagePack): Promise<void> {

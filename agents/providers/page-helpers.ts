@@ -512,10 +512,39 @@ export function installPageHelpers(): void {
         }
         return '';
       };
-      const codeText = (pre: Element): string => {
-        const lines = Array.from(pre.querySelectorAll(EDITOR_LINES));
+      /**
+       * The block's own Copy (beside its editor), clicked with the clipboard intercepted: an
+       * editor keeps the code in its model and draws only the lines in view, tabs as spaces,
+       * so this is the one exact source. Null when there is none or it copies nothing at once.
+       */
+      const blockCopy = (pre: Element): string | null => {
+        const controls = Array.from(pre.querySelectorAll('button, [role="button"], [class*="action-item"]')).filter((c) => !c.closest(EDITOR));
+        const copy = controls.find((c) => /copy|复制|コピー|копир|kopier|copier|copiar/i.test(accessibleName(c)) || c.querySelector('use[*|href*="copy"]'));
+        if (!copy) return null;
+        const before = helpers.clipboard;
+        helpers.clipboard = null;
+        (copy as HTMLElement).click();
+        const copied = helpers.clipboard;
+        helpers.clipboard = before;
+        return copied;
+      };
+      /** The lines an editor draws, in line order; an error rather than code with lines missing. */
+      const editorText = (pre: Element): string => {
+        const lines = Array.from(pre.querySelectorAll(EDITOR_LINES)) as HTMLElement[];
+        // Monaco places each line by its `top`: after a scroll the DOM order is not line order.
+        const tops = lines.map((l) => parseFloat(l.style.top));
+        if (tops.every((t) => !Number.isNaN(t))) lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+        // Monaco's view is as tall as all its lines; CodeMirror leaves a gap for the lines it does not draw.
+        const view = pre.querySelector('.view-lines') as HTMLElement | null;
+        const all = view ? Math.round(parseFloat(view.style.height) / parseFloat(view.style.lineHeight)) : NaN;
+        if ((!Number.isNaN(all) && all > lines.length) || pre.querySelector('.cm-gap')) {
+          throw new Error(`A code block shows ${lines.length} of its ${Number.isNaN(all) ? 'lines' : `${all} lines`} and no copy control gives the rest.`);
+        }
         // Editors put a non-breaking space where the code has a space.
-        if (lines.length > 0) return lines.map((l) => (l.textContent ?? '').replace(/\u00a0/g, ' ')).join('\n');
+        return lines.map((l) => (l.textContent ?? '').replace(/\u00a0/g, ' ')).join('\n');
+      };
+      const codeText = (pre: Element): string => {
+        if (pre.querySelector(EDITOR_LINES)) return blockCopy(pre) ?? editorText(pre);
         return (pre.querySelector('code') ?? pre).textContent ?? '';
       };
       const block = (node: Element): string[] => {

@@ -74,7 +74,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/c/{id}', login: '/auth' },
     newId: randomUUID,
     skin: 'skins/qwen.js',
-    layouts: ['classic'],
+    // `single` is what most accounts see in 2026: one answer per prompt, code blocks in a
+    // Monaco editor. `dual` is Qwen's A/B experiment, two answers and "I prefer this
+    // response" (research/providers-live-2026.md, Qwen), which some accounts get often.
+    layouts: ['single', 'dual'],
   },
   perplexity: {
     provider: 'perplexity',
@@ -84,6 +87,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/search/{id}', transient: '/search/new/{id}', login: '/account/signin' },
     newId: () => `answer-${randomBytes(6).toString('hex')}`,
     skin: 'skins/perplexity.js',
-    layouts: ['classic'],
+    // `final-text`: the 2026-10 renderer, the answer wrapped in `[data-workflow-final-text]`
+    // only once it has streamed. `markdown-content`: the earlier renderer that open threads
+    // and A/B variants still serve, answers anchored by `div[id^=markdown-content-]`
+    // (research/providers-live-2026.md, Perplexity).
+    layouts: ['final-text', 'markdown-content'],
   },
 };

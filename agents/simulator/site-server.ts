@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import { secondResponse } from './client/second-response.js';
+import { challengePage, protectedPageScripts, serveCloudflare } from './cloudflare.js';
 import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import type { SimSiteConfig } from './site-config.js';
@@ -19,6 +21,8 @@ export interface SimLog {
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];
   logins: number;
+  /** Which answer of an A/B pair the page was told to keep (1 or 2), per conversation. */
+  prefers: { conversationId: string; choice: number }[];
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -26,6 +30,11 @@ export interface SimLook {
   /** One of `SimSiteConfig.layouts`; the first when not given. */
   layout?: string;
   drift?: readonly DriftKind[];
+  /**
+   * The site sits behind Cloudflare: its normal pages carry the bot-detection snippet and an
+   * invisible Turnstile widget, neither of which is a challenge (cloudflare.ts).
+   */
+  turnstile?: boolean;
 }
 
 export interface SimSite {
@@ -54,7 +63,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   /** Account failures already played, per prompt. */
   const seen = new Set<string>();
   const limitedUntil = new Map<string, number>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0 };
+  /** Sessions whose next page load Cloudflare answers with its interstitial. */
+  const challenged = new Set<string>();
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [] };
   const { paths } = config;
   const route = (template: string) =>
     new RegExp(`^${escapeRegExp(template).replace('\\{project\\}', '[A-Za-z0-9-]+').replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
@@ -81,7 +92,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${config.title}</title>` +
         `<style>${STYLE}</style>` +
         `<script>window.__SIM_BOOT=${JSON.stringify(boot).replace(/</g, '\\u003c')}</script>` +
-        `<script type="module" src="/__sim/client/${config.skin}"></script></head><body></body></html>`,
+        `<script type="module" src="/__sim/client/${config.skin}"></script></head><body>${look.turnstile ? protectedPageScripts() : ''}</body></html>`,
     );
   };
 
@@ -97,7 +108,12 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
     const limited = limitedUntil.get(token);
     if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
-    if (d.challenge && firstTime('challenge')) return { ...base, kind: 'challenge' };
+    if (d.challenge && firstTime('challenge')) {
+      // The page reloads on a challenge; that one load gets the interstitial, as if the
+      // person then solved it.
+      challenged.add(token);
+      return { ...base, kind: 'challenge' };
+    }
     if (d.logout && firstTime('logout')) {
       sessions.delete(token);
       return { ...base, kind: 'logout' };
@@ -132,6 +148,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     try {
       if (path.startsWith('/__sim/client/')) return await serveClient(res, path.slice('/__sim/client/'.length));
       if (path === '/__sim/log') return json(res, 200, log);
+      if (serveCloudflare(path, url, res)) return;
       if (path === paths.login) {
         if (req.method === 'POST') {
           await readBody(req);
@@ -144,6 +161,12 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return html(res, 200, loginPage(config));
       }
       const token = sessionOf(req);
+      // Cloudflare stands in front of every address: it answers a page load of a
+      // challenged session with its interstitial, whatever the path.
+      if (token && req.headers['sec-fetch-dest'] === 'document' && challenged.delete(token)) {
+        res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cf-mitigated': 'challenge', 'cache-control': 'no-store' });
+        return res.end(challengePage(req.headers.host ?? 'localhost', path));
+      }
       if (req.method === 'POST' && path === '/__sim/send') {
         const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
         if (!token) return json(res, 200, { kind: 'logout', conversationId: body.conversationId, turn: 0 });
@@ -151,6 +174,14 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/done') {
         log.finishes.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number; at: number });
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/prefer') {
+        const { conversationId, choice } = JSON.parse(await readBody(req)) as { conversationId: string; choice: number };
+        const last = conversations.get(conversationId)?.turns.at(-1);
+        // The pair's first answer is what the conversation holds until told otherwise.
+        if (last && choice === 2) last.markdown = secondResponse(last.markdown);
+        log.prefers.push({ conversationId, choice });
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/stop') {

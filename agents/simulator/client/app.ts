@@ -61,7 +61,9 @@ export function startApp(skin: Skin): void {
   };
 
   const play = (plan: Plan, local: { stopped: boolean; stop: () => void }) => {
-    if (plan.kind === 'challenge') return showChallenge();
+    // Cloudflare challenged the site's own API call: the site reloads, and Cloudflare
+    // answers the reload with its interstitial (the site server's cloudflare.ts).
+    if (plan.kind === 'challenge') return location.reload();
     if (plan.kind === 'logout') {
       ui.showLoginWall();
       return settle();
@@ -130,13 +132,6 @@ export function startApp(skin: Skin): void {
       send();
     }
   });
-}
-
-function showChallenge(): void {
-  document.title = 'Just a moment...';
-  document.body.innerHTML =
-    '<div class="main-wrapper"><h1>Verify you are human</h1><div id="challenge-running">Checking your browser before accessing the site.</div>' +
-    '<form id="challenge-form" action="#"><input type="checkbox" aria-label="Verify you are human"></form></div>';
 }
 
 async function post<T>(path: string, body: unknown): Promise<T> {

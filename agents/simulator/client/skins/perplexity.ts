@@ -1,6 +1,6 @@
 /**
- * Perplexity's DOM contract (research/providers.md §7, with the live-page notes of the
- * WebMCP adapter it cites).
+ * Perplexity's DOM contract (research/providers.md §7; research/providers-live-2026.md,
+ * Perplexity, with the 2026 adapters it cites).
  *
  * Observed on the real site, reproduced here:
  * - composer: Lexical, `#ask-input[contenteditable="true"][data-lexical-editor="true"]
@@ -13,13 +13,26 @@
  *   in a thread an empty composer shows Submit `disabled` and `pointer-events-none`;
  *   while answering, `button[aria-label="Stop"]` (React renders these, so the absent ones
  *   are gone from the DOM, not hidden);
- * - the user's query is a plain `whitespace-pre-line` span; the answer is
- *   `[data-workflow-final-text]` (the rendered Markdown only, in a `.prose`), and its
- *   actions row is the sibling `[data-workflow-text-footer]` right after it, holding Copy
- *   (third button of its first `items-center` group, as an older adapter clicked it);
- * - code blocks are `<pre><figure><figcaption>lang</figcaption><code>`: the language sits
- *   in the caption, outside `<code>`, which carries no language class;
- * - a "Related" section follows a finished answer;
+ * - the user's query `.group/query` holds a plain `whitespace-pre-line` span, and a hover
+ *   row of icon-only buttons, Edit and Copy (copies the question);
+ * - every action button is icon-only: `<button>` > `<svg role="img">` >
+ *   `<use xlink:href="#pplx-icon-…">`, no aria-label, no text (copy, share, repeat for
+ *   Rewrite, thumb-up/-down, dots, cpu for the model);
+ * - layout `final-text` (2026-10): while streaming the answer is a bare
+ *   `.prose[data-renderer="lm"]`; once streamed, React renders it anew inside
+ *   `[data-workflow-final-text]` (the wrapper appears only then), followed by the actions
+ *   row `[data-workflow-text-footer]`: (Share, Rewrite, Copy) (Model, Helpful, Not helpful,
+ *   More);
+ * - layout `markdown-content` (the earlier renderer, still served to open threads and A/B
+ *   variants): the answer `div[id^="markdown-content-"]` > `.prose.text-pretty` from the first
+ *   token, no `data-workflow-*` attributes; the actions row is the `.flex.items-center
+ *   .justify-between` row of the answer's `.gap-y-sm.flex.flex-col` column, once streamed;
+ * - code blocks: `<pre>` > `.codeWrapper` > a sticky header with
+ *   `button[data-testid="copy-code-button"][aria-label="Copy code"]` (the copy icon again),
+ *   then `[data-testid="code-language-indicator"]` with the language, then `<code>` without
+ *   a language class, each line a `<span>`;
+ * - a "Related" section follows a finished answer; the tab's title becomes the thread's
+ *   first query;
  * - the address moves from `/search/new/…` to the final `/search/<slug>` (the engine).
  *
  * Where the research is silent, the markup is invented, and says so below: the progress
@@ -28,7 +41,7 @@
 import { startApp } from '../app.js';
 import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
-import type { Composer, ComposerMode, Skin } from '../skin.js';
+import type { AssistantTurn, Composer, ComposerMode, Skin } from '../skin.js';
 
 const STYLE = `
 #ask-input{white-space:pre-wrap;word-break:break-word;outline:none;min-height:40px;border:1px solid #888;padding:6px;position:relative}
@@ -43,34 +56,63 @@ const STYLE = `
 .gap-1{gap:4px}
 .gap-2{gap:8px}
 .gap-3{gap:12px}
+.gap-y-sm{row-gap:8px}
 .hidden{display:none}
 .pointer-events-none{pointer-events:none}
+.opacity-0{opacity:0}
+.group\\/query:hover .opacity-0{opacity:1}
+.group\\/query:hover .pointer-events-none{pointer-events:auto}
 .query{font-size:20px;margin:24px 0 8px}
 .whitespace-pre-line{white-space:pre-line}
-figure{margin:0}
-figcaption{display:flex;justify-content:space-between;font-size:12px;color:#555}
-[data-workflow-text-footer] .items-center{display:inline-flex;gap:4px;margin-right:16px}
+.codeWrapper{background:#f4f4f4;border-radius:8px;padding:4px 8px}
+[data-testid="code-language-indicator"]{display:inline-block;font-size:12px;color:#555}
+[data-workflow-text-footer] .items-center,.answer-actions .items-center{display:inline-flex;gap:4px;margin-right:16px}
 .related{margin-top:12px;border-top:1px solid #ddd}
 .notice-area [role="alert"]{background:#fff4e5;padding:8px 12px;margin:8px 0}
 .sidebar{display:flex;gap:8px;margin-bottom:12px}
 [role="dialog"]{border:1px solid #888;padding:16px;margin:12px 0;background:#fff}
 `;
 
+/** The icon sprite: Perplexity's buttons draw `<use xlink:href="#pplx-icon-…">`. */
+const SPRITE_ICONS: Record<string, string> = {
+  copy: '<rect x="8" y="8" width="12" height="12" rx="2"/><rect x="4" y="4" width="12" height="12" rx="2"/>',
+  share: '<path d="M12 15V3M7 8l5-5 5 5M5 13v8h14v-8"/>',
+  repeat: '<path d="M4 12a8 8 0 0114-5M20 12a8 8 0 01-14 5M18 3v4h-4M6 21v-4h4"/>',
+  'thumb-up': '<path d="M7 11v9H4v-9zM7 11l4-8a2 2 0 012 2v4h6l-2 11H7"/>',
+  'thumb-down': '<path d="M7 13V4H4v9zM7 13l4 8a2 2 0 002-2v-4h6L17 4H7"/>',
+  dots: '<circle cx="5" cy="12" r="1"/><circle cx="12" cy="12" r="1"/><circle cx="19" cy="12" r="1"/>',
+  cpu: '<rect x="6" y="6" width="12" height="12"/><path d="M9 2v4M15 2v4M9 18v4M15 18v4"/>',
+  pencil: '<path d="M4 20l4-1 11-11-3-3L5 16z"/>',
+  'arrow-right': '<path d="M12 19V5M5 12l7-7 7 7"/>',
+};
+const SPRITE =
+  '<svg style="display:none" aria-hidden="true">' +
+  Object.entries(SPRITE_ICONS)
+    .map(([name, body]) => `<symbol id="pplx-icon-${name}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.75">${body}</symbol>`)
+    .join('') +
+  '</svg>';
+
 const ICON = {
-  copy: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><rect x="8" y="8" width="12" height="12" rx="2" fill="none" stroke="currentColor"/><rect x="4" y="4" width="12" height="12" rx="2" fill="none" stroke="currentColor"/></svg>',
-  arrow: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path d="M12 19V5M5 12l7-7 7 7" fill="none" stroke="currentColor"/></svg>',
   stop: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><rect x="6" y="6" width="12" height="12" fill="currentColor"/></svg>',
   wave: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path d="M4 10v4M8 6v12M12 9v6M16 4v16M20 10v4" stroke="currentColor"/></svg>',
 };
 
-const icon = (svg: string): HTMLElement => {
-  const span = el('span', { class: 'flex items-center' });
-  span.innerHTML = svg;
-  return span;
+const spriteIcon = (name: string) =>
+  `<div class="flex shrink-0 items-center justify-center size-4"><svg role="img" class="inline-flex fill-current shrink-0" width="16" height="16"><use xlink:href="#pplx-icon-${name}"></use></svg></div>`;
+
+/** An icon-only action button, as every action on the 2026 site is: no label, no text. */
+const iconButton = (name: string): HTMLElement => {
+  const b = el('button', { type: 'button', class: 'focus-visible:bg-quiet hover:bg-quiet text-quiet rounded-full h-8 aspect-square', 'data-state': 'closed' });
+  b.innerHTML = `<div class="flex items-center min-w-0 justify-center">${spriteIcon(name)}</div>`;
+  return b;
 };
 
-const button = (label: string, svg: string, attrs: Record<string, string> = {}): HTMLElement =>
-  el('button', { type: 'button', 'aria-label': label, class: 'focus-visible:bg-offsetPlus rounded-lg', ...attrs }, icon(svg));
+/** A labelled composer button (Submit, Stop, voice): these kept their aria-labels. */
+const button = (label: string, svg: string, attrs: Record<string, string> = {}): HTMLElement => {
+  const b = el('button', { type: 'button', 'aria-label': label, class: 'focus-visible:bg-offsetPlus rounded-lg', ...attrs });
+  b.innerHTML = `<span class="flex items-center">${svg}</span>`;
+  return b;
+};
 
 /**
  * A stand-in for Lexical's rich-text editor. A paste is read from the event's data and
@@ -113,15 +155,30 @@ function lexicalComposer(editor: HTMLElement, placeholder: HTMLElement): Compose
   };
 }
 
-/** `<pre><figure><figcaption>` with the language, then `<code>` without a language class. */
+/**
+ * A code block as the 2026 site renders it (a saved page of 2026: `pre.not-prose` >
+ * `.codeWrapper` > the sticky header with the copy button, then the language indicator and
+ * `<code>`, one `<span>` per line, each but the last ending in its newline).
+ */
 function renderCode({ language, code }: CodeBlock): string {
-  // The caption's copy-code button is invented (the research does not mention one): it
-  // carries an icon only, so the caption's first text stays the language.
-  const caption = language
-    ? `<figcaption class="flex items-center justify-between">${escapeHtml(language)}` +
-      `<button type="button" aria-label="Copy code" class="rounded-md">${ICON.copy}</button></figcaption>`
-    : '';
-  return `<pre class="not-prose"><figure class="rounded-lg">${caption}<code style="white-space:pre">${escapeHtml(code)}</code></figure></pre>`;
+  const lines = code.replace(/\n$/, '').split('\n');
+  const spans = lines.map((line, i) => `<span>${escapeHtml(line)}${i < lines.length - 1 ? '\n' : ''}</span>`).join('');
+  const indicator = language ? `<div><div data-testid="code-language-indicator" class="text-quiet bg-quiet py-xs px-sm inline-block rounded-br rounded-tl-lg text-xs font-thin">${escapeHtml(language)}</div></div>` : '';
+  return (
+    `<pre class="not-prose w-full rounded font-mono text-sm font-extralight"><div class="codeWrapper bg-subtle text-light my-md relative flex flex-col rounded-lg font-mono text-sm font-medium">` +
+    `<div class="translate-y-xs -translate-x-xs bottom-xl mb-xl flex h-0 items-start justify-end sm:sticky sm:top-xs"><div class="overflow-hidden rounded-full"><div class="bg-subtle">` +
+    `<button data-testid="copy-code-button" aria-label="Copy code" type="button" class="text-quiet rounded-full h-8 aspect-square" data-state="closed">` +
+    `<div class="flex items-center min-w-0 gap-two justify-center">${spriteIcon('copy')}</div></button></div></div></div>` +
+    `<div class="-mt-xl">${indicator}<div><span><code>${spans}</code></span></div></div></div></pre>`
+  );
+}
+
+/** Wires each code block's own copy button to copy that block's code. */
+function wireCodeCopies(root: HTMLElement): void {
+  for (const copy of Array.from(root.querySelectorAll('button[data-testid="copy-code-button"]'))) {
+    const code = copy.closest('.codeWrapper')?.querySelector('code');
+    copy.addEventListener('click', () => void navigator.clipboard.writeText(code?.textContent ?? ''));
+  }
 }
 
 const perplexity: Skin = {
@@ -129,8 +186,10 @@ const perplexity: Skin = {
   mount(root) {
     document.head.append(el('style', {}, STYLE));
     const boot = window.__SIM_BOOT;
+    const finalText = boot.layout === 'final-text';
     /** The zero state (home, no thread yet) versus a thread with a follow-up composer. */
     let inThread = boot.history.length > 0;
+    let answers = 0;
 
     // The composer.
     const editor = el('div', {
@@ -146,7 +205,7 @@ const perplexity: Skin = {
     const fileInput = el('input', { type: 'file', multiple: '', accept: '.md,.txt,.pdf,.csv,.json,.png,.jpg', style: 'display: none;' });
 
     const voice = button('Use voice mode', ICON.wave, { class: 'bg-super text-inverse rounded-full' });
-    const sendButton = button('Submit', ICON.arrow, { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
+    const sendButton = button('Submit', spriteIcon('arrow-right'), { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
     const stopButton = button('Stop', ICON.stop, { 'data-testid': 'stop-button', class: 'bg-super text-inverse rounded-full' });
     const slot = el('div', { class: 'flex items-center' });
     let shown = '';
@@ -182,9 +241,11 @@ const perplexity: Skin = {
     const home = el('div', { class: 'zero-state' }, el('h1', { class: 'brand' }, 'perplexity'));
     const thread = el('div', { class: 'scrollable-container flex flex-col' });
     const notices = el('div', { class: 'notice-area' });
+    const sprite = el('div', {});
+    sprite.innerHTML = SPRITE;
     let entry: HTMLElement | null = null;
 
-    root.append(el('div', { id: '__next' }, sidebar, el('main', {}, home, thread, notices, composerBox)));
+    root.append(el('div', { id: '__next' }, sprite, sidebar, el('main', {}, home, thread, notices, composerBox)));
 
     const enterThread = () => {
       if (inThread) return;
@@ -217,49 +278,76 @@ const perplexity: Skin = {
       slot.replaceChildren(sendButton);
     };
 
+    /** The answer's actions row, once streamed; its Copy copies the answer's Markdown. */
+    const actions = (copies: string) => {
+      const copy = iconButton('copy');
+      copy.addEventListener('click', () => void navigator.clipboard.writeText(copies));
+      const row = el(
+        'div',
+        { class: 'flex items-center justify-between' },
+        el('div', { class: 'flex items-center gap-1' }, iconButton('share'), iconButton('repeat'), copy),
+        el('div', { class: 'flex items-center gap-1' }, iconButton('cpu'), iconButton('thumb-up'), iconButton('thumb-down'), iconButton('dots')),
+      );
+      if (finalText) row.setAttribute('data-workflow-text-footer', '');
+      else row.classList.add('answer-actions');
+      return row;
+    };
+
     return {
       composer,
       sendButton,
       stopButton,
       setMode: setSlot,
       addUserTurn(text) {
+        if (!inThread) document.title = text.slice(0, 80);
         enterThread();
+        // The question's own hover row: Edit and Copy, icon-only like the answer's.
+        const copy = iconButton('copy');
+        copy.addEventListener('click', () => void navigator.clipboard.writeText(text));
+        const hoverRow = el('div', { class: 'pointer-events-none opacity-0 group-hover:opacity-100 focus-within:pointer-events-auto flex items-center gap-1' }, iconButton('pencil'), copy);
         entry = el('div', { class: 'thread-entry border-b' });
-        entry.append(el('div', { class: 'query group/query' }, el('span', { class: 'select-text whitespace-pre-line break-words' }, text)));
+        entry.append(
+          el('div', { class: 'query group/query group/user-bubble' }, el('span', { class: 'select-text whitespace-pre-line break-words' }, text), hoverRow),
+        );
         thread.append(entry);
       },
       addAssistantTurn() {
-        const prose = el('div', { class: 'prose dark:prose-invert inline leading-relaxed break-words min-w-0' });
-        const finalText = el('div', { 'data-workflow-final-text': '', class: 'relative font-sans text-base' }, prose);
+        const index = answers++;
+        const prose = () =>
+          el('div', { class: `prose dark:prose-invert inline leading-relaxed break-words min-w-0${finalText ? '' : ' text-pretty'}`, 'data-renderer': 'lm' });
+        let body = prose();
         // Invented: a progress line while the answer is being worked on, outside the answer.
         const progress = el('div', { class: 'workflow-progress text-quiet' }, 'Searching…');
-        const block = el('div', { class: 'flex flex-col gap-3' }, progress, finalText);
-        (entry ?? thread).append(block);
+        const answer = finalText ? body : el('div', { id: `markdown-content-${index}`, class: 'min-w-0 break-words' }, body);
+        const column = el('div', { class: 'gap-y-sm flex flex-col' }, progress, answer);
+        (entry ?? thread).append(column);
+        let html = '';
 
-        const footer = (copies: string) => {
-          const copy = button('Copy', ICON.copy);
-          copy.addEventListener('click', () => void navigator.clipboard.writeText(copies));
-          return el(
-            'div',
-            { 'data-workflow-text-footer': '', class: 'flex items-center justify-between' },
-            el('div', { class: 'flex items-center gap-1' }, button('Share', ICON.arrow), button('Rewrite', ICON.wave), copy),
-            el('div', { class: 'flex items-center gap-1' }, button('Helpful', ICON.arrow), button('Not helpful', ICON.arrow), button('More', ICON.wave)),
-          );
-        };
         const done = (copies: string) => {
           progress.remove();
-          finalText.after(footer(copies));
+          if (finalText) {
+            // React renders the streamed answer anew inside the final-text wrapper: the
+            // element that streamed is gone, a new one holds the same answer.
+            const settled = prose();
+            settled.innerHTML = html;
+            wireCodeCopies(settled);
+            body.replaceWith(el('div', { 'data-workflow-final-text': '', class: 'relative font-sans text-base' }, settled));
+            body = settled;
+          }
+          column.append(actions(copies));
         };
 
-        return {
-          render(html) {
+        const turn: AssistantTurn = {
+          render(next) {
             progress.textContent = 'Writing answer…';
-            prose.innerHTML = html;
+            html = next;
+            body.innerHTML = html;
+            wireCodeCopies(body);
           },
           finish(md) {
             done(md);
             const related = ['Tell me more', 'What are the alternatives?', 'Can you give an example?'];
-            block.after(
+            column.after(
               el(
                 'div',
                 { class: 'related' },
@@ -272,21 +360,23 @@ const perplexity: Skin = {
           // answer, never in it; no actions row follows.
           error() {
             progress.remove();
-            block.append(
+            column.append(
               el('div', { role: 'alert', class: 'answer-error text-caution' }, el('span', {}, 'Something went wrong. Please try again later.'), el('button', { type: 'button' }, 'Retry')),
             );
           },
           // Invented: on the real site a refusal reads like any answer. Here the answer holds
           // the words and a notice beside it marks the refusal; the turn completes as usual.
           refuse(text) {
-            prose.innerHTML = `<p>${escapeHtml(text)}</p>`;
+            html = `<p>${escapeHtml(text)}</p>`;
+            body.innerHTML = html;
             done(text);
-            block.append(el('div', { 'data-testid': 'answer-refusal-notice', class: 'text-quiet' }, 'This request was declined under the usage policy.'));
+            column.append(el('div', { 'data-testid': 'answer-refusal-notice', class: 'text-quiet' }, 'This request was declined under the usage policy.'));
           },
           stopped() {
             progress.remove();
           },
         };
+        return turn;
       },
       // Invented: the signed-out page's "Sign in" / "Sign Up" buttons (the research's login
       // cue) and a sign-in modal.

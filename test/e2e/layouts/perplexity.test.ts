@@ -1,0 +1,102 @@
+/**
+ * Perplexity's layouts beside the default: the core provider suite on each, then what the
+ * simulated page shows that the pack has to cope with (the final-text wrapper that comes
+ * only after streaming, icon-only copy buttons on the question and the answer, the code
+ * language outside `<code>`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatedAnswer } from '../../../agents/simulator/answer.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
+import { openSimPage, type SimPage } from '../../support/sim-page.js';
+import { providerSuite } from '../provider-suite.js';
+
+providerSuite('perplexity', { layout: 'markdown-content' }, 'core');
+
+const interceptClipboard = () =>
+  Object.defineProperty(navigator.clipboard, 'writeText', {
+    value: (text: string) => {
+      (window as unknown as { copied: string }).copied = text;
+      return Promise.resolve();
+    },
+  });
+const copied = (s: SimPage) => s.page.evaluate(() => (window as unknown as { copied?: string }).copied);
+const COPY_ICON = 'button:has(use[*|href="#pplx-icon-copy"])';
+
+describe('the simulated Perplexity page', () => {
+  let s: SimPage;
+  afterAll(async () => s?.close());
+
+  describe('layout final-text', () => {
+    beforeAll(async () => {
+      s = await openSimPage('perplexity');
+      await s.page.addInitScript(interceptClipboard);
+      await s.page.reload();
+    }, 30_000);
+
+    it('streams a bare prose block, then renders the answer anew inside the final-text wrapper', async () => {
+      await s.ask('Slowly [[sim:ms=1500]]');
+      const streaming = await s.page.waitForSelector('.prose[data-renderer="lm"]');
+      expect(await s.page.locator('[data-workflow-final-text]').count()).toBe(0);
+      expect(await s.page.locator('[id^="markdown-content-"]').count()).toBe(0);
+      await s.page.waitForSelector('[data-workflow-final-text] > .prose[data-renderer="lm"]');
+      expect(await streaming.evaluate((e) => e.isConnected)).toBe(false);
+      expect(await s.page.locator('[data-workflow-final-text] + [data-workflow-text-footer]').count()).toBe(1);
+    });
+
+    it('has icon-only copy buttons on the question and in the answer footer, each copying its own', async () => {
+      const all = s.page.locator(COPY_ICON);
+      // The question's, the footer's, and each code block's own.
+      expect(await all.count()).toBe(4);
+      for (const b of await all.all()) {
+        if ((await b.getAttribute('data-testid')) === 'copy-code-button') continue;
+        expect(await b.getAttribute('aria-label')).toBeNull();
+        expect((await b.textContent())!.trim()).toBe('');
+      }
+      await s.page.locator(`.group\\/query ${COPY_ICON}`).click({ force: true });
+      expect(await copied(s)).toBe('Slowly [[sim:ms=1500]]');
+      await s.page.locator(`[data-workflow-text-footer] ${COPY_ICON}`).click();
+      expect(await copied(s)).toBe(simulatedAnswer('Perplexity', 'perplexity', 'Slowly [[sim:ms=1500]]', 1));
+    });
+
+    it('puts the code language in the indicator, outside <code>', async () => {
+      const pre = s.page.locator('[data-workflow-final-text] pre').nth(1);
+      expect(await pre.locator('[data-testid="code-language-indicator"]').textContent()).toBe('python');
+      expect(await pre.locator('code').getAttribute('class')).toBeNull();
+      expect(await pre.locator('code').textContent()).toBe('def answer_1():\n    return "perplexity turn 1"');
+      await pre.locator('button[data-testid="copy-code-button"][aria-label="Copy code"]').click();
+      expect(await copied(s)).toBe('def answer_1():\n    return "perplexity turn 1"');
+    });
+  });
+
+  describe('layout markdown-content', () => {
+    beforeAll(async () => {
+      await s?.close();
+      s = await openSimPage('perplexity', { layout: 'markdown-content' });
+    }, 30_000);
+
+    it('anchors the answer in markdown-content from the first token, without the workflow attributes', async () => {
+      await s.ask('Slowly [[sim:ms=1500]]');
+      const streaming = await s.page.waitForSelector('div#markdown-content-0 > .prose.text-pretty[data-renderer="lm"]');
+      expect(await s.page.locator('.answer-actions').count()).toBe(0);
+      await s.page.waitForSelector('.gap-y-sm.flex.flex-col > .flex.items-center.justify-between');
+      expect(await streaming.evaluate((e) => e.isConnected)).toBe(true);
+      expect(await s.page.locator('[data-workflow-final-text], [data-workflow-text-footer]').count()).toBe(0);
+      expect(await s.page.locator(`.answer-actions ${COPY_ICON}`).count()).toBe(1);
+    });
+  });
+});
+
+describe('ChatBridge on Perplexity (layout final-text)', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('perplexity', 1);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  it("copies the answer through its icon-only control, not the question's", async () => {
+    const prompt = 'Which copy button?';
+    const r = await e.api('POST', '/v1/completions', { body: { provider: 'perplexity', prompt } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(simulatedAnswer('Perplexity', 'perplexity', prompt, 1));
+  });
+});
