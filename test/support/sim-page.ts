@@ -16,14 +16,26 @@ import { until } from './until.js';
  */
 export type Original = [attr: string, value: string];
 
-/** Where a person finds the composer and the send control on each site's default layout. */
-export const PERSON: Record<Provider, { composer: Original; send: Original }> = {
-  chatgpt: { composer: ['id', 'prompt-textarea'], send: ['data-testid', 'send-button'] },
-  claude: { composer: ['data-testid', 'chat-input'], send: ['data-testid', 'chat-input-send'] },
-  gemini: { composer: ['class', 'ql-editor'], send: ['class', 'send-button'] },
-  deepseek: { composer: ['id', 'chat-input'], send: ['class', 'ds-button--primary'] },
-  qwen: { composer: ['class', 'message-input-textarea'], send: ['class', 'send-button'] },
-  perplexity: { composer: ['id', 'ask-input'], send: ['data-testid', 'submit-button'] },
+/**
+ * Where a person finds the composer and the send control on each site's default layout:
+ * the first of these that is on the page.
+ */
+export const PERSON: Record<Provider, { composer: Original[]; send: Original[] }> = {
+  chatgpt: {
+    composer: [
+      ['id', 'prompt-textarea'],
+      ['data-composer-markdown', 'true'],
+    ],
+    send: [
+      ['data-testid', 'send-button'],
+      ['type', 'submit'],
+    ],
+  },
+  claude: { composer: [['data-testid', 'chat-input']], send: [['data-testid', 'chat-input-send']] },
+  gemini: { composer: [['class', 'ql-editor']], send: [['class', 'send-button']] },
+  deepseek: { composer: [['id', 'chat-input']], send: [['class', 'ds-button--primary']] },
+  qwen: { composer: [['class', 'message-input-textarea']], send: [['class', 'send-button']] },
+  perplexity: { composer: [['id', 'ask-input']], send: [['data-testid', 'submit-button']] },
 };
 
 export interface SimPage {
@@ -33,8 +45,8 @@ export interface SimPage {
   errors: string[];
   /** What the page wrote to the clipboard (intercepted: the real one is never touched). */
   clipboard(): Promise<string[]>;
-  /** The first visible element that was built as `original`. */
-  find(original: Original, timeout?: number): Promise<ElementHandle<Element>>;
+  /** The first visible element that was built as one of `originals` (tried in order). */
+  find(originals: Original[], timeout?: number): Promise<ElementHandle<Element>>;
   /** Types `prompt` into the composer and clicks send, as a person does; resolves once the site has it. */
   ask(prompt: string): Promise<void>;
   close(): Promise<void>;
@@ -61,18 +73,23 @@ export async function openSimPage(browser: Browser, provider: Provider, look: Si
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(new URL(config.paths.newChat, sim.url).href);
 
-  const find = async ([attr, value]: Original, timeout = 5_000) => {
+  const find = async (originals: Original[], timeout = 5_000) => {
     const handle = await page.waitForFunction(
-      ([attr, value]) => {
+      (originals) => {
         const probe: DriftProbe | undefined = window.__SIM_DRIFT;
-        return Array.from(document.querySelectorAll('*')).find((el) => {
-          const v = probe ? probe.undrifted(el, attr) : el.getAttribute(attr);
-          if (v === null || (attr === 'class' ? !v.split(/\s+/).includes(value) : v !== value)) return false;
-          const box = el.getBoundingClientRect();
-          return box.width > 0 && box.height > 0;
-        });
+        const all = Array.from(document.querySelectorAll('*'));
+        for (const [attr, value] of originals) {
+          const hit = all.find((el) => {
+            const v = probe ? probe.undrifted(el, attr) : el.getAttribute(attr);
+            if (v === null || (attr === 'class' ? !v.split(/\s+/).includes(value) : v !== value)) return false;
+            const box = el.getBoundingClientRect();
+            return box.width > 0 && box.height > 0;
+          });
+          if (hit) return hit;
+        }
+        return null;
       },
-      [attr, value] as const,
+      originals,
       { timeout },
     );
     return handle.asElement()!;
