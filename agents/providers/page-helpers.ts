@@ -195,7 +195,9 @@ export function installPageHelpers(): void {
       all.find((t) => {
         if (seen.elements.has(t)) return false;
         const id = identity(t, all);
-        return !id || !seen.ids.has(id);
+        // A value another turn on the page shares identifies neither (a test id every turn
+        // carries, renamed so that it holds a digit): then this is a different turn.
+        return !id || !seen.ids.has(id) || all.some((other) => other !== t && identity(other, all) === id);
       }) ?? null
     );
   };
