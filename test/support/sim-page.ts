@@ -61,11 +61,12 @@ export async function openSimPage(browser: Browser, provider: Provider, look: Si
   await context.addInitScript(() => {
     const written: string[] = [];
     (window as unknown as { __written: string[] }).__written = written;
-    Object.defineProperty(navigator.clipboard, 'writeText', { value: async (text: string) => void written.push(text) });
+    Object.defineProperty(navigator.clipboard, 'writeText', { value: async (text: string) => void written.push(text), configurable: true });
     Object.defineProperty(navigator.clipboard, 'write', {
       value: async (items: ClipboardItem[]) => {
         for (const item of items) if (item.types.includes('text/plain')) written.push(await (await item.getType('text/plain')).text());
       },
+      configurable: true,
     });
   });
   const page = await context.newPage();
