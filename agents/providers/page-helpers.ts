@@ -181,6 +181,8 @@ export function installPageHelpers(): void {
     for (let el: Element | null = turn; el && el !== document.body; el = el.parentElement) {
       if (el !== turn && (all.some((other) => other !== turn && el!.contains(other)) || (composer && el.contains(composer)))) break;
       for (const attr of IDENTITY) {
+        // An id on a wrapper names a region of the page (`#chat-message-container`), not a message.
+        if (attr === 'id' && el !== turn) continue;
         const value = el.getAttribute(attr);
         if (value && (attr !== 'data-testid' || /\d/.test(value))) return `${attr}=${value}`;
       }
