@@ -1,10 +1,13 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
   oxc: { jsx: { runtime: 'automatic' } },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
+    // The full drift matrix runs on its own (npm run test:drift, vitest.drift.config.ts);
+    // npm test runs a sample of it (test/e2e/drift-sample.test.ts).
+    exclude: [...configDefaults.exclude, 'test/drift/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -175,11 +175,14 @@ export function installPageHelpers(): void {
    * turn's element by a new one for the same message, which must not pass for a new turn.
    */
   const IDENTITY = ['data-message-id', 'data-turn-key', 'data-virtual-list-item-key', 'data-turn-id', 'data-rs-index', 'data-testid', 'id'];
-  const identity = (turn: Element, all: Element[]): string | null => {
-    // The turn's own attributes, or those of wrappers that hold this turn and no other.
+  const identity = (turn: Element, all: Element[], composer: Element | null): string | null => {
+    // The turn's own attributes, or those of wrappers that hold this turn and no other turn
+    // and not the composer (past that is the page: with one turn mounted, its `#root`).
     for (let el: Element | null = turn; el && el !== document.body; el = el.parentElement) {
-      if (el !== turn && all.some((other) => other !== turn && el!.contains(other))) break;
+      if (el !== turn && (all.some((other) => other !== turn && el!.contains(other)) || (composer && el.contains(composer)))) break;
       for (const attr of IDENTITY) {
+        // An id on a wrapper names a region of the page (`#chat-message-container`), not a message.
+        if (attr === 'id' && el !== turn) continue;
         const value = el.getAttribute(attr);
         if (value && (attr !== 'data-testid' || /\d/.test(value))) return `${attr}=${value}`;
       }
@@ -191,11 +194,14 @@ export function installPageHelpers(): void {
 
   const newTurn = (pack: PagePack): Element | null => {
     const all = turns(pack);
+    const composer = find(pack.composer);
     return (
       all.find((t) => {
         if (seen.elements.has(t)) return false;
-        const id = identity(t, all);
-        return !id || !seen.ids.has(id);
+        const id = identity(t, all, composer);
+        // A value another turn on the page shares identifies neither (a test id every turn
+        // carries, renamed so that it holds a digit): then this is a different turn.
+        return !id || !seen.ids.has(id) || all.some((other) => other !== t && identity(other, all, composer) === id);
       }) ?? null
     );
   };
@@ -333,7 +339,8 @@ export function installPageHelpers(): void {
     markTurns(pack) {
       const present = turns(pack);
       seen.elements = new WeakSet(present);
-      seen.ids = new Set(present.map((t) => identity(t, present)).filter((id): id is string => id !== null));
+      const composer = find(pack.composer);
+      seen.ids = new Set(present.map((t) => identity(t, present, composer)).filter((id): id is string => id !== null));
       return present.length;
     },
     newTurn,

@@ -10,8 +10,8 @@ export const UI_WORDS = {
   send: [
     'send(?: (?:prompt|message))?',
     'submit',
-    'senden',
-    'nachricht senden',
+    '(?:nachricht |prompt )?senden',
+    'absenden',
     'envoyer(?: (?:le )?(?:message|prompt))?',
     'enviar(?: (?:mensaje|mensagem|prompt))?',
     'отправить(?: (?:сообщение|запрос))?',
@@ -20,7 +20,8 @@ export const UI_WORDS = {
   ],
   stop: [
     'stop(?: (?:streaming|generating|response|generation))?',
-    'stoppen',
+    'stopp',
+    '(?:antwort |streaming |generierung )?(?:stoppen|beenden)',
     'anhalten',
     'arrêter(?: la génération)?',
     'detener(?: (?:la )?(?:respuesta|generación))?',

@@ -4,6 +4,7 @@
  * conversation URLs, and the directive-driven failures (error card, refusal, limit banner,
  * login wall, challenge, reasoning pause, hang).
  */
+import { withDrift } from './drift.js';
 import { renderMarkdown } from './markdown.js';
 import type { AssistantTurn, Boot, Plan, Skin } from './skin.js';
 
@@ -17,7 +18,7 @@ const STEPS = 12;
 
 export function startApp(skin: Skin): void {
   const boot = window.__SIM_BOOT;
-  const ui = skin.mount(document.body);
+  const ui = withDrift(boot.drift, skin.mount(document.body));
   const render = (md: string) => renderMarkdown(md, skin.renderCode);
   let conversationId = boot.conversationId;
   let generating: { stop(): void } | null = null;

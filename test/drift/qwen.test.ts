@@ -1,0 +1,3 @@
+import { driftMatrix } from './drift-matrix.js';
+
+driftMatrix('qwen');
