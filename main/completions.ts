@@ -3,7 +3,7 @@ import { ApiError, invalid, type ErrorCode } from './core/errors.js';
 import type { IdGenerator } from './core/ids.js';
 import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
-import { failureDetails, outcomeDetails } from './api/profile.js';
+import type { Profile } from './api/profile.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { GroupCommit } from './queue/group-commit.js';
 import type { IdempotencyStore } from './queue/idempotency.js';
@@ -75,6 +75,7 @@ export class Completions {
     private readonly pool: AgentPool,
     private readonly settings: SettingsStore,
     private readonly events: JobEvents,
+    private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -197,20 +198,20 @@ export class Completions {
         throw new ApiError(
           (job.error_code as ErrorCode | null) ?? 'JOB_FAILED',
           job.error_message ?? 'Every allowed attempt failed.',
-          failureDetails(job, this.store.attempts(job.id)),
+          this.profile.failureDetails(job, this.store.attempts(job.id)),
         );
       case 'cancelled':
-        throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', outcomeDetails(job));
+        throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
         const never = job.attempts === 0 ? ` It never started: ${this.reasonFor(job).text}.` : '';
-        throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, outcomeDetails(job));
+        throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
         const why = this.waitReason(job);
         throw new ApiError(
           'JOB_TIMEOUT',
           `The hold ended while the job is ${job.status}${why ? ` (${why.text})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
-          outcomeDetails(job),
+          this.profile.outcomeDetails(job),
         );
       }
     }

@@ -28,16 +28,18 @@ import { SettingsStore, watchExternalChanges } from './settings/settings-store.j
 import { StatusReport } from './status-report.js';
 import { UsageHistory } from './queue/usage-history.js';
 import { UsageReport } from './usage-report.js';
-import { jobObject } from './api/profile.js';
+import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
+import { claimProfile } from './settings/install-profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
 import { httpsTransport, type WebhookTransport } from './webhooks/https-transport.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
-import { webhookBody } from './webhooks/payload.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SigningSecret } from './webhooks/signing-secret.js';
 
 export interface ServiceOptions {
   dataDir: string;
+  /** personal (Profile F, the default) or hosted (Profile H); a data dir keeps the one it started with. */
+  profile?: ProfileName;
   host?: string;
   port?: number;
   clock?: Clock;
@@ -87,6 +89,7 @@ export class Service {
   private constructor(
     readonly db: Db,
     readonly dataDir: string,
+    readonly profile: Profile,
     clock: Clock,
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
@@ -121,6 +124,7 @@ export class Service {
       this.pool,
       this.settings,
       this.events,
+      profile,
       clock,
       ids,
     );
@@ -130,7 +134,7 @@ export class Service {
       () => this.signingSecret.get(),
       (jobId) => {
         const job = this.store.get(jobId)!;
-        return { url: job.callback_url!, body: webhookBody(jobObject(job, this.completions.agentName(job))) };
+        return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)) };
       },
       webhookTransport,
       clock,
@@ -181,6 +185,7 @@ export class Service {
       keys: this.keys,
       adminToken: this.adminToken,
       metrics: this.metrics,
+      profile,
       notReadyBecause: () => this.notReadyBecause(),
       baseUrl: () => this.url,
       clock,
@@ -203,9 +208,17 @@ export class Service {
     const clock = options.clock ?? systemClock;
     const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
+    const profile = options.profile ?? 'personal';
+    try {
+      claimProfile(db, options.dataDir, profile);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     const service = new Service(
       db,
       options.dataDir,
+      profileNamed(profile),
       clock,
       options.ids ?? randomIds,
       options.webhookTransport ?? httpsTransport(),

@@ -69,7 +69,7 @@ export const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a lo
 
 Usage:
   chatbridge start                       the desktop app (headless serve where Electron is unavailable)
-  chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
+  chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
                    [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   chatbridge agents list [--json] | agents add PROVIDER [--name N]
   chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID

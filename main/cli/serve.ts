@@ -8,11 +8,13 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
+import { isProfileName, PROFILE_NAMES } from '../api/profile.js';
 import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
 
 export const SERVE_OPTIONS = {
+  profile: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'allow-remote': { type: 'boolean' },
@@ -23,9 +25,12 @@ export const SERVE_OPTIONS = {
   'simulate-drift': { type: 'string' },
 } as const;
 
-export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
+export const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   The service, headless, until Ctrl-C (running jobs go back to the queue).
+  --profile P              personal (default): your own agents and keys; hosted: shared capacity
+                           for many accounts (see accounts). A data dir keeps the profile it
+                           was first served in
   --port N                 listen on N (default 8787; 0 picks a free port)
   --host ADDR              listen on ADDR (default 127.0.0.1)
   --allow-remote           needed with a --host that is not loopback: the API is then reachable
@@ -44,6 +49,8 @@ export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allo
  */
 export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
+  const profile = values.profile ?? 'personal';
+  if (!isProfileName(profile)) throw new UsageError(`--profile is ${PROFILE_NAMES.join(' or ')}, not "${profile}".`);
   const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
@@ -60,6 +67,7 @@ export async function serve(args: string[]): Promise<void> {
   process.umask(0o077);
   const service = await Service.start({
     dataDir,
+    profile,
     host,
     port: parsePort(values.port),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),

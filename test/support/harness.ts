@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ProfileName } from '../../main/api/profile.js';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
@@ -53,6 +54,7 @@ export interface TestService {
 export async function startTestService(
   options: {
     agents?: Partial<Record<Provider, number>>;
+    profile?: ProfileName;
     clock?: Clock;
     dataDir?: string;
     webhookTransport?: WebhookTransport;
@@ -63,6 +65,7 @@ export async function startTestService(
   const service = await Service.start({
     dataDir,
     port: 0,
+    ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     ...(options.connections ? { connections: options.connections } : {}),

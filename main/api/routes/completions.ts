@@ -1,16 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Completions } from '../../completions.js';
 import type { JobRow } from '../../queue/job-store.js';
-import { acceptedBody, jobObject } from '../profile.js';
-import {
-  Accepted,
-  CompletionRequest,
-  ErrorEnvelope,
-  IdempotencyHeaders,
-  Job,
-  JobParams,
-  WaitQuery,
-} from '../schemas.js';
+import type { Profile } from '../profile.js';
+import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';
 
 const SUBMIT_DESCRIPTION = `Submits a prompt as a durable job.
@@ -49,8 +41,9 @@ export function automaticRepeat(request: FastifyRequest): boolean | undefined {
   return /^\d+$/.test(count) && Number(count) > 0;
 }
 
-export function completionRoutes(app: FastifyInstance, completions: Completions): void {
-  const present = (job: JobRow) => jobObject(job, completions.agentName(job), completions.queuePosition(job));
+export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile): void {
+  const present = (job: JobRow) => profile.jobObject(job, completions.agentName(job), completions.queuePosition(job));
+  const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 
   app.post<{ Body: CompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/completions',
@@ -60,7 +53,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
         summary: 'Submit a job',
         description: SUBMIT_DESCRIPTION,
         headers: IdempotencyHeaders,
-        body: CompletionRequest,
+        body: SubmissionBody,
         response: { 200: Job, 202: Accepted, default: ErrorEnvelope },
       },
     },
@@ -74,7 +67,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
         automaticRepeat: automaticRepeat(request),
       });
       if (!request.body.wait) {
-        return created ? reply.code(202).send(acceptedBody(job)) : present(job);
+        return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       return present(completions.outcome(settled));
