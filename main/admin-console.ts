@@ -15,7 +15,7 @@ import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage } from './queue/hourly-usage.js';
 import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
-import type { JobRow, JobStore } from './queue/job-store.js';
+import { EVERY_ACCOUNT, type JobRow, type JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
@@ -85,7 +85,7 @@ export class AdminConsole {
         retention_days: s.retentionDays,
       },
       agents: pool.list().map((a) => this.agentView(a.id)),
-      status: this.deps.report.status(),
+      status: this.deps.report.status(EVERY_ACCOUNT),
     };
   }
 
@@ -286,7 +286,7 @@ export class AdminConsole {
 
   job(id: string): JobDetail {
     const { completions, store } = this.deps;
-    const job = completions.get(id);
+    const job = completions.get(id, EVERY_ACCOUNT);
     const rows = store.attempts(id);
     return {
       job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
@@ -310,7 +310,7 @@ export class AdminConsole {
 
   /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
   cancel(id: string): JobDetail {
-    this.deps.completions.cancel(id);
+    this.deps.completions.cancel(id, EVERY_ACCOUNT);
     return this.job(id);
   }
 

@@ -11,6 +11,7 @@ import { VERSION } from './core/package-root.js';
 import { readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { AccountStore } from './keys/account-store.js';
 import { KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
@@ -63,6 +64,8 @@ export class Service {
   readonly pool: AgentPool;
   readonly settings: SettingsStore;
   readonly keys: KeyStore;
+  /** (H) The accounts the operator serves; none in Profile F. */
+  readonly accounts: AccountStore;
   readonly scheduler: Scheduler;
   readonly completions: Completions;
   readonly events = new JobEvents();
@@ -85,6 +88,7 @@ export class Service {
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
+  private knownAccountRetention = '';
 
   private constructor(
     readonly db: Db,
@@ -100,6 +104,7 @@ export class Service {
     this.store = new JobStore(db, this.outbox);
     this.settings = new SettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
+    this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
     const usage = new HourlyUsage(clock);
     for (const s of this.store.attemptStartsSince(clock.now() - HOUR_MS)) usage.record(s.agent_id, s.provider, s.started_at);
@@ -148,7 +153,11 @@ export class Service {
       logJobWaits(this.events, (job) => this.completions.waitReason(job), this.log, clock),
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
-    this.retention = new Retention(db, this.store, this.outbox, () => this.settings.get().retentionDays, clock, (error) =>
+    const retentionPeriods = () => [
+      { account: null, days: this.settings.get().retentionDays },
+      ...this.accounts.list().map((a) => ({ account: a.id, days: a.retention_days })),
+    ];
+    this.retention = new Retention(db, this.store, this.outbox, retentionPeriods, clock, (error) =>
       this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
     );
     let retentionDays = this.settings.get().retentionDays;
@@ -229,6 +238,7 @@ export class Service {
       options.onWarning?.(privacyWarning);
     }
     service.store.requeueDispatched(clock.now());
+    service.completions.cancelDisabledAccounts();
     service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
@@ -266,10 +276,20 @@ export class Service {
     return attached ? null : 'agents';
   }
 
+  /** Each account's retention period, to tell when the command line changed one. */
+  private accountRetention(): string {
+    return JSON.stringify(this.accounts.list().map((a) => [a.id, a.retention_days]));
+  }
+
   /** The command line changed settings, caps, agents or keys, or asked for a redelivery: pick them up now. */
   private onExternalChange(): void {
     this.settings.invalidate();
     this.keys.invalidate();
+    // `accounts disable`: the account's queued jobs are cancelled; `accounts set`: its retention applies now.
+    this.completions.cancelDisabledAccounts();
+    const periods = this.accountRetention();
+    if (periods !== this.knownAccountRetention) this.retention.wake();
+    this.knownAccountRetention = periods;
     this.pool.reload();
     this.scheduler.wake();
     this.webhookSender.wake();

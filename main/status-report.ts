@@ -3,7 +3,7 @@ import { timestamp } from './api/profile.js';
 import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
-import type { JobStore } from './queue/job-store.js';
+import type { JobStore, Viewer } from './queue/job-store.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 /** GET /v1/status and GET /v1/models, shaped as decisions.md fixes them. */
@@ -16,7 +16,8 @@ export class StatusReport {
     private readonly baseUrl: () => string,
   ) {}
 
-  status(): Status {
+  /** The figures every caller may see, and `account`'s own queue (null: Profile F's one account; the dashboard sees every account's). */
+  status(account: Viewer): Status {
     const settings = this.settings.get();
     const agents = this.pool.list();
     const cap = (scope: UsageScope, limit: number | null) => {
@@ -39,7 +40,7 @@ export class StatusReport {
       };
     });
     const idle = summaries.filter((a) => a.state === 'idle').length;
-    const oldest = this.store.oldestQueuedAt();
+    const oldest = this.store.oldestQueuedAt(account);
     return {
       providers: Object.fromEntries(
         PROVIDERS.map((p) => {
@@ -54,7 +55,7 @@ export class StatusReport {
           ];
         }),
       ),
-      queue: { depth: this.store.queuedCount(), oldest_queued_at: oldest === null ? null : timestamp(oldest) },
+      queue: { depth: this.store.queuedCount(account), oldest_queued_at: oldest === null ? null : timestamp(oldest) },
       agents: { idle, busy: summaries.filter((a) => a.state === 'busy').length, total: summaries.length },
       devices: [{ base_url: this.baseUrl(), online: !settings.paused, paused: settings.paused, agents: summaries }],
       global: cap('global', settings.globalCap),

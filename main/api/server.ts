@@ -84,6 +84,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.decorateRequest('keyId', '');
+  app.decorateRequest('accountId', null);
   const authenticate = makeAuthenticator(
     deps.keys,
     { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
@@ -97,7 +98,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope || access.admin) request.keyId = authenticate(request, access).keyId;
+    if (access.scope || access.admin) {
+      const caller = authenticate(request, access);
+      request.keyId = caller.keyId;
+      request.accountId = caller.accountId;
+    }
   });
 
   // Hijacked answers (event streams) are not counted: they have no status to end with.

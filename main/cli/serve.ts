@@ -123,7 +123,12 @@ export async function serve(args: string[]): Promise<void> {
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
   for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
-  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null });
+  // In the hosted profile a key belongs to an account: the simulator's has one of its own.
+  const accountId = service.profile.accounts
+    ? (service.accounts.list().find((a) => a.name === 'simulator' && a.disabled_at === null) ??
+        service.accounts.create({ name: 'simulator', retentionDays: null })).id
+    : null;
+  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +

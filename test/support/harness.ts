@@ -46,6 +46,10 @@ export interface TestService {
   key: string;
   agents: ScriptedAgent[];
   createKey(scopes: Scope[], expiresAt?: number | null): string;
+  /** (H) The account `key` belongs to; null in the personal profile. */
+  account: string | null;
+  /** (H) Another account with a key of both scopes. */
+  createAccount(name: string, retentionDays?: number | null): { id: string; key: string };
   api<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
@@ -71,9 +75,16 @@ export async function startTestService(
     ...(options.connections ? { connections: options.connections } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
+  // In the hosted profile every key belongs to an account: the harness's first one is "test".
+  const account = service.profile.accounts ? service.accounts.create({ name: 'test', retentionDays: null }).id : null;
   const createKey = (scopes: Scope[], expiresAt: number | null = null) =>
-    service.keys.create({ name: 'test', scopes, expiresAt }).secret;
+    service.keys.create({ name: 'test', scopes, expiresAt, accountId: account }).secret;
   const key = createKey(['completions:read', 'completions:write']);
+  const createAccount = (name: string, retentionDays: number | null = null) => {
+    const id = service.accounts.create({ name, retentionDays }).id;
+    const secret = service.keys.create({ name, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: id }).secret;
+    return { id, key: secret };
+  };
   return {
     service,
     url: service.baseUrl,
@@ -81,6 +92,8 @@ export async function startTestService(
     key,
     agents,
     createKey,
+    account,
+    createAccount,
     async api(method, path, { body, key: k = key, headers = {} } = {}) {
       const res = await fetch(service.baseUrl + path, {
         method,

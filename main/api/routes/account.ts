@@ -9,7 +9,7 @@ export function accountRoutes(app: FastifyInstance, report: StatusReport): void 
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: Status, default: ErrorEnvelope } } },
-    async () => report.status(),
+    async (request) => report.status(request.accountId),
   );
   app.get(
     '/v1/models',

@@ -65,6 +65,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
         rawBody: request.body as unknown as Record<string, unknown>,
         apiKeyId: request.keyId,
         automaticRepeat: automaticRepeat(request),
+        accountId: request.accountId,
       });
       if (!request.body.wait) {
         return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
@@ -86,7 +87,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      let job = completions.get(request.params.id);
+      let job = completions.get(request.params.id, request.accountId);
       if (request.query.wait === 'true') {
         job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       }
@@ -100,6 +101,6 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       config: write,
       schema: { summary: 'Cancel a job', params: JobParams, response: { 200: Job, default: ErrorEnvelope } },
     },
-    async (request) => present(completions.cancel(request.params.id)),
+    async (request) => present(completions.cancel(request.params.id, request.accountId)),
   );
 }
