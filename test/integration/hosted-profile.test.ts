@@ -9,7 +9,9 @@ import { randomIds } from '../../main/core/ids.js';
 import { AccountStore } from '../../main/keys/account-store.js';
 import { DataDirError, openDatabase } from '../../main/queue/db.js';
 import { Service } from '../../main/service.js';
-import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
+import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 
 let t: TestService | undefined;
@@ -123,5 +125,141 @@ describe('accounts', () => {
     const again = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, headers, key: other.key });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(b.body.id);
+  });
+});
+
+const MS_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe('the job object and errors (H)', () => {
+  it('202 carries the whole job: milliseconds, provider as requested, agent_name null, content_pruned_at null', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0, 123));
+    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    const accepted = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued, metadata: { m: 1 } } });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({
+      status: 'queued',
+      provider: null,
+      agent_name: null,
+      created_at: '2026-11-21T10:00:00.123Z',
+      content_pruned_at: null,
+      metadata: { m: 1 },
+    });
+    // It ran on claude; the job still names the provider requested: none.
+    const done = await t.api('GET', `/v1/completions/${accepted.body.id}?wait=true`);
+    expect(done.body).toMatchObject({ status: 'succeeded', provider: null, agent_name: null, content_pruned_at: null });
+    expect(done.body.agent_id).toMatch(/^agt_/);
+    expect(done.body.finished_at).toMatch(MS_TIMESTAMP);
+    const named = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
+    expect(named.body).toMatchObject({ status: 'succeeded', provider: 'claude', agent_name: null });
+  });
+
+  it("queue_position is the number of the caller's jobs queued, whoever else waits", async () => {
+    t = await startTestService({ profile: 'hosted' });
+    const other = t.createAccount('other');
+    for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}`, ...queued }, key: other.key });
+    const first = await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued, priority: -10 } });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'b', ...queued, priority: 10 } });
+    expect((await t.api('GET', `/v1/completions/${first.body.id}`)).body.queue_position).toBe(2);
+  });
+
+  it('wait: false that cannot start: the 503, the job kept queued in details.job_id, returned by its Idempotency-Key', async () => {
+    t = await startTestService({ profile: 'hosted' });
+    const headers = { 'idempotency-key': 'retry-me' };
+    const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', wait: false }, headers });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'NO_AGENT_AVAILABLE', details: { provider: 'qwen' } });
+    const id = refused.body.error.details.job_id as string;
+    expect((await t.api('GET', `/v1/completions/${id}`)).body).toMatchObject({ id, status: 'queued', queue_position: 1 });
+    const again = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', wait: false }, headers });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, status: 'queued' });
+    attachScriptedAgents(t.service, { qwen: 1 });
+    expect((await t.api('GET', `/v1/completions/${id}?wait=true`)).body.status).toBe('succeeded');
+  });
+
+  it('job outcomes name the job: JOB_FAILED with the number of attempts, JOB_CANCELLED, JOB_TIMEOUT with its status', async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ profile: 'hosted', clock, agents: { chatgpt: 1 } });
+    const failed = await t.api('POST', '/v1/completions', { body: { prompt: '[[fail=rejected]] p', provider: 'chatgpt' } });
+    expect(failed.status).toBe(502);
+    expect(failed.body.error).toMatchObject({ code: 'PROMPT_REJECTED', details: { attempts: 1 } });
+    expect(failed.body.error.details.job_id).toMatch(/^job_/);
+
+    const held = t.api('POST', '/v1/completions', { body: { prompt: '[[hang]] p', provider: 'chatgpt' } });
+    const running = await until(() => t!.service.store.recent(10).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
+    expect((await t.api('DELETE', `/v1/completions/${running.id}`)).body.status).toBe('cancelled');
+    expect((await held).body.error).toMatchObject({ code: 'JOB_CANCELLED', details: { job_id: running.id, status: 'cancelled' } });
+
+    // No qwen agent: the hold ends at 600 s with the job queued, then the deadline expires it.
+    const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 900_000 } });
+    const waiting = await until(() => t!.service.store.recent(10).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
+    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    clock.advance(600_000);
+    expect((await hold).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { job_id: waiting.id, status: 'queued' } });
+    const expiring = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 10_000 } });
+    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    clock.advance(10_000);
+    expect((await expiring).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { status: 'expired' } });
+  });
+
+  it('priority -10 to 10, default 0; the length bounds; a continuation names the same provider', async () => {
+    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    const field = async (body: object, headers: Record<string, string> = {}) => {
+      const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued, ...body }, headers });
+      return r.status === 400 ? r.body.error.details.field : r.status;
+    };
+    expect(await field({ priority: 11 })).toBe('priority');
+    expect(await field({ priority: -11 })).toBe('priority');
+    expect(await field({ priority: 10 })).toBe(202);
+    expect(await field({ callback_url: `https://example.com/${'x'.repeat(2_030)}` })).toBe('callback_url');
+    expect(await field({ mode: 'continue', conversation_ref: 'c'.repeat(2_049) })).toBe('conversation_ref');
+    expect(await field({}, { 'idempotency-key': 'k'.repeat(256) })).toMatch(/idempotency-key/i);
+    expect(await field({}, { 'idempotency-key': 'k'.repeat(255) })).toBe(202);
+
+    const first = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
+    const ref = first.body.conversation_ref as string;
+    const wrong = await t.api('POST', '/v1/completions', { body: { prompt: 'p', mode: 'continue', conversation_ref: ref, provider: 'qwen' } });
+    expect(wrong.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'provider' } });
+    const right = await t.api('POST', '/v1/completions', { body: { prompt: 'p', mode: 'continue', conversation_ref: ref, provider: 'claude' } });
+    expect(right.body).toMatchObject({ status: 'succeeded', conversation_ref: ref });
+  });
+});
+
+describe('retention per account (H)', () => {
+  it("removes the text of an account's finished jobs past its own period; the job and its conversation stay", async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    /** One sweep that starts at the clock's time now (after the one under way, if any, ended). */
+    const sweep = async () => {
+      await until(() => t!.service.retention['running'] === null, 5_000, 'the sweep under way to end');
+      const ended = new Promise<SweepResult>((resolve) => {
+        const stop = t!.service.retention.onSweep((result) => {
+          stop();
+          resolve(result);
+        });
+      });
+      t!.service.retention.wake();
+      return ended;
+    };
+    const brief = t.createAccount('brief', 1);
+    const short = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: brief.key });
+    const kept = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
+    expect([short.body.status, kept.body.status]).toEqual(['succeeded', 'succeeded']);
+    const prunedCount = () => t!.service.db.prepare('SELECT COUNT(*) FROM jobs WHERE content_pruned_at IS NOT NULL').pluck().get();
+    clock.advance(DAY_MS - 60_000);
+    await sweep();
+    expect(prunedCount()).toBe(0); // a minute short of the day
+    clock.advance(2 * 60_000);
+    await sweep();
+    expect(prunedCount()).toBe(1); // only the 1-day account's job
+    const pruned = await t.api('GET', `/v1/completions/${short.body.id}`, { key: brief.key });
+    expect(pruned.body).toMatchObject({ status: 'succeeded', response: null, run_ms: short.body.run_ms });
+    expect(pruned.body.content_pruned_at).toMatch(MS_TIMESTAMP);
+    expect((await t.api('GET', `/v1/completions/${kept.body.id}`)).body).toMatchObject({ response: kept.body.response, content_pruned_at: null });
+    const continued = await t.api('POST', '/v1/completions', {
+      body: { prompt: 'again', mode: 'continue', conversation_ref: short.body.conversation_ref },
+      key: brief.key,
+    });
+    expect(continued.body.status).toBe('succeeded');
   });
 });
