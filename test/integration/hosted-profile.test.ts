@@ -263,3 +263,34 @@ describe('retention per account (H)', () => {
     expect(continued.body.status).toBe('succeeded');
   });
 });
+
+describe('isolation between accounts (H)', () => {
+  it("every endpoint refuses another account's job and conversation as if they did not exist", async () => {
+    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    const other = t.createAccount('other');
+    const done = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
+    const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });
+    const as = (method: string, path: string, body?: unknown) => t!.api(method, path, { key: other.key, ...(body ? { body } : {}) });
+    const notFound = { code: 'NOT_FOUND' };
+
+    for (const id of [done.body.id, waiting.body.id]) {
+      expect((await as('GET', `/v1/completions/${id}`)).body.error).toMatchObject(notFound);
+      expect((await as('GET', `/v1/completions/${id}?wait=true`)).body.error).toMatchObject(notFound);
+      expect((await as('DELETE', `/v1/completions/${id}`)).body.error).toMatchObject(notFound);
+    }
+    expect(t.service.store.get(waiting.body.id)!.status).toBe('queued'); // the DELETE did nothing
+    const continued = await as('POST', '/v1/completions', { prompt: 'p', mode: 'continue', conversation_ref: done.body.conversation_ref });
+    expect(continued.status).toBe(400);
+    expect(continued.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'conversation_ref' } });
+    // The same refusal as a made-up ref: nothing tells that the conversation exists.
+    const madeUp = await as('POST', '/v1/completions', { prompt: 'p', mode: 'continue', conversation_ref: 'cv_madeup' });
+    expect(madeUp.body.error.message).toBe(continued.body.error.message);
+
+    const theirStatus = (await as('GET', '/v1/status')).body;
+    expect(theirStatus.queue).toEqual({ depth: 0, oldest_queued_at: null });
+    expect((await t.api('GET', '/v1/status')).body.queue.depth).toBe(1);
+    expect((await as('GET', '/admin/v1/state')).status).toBe(403);
+    // The owner still sees and cancels its own.
+    expect((await t.api('DELETE', `/v1/completions/${waiting.body.id}`)).body.status).toBe('cancelled');
+  });
+});
