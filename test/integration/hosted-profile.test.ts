@@ -294,3 +294,23 @@ describe('isolation between accounts (H)', () => {
     expect((await t.api('DELETE', `/v1/completions/${waiting.body.id}`)).body.status).toBe('cancelled');
   });
 });
+
+describe('fairness between accounts (H)', () => {
+  it("a busy account does not starve another: each free agent takes the accounts' jobs in turn, each account's by priority then age", async () => {
+    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    const [agent] = t.agents;
+    agent!.setReadiness('needs_login'); // the work piles up first
+    const other = t.createAccount('other');
+    const submit = (prompt: string, key: string, priority = 0) =>
+      t!.api('POST', '/v1/completions', { body: { prompt, provider: 'claude', priority, ...queued }, key });
+    for (let i = 1; i <= 6; i++) expect((await submit(`busy-${i}`, t.key, i === 6 ? 5 : 0)).status).toBe(202);
+    for (let i = 1; i <= 2; i++) expect((await submit(`quiet-${i}`, other.key)).status).toBe(202);
+    agent!.setReadiness('idle');
+    await until(() => agent!.runs.length === 8, 5_000, 'every job to run');
+    const order = agent!.runs.map((r) => r.prompt);
+    // The quiet account, which came last, is served every other job...
+    expect(order.filter((_, i) => i % 2 === (order[0]!.startsWith('quiet') ? 0 : 1)).slice(0, 2)).toEqual(['quiet-1', 'quiet-2']);
+    // ...and the busy one in its own order: priority first, then age.
+    expect(order.filter((p) => p.startsWith('busy'))).toEqual(['busy-6', 'busy-1', 'busy-2', 'busy-3', 'busy-4', 'busy-5']);
+  });
+});
