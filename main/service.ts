@@ -32,7 +32,7 @@ import { UsageReport } from './usage-report.js';
 import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
 import { claimProfile } from './settings/install-profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
-import { httpsTransport, type WebhookTransport } from './webhooks/https-transport.js';
+import { httpsTransport, type AddressPolicy, type WebhookTransport } from './webhooks/https-transport.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SigningSecret } from './webhooks/signing-secret.js';
@@ -45,8 +45,13 @@ export interface ServiceOptions {
   port?: number;
   clock?: Clock;
   ids?: IdGenerator;
-  /** How webhooks reach receivers; tests trust their own certificate through it. */
-  webhookTransport?: WebhookTransport;
+  /**
+   * How webhooks reach receivers; tests trust their own certificate through it. A function
+   * is given the address policy the profile and `allowPrivateWebhooks` decided.
+   */
+  webhookTransport?: WebhookTransport | ((policy: AddressPolicy) => WebhookTransport);
+  /** (H) Lets webhooks reach private, loopback and link-local receivers (an operator's own network). */
+  allowPrivateWebhooks?: boolean;
   /** Where a start-up warning goes besides the service's log (`serve` prints it). */
   onWarning?: (line: string) => void;
   /** Request time and connection limits; tests shorten them. */
@@ -224,13 +229,15 @@ export class Service {
       db.close();
       throw error;
     }
+    const policy: AddressPolicy = { publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks };
+    const transport = options.webhookTransport ?? httpsTransport;
     const service = new Service(
       db,
       options.dataDir,
       profileNamed(profile),
       clock,
       options.ids ?? randomIds,
-      options.webhookTransport ?? httpsTransport(),
+      typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
     );
     if (privacyWarning) {

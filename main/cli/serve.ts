@@ -18,6 +18,7 @@ export const SERVE_OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'allow-remote': { type: 'boolean' },
+  'allow-private-webhooks': { type: 'boolean' },
   'data-dir': { type: 'string' },
   simulate: { type: 'boolean' },
   'simulate-agents': { type: 'string' },
@@ -31,6 +32,8 @@ export const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port 
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
                            was first served in
+  --allow-private-webhooks hosted: let webhooks reach private, loopback and link-local receivers
+                           (an operator's own network); off, only public addresses are called
   --port N                 listen on N (default 8787; 0 picks a free port)
   --host ADDR              listen on ADDR (default 127.0.0.1)
   --allow-remote           needed with a --host that is not loopback: the API is then reachable
@@ -68,6 +71,7 @@ export async function serve(args: string[]): Promise<void> {
   const service = await Service.start({
     dataDir,
     profile,
+    allowPrivateWebhooks: values['allow-private-webhooks'] === true,
     host,
     port: parsePort(values.port),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),

@@ -7,7 +7,7 @@ import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service.js';
-import type { WebhookTransport } from '../../main/webhooks/https-transport.js';
+import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 
 export function tempDataDir(): string {
@@ -61,7 +61,8 @@ export async function startTestService(
     profile?: ProfileName;
     clock?: Clock;
     dataDir?: string;
-    webhookTransport?: WebhookTransport;
+    webhookTransport?: WebhookTransport | ((policy: AddressPolicy) => WebhookTransport);
+    allowPrivateWebhooks?: boolean;
     connections?: ConnectionLimits;
   } = {},
 ): Promise<TestService> {
@@ -72,6 +73,7 @@ export async function startTestService(
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+    ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
     ...(options.connections ? { connections: options.connections } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
