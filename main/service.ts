@@ -171,7 +171,7 @@ export class Service {
       if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
       retentionDays = this.settings.get().retentionDays;
     });
-    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
+    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url, profile.timestamp);
     this.admin = new AdminConsole({
       version: VERSION,
       dataDir,

@@ -13,6 +13,8 @@ import {
   completionRequestSchema,
   HostedJob,
   Job,
+  HostedStatus,
+  Status,
   type AttemptRecord,
   type Accepted as AcceptedBody,
 } from './schemas.js';
@@ -35,8 +37,11 @@ export interface Profile {
     request: ReturnType<typeof completionRequestSchema>;
     job: typeof Job | typeof HostedJob;
     accepted: typeof Accepted | typeof HostedJob;
+    status: typeof Status | typeof HostedStatus;
   };
-  /** Job timestamps as the contract writes them. */
+  /** What GET /v1/status shows the caller of the service's status report. */
+  statusBody(status: Status): Status | HostedStatus;
+  /** Timestamps as the contract writes them. */
   timestamp(ms: number): string;
   /** `queuePosition` is what `queue_position` counts (see `queuePosition` below). */
   jobObject(row: JobRow, agentName: string | null, queuePosition?: number): Job | HostedJob;
@@ -132,7 +137,8 @@ export const personalProfile: Profile = {
   name: 'personal',
   title: 'ChatBridge — Prompt Completion Service (Profile F)',
   priority: { min: -10, max: 100 },
-  schemas: { request: completionRequestSchema({ min: -10, max: 100 }), job: Job, accepted: Accepted },
+  schemas: { request: completionRequestSchema({ min: -10, max: 100 }), job: Job, accepted: Accepted, status: Status },
+  statusBody: (status) => status,
   timestamp,
   jobObject,
   acceptedBody: (row) => ({ id: row.id, status: 'queued', created_at: timestamp(row.created_at) }),
@@ -150,7 +156,8 @@ export const hostedProfile: Profile = {
   name: 'hosted',
   title: 'ChatBridge — Prompt Completion Service (Profile H, hosted)',
   priority: { min: -10, max: 10 },
-  schemas: { request: completionRequestSchema({ min: -10, max: 10 }), job: HostedJob, accepted: HostedJob },
+  schemas: { request: completionRequestSchema({ min: -10, max: 10 }), job: HostedJob, accepted: HostedJob, status: HostedStatus },
+  statusBody: ({ providers, queue }) => ({ providers, queue }),
   timestamp: timestampMs,
   jobObject: (row, _agentName, queuePosition) => hostedJobObject(row, queuePosition),
   acceptedBody: (row) => hostedJobObject(row),

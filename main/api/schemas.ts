@@ -225,3 +225,13 @@ export const Status = Type.Object({
   rotation: Type.String(),
 });
 export type Status = Static<typeof Status>;
+
+/**
+ * GET /v1/status of Profile H: the per-provider figures every account shares, and the
+ * caller's own queue. The operator's agents, devices and rotation are not the callers'.
+ */
+export const HostedStatus = Type.Object({
+  providers: Status.properties.providers,
+  queue: Status.properties.queue,
+});
+export type HostedStatus = Static<typeof HostedStatus>;

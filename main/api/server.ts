@@ -125,7 +125,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   void app.register(async (api) => {
     completionRoutes(api, deps.completions, deps.profile);
     chatCompletionRoutes(api, deps.completions);
-    accountRoutes(api, deps.report);
+    accountRoutes(api, deps.report, deps.profile);
     adminRoutes(api, deps.admin, deps.adminToken);
     dashboardRoutes(api);
     operationRoutes(api, deps);

@@ -314,3 +314,19 @@ describe('fairness between accounts (H)', () => {
     expect(order.filter((p) => p.startsWith('busy'))).toEqual(['busy-6', 'busy-1', 'busy-2', 'busy-3', 'busy-4', 'busy-5']);
   });
 });
+
+describe('/v1/status (H)', () => {
+  it("shows the per-provider figures all accounts share and the caller's own queue, nothing of the operator's agents", async () => {
+    t = await startTestService({ profile: 'hosted', agents: { claude: 2 } });
+    t.service.settings.setProviderCap('claude', 50);
+    const other = t.createAccount('other');
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: other.key })).status).toBe(200);
+    await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });
+    const status = (await t.api('GET', '/v1/status')).body;
+    expect(Object.keys(status).sort()).toEqual(['providers', 'queue']);
+    expect(status.providers.claude).toEqual({ agents_idle: 2, agents_total: 2, rate_limit_per_hour: 50, used_this_hour: 1, next_slot_at: null });
+    expect(status.queue.depth).toBe(1);
+    expect(status.queue.oldest_queued_at).toMatch(MS_TIMESTAMP);
+    expect(JSON.stringify(status)).not.toContain('claude-1'); // no agent names
+  });
+});
