@@ -180,6 +180,8 @@ export class Service {
       usage,
       settings: this.settings,
       keys: this.keys,
+      accounts: this.accounts,
+      profile,
       report,
       completions: this.completions,
       scheduler: this.scheduler,

@@ -162,6 +162,10 @@ export class JobStore {
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
       // Job ids begin with their creation time, so the primary key gives the newest first.
       recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
+      startsByAccount: db.prepare(
+        `SELECT j.account_id AS account_id, SUM(a.started_at >= @today) AS today, SUM(a.started_at > @hourAgo) AS hour
+         FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.started_at >= MIN(@today, @hourAgo) GROUP BY j.account_id`,
+      ),
       startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
       // A job's webhook delivery and its attempt log go with it (ON DELETE CASCADE).
       deleteJobs: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))`),
@@ -234,6 +238,12 @@ export class JobStore {
   /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
   attemptStartsSince(since: number): { agent_id: string; provider: string; started_at: number }[] {
     return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  }
+
+  /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */
+  startsByAccount(today: number, hourAgo: number): Map<string | null, { today: number; hour: number }> {
+    const rows = this.s.startsByAccount.all({ today, hourAgo }) as { account_id: string | null; today: number; hour: number }[];
+    return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
   }
 
   /** The newest jobs first, for the dashboard. */

@@ -3,7 +3,8 @@
  * setting stored with the data, and what it changes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
 import { AccountStore } from '../../main/keys/account-store.js';
@@ -328,5 +329,36 @@ describe('/v1/status (H)', () => {
     expect(status.queue.depth).toBe(1);
     expect(status.queue.oldest_queued_at).toMatch(MS_TIMESTAMP);
     expect(JSON.stringify(status)).not.toContain('claude-1'); // no agent names
+  });
+});
+
+describe("the dashboard's operator view (H)", () => {
+  it('lists accounts with queue depth, usage this hour and today, keys and retention; a key is made for an account', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    const admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+    const asAdmin = (method: string, path: string, body?: unknown) => t!.api(method, path, { key: admin, ...(body ? { body } : {}) });
+    const other = t.createAccount('other', 7);
+    await t.api('POST', '/v1/completions', { body: { prompt: 'early', provider: 'claude' } });
+    clock.advance(2 * 3_600_000); // two hours later: today, not this hour
+    await t.api('POST', '/v1/completions', { body: { prompt: 'now', provider: 'claude' } });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'waits', provider: 'qwen', ...queued } });
+    await t.api('POST', '/v1/completions', { body: { prompt: 'theirs', provider: 'claude' }, key: other.key });
+
+    expect((await asAdmin('GET', '/admin/v1/state')).body.profile).toBe('hosted');
+    const byName = async () => ((await asAdmin('GET', '/admin/v1/accounts')).body as any[]).sort((a, b) => a.name.localeCompare(b.name));
+    expect((await byName()).map((a) => [a.name, a.queue_depth, a.used_this_hour, a.used_today, a.retention_days, a.keys.length])).toEqual([
+      ['other', 0, 1, 1, 7, 1],
+      ['test', 1, 1, 2, null, 1],
+    ]);
+
+    expect((await asAdmin('POST', '/admin/v1/keys', { name: 'k', scopes: ['completions:read'] })).body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'account_id' },
+    });
+    const made = await asAdmin('POST', '/admin/v1/keys', { name: 'k', scopes: ['completions:read'], account_id: other.id });
+    expect(made.status).toBe(201);
+    expect((await t.api('GET', '/v1/status', { key: made.body.secret })).status).toBe(200);
+    expect((await byName())[0].keys).toHaveLength(2);
   });
 });
