@@ -77,7 +77,7 @@ function Page({ route, admin, api }: { route: Route; admin: AdminState; api: Adm
     case 'accounts':
       return <Accounts api={api} />;
     case 'keys':
-      return <Keys api={api} />;
+      return <Keys api={api} hosted={admin.profile === 'hosted'} />;
     case 'webhooks':
       return <Webhooks api={api} />;
     case 'jobs':

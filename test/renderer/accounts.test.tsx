@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { AccountView } from '../../renderer/src/api.js';
 import { adminState, fakeApi, renderPage } from './fixtures.js';
@@ -40,5 +40,22 @@ describe('Accounts (hosted)', () => {
     const globex = screen.getByText('acct_2').closest('tr')!;
     expect(within(globex).getByText('disabled')).toBeTruthy();
     expect(within(globex).getAllByRole('cell').map((c) => c.textContent).slice(4)).toEqual(['none', 'kept']);
+  });
+});
+
+describe('API keys (hosted)', () => {
+  it('makes a key for the account picked', async () => {
+    const state = { ...adminState(), profile: 'hosted' as const };
+    const api = fakeApi(state);
+    api.accounts.mockResolvedValue([account(), account({ id: 'acct_2', name: 'Globex' })]);
+    api.createKey.mockResolvedValue({ key: account().keys[0]!, secret: 'cb_SECRET' });
+    renderPage('#/keys', state, [], api);
+    fireEvent.change(await screen.findByLabelText('Name'), { target: { value: 'ci' } });
+    const create = screen.getByRole('button', { name: 'Create key' }) as HTMLButtonElement;
+    expect(create.disabled).toBe(true); // no account picked yet
+    await screen.findByRole('option', { name: 'Globex (acct_2)' });
+    fireEvent.change(screen.getByLabelText('Account'), { target: { value: 'acct_2' } });
+    fireEvent.click(create);
+    await waitFor(() => expect(api.createKey).toHaveBeenCalledWith({ name: 'ci', scopes: ['completions:write', 'completions:read'], expires_in_days: null, account_id: 'acct_2' }));
   });
 });
