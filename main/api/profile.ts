@@ -28,7 +28,7 @@ export function isProfileName(name: unknown): name is ProfileName {
 
 export interface Profile {
   name: ProfileName;
-  /** The OpenAPI document's title. */
+  /** The OpenAPI document's title: the hosted profile's names itself. */
   title: string;
   /** api.md Limits: `priority`. */
   priority: { min: number; max: number };
@@ -135,7 +135,7 @@ function hostedJobObject(row: JobRow, queuePosition?: number): HostedJob {
 
 export const personalProfile: Profile = {
   name: 'personal',
-  title: 'ChatBridge — Prompt Completion Service (Profile F)',
+  title: 'ChatBridge — Prompt Completion Service',
   priority: { min: -10, max: 100 },
   schemas: { request: completionRequestSchema({ min: -10, max: 100 }), job: Job, accepted: Accepted, status: Status },
   statusBody: (status) => status,
