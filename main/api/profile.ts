@@ -57,6 +57,8 @@ export interface Profile {
    * 503; (H) accepted and kept queued, the 503 naming it in `details.job_id`.
    */
   keepsRefusedJobs: boolean;
+  /** The OpenAPI description's words for that case (Markdown, one list item). */
+  cannotStartNowNote: string;
   /** (H) Keys belong to accounts the operator creates; (F) the install is one account. */
   accounts: boolean;
   /** `details` of a 502 for a failed job. */
@@ -144,6 +146,9 @@ export const personalProfile: Profile = {
   acceptedBody: (row) => ({ id: row.id, status: 'queued', created_at: timestamp(row.created_at) }),
   queuePosition: 'place',
   keepsRefusedJobs: false,
+  cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
+  (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
+  for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.`,
   accounts: false,
   // (F) the per-attempt record; the job id as (H) has it.
   failureDetails: (row, attempts) => ({ job_id: row.id, attempts: attemptRecords(attempts) }),
@@ -163,6 +168,9 @@ export const hostedProfile: Profile = {
   acceptedBody: (row) => hostedJobObject(row),
   queuePosition: 'count',
   keepsRefusedJobs: true,
+  cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 with the job when an agent is free right now. When none is,
+  it answers 503 (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`) and the job is still accepted and stays queued: its
+  id is in \`details.job_id\`, and a repeat with the same \`Idempotency-Key\` returns it with 200.`,
   accounts: true,
   failureDetails: (row) => ({ job_id: row.id, attempts: row.attempts }),
   outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),

@@ -65,6 +65,7 @@ describe('the profile as a setting', () => {
       expect(doc.info.title.includes('Profile H')).toBe(profile === 'hosted');
       const body = doc.paths['/v1/completions'].post.requestBody.content['application/json'].schema;
       expect(body.properties.priority).toMatchObject({ minimum: -10, maximum: max, default: 0 });
+      expect(doc.paths['/v1/completions'].post.description.includes('stays queued')).toBe(profile === 'hosted');
       const job = doc.paths['/v1/completions/{id}'].get.responses['200'].content['application/json'].schema;
       expect('content_pruned_at' in job.properties).toBe(profile === 'hosted');
       await stop();

@@ -5,15 +5,14 @@ import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';
 
-const SUBMIT_DESCRIPTION = `Submits a prompt as a durable job.
+/** The route's description; what `wait: false` without `callback_url` does is the profile's. */
+const submitDescription = (profile: Profile) => `Submits a prompt as a durable job.
 
 - \`wait: true\` (the default) holds the request until the job is final, at most 10 minutes: 200 with the job,
   or the outcome's error (502, 499; 504 \`JOB_TIMEOUT\` when the hold ends first, and the job continues).
   A job that cannot start yet waits in the queue; a 504's message says why it waits.
 - \`wait: false\` with a \`callback_url\` answers 202 at once; the job is POSTed to the URL when final.
-- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
-  (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
-  for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.
+${profile.cannotStartNowNote}
 
 Send an \`Idempotency-Key\` to repeat the request safely: the same key returns the same job.`;
 
@@ -51,7 +50,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       config: write,
       schema: {
         summary: 'Submit a job',
-        description: SUBMIT_DESCRIPTION,
+        description: submitDescription(profile),
         headers: IdempotencyHeaders,
         body: SubmissionBody,
         response: { 200: Job, 202: Accepted, default: ErrorEnvelope },
