@@ -1,8 +1,8 @@
-import type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
+import type { AccountView, AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog } from './api/admin-schemas.js';
 import type { DiagnosticBundleView, SiteCheckView } from './api/admin-schemas.js';
 import type { AgentCreate, LogEntryView, UsageRange, UsageView, ViewInput } from './api/admin-schemas.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from './core/agent-control.js';
-import { attemptRecords, jobObject, timestamp } from './api/profile.js';
+import { attemptRecords, jobObject, timestamp, type Profile } from './api/profile.js';
 import type { Completions } from './completions.js';
 import type { Clock } from './core/clock.js';
 import { ApiError, invalid } from './core/errors.js';
@@ -10,12 +10,14 @@ import type { DiagnosticManifest } from './core/diagnostics.js';
 import { AgentBusy } from './core/site-check.js';
 import type { BundleFile, DiagnosticBundles } from './diagnostics/bundles.js';
 import { PROVIDER_NAMES, type Provider } from './core/providers.js';
+import type { AccountStore } from './keys/account-store.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
+import { HOUR_MS } from './queue/hourly-usage.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage } from './queue/hourly-usage.js';
 import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
-import type { JobRow, JobStore } from './queue/job-store.js';
+import { EVERY_ACCOUNT, type JobRow, type JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
@@ -44,6 +46,8 @@ export class AdminConsole {
       usage: HourlyUsage;
       settings: SettingsStore;
       keys: KeyStore;
+      accounts: AccountStore;
+      profile: Profile;
       report: StatusReport;
       completions: Completions;
       scheduler: Scheduler;
@@ -76,6 +80,7 @@ export class AdminConsole {
     const s = settings.get();
     return {
       version: this.deps.version,
+      profile: this.deps.profile.name,
       data_dir: this.deps.dataDir,
       settings: {
         paused: s.paused,
@@ -85,7 +90,7 @@ export class AdminConsole {
         retention_days: s.retentionDays,
       },
       agents: pool.list().map((a) => this.agentView(a.id)),
-      status: this.deps.report.status(),
+      status: this.deps.report.status(EVERY_ACCOUNT),
     };
   }
 
@@ -264,8 +269,41 @@ export class AdminConsole {
     const name = input.name.trim();
     if (!name) throw invalid('name', 'Give the key a name.');
     const expiresAt = input.expires_in_days ? this.deps.clock.now() + input.expires_in_days * DAY_MS : null;
-    const { key, secret } = this.deps.keys.create({ name, scopes: input.scopes, expiresAt });
+    const { key, secret } = this.deps.keys.create({ name, scopes: input.scopes, expiresAt, accountId: this.keyAccount(input.account_id) });
     return { key: keyView(key), secret };
+  }
+
+  /** The account a new key acts for: required in the hosted profile, refused in the personal one (one account). */
+  private keyAccount(id: string | undefined): string | null {
+    if (!this.deps.profile.accounts) {
+      if (id !== undefined) throw invalid('account_id', 'This install is one account: keys take no account_id.');
+      return null;
+    }
+    const account = id === undefined ? undefined : this.deps.accounts.get(id);
+    if (!account) throw invalid('account_id', 'Say which account the key is for (account_id).');
+    if (account.disabled_at !== null) throw invalid('account_id', `The account ${id} is disabled.`);
+    return account.id;
+  }
+
+  /**
+   * (hosted) Each account with its queue depth, attempts started this hour (rolling, as the
+   * caps count) and today (since 00:00 UTC), its keys and its retention.
+   */
+  accounts(): AccountView[] {
+    const { accounts, keys, store, clock } = this.deps;
+    const now = clock.now();
+    const starts = store.startsByAccount(now - (now % DAY_MS), now - HOUR_MS);
+    const allKeys = keys.list();
+    return accounts.list().map((a) => ({
+      id: a.id,
+      name: a.name,
+      retention_days: a.retention_days,
+      disabled: a.disabled_at !== null,
+      queue_depth: store.queuedCount(a.id),
+      used_this_hour: starts.get(a.id)?.hour ?? 0,
+      used_today: starts.get(a.id)?.today ?? 0,
+      keys: allKeys.filter((k) => k.account_id === a.id).map(keyView),
+    }));
   }
 
   revokeKey(id: string): KeyView {
@@ -286,7 +324,7 @@ export class AdminConsole {
 
   job(id: string): JobDetail {
     const { completions, store } = this.deps;
-    const job = completions.get(id);
+    const job = completions.get(id, EVERY_ACCOUNT);
     const rows = store.attempts(id);
     return {
       job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
@@ -310,7 +348,7 @@ export class AdminConsole {
 
   /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
   cancel(id: string): JobDetail {
-    this.deps.completions.cancel(id);
+    this.deps.completions.cancel(id, EVERY_ACCOUNT);
     return this.job(id);
   }
 

@@ -3,13 +3,13 @@ import { ApiError, invalid, type ErrorCode } from './core/errors.js';
 import type { IdGenerator } from './core/ids.js';
 import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
-import { failureDetails, outcomeDetails } from './api/profile.js';
+import type { Profile } from './api/profile.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { GroupCommit } from './queue/group-commit.js';
 import type { IdempotencyStore } from './queue/idempotency.js';
 import { requestHash } from './queue/idempotency.js';
 import type { JobEvents } from './queue/job-events.js';
-import type { JobRow, JobStore } from './queue/job-store.js';
+import { EVERY_ACCOUNT, type JobRow, type JobStore, type Viewer } from './queue/job-store.js';
 import type { JobConstraint, Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
 import { waitReason, type WaitReason } from './queue/wait-reason.js';
@@ -31,6 +31,8 @@ export interface Submission {
    * tries. Only used without an Idempotency-Key: see `repeatKey`.
    */
   automaticRepeat?: boolean;
+  /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
+  accountId: string | null;
 }
 
 /**
@@ -75,25 +77,28 @@ export class Completions {
     private readonly pool: AgentPool,
     private readonly settings: SettingsStore,
     private readonly events: JobEvents,
+    private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
 
   async submit(s: Submission): Promise<Submitted> {
     const b = s.body;
-    const constraint = this.constraintOf(b);
+    const constraint = this.constraintOf(b, s.accountId);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
     const hash = s.idempotencyKey === undefined && s.automaticRepeat === undefined ? '' : requestHash(s.path, s.rawBody);
+    // Idempotency keys are the account's own: another account's same key is another request.
+    const idempotencyKey = s.idempotencyKey === undefined ? undefined : s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
     // Without an Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their
     // own timeout) finds the job its first request made instead of making another.
     const implicitKey = s.idempotencyKey === undefined && s.automaticRepeat !== undefined ? repeatKey(s.apiKeyId, hash) : undefined;
-    const result = await this.commits.run((): Submitted => {
+    const result = await this.commits.run((): Submitted & { refusal?: ApiError } => {
       const now = this.clock.now();
-      if (s.idempotencyKey !== undefined) {
-        const seen = this.idempotency.find(s.idempotencyKey, now);
+      if (idempotencyKey !== undefined) {
+        const seen = this.idempotency.find(idempotencyKey, now);
         if (seen && seen.request_hash !== hash) {
           throw new ApiError('CONFLICT', 'This Idempotency-Key was used with a different request.');
         }
@@ -108,10 +113,11 @@ export class Completions {
           return { job: original, created: false };
         }
       }
-      if (this.store.queuedCount() >= LIMITS.queuedJobs) {
-        throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} jobs.`, { limit: LIMITS.queuedJobs });
+      if (this.store.queuedCount(s.accountId) >= LIMITS.queuedJobs) {
+        throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} of your jobs.`, { limit: LIMITS.queuedJobs });
       }
-      if (!b.wait && b.callback_url === null) this.checkCanStartNow(constraint);
+      const refusal = !b.wait && b.callback_url === null ? this.whyCannotStartNow(constraint) : undefined;
+      if (refusal && !this.profile.keepsRefusedJobs) throw refusal;
       const job = this.store.insert({
         id: this.ids.job(now),
         prompt: b.prompt,
@@ -126,30 +132,40 @@ export class Completions {
         metadata: JSON.stringify(b.metadata),
         created_at: now,
         api_key_id: s.apiKeyId,
+        account_id: s.accountId,
       });
-      const key = s.idempotencyKey ?? implicitKey;
+      const key = idempotencyKey ?? implicitKey;
       if (key !== undefined) this.idempotency.remember(key, hash, job.id, now);
-      return { job, created: true };
+      return { job, created: true, ...(refusal ? { refusal } : {}) };
     });
     if (result.created) this.scheduler.jobAdded(result.job);
-    return result;
+    // (H) The job was accepted and stays queued; the caller hears why it cannot start now.
+    if (result.refusal) {
+      const { code, message, details } = result.refusal;
+      throw new ApiError(code, `${message} The job ${result.job.id} is queued and starts when it can.`, { ...details, job_id: result.job.id });
+    }
+    return { job: result.job, created: result.created };
   }
 
-  get(id: string): JobRow {
+  /** The job, if it is the caller's: another account's job is as unknown as a made-up id (404). */
+  get(id: string, viewer: Viewer): JobRow {
     const job = this.store.get(id);
-    if (!job) throw new ApiError('NOT_FOUND', `No job ${id}.`);
+    if (!job || (viewer !== EVERY_ACCOUNT && job.account_id !== viewer)) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     return job;
   }
 
+  /** `queue_position` of a queued job, as the profile counts it. */
   queuePosition(job: JobRow): number | undefined {
-    return job.status === 'queued' ? this.store.queuePosition(job) : undefined;
+    if (job.status !== 'queued') return undefined;
+    return this.profile.queuePosition === 'count' ? this.store.queuedCount(job.account_id) : this.store.queuePosition(job);
   }
 
   agentName(job: JobRow): string | null {
     return job.agent_id ? (this.pool.get(job.agent_id)?.name ?? null) : null;
   }
 
-  cancel(id: string): JobRow {
+  cancel(id: string, viewer: Viewer): JobRow {
+    this.get(id, viewer);
     const moved = this.store.cancel(id, this.clock.now());
     if (!moved) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     if (moved.from !== moved.job.status) this.scheduler.jobCancelled(moved);
@@ -197,20 +213,20 @@ export class Completions {
         throw new ApiError(
           (job.error_code as ErrorCode | null) ?? 'JOB_FAILED',
           job.error_message ?? 'Every allowed attempt failed.',
-          failureDetails(job, this.store.attempts(job.id)),
+          this.profile.failureDetails(job, this.store.attempts(job.id)),
         );
       case 'cancelled':
-        throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', outcomeDetails(job));
+        throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
         const never = job.attempts === 0 ? ` It never started: ${this.reasonFor(job).text}.` : '';
-        throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, outcomeDetails(job));
+        throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
         const why = this.waitReason(job);
         throw new ApiError(
           'JOB_TIMEOUT',
           `The hold ended while the job is ${job.status}${why ? ` (${why.text})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
-          outcomeDetails(job),
+          this.profile.outcomeDetails(job),
         );
       }
     }
@@ -235,7 +251,7 @@ export class Completions {
    * Resolves which agents may run the job, refusing constraints that can never be met.
    * A continued conversation is pinned to the agent that owns it.
    */
-  private constraintOf(b: CompletionRequest): JobConstraint {
+  private constraintOf(b: CompletionRequest, accountId: string | null): JobConstraint {
     if (b.mode === 'continue' && b.conversation_ref === null) {
       throw invalid('conversation_ref', 'mode "continue" needs the conversation_ref of an earlier completion.');
     }
@@ -253,7 +269,8 @@ export class Completions {
     }
     if (b.conversation_ref !== null) {
       const conversation = this.store.conversation(b.conversation_ref);
-      if (!conversation) throw invalid('conversation_ref', 'Unknown conversation_ref.');
+      // Another account's conversation is as unknown as a made-up one.
+      if (!conversation || conversation.account_id !== accountId) throw invalid('conversation_ref', 'Unknown conversation_ref.');
       if (!this.pool.get(conversation.agent_id)) {
         throw invalid('conversation_ref', 'The agent that held this conversation was removed; start a new one.');
       }
@@ -268,20 +285,31 @@ export class Completions {
     return constraint;
   }
 
-  /** For `wait: false` without `callback_url`: refuse (503) a job that cannot start now. */
-  private checkCanStartNow(constraint: JobConstraint): void {
+  /** For `wait: false` without `callback_url`: the 503 of a job that cannot start now, if it cannot. */
+  private whyCannotStartNow(constraint: JobConstraint): ApiError | undefined {
     const provider = constraint.req_provider;
     const details = provider ? { provider } : undefined;
     if (this.settings.get().paused) {
-      throw new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
+      return new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
     }
     const ready = this.scheduler.candidates(constraint).filter((a) => this.pool.isReady(a.id));
     if (ready.length === 0) {
-      throw new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
+      return new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
     }
     if (!ready.some((a) => this.scheduler.underCaps(a))) {
-      throw new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
+      return new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
     }
+    return undefined;
+  }
+
+  /** Cancels the queued jobs of disabled accounts (`accounts disable`); returns how many. */
+  cancelDisabledAccounts(): number {
+    const ids = this.store.queuedOfDisabledAccounts();
+    for (const id of ids) {
+      const moved = this.store.cancel(id, this.clock.now());
+      if (moved && moved.from !== moved.job.status) this.scheduler.jobCancelled(moved);
+    }
+    return ids.length;
   }
 }
 

@@ -11,6 +11,7 @@ import { VERSION } from './core/package-root.js';
 import { readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { AccountStore } from './keys/account-store.js';
 import { KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
@@ -28,22 +29,29 @@ import { SettingsStore, watchExternalChanges } from './settings/settings-store.j
 import { StatusReport } from './status-report.js';
 import { UsageHistory } from './queue/usage-history.js';
 import { UsageReport } from './usage-report.js';
-import { jobObject } from './api/profile.js';
+import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
+import { claimProfile } from './settings/install-profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
-import { httpsTransport, type WebhookTransport } from './webhooks/https-transport.js';
+import { httpsTransport, type AddressPolicy, type WebhookTransport } from './webhooks/https-transport.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
-import { webhookBody } from './webhooks/payload.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SigningSecret } from './webhooks/signing-secret.js';
 
 export interface ServiceOptions {
   dataDir: string;
+  /** personal (Profile F, the default) or hosted (Profile H); a data dir keeps the one it started with. */
+  profile?: ProfileName;
   host?: string;
   port?: number;
   clock?: Clock;
   ids?: IdGenerator;
-  /** How webhooks reach receivers; tests trust their own certificate through it. */
-  webhookTransport?: WebhookTransport;
+  /**
+   * How webhooks reach receivers; tests trust their own certificate through it. A function
+   * is given the address policy the profile and `allowPrivateWebhooks` decided.
+   */
+  webhookTransport?: WebhookTransport | ((policy: AddressPolicy) => WebhookTransport);
+  /** (H) Lets webhooks reach private, loopback and link-local receivers (an operator's own network). */
+  allowPrivateWebhooks?: boolean;
   /** Where a start-up warning goes besides the service's log (`serve` prints it). */
   onWarning?: (line: string) => void;
   /** Request time and connection limits; tests shorten them. */
@@ -61,6 +69,8 @@ export class Service {
   readonly pool: AgentPool;
   readonly settings: SettingsStore;
   readonly keys: KeyStore;
+  /** (H) The accounts the operator serves; none in Profile F. */
+  readonly accounts: AccountStore;
   readonly scheduler: Scheduler;
   readonly completions: Completions;
   readonly events = new JobEvents();
@@ -83,10 +93,12 @@ export class Service {
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
+  private knownAccountRetention = '';
 
   private constructor(
     readonly db: Db,
     readonly dataDir: string,
+    readonly profile: Profile,
     clock: Clock,
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
@@ -97,6 +109,7 @@ export class Service {
     this.store = new JobStore(db, this.outbox);
     this.settings = new SettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
+    this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
     const usage = new HourlyUsage(clock);
     for (const s of this.store.attemptStartsSince(clock.now() - HOUR_MS)) usage.record(s.agent_id, s.provider, s.started_at);
@@ -121,6 +134,7 @@ export class Service {
       this.pool,
       this.settings,
       this.events,
+      profile,
       clock,
       ids,
     );
@@ -130,7 +144,7 @@ export class Service {
       () => this.signingSecret.get(),
       (jobId) => {
         const job = this.store.get(jobId)!;
-        return { url: job.callback_url!, body: webhookBody(jobObject(job, this.completions.agentName(job))) };
+        return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)) };
       },
       webhookTransport,
       clock,
@@ -144,7 +158,11 @@ export class Service {
       logJobWaits(this.events, (job) => this.completions.waitReason(job), this.log, clock),
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
-    this.retention = new Retention(db, this.store, this.outbox, () => this.settings.get().retentionDays, clock, (error) =>
+    const retentionPeriods = () => [
+      { account: null, days: this.settings.get().retentionDays },
+      ...this.accounts.list().map((a) => ({ account: a.id, days: a.retention_days })),
+    ];
+    this.retention = new Retention(db, this.store, this.outbox, retentionPeriods, clock, (error) =>
       this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
     );
     let retentionDays = this.settings.get().retentionDays;
@@ -153,7 +171,7 @@ export class Service {
       if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
       retentionDays = this.settings.get().retentionDays;
     });
-    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url);
+    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url, profile.timestamp);
     this.admin = new AdminConsole({
       version: VERSION,
       dataDir,
@@ -162,6 +180,8 @@ export class Service {
       usage,
       settings: this.settings,
       keys: this.keys,
+      accounts: this.accounts,
+      profile,
       report,
       completions: this.completions,
       scheduler: this.scheduler,
@@ -181,6 +201,7 @@ export class Service {
       keys: this.keys,
       adminToken: this.adminToken,
       metrics: this.metrics,
+      profile,
       notReadyBecause: () => this.notReadyBecause(),
       baseUrl: () => this.url,
       clock,
@@ -203,12 +224,22 @@ export class Service {
     const clock = options.clock ?? systemClock;
     const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
+    const profile = options.profile ?? 'personal';
+    try {
+      claimProfile(db, options.dataDir, profile);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    const policy: AddressPolicy = { publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks };
+    const transport = options.webhookTransport ?? httpsTransport;
     const service = new Service(
       db,
       options.dataDir,
+      profileNamed(profile),
       clock,
       options.ids ?? randomIds,
-      options.webhookTransport ?? httpsTransport(),
+      typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
     );
     if (privacyWarning) {
@@ -216,6 +247,7 @@ export class Service {
       options.onWarning?.(privacyWarning);
     }
     service.store.requeueDispatched(clock.now());
+    service.completions.cancelDisabledAccounts();
     service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
@@ -253,10 +285,20 @@ export class Service {
     return attached ? null : 'agents';
   }
 
+  /** Each account's retention period, to tell when the command line changed one. */
+  private accountRetention(): string {
+    return JSON.stringify(this.accounts.list().map((a) => [a.id, a.retention_days]));
+  }
+
   /** The command line changed settings, caps, agents or keys, or asked for a redelivery: pick them up now. */
   private onExternalChange(): void {
     this.settings.invalidate();
     this.keys.invalidate();
+    // `accounts disable`: the account's queued jobs are cancelled; `accounts set`: its retention applies now.
+    this.completions.cancelDisabledAccounts();
+    const periods = this.accountRetention();
+    if (periods !== this.knownAccountRetention) this.retention.wake();
+    this.knownAccountRetention = periods;
     this.pool.reload();
     this.scheduler.wake();
     this.webhookSender.wake();

@@ -1,9 +1,8 @@
 import { PROVIDERS } from './core/providers.js';
-import { timestamp } from './api/profile.js';
 import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
-import type { JobStore } from './queue/job-store.js';
+import type { JobStore, Viewer } from './queue/job-store.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 /** GET /v1/status and GET /v1/models, shaped as decisions.md fixes them. */
@@ -14,9 +13,12 @@ export class StatusReport {
     private readonly usage: HourlyUsage,
     private readonly settings: SettingsStore,
     private readonly baseUrl: () => string,
+    /** The profile's timestamp format. */
+    private readonly timestamp: (ms: number) => string,
   ) {}
 
-  status(): Status {
+  /** The figures every caller may see, and `account`'s own queue (null: Profile F's one account; the dashboard sees every account's). */
+  status(account: Viewer): Status {
     const settings = this.settings.get();
     const agents = this.pool.list();
     const cap = (scope: UsageScope, limit: number | null) => {
@@ -24,7 +26,7 @@ export class StatusReport {
       return {
         rate_limit_per_hour: limit,
         used_this_hour: this.usage.count(scope),
-        next_slot_at: next === null ? null : timestamp(next),
+        next_slot_at: next === null ? null : this.timestamp(next),
       };
     };
     const summaries = agents.map((a) => {
@@ -34,12 +36,12 @@ export class StatusReport {
         name: a.name,
         provider: a.provider,
         state: this.pool.state(a.id),
-        cooldown_until: cooldown === null ? null : timestamp(cooldown),
+        cooldown_until: cooldown === null ? null : this.timestamp(cooldown),
         ...cap({ agentId: a.id }, a.cap_per_hour),
       };
     });
     const idle = summaries.filter((a) => a.state === 'idle').length;
-    const oldest = this.store.oldestQueuedAt();
+    const oldest = this.store.oldestQueuedAt(account);
     return {
       providers: Object.fromEntries(
         PROVIDERS.map((p) => {
@@ -54,7 +56,7 @@ export class StatusReport {
           ];
         }),
       ),
-      queue: { depth: this.store.queuedCount(), oldest_queued_at: oldest === null ? null : timestamp(oldest) },
+      queue: { depth: this.store.queuedCount(account), oldest_queued_at: oldest === null ? null : this.timestamp(oldest) },
       agents: { idle, busy: summaries.filter((a) => a.state === 'busy').length, total: summaries.length },
       devices: [{ base_url: this.baseUrl(), online: !settings.paused, paused: settings.paused, agents: summaries }],
       global: cap('global', settings.globalCap),

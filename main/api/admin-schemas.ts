@@ -58,6 +58,7 @@ export type AdminSettings = Static<typeof AdminSettings>;
 
 export const AdminState = Type.Object({
   version: Type.String(),
+  profile: Type.Union([Type.Literal('personal'), Type.Literal('hosted')], { description: 'serve --profile' }),
   data_dir: Type.String(),
   settings: AdminSettings,
   agents: Type.Array(AgentView),
@@ -115,12 +116,26 @@ export type KeyView = Static<typeof KeyView>;
 export const KeyCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 80 }),
+    account_id: Type.Optional(Type.String({ maxLength: 64, description: '(hosted) The account the key acts for; required there' })),
     scopes: Type.Array(Type.Unsafe<(typeof SCOPES)[number]>({ type: 'string', enum: [...SCOPES] }), { minItems: 1, uniqueItems: true }),
     expires_in_days: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 3_650 }))),
   },
   { additionalProperties: false },
 );
 export type KeyCreate = Static<typeof KeyCreate>;
+
+/** (hosted) An account as the operator sees it in the dashboard. */
+export const AccountView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  retention_days: Nullable(Type.Integer()),
+  disabled: Type.Boolean(),
+  queue_depth: Type.Integer({ description: 'Jobs of the account queued now' }),
+  used_this_hour: Type.Integer({ description: 'Attempts started for the account in the last 60 minutes' }),
+  used_today: Type.Integer({ description: 'Attempts started for the account since 00:00 UTC' }),
+  keys: Type.Array(KeyView),
+});
+export type AccountView = Static<typeof AccountView>;
 
 export const KeyCreated = Type.Object({ key: KeyView, secret: Type.String({ description: 'Shown once' }) });
 

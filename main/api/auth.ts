@@ -21,12 +21,16 @@ declare module 'fastify' {
 export interface Caller {
   /** The API key's id, or 'admin' for the dashboard's token. */
   keyId: string;
+  /** (H) The account the key acts for; null for the admin token and in Profile F. */
+  accountId: string | null;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who called, once authenticated: an API key's id, or 'admin'; '' on routes without auth. */
     keyId: string;
+    /** Whose jobs and conversations the request may see: the key's account (null in Profile F and for the admin token). */
+    accountId: string | null;
   }
 }
 
@@ -57,11 +61,17 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
     if (adminToken.matches(secret)) {
       // Key ids are key_…, so this bucket is the token's own.
       spend(access, 'admin', 'the admin token');
-      return { keyId: 'admin' };
+      return { keyId: 'admin', accountId: null };
     }
     const auth = keys.authenticate(secret);
     if (!auth.ok) {
-      const why = { malformed: 'is not a ChatBridge key', unknown: 'is not known', revoked: 'was revoked', expired: 'has expired' };
+      const why = {
+        malformed: 'is not a ChatBridge key',
+        unknown: 'is not known',
+        revoked: 'was revoked',
+        expired: 'has expired',
+        account_disabled: "belongs to an account that was disabled",
+      };
       throw new ApiError('UNAUTHORIZED', `This API key ${why[auth.reason]}.`);
     }
     if (access.admin) throw new ApiError('FORBIDDEN', "This route is the dashboard's: it takes the admin token, not an API key.");
@@ -70,7 +80,7 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
     }
     spend(access, auth.key.id, 'this key');
     keys.recordUse(auth.key);
-    return { keyId: auth.key.id };
+    return { keyId: auth.key.id, accountId: auth.key.account_id };
   };
 }
 

@@ -11,13 +11,14 @@ const DESCRIPTION = `Your logged-in chat accounts as a local, durable API. Every
  * same TypeBox schemas the routes validate with, so it cannot drift from what the server
  * enforces. Register it before the routes: it collects them as they are added. The
  * dashboard's own API (/admin/v1) is left out: it is the dashboard's, not a contract for
- * scripts, and its token never leaves this machine.
+ * scripts, and its token never leaves this machine. The title names the running profile,
+ * whose shapes and ranges the routes' schemas carry.
  */
-export function registerOpenApi(app: FastifyInstance, version: string): void {
+export function registerOpenApi(app: FastifyInstance, version: string, title: string): void {
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'ChatBridge — Prompt Completion Service', version, description: DESCRIPTION },
+      info: { title, version, description: DESCRIPTION },
       servers: [{ url: '/' }],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, cb_…' } },

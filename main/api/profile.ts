@@ -1,18 +1,105 @@
 /**
- * What Profile F (decisions.md) says that Profile H would say differently, in one place:
- * the timestamp format, the body of an accepted `wait: false` job, the `details` of
- * job-outcome errors, and the job object's fields (F shows no `content_pruned_at`: a job
- * whose content retention removed reads as `response: null`; the dashboard says when).
- * A Profile H mode would be another implementation of this module.
+ * Where Profile F (a person's own install) and Profile H (hosted, many accounts) differ,
+ * decided in one place from the `serve --profile` setting (decisions.md): the timestamp
+ * format, the job object and the 202 body, the `details` of job-outcome errors, the
+ * `priority` range, what `queue_position` counts, whether a refused `wait: false` job is
+ * kept, whether keys belong to accounts, the webhook body and which receivers may be
+ * called. Routes, the queue and the webhooks ask the profile; none of them tests its name.
  */
 import type { JobRow, AttemptRow } from '../queue/job-store.js';
-import type { Accepted, AttemptRecord, Job } from './schemas.js';
+import { webhookBody } from '../webhooks/payload.js';
+import {
+  Accepted,
+  completionRequestSchema,
+  HostedJob,
+  Job,
+  HostedStatus,
+  Status,
+  type AttemptRecord,
+  type Accepted as AcceptedBody,
+} from './schemas.js';
+
+export const PROFILE_NAMES = ['personal', 'hosted'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+export function isProfileName(name: unknown): name is ProfileName {
+  return (PROFILE_NAMES as readonly unknown[]).includes(name);
+}
+
+export interface Profile {
+  name: ProfileName;
+  /** The OpenAPI document's title: the hosted profile's names itself. */
+  title: string;
+  /** api.md Limits: `priority`. */
+  priority: { min: number; max: number };
+  /** The messages whose shape differs, for validation, serialisation and the OpenAPI document. */
+  schemas: {
+    request: ReturnType<typeof completionRequestSchema>;
+    job: typeof Job | typeof HostedJob;
+    accepted: typeof Accepted | typeof HostedJob;
+    status: typeof Status | typeof HostedStatus;
+  };
+  /** What GET /v1/status shows the caller of the service's status report. */
+  statusBody(status: Status): Status | HostedStatus;
+  /** Timestamps as the contract writes them. */
+  timestamp(ms: number): string;
+  /** `queuePosition` is what `queue_position` counts (see `queuePosition` below). */
+  jobObject(row: JobRow, agentName: string | null, queuePosition?: number): Job | HostedJob;
+  /** The body of 202 for an accepted `wait: false` job. */
+  acceptedBody(row: JobRow, agentName: string | null): AcceptedBody | HostedJob;
+  /**
+   * What `queue_position` means: (F) the job's 1-based place in dispatch order among the
+   * account's queued jobs; (H) the number of the caller's jobs queued at that moment.
+   */
+  queuePosition: 'place' | 'count';
+  /**
+   * A `wait: false` job without `callback_url` that cannot start now: (F) refused with the
+   * 503; (H) accepted and kept queued, the 503 naming it in `details.job_id`.
+   */
+  keepsRefusedJobs: boolean;
+  /** The OpenAPI description's words for that case (Markdown, one list item). */
+  cannotStartNowNote: string;
+  /** (H) Keys belong to accounts the operator creates; (F) the install is one account. */
+  accounts: boolean;
+  /** `details` of a 502 for a failed job. */
+  failureDetails(row: JobRow, attempts: AttemptRow[]): Record<string, unknown>;
+  /** `details` of a 504 JOB_TIMEOUT and of a 499 JOB_CANCELLED. */
+  outcomeDetails(row: JobRow): Record<string, unknown>;
+  /** The webhook body of a finished job. */
+  webhookBody(row: JobRow, agentName: string | null): string;
+  /**
+   * (H) Webhooks go only to public internet addresses unless the operator allows private
+   * receivers; (F) the receiver is usually on the same machine, so any address is called.
+   */
+  publicWebhooksOnly: boolean;
+}
 
 /** ISO 8601 UTC with whole seconds: 2026-11-21T10:00:00Z. */
 export function timestamp(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** ISO 8601 UTC with milliseconds: 2026-11-21T10:00:00.123Z. */
+export function timestampMs(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
+  return rows.map((a) => ({
+    attempt: a.attempt,
+    agent_id: a.agent_id,
+    provider: a.provider,
+    started_at: timestamp(a.started_at),
+    ended_at: a.ended_at === null ? null : timestamp(a.ended_at),
+    outcome: a.outcome,
+    error_code: a.error_code,
+  }));
+}
+
+/**
+ * The job object of Profile F (decisions.md). F shows no `content_pruned_at`: a job whose
+ * content retention removed reads as `response: null`; the dashboard says when.
+ */
 export function jobObject(row: JobRow, agentName: string | null, queuePosition?: number): Job {
   const job: Job = {
     id: row.id,
@@ -35,29 +122,66 @@ export function jobObject(row: JobRow, agentName: string | null, queuePosition?:
   return job;
 }
 
-/** The 202 body of `wait: false` (F): id, status and created_at only. */
-export function acceptedBody(row: JobRow): Accepted {
-  return { id: row.id, status: 'queued', created_at: timestamp(row.created_at) };
+/** The job object of Profile H (api.md "Job object", the (H) rows). */
+function hostedJobObject(row: JobRow, queuePosition?: number): HostedJob {
+  const job: HostedJob = {
+    ...jobObject(row, null, queuePosition),
+    provider: row.req_provider,
+    agent_name: null,
+    created_at: timestampMs(row.created_at),
+    content_pruned_at: row.content_pruned_at === null ? null : timestampMs(row.content_pruned_at),
+  };
+  if (row.finished_at !== null) job.finished_at = timestampMs(row.finished_at);
+  return job;
 }
 
-export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
-  return rows.map((a) => ({
-    attempt: a.attempt,
-    agent_id: a.agent_id,
-    provider: a.provider,
-    started_at: timestamp(a.started_at),
-    ended_at: a.ended_at === null ? null : timestamp(a.ended_at),
-    outcome: a.outcome,
-    error_code: a.error_code,
-  }));
-}
+export const personalProfile: Profile = {
+  name: 'personal',
+  title: 'ChatBridge — Prompt Completion Service',
+  priority: { min: -10, max: 100 },
+  schemas: { request: completionRequestSchema({ min: -10, max: 100 }), job: Job, accepted: Accepted, status: Status },
+  statusBody: (status) => status,
+  timestamp,
+  jobObject,
+  acceptedBody: (row) => ({ id: row.id, status: 'queued', created_at: timestamp(row.created_at) }),
+  queuePosition: 'place',
+  keepsRefusedJobs: false,
+  cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
+  (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
+  for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.`,
+  accounts: false,
+  // (F) the per-attempt record; the job id as (H) has it.
+  failureDetails: (row, attempts) => ({ job_id: row.id, attempts: attemptRecords(attempts) }),
+  outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
+  webhookBody: (row, agentName) => webhookBody(jobObject(row, agentName)),
+  publicWebhooksOnly: false,
+};
 
-/** `details` of a 502 for a failed job: (F) the per-attempt record; the job id as (H) has it. */
-export function failureDetails(row: JobRow, attempts: AttemptRow[]): Record<string, unknown> {
-  return { job_id: row.id, attempts: attemptRecords(attempts) };
-}
+export const hostedProfile: Profile = {
+  name: 'hosted',
+  title: 'ChatBridge — Prompt Completion Service (Profile H, hosted)',
+  priority: { min: -10, max: 10 },
+  schemas: { request: completionRequestSchema({ min: -10, max: 10 }), job: HostedJob, accepted: HostedJob, status: HostedStatus },
+  statusBody: ({ providers, queue }) => ({ providers, queue }),
+  timestamp: timestampMs,
+  jobObject: (row, _agentName, queuePosition) => hostedJobObject(row, queuePosition),
+  acceptedBody: (row) => hostedJobObject(row),
+  queuePosition: 'count',
+  keepsRefusedJobs: true,
+  cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 with the job when an agent is free right now. When none is,
+  it answers 503 (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`) and the job is still accepted and stays queued: its
+  id is in \`details.job_id\`, and a repeat with the same \`Idempotency-Key\` returns it with 200.`,
+  accounts: true,
+  failureDetails: (row) => ({ job_id: row.id, attempts: row.attempts }),
+  outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
+  // api.md Events (H): the job fields except agent_name, content_pruned_at and queue_position.
+  webhookBody: (row) => {
+    const { agent_name: _name, content_pruned_at: _pruned, queue_position: _position, ...fields } = hostedJobObject(row);
+    return webhookBody(fields as Job);
+  },
+  publicWebhooksOnly: true,
+};
 
-/** `details` of a 504 JOB_TIMEOUT and of a 499 JOB_CANCELLED. */
-export function outcomeDetails(row: JobRow): Record<string, unknown> {
-  return { job_id: row.id, status: row.status };
+export function profileNamed(name: ProfileName): Profile {
+  return name === 'hosted' ? hostedProfile : personalProfile;
 }

@@ -18,6 +18,17 @@ const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC,
 
 // ---- POST /v1/completions -------------------------------------------------------------
 
+/** The submission with a profile's `priority` range (api.md Limits); `CompletionRequest` is Profile F's. */
+export function completionRequestSchema(priority: { min: number; max: number }) {
+  return Type.Object(
+    {
+      ...CompletionRequest.properties,
+      priority: Type.Integer({ minimum: priority.min, maximum: priority.max, default: 0, description: 'Higher starts first' }),
+    },
+    { additionalProperties: false },
+  );
+}
+
 export const CompletionRequest = Type.Object(
   {
     prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'Text sent to the provider' }),
@@ -87,6 +98,20 @@ export const Job = Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });
 export type Job = Static<typeof Job>;
+
+/**
+ * The job object of Profile H (api.md): timestamps with milliseconds, `content_pruned_at`
+ * always present, `queue_position` the count of the caller's queued jobs.
+ */
+const HostedTimestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const HostedJob = Type.Object({
+  ...Job.properties,
+  created_at: HostedTimestamp,
+  finished_at: Type.Optional(HostedTimestamp),
+  content_pruned_at: Nullable(HostedTimestamp),
+  queue_position: Type.Optional(Type.Integer({ minimum: 1, description: "The caller's jobs queued now" })),
+});
+export type HostedJob = Static<typeof HostedJob>;
 
 export const Accepted = Type.Object({
   id: Type.String(),
@@ -200,3 +225,13 @@ export const Status = Type.Object({
   rotation: Type.String(),
 });
 export type Status = Static<typeof Status>;
+
+/**
+ * GET /v1/status of Profile H: the per-provider figures every account shares, and the
+ * caller's own queue. The operator's agents, devices and rotation are not the callers'.
+ */
+export const HostedStatus = Type.Object({
+  providers: Status.properties.providers,
+  queue: Status.properties.queue,
+});
+export type HostedStatus = Static<typeof HostedStatus>;

@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
+import type { Profile } from './profile.js';
 import type { StatusReport } from '../status-report.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
@@ -25,6 +26,8 @@ export interface ServerDeps extends OperationsDeps {
   admin: AdminConsole;
   report: StatusReport;
   keys: KeyStore;
+  /** What differs between Profile F and Profile H: the routes' shapes and ranges come from it. */
+  profile: Profile;
   clock: Clock;
   ids: IdGenerator;
   version: string;
@@ -81,6 +84,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.decorateRequest('keyId', '');
+  app.decorateRequest('accountId', null);
   const authenticate = makeAuthenticator(
     deps.keys,
     { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
@@ -94,7 +98,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope || access.admin) request.keyId = authenticate(request, access).keyId;
+    if (access.scope || access.admin) {
+      const caller = authenticate(request, access);
+      request.keyId = caller.keyId;
+      request.accountId = caller.accountId;
+    }
   });
 
   // Hijacked answers (event streams) are not counted: they have no status to end with.
@@ -112,12 +120,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     void sendError(reply, new ApiError('NOT_FOUND', `There is no ${request.method} ${path}.`));
   });
 
-  registerOpenApi(app, deps.version);
+  registerOpenApi(app, deps.version, deps.profile.title);
   // Registered after the OpenAPI plugin, which collects routes as they are added.
   void app.register(async (api) => {
-    completionRoutes(api, deps.completions);
+    completionRoutes(api, deps.completions, deps.profile);
     chatCompletionRoutes(api, deps.completions);
-    accountRoutes(api, deps.report);
+    accountRoutes(api, deps.report, deps.profile);
     adminRoutes(api, deps.admin, deps.adminToken);
     dashboardRoutes(api);
     operationRoutes(api, deps);

@@ -2,7 +2,10 @@ import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS } from '../core/providers.js';
+import { profileNamed } from '../api/profile.js';
+import { AccountStore } from '../keys/account-store.js';
 import { KeyStore, SCOPES, type Scope } from '../keys/key-store.js';
+import { storedProfile } from '../settings/install-profile.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { openDatabase, type Db } from '../queue/db.js';
 import { ROTATIONS, SettingsStore, type Rotation } from '../settings/settings-store.js';
@@ -35,6 +38,7 @@ export function keys(args: string[]): void {
         name: { type: 'string' },
         scopes: { type: 'string' },
         'expires-in': { type: 'string' },
+        account: { type: 'string' },
       });
       if (!values.name?.trim()) throw new UsageError('Give the key a name: --name NAME.');
       const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -44,12 +48,14 @@ export function keys(args: string[]): void {
       }
       const ttl = values['expires-in'] === undefined ? null : parseDuration(values['expires-in']);
       withDb(values['data-dir'], (db) => {
+        const accountId = keyAccount(db, values.account);
         const { key, secret } = new KeyStore(db, systemClock, randomIds).create({
           name: values.name!.trim(),
           scopes: [...new Set(scopes)] as Scope[],
           expiresAt: ttl === null ? null : Date.now() + ttl,
+          accountId,
         });
-        out(`Created ${key.id} "${key.name}" with ${key.scopes.join(', ')}${key.expires_at ? `, expires ${iso(key.expires_at)}` : ''}.`);
+        out(`Created ${key.id} "${key.name}"${accountId ? ` for ${accountId}` : ''} with ${key.scopes.join(', ')}${key.expires_at ? `, expires ${iso(key.expires_at)}` : ''}.`);
         out('Store the key now: it is not shown again.');
         out(secret);
       });
@@ -64,7 +70,7 @@ export function keys(args: string[]): void {
           if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
           for (const k of list) {
             const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
-            out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
+            out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.account_id ? `${k.account_id}  ` : ''}${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
           }
         },
         { readOnly: true },
@@ -85,6 +91,22 @@ export function keys(args: string[]): void {
     default:
       throw new UsageError('Use: chatbridge keys create|list|revoke');
   }
+}
+
+/**
+ * The account a new key acts for: required in the hosted profile (an existing, active
+ * account), refused in the personal one, where the install is the one account.
+ */
+function keyAccount(db: Db, flag: string | undefined): string | null {
+  if (!profileNamed(storedProfile(db)).accounts) {
+    if (flag !== undefined) throw new UsageError('--account is for the hosted profile; a personal install is one account.');
+    return null;
+  }
+  if (flag === undefined) throw new UsageError('Say whose key it is: --account ACCT_ID (see chatbridge accounts list).');
+  const account = new AccountStore(db, systemClock, randomIds).get(flag);
+  if (!account) throw new UsageError(`No account ${flag} (see chatbridge accounts list).`);
+  if (account.disabled_at !== null) throw new UsageError(`The account ${flag} is disabled.`);
+  return account.id;
 }
 
 export function caps(args: string[]): void {

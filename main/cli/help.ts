@@ -25,10 +25,19 @@ chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
            continue one of its conversations
   check    has the agent look at its page again, and prints its state
   add, remove and check need the running server; a running server sees the others within a second.`,
-  keys: `chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
+  keys: `chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d] [--account ACCT_ID]
 chatbridge keys list
 chatbridge keys revoke KEY_ID
-  API keys for /v1. A new key is printed once, on the last line; only its hash is stored.`,
+  API keys for /v1. A new key is printed once, on the last line; only its hash is stored.
+  --account ACCT_ID  the account the key acts for: required in the hosted profile, refused in the personal one`,
+  accounts: `chatbridge accounts create --name NAME [--retention-days N|none]
+chatbridge accounts list
+chatbridge accounts set ACCT_ID --retention-days N|none
+chatbridge accounts disable ACCT_ID
+  The accounts of a hosted data dir (serve --profile hosted). create prints the new id alone on
+  its last line. A disabled account's keys get 401 and its queued jobs are cancelled; a running
+  server sees changes within a second.
+  --retention-days N|none  finished jobs of the account lose their prompt and response after N days`,
   caps: `chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
   Hourly caps over a rolling hour: jobs wait (or go to another agent) once one is reached.`,
   rotation: `chatbridge rotation set round_robin|least_used|ordered|random
@@ -69,12 +78,14 @@ export const HELP = `chatbridge ${VERSION}: your logged-in chat accounts as a lo
 
 Usage:
   chatbridge start                       the desktop app (headless serve where Electron is unavailable)
-  chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
+  chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--simulate] [--simulate-agents P=N,...]
                    [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   chatbridge agents list [--json] | agents add PROVIDER [--name N]
   chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
   chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
   chatbridge keys list | keys revoke KEY_ID
+  chatbridge accounts create --name NAME [--retention-days N|none] | accounts list     (hosted profile)
+  chatbridge accounts set ACCT_ID --retention-days N|none | accounts disable ACCT_ID    (hosted profile)
   chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
   chatbridge rotation set round_robin|least_used|ordered|random
   chatbridge pause | resume

@@ -29,6 +29,8 @@ export async function main(argv: string[]): Promise<void> {
         return await (await import('./agents.js')).agents(args);
       case 'keys':
         return (await account()).keys(args);
+      case 'accounts':
+        return (await import('./accounts.js')).accounts(args);
       case 'caps':
         return (await account()).caps(args);
       case 'rotation':

@@ -8,14 +8,17 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
+import { isProfileName, PROFILE_NAMES } from '../api/profile.js';
 import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
 
 export const SERVE_OPTIONS = {
+  profile: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'allow-remote': { type: 'boolean' },
+  'allow-private-webhooks': { type: 'boolean' },
   'data-dir': { type: 'string' },
   simulate: { type: 'boolean' },
   'simulate-agents': { type: 'string' },
@@ -23,9 +26,14 @@ export const SERVE_OPTIONS = {
   'simulate-drift': { type: 'string' },
 } as const;
 
-export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
+export const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   The service, headless, until Ctrl-C (running jobs go back to the queue).
+  --profile P              personal (default): your own agents and keys; hosted: shared capacity
+                           for many accounts (see accounts). A data dir keeps the profile it
+                           was first served in
+  --allow-private-webhooks hosted: let webhooks reach private, loopback and link-local receivers
+                           (an operator's own network); off, only public addresses are called
   --port N                 listen on N (default 8787; 0 picks a free port)
   --host ADDR              listen on ADDR (default 127.0.0.1)
   --allow-remote           needed with a --host that is not loopback: the API is then reachable
@@ -44,6 +52,8 @@ export const SERVE_HELP = `chatbridge serve [--port N] [--host 127.0.0.1 [--allo
  */
 export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
+  const profile = values.profile ?? 'personal';
+  if (!isProfileName(profile)) throw new UsageError(`--profile is ${PROFILE_NAMES.join(' or ')}, not "${profile}".`);
   const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
@@ -60,6 +70,8 @@ export async function serve(args: string[]): Promise<void> {
   process.umask(0o077);
   const service = await Service.start({
     dataDir,
+    profile,
+    allowPrivateWebhooks: values['allow-private-webhooks'] === true,
     host,
     port: parsePort(values.port),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
@@ -115,7 +127,12 @@ export async function serve(args: string[]): Promise<void> {
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
   for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
-  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null });
+  // In the hosted profile a key belongs to an account: the simulator's has one of its own.
+  const accountId = service.profile.accounts
+    ? (service.accounts.list().find((a) => a.name === 'simulator' && a.disabled_at === null) ??
+        service.accounts.create({ name: 'simulator', retentionDays: null })).id
+    : null;
+  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +

@@ -37,6 +37,7 @@ export interface IdGenerator {
   conversation(): string;
   request(): string;
   apiKeyId(): string;
+  account(): string;
   apiKeySecret(): string;
   signingSecret(): string;
   /** A number in [0, n), for the `random` rotation strategy. */
@@ -58,6 +59,7 @@ export const randomIds: IdGenerator = {
   conversation: () => `cv_${randomBase62(24)}`,
   request: () => `req_${randomBase62(20)}`,
   apiKeyId: () => `key_${randomBase62(12)}`,
+  account: () => `acct_${randomBase62(16)}`,
   apiKeySecret: () => `cb_${randomBase62(40)}`,
   signingSecret: () => `whsec_${randomBase62(32)}`,
   pick: (n) => randomInt(n),

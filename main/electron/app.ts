@@ -172,7 +172,7 @@ async function start(): Promise<void> {
     join(PACKAGE_ROOT, 'build/tray'),
     () => ({
       agents: service.pool.list().map((a) => service.pool.state(a.id)),
-      queueDepth: service.store.queuedCount(),
+      queueDepth: service.store.queuedTotal(),
       paused: service.settings.get().paused,
     }),
     act,

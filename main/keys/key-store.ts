@@ -15,9 +15,11 @@ export interface ApiKey {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** (H) The account the key acts for; null in Profile F, where the install is the one account. */
+  account_id: string | null;
 }
 
-type KeyRow = Omit<ApiKey, 'scopes'> & { scopes: string };
+type KeyRow = Omit<ApiKey, 'scopes'> & { scopes: string; account_disabled: number };
 
 /** `cb_` + 40 base62 characters (decisions.md). */
 const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
@@ -28,7 +30,14 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export type Authentication = { ok: true; key: ApiKey } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+export type Authentication =
+  | { ok: true; key: ApiKey }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'account_disabled' };
+
+/** A key's row, with whether its account (if any) was disabled. */
+const KEY_COLUMNS = `k.id, k.name, k.hint, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.account_id,
+  a.disabled_at IS NOT NULL AS account_disabled`;
+const KEYS = `api_keys k LEFT JOIN accounts a ON a.id = k.account_id`;
 
 /**
  * API keys. Only the SHA-256 of a secret is stored; the secret is shown once at creation.
@@ -36,7 +45,7 @@ export type Authentication = { ok: true; key: ApiKey } | { ok: false; reason: 'm
  * command line) may have revoked a key.
  */
 export class KeyStore {
-  private readonly cache = new Map<string, ApiKey | null>();
+  private readonly cache = new Map<string, CachedKey | null>();
   private readonly s;
 
   constructor(
@@ -46,22 +55,18 @@ export class KeyStore {
   ) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO api_keys (id, name, hash, hint, scopes, created_at, expires_at)
-         VALUES (@id, @name, @hash, @hint, @scopes, @created_at, @expires_at)`,
+        `INSERT INTO api_keys (id, name, hash, hint, scopes, created_at, expires_at, account_id)
+         VALUES (@id, @name, @hash, @hint, @scopes, @created_at, @expires_at, @account_id)`,
       ),
-      byHash: db.prepare(
-        `SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys WHERE hash = ?`,
-      ),
-      byId: db.prepare(`SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys WHERE id = ?`),
-      all: db.prepare(
-        `SELECT id, name, hint, scopes, created_at, expires_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id`,
-      ),
+      byHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS} WHERE k.hash = ?`),
+      byId: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS} WHERE k.id = ?`),
+      all: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS} ORDER BY k.created_at, k.id`),
       revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
       touch: db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE id = ?`),
     };
   }
 
-  create(input: { name: string; scopes: Scope[]; expiresAt: number | null }): { key: ApiKey; secret: string } {
+  create(input: { name: string; scopes: Scope[]; expiresAt: number | null; accountId?: string | null }): { key: ApiKey; secret: string } {
     const secret = this.ids.apiKeySecret();
     const id = this.ids.apiKeyId();
     this.s.insert.run({
@@ -72,6 +77,7 @@ export class KeyStore {
       scopes: input.scopes.join(' '),
       created_at: this.clock.now(),
       expires_at: input.expiresAt,
+      account_id: input.accountId ?? null,
     });
     return { key: this.get(id)!, secret };
   }
@@ -95,7 +101,7 @@ export class KeyStore {
   authenticate(secret: string): Authentication {
     if (!KEY_SHAPE.test(secret)) return { ok: false, reason: 'malformed' };
     const hash = hashSecret(secret);
-    let key = this.cache.get(hash);
+    let key = this.cache.get(hash) as CachedKey | null | undefined;
     if (key === undefined) {
       const row = this.s.byHash.get(hash) as KeyRow | undefined;
       key = row ? toKey(row) : null;
@@ -105,6 +111,7 @@ export class KeyStore {
     }
     if (!key) return { ok: false, reason: 'unknown' };
     if (key.revoked_at !== null) return { ok: false, reason: 'revoked' };
+    if (key.account_disabled) return { ok: false, reason: 'account_disabled' };
     const now = this.clock.now();
     if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'expired' };
     return { ok: true, key };
@@ -124,6 +131,9 @@ export class KeyStore {
   }
 }
 
-function toKey(row: KeyRow): ApiKey {
-  return { ...row, scopes: row.scopes.split(' ').filter(Boolean) as Scope[] };
+type CachedKey = ApiKey & { account_disabled: boolean };
+
+function toKey(row: KeyRow & { account_disabled: number }): CachedKey {
+  const { account_disabled, ...key } = row;
+  return { ...key, scopes: row.scopes.split(' ').filter(Boolean) as Scope[], account_disabled: account_disabled === 1 };
 }

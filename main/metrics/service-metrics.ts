@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { HourlyUsage } from '../queue/hourly-usage.js';
 import type { JobEvents } from '../queue/job-events.js';
-import type { JobRow, JobStore } from '../queue/job-store.js';
+import { EVERY_ACCOUNT, type JobRow, type JobStore } from '../queue/job-store.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
@@ -138,7 +138,7 @@ export class ServiceMetrics {
       help: 'Jobs waiting in the queue.',
       registers,
       collect() {
-        this.set(store.queuedCount());
+        this.set(store.queuedTotal());
       },
     });
     new Gauge({
@@ -146,7 +146,7 @@ export class ServiceMetrics {
       help: 'Age of the oldest queued job (0 when the queue is empty).',
       registers,
       collect() {
-        const oldest = store.oldestQueuedAt();
+        const oldest = store.oldestQueuedAt(EVERY_ACCOUNT);
         this.set(oldest === null ? 0 : Math.max(0, clock.now() - oldest) / 1000);
       },
     });

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { QueueOrder, type QueueKey } from './queue-order.js';
+import { AccountQueues, type QueueKey } from './queue-order.js';
 import { isFinal, transition, type JobStatus } from './state-machine.js';
 import { decideAfterFailure, type AttemptOutcome, type FailureContext } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
@@ -33,6 +33,8 @@ export interface JobRow {
   content_pruned_at: number | null;
   /** The API key that submitted the job, 'admin' for the dashboard's token; null before this was recorded. */
   api_key_id: string | null;
+  /** (H) The account that submitted the job; null in Profile F (the install is the one account) and for the admin token. */
+  account_id: string | null;
 }
 
 export type NewJob = Pick<
@@ -50,7 +52,7 @@ export type NewJob = Pick<
   | 'metadata'
   | 'created_at'
   | 'api_key_id'
->;
+> & { account_id?: string | null };
 
 export interface AttemptRow {
   job_id: string;
@@ -71,10 +73,18 @@ export interface ConversationRow {
   address: string;
   created_at: number;
   updated_at: number;
+  account_id: string | null;
 }
 
+/**
+ * Whose jobs are looked at: an account's (null in Profile F, where the install is the one
+ * account), or every account's, as the operator sees them in the dashboard and metrics.
+ */
+export const EVERY_ACCOUNT = Symbol('every account');
+export type Viewer = string | null | typeof EVERY_ACCOUNT;
+
 /** What a queued job needs for the scheduler to match it with an agent. */
-export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in'>;
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id'>;
 
 export type AttemptEnd =
   | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
@@ -95,7 +105,7 @@ export interface Moved {
  * the job's webhook delivery to the outbox in that same transaction.
  */
 export class JobStore {
-  private order: QueueOrder;
+  private order: AccountQueues;
   private readonly s;
 
   constructor(
@@ -105,17 +115,18 @@ export class JobStore {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id)
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id)`,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
-      queuedKeys: db.prepare(`SELECT id, priority, created_at FROM jobs WHERE status = 'queued'`),
+      queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
-        `SELECT id, req_provider, req_agent_id, conversation_in FROM jobs
+        `SELECT id, req_provider, req_agent_id, conversation_in, account_id FROM jobs
          WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
+      oldestQueuedOf: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued' AND account_id IS ?`).pluck(),
       setStatus: db.prepare(`UPDATE jobs SET status = ? WHERE id = ?`),
       dispatch: db.prepare(
         `UPDATE jobs SET status = 'dispatched', attempts = attempts + 1, agent_id = @agent_id, provider = @provider,
@@ -139,8 +150,8 @@ export class JobStore {
            finished_at = @now WHERE id = @id`,
       ),
       saveConversation: db.prepare(
-        `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at)
-         VALUES (@id, @agent_id, @provider, @address, @now, @now)
+        `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at, account_id)
+         VALUES (@id, @agent_id, @provider, @address, @now, @now, @account_id)
          ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
       ),
       attemptsOf: db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`),
@@ -151,35 +162,55 @@ export class JobStore {
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
       // Job ids begin with their creation time, so the primary key gives the newest first.
       recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
+      startsByAccount: db.prepare(
+        `SELECT j.account_id AS account_id, SUM(a.started_at >= @today) AS today, SUM(a.started_at > @hourAgo) AS hour
+         FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.started_at >= MIN(@today, @hourAgo) GROUP BY j.account_id`,
+      ),
       startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
       // A job's webhook delivery and its attempt log go with it (ON DELETE CASCADE).
       deleteJobs: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))`),
       deleteAttempts: db.prepare(`DELETE FROM attempts WHERE job_id IN (SELECT value FROM json_each(?))`),
       finishedBefore: db.prepare(`SELECT id FROM jobs WHERE finished_at < ? ORDER BY finished_at LIMIT ?`).pluck(),
       unprunedBefore: db
-        .prepare(`SELECT id FROM jobs WHERE finished_at < ? AND content_pruned_at IS NULL ORDER BY finished_at LIMIT ?`)
+        .prepare(
+          `SELECT id FROM jobs WHERE finished_at < ? AND content_pruned_at IS NULL AND account_id IS ? ORDER BY finished_at LIMIT ?`,
+        )
+        .pluck(),
+      queuedOfDisabledAccounts: db
+        .prepare(`SELECT j.id FROM jobs j JOIN accounts a ON a.id = j.account_id WHERE j.status = 'queued' AND a.disabled_at IS NOT NULL`)
         .pluck(),
       prune: db.prepare(
         `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
       ),
     };
-    this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
+    this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
   }
 
-  /** Jobs queued now (from memory: the 1 000-job limit is checked on every submission). */
-  queuedCount(): number {
-    return this.order.size;
+  /** Jobs of `viewer` queued now (from memory: the 1 000-job limit is checked on every submission). */
+  queuedCount(viewer: Viewer): number {
+    return viewer === EVERY_ACCOUNT ? this.order.total() : this.order.size(viewer);
   }
 
-  /** Re-reads the queue's order after a rolled-back write. */
+  /** Jobs queued now, every account's. */
+  queuedTotal(): number {
+    return this.queuedCount(EVERY_ACCOUNT);
+  }
+
+  /** Re-reads the queue's order after a rolled-back write, or after another process changed jobs. */
   recount(): void {
-    this.order = new QueueOrder(this.s.queuedKeys.all() as QueueKey[]);
+    this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
+  }
+
+  /** Queued jobs of accounts that were disabled: to be cancelled. */
+  queuedOfDisabledAccounts(): string[] {
+    return this.s.queuedOfDisabledAccounts.all() as string[];
   }
 
   /** Adds a queued job. Callers run it inside their own transaction (see GroupCommit). */
   insert(job: NewJob): JobRow {
-    this.s.insert.run(job);
-    this.order.add(job);
+    const row = { ...job, account_id: job.account_id ?? null };
+    this.s.insert.run(row);
+    this.order.add(row);
     return this.get(job.id)!;
   }
 
@@ -191,13 +222,13 @@ export class JobStore {
     return this.s.queuedInOrder.all() as QueuedJob[];
   }
 
-  /** 1-based place of a queued job in dispatch order (decisions.md `queue_position`). */
+  /** 1-based place of a queued job in dispatch order among its account's (decisions.md `queue_position`). */
   queuePosition(job: JobRow): number {
     return this.order.position(job);
   }
 
-  oldestQueuedAt(): number | null {
-    return this.s.oldestQueued.get() as number | null;
+  oldestQueuedAt(viewer: Viewer): number | null {
+    return (viewer === EVERY_ACCOUNT ? this.s.oldestQueued.get() : this.s.oldestQueuedOf.get(viewer)) as number | null;
   }
 
   attempts(id: string): AttemptRow[] {
@@ -207,6 +238,12 @@ export class JobStore {
   /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
   attemptStartsSince(since: number): { agent_id: string; provider: string; started_at: number }[] {
     return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  }
+
+  /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */
+  startsByAccount(today: number, hourAgo: number): Map<string | null, { today: number; hour: number }> {
+    const rows = this.s.startsByAccount.all({ today, hourAgo }) as { account_id: string | null; today: number; hour: number }[];
+    return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
   }
 
   /** The newest jobs first, for the dashboard. */
@@ -258,6 +295,7 @@ export class JobStore {
           provider: open.provider,
           address: end.conversationAddress,
           now,
+          account_id: job.account_id,
         });
         this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
         this.outbox.enqueue(job, now);
@@ -336,9 +374,9 @@ export class JobStore {
    * `before`, oldest first; returns how many. Timings, attempts, usage figures and the
    * conversation stay.
    */
-  pruneContent(before: number, now: number, limit: number): number {
+  pruneContent(before: number, now: number, limit: number, account: string | null = null): number {
     return this.tx(() => {
-      const ids = this.s.unprunedBefore.all(before, limit) as string[];
+      const ids = this.s.unprunedBefore.all(before, account, limit) as string[];
       if (ids.length > 0) this.s.prune.run(now, JSON.stringify(ids));
       return ids.length;
     });

@@ -3,6 +3,8 @@ export interface QueueKey {
   id: string;
   priority: number;
   created_at: number;
+  /** Each account has a queue of its own (null or absent: Profile F's one account, or the admin token). */
+  account_id?: string | null;
 }
 
 /** Dispatch order (decisions.md): higher priority, then older, then lower id. */
@@ -22,7 +24,7 @@ export class QueueOrder {
   private keys: QueueKey[] = [];
 
   constructor(keys: Iterable<QueueKey>) {
-    this.keys = [...keys].map(({ id, priority, created_at }) => ({ id, priority, created_at }));
+    this.keys = [...keys].map(({ id, priority, created_at, account_id }) => ({ id, priority, created_at, account_id }));
     this.keys.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   }
 
@@ -31,7 +33,7 @@ export class QueueOrder {
   }
 
   add(key: QueueKey): void {
-    this.keys.splice(this.indexOf(key), 0, { id: key.id, priority: key.priority, created_at: key.created_at });
+    this.keys.splice(this.indexOf(key), 0, { id: key.id, priority: key.priority, created_at: key.created_at, account_id: key.account_id ?? null });
   }
 
   remove(key: QueueKey): void {
@@ -55,4 +57,75 @@ export class QueueOrder {
     }
     return lo;
   }
+}
+
+/**
+ * One QueueOrder per account: the 1 000-job limit and `queue_position` are the account's
+ * own (api.md Limits), whoever else has work queued.
+ */
+export class AccountQueues {
+  private readonly queues = new Map<string | null, QueueOrder>();
+
+  constructor(keys: Iterable<QueueKey>) {
+    const byAccount = new Map<string | null, QueueKey[]>();
+    for (const key of keys) {
+      const account = key.account_id ?? null;
+      byAccount.set(account, [...(byAccount.get(account) ?? []), key]);
+    }
+    for (const [account, list] of byAccount) this.queues.set(account, new QueueOrder(list));
+  }
+
+  size(account: string | null): number {
+    return this.queues.get(account)?.size ?? 0;
+  }
+
+  total(): number {
+    let total = 0;
+    for (const queue of this.queues.values()) total += queue.size;
+    return total;
+  }
+
+  add(key: QueueKey): void {
+    const account = key.account_id ?? null;
+    let queue = this.queues.get(account);
+    if (!queue) this.queues.set(account, (queue = new QueueOrder([])));
+    queue.add(key);
+  }
+
+  remove(key: QueueKey): void {
+    const account = key.account_id ?? null;
+    const queue = this.queues.get(account);
+    queue?.remove(key);
+    if (queue?.size === 0) this.queues.delete(account);
+  }
+
+  /** 1-based place in dispatch order among the account's queued jobs; 1 means next. */
+  position(key: QueueKey): number {
+    return this.queues.get(key.account_id ?? null)?.position(key) ?? 1;
+  }
+}
+
+/**
+ * Fairness between accounts (README "Hosted (Profile H)"): `jobs`, each account's in its
+ * own dispatch order, are dealt out one account at a time, starting with the account after
+ * `lastServed`, so that each free agent takes the next job from the accounts with queued
+ * work in turn and a busy account cannot starve the others. With one account (Profile F)
+ * the order is unchanged.
+ */
+export function roundRobinByAccount<T extends { account_id: string | null }>(jobs: T[], lastServed: string | null | undefined): T[] {
+  const lanes = new Map<string | null, T[]>();
+  for (const job of jobs) {
+    const lane = lanes.get(job.account_id);
+    if (lane) lane.push(job);
+    else lanes.set(job.account_id, [job]);
+  }
+  if (lanes.size <= 1) return jobs;
+  // Accounts in a fixed order (by id), rotated to start after the one served last.
+  const accounts = [...lanes.keys()].sort((a, b) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0));
+  const after = lastServed === undefined ? -1 : accounts.findIndex((a) => (a ?? '') > (lastServed ?? ''));
+  const start = after === -1 ? 0 : after;
+  const turn = [...accounts.slice(start), ...accounts.slice(0, start)].map((a) => lanes.get(a)!);
+  const out: T[] = [];
+  for (let i = 0; out.length < jobs.length; i++) for (const lane of turn) if (i < lane.length) out.push(lane[i]!);
+  return out;
 }

@@ -27,6 +27,12 @@ export interface SweepResult {
   pagesReclaimed: number;
 }
 
+/** How long finished jobs of one account keep their text (null: Profile F's one account); days null keeps it. */
+export interface RetentionPeriod {
+  account: string | null;
+  days: number | null;
+}
+
 /** Lets the API's requests (and the scheduler) run between two batches. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -65,7 +71,8 @@ export class Retention {
     private readonly db: Db,
     private readonly store: JobStore,
     private readonly outbox: WebhookOutbox,
-    private readonly retentionDays: () => number | null,
+    /** Each account's period: Profile F has the install's setting alone, Profile H each account's too. */
+    private readonly periods: () => RetentionPeriod[],
     private readonly clock: Clock,
     private readonly onError: (error: Error) => void,
     private readonly pacing: RetentionPacing = DEFAULT_PACING,
@@ -120,9 +127,9 @@ export class Retention {
   private async sweep(): Promise<SweepResult> {
     const result: SweepResult = { pruned: 0, webhookLogsCleared: 0, pagesReclaimed: 0 };
     const now = this.clock.now();
-    const days = this.retentionDays();
-    if (days !== null) {
-      result.pruned = await this.inBatches(() => this.store.pruneContent(now - days * DAY_MS, now, this.pacing.batch));
+    for (const { account, days } of this.periods()) {
+      if (days === null) continue;
+      result.pruned += await this.inBatches(() => this.store.pruneContent(now - days * DAY_MS, now, this.pacing.batch, account));
     }
     result.webhookLogsCleared = await this.inBatches(() => this.outbox.clearOld(now - WEBHOOK_LOG_DAYS * DAY_MS, this.pacing.batch));
     result.pagesReclaimed = await reclaimInSteps(this.db, this.pacing.vacuumPages, nextTurn, () => !this.stopped);

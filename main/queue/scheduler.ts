@@ -6,6 +6,7 @@ import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { HOUR_MS, type HourlyUsage } from './hourly-usage.js';
 import type { JobEvents } from './job-events.js';
 import type { AttemptEnd, JobRow, JobStore, Moved } from './job-store.js';
+import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
 
@@ -35,6 +36,8 @@ export class Scheduler {
   private stopped = false;
   private deadlineTimer: { at: number; handle: TimerHandle } | null = null;
   private capTimer: { at: number; handle: TimerHandle } | null = null;
+  /** The account whose job was dispatched last: the next round starts with the account after it. */
+  private lastServed: string | null | undefined = undefined;
 
   constructor(
     private readonly store: JobStore,
@@ -113,7 +116,8 @@ export class Scheduler {
   }
 
   /**
-   * Matches queued jobs, in dispatch order, with ready agents under their caps. All the
+   * Matches queued jobs, in dispatch order (each account's by priority then age, the
+   * accounts in turn: roundRobinByAccount), with ready agents under their caps. All the
    * dispatches of one round are one transaction (one fsync), then the attempts start.
    */
   private dispatchRound(): void {
@@ -125,7 +129,7 @@ export class Scheduler {
     const now = this.clock.now();
     const started = this.store.batch(() => {
       const out: [JobRow, Agent][] = [];
-      for (const job of this.store.queuedInOrder()) {
+      for (const job of roundRobinByAccount(this.store.queuedInOrder(), this.lastServed)) {
         const matching = ready.filter((a) => matches(a, job));
         if (matching.length === 0) continue;
         const allowed = matching.filter((a) => this.underCaps(a, settings));
@@ -137,6 +141,7 @@ export class Scheduler {
         const agent = this.pool.liveAgent(chosen.id)!;
         out.push([this.store.dispatch(job.id, agent.id, agent.provider, now), agent]);
         this.usage.record(agent.id, agent.provider, now);
+        this.lastServed = job.account_id;
         ready = ready.filter((a) => a !== chosen);
         if (ready.length === 0) break;
       }

@@ -3,6 +3,7 @@ import { changeSettings } from './actions.js';
 import type { AdminApi, AdminState } from './api.js';
 import { Problem } from './components/Problem.js';
 import { useAction } from './hooks.js';
+import { Accounts } from './pages/Accounts.js';
 import { Agents } from './pages/Agents.js';
 import { Caps } from './pages/Caps.js';
 import { JobDetail } from './pages/JobDetail.js';
@@ -13,7 +14,7 @@ import { Overview } from './pages/Overview.js';
 import { Settings } from './pages/Settings.js';
 import { Usage } from './pages/Usage.js';
 import { Webhooks } from './pages/Webhooks.js';
-import { href, PAGES, useRoute, type Route } from './route.js';
+import { href, PAGES, pagesOf, useRoute, type Route } from './route.js';
 import { useDashboard } from './store.js';
 
 export function App() {
@@ -41,7 +42,7 @@ function Shell({ api }: { api: AdminApi }) {
       <nav className="sidebar" aria-label="Pages">
         <div className="brand">ChatBridge</div>
         <ul>
-          {PAGES.map((p) => (
+          {pagesOf(admin?.profile ?? 'personal').map((p) => (
             <li key={p.id}>
               <a href={href(p.id)} aria-current={p.id === route.page ? 'page' : undefined}>
                 {p.title}
@@ -73,8 +74,10 @@ function Page({ route, admin, api }: { route: Route; admin: AdminState; api: Adm
       return <Agents admin={admin} api={api} param={route.param} />;
     case 'caps':
       return <Caps admin={admin} api={api} />;
+    case 'accounts':
+      return <Accounts api={api} />;
     case 'keys':
-      return <Keys api={api} />;
+      return <Keys api={api} hosted={admin.profile === 'hosted'} />;
     case 'webhooks':
       return <Webhooks api={api} />;
     case 'jobs':

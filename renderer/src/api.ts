@@ -4,6 +4,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type {
+  AccountView,
   AdminState,
   AgentPatch,
   AgentView,
@@ -24,7 +25,7 @@ import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../
 import type { Provider } from '../../main/core/providers.js';
 import { streamEvents } from './events.js';
 
-export type { AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog };
+export type { AccountView, AdminState, AgentPatch, AgentView, JobDetail, JobSummary, KeyCreate, KeyView, SettingsPatch, WebhookLog };
 export type KeyCreated = Static<typeof KeyCreated>;
 export type Rotation = AdminState['settings']['rotation'];
 export type Scope = KeyCreate['scopes'][number];
@@ -70,6 +71,8 @@ export interface AdminApi {
   /** A click or keys for the agent's page (during a login). */
   input(id: string, event: ViewInput): Promise<void>;
   keys(): Promise<KeyView[]>;
+  /** (hosted) The accounts with their queue depth, usage, keys and retention. */
+  accounts(): Promise<AccountView[]>;
   createKey(input: KeyCreate): Promise<KeyCreated>;
   revokeKey(id: string): Promise<KeyView>;
   jobs(limit: number): Promise<JobSummary[]>;
@@ -136,6 +139,7 @@ export function createApi(token: string, onUnauthorized: () => void, fetchFn: ty
       ),
     input: (id, event) => call('POST', `/admin/v1/agents/${encodeURIComponent(id)}/screen/input`, event),
     keys: () => call('GET', '/admin/v1/keys'),
+    accounts: () => call('GET', '/admin/v1/accounts'),
     createKey: (input) => call('POST', '/admin/v1/keys', input),
     revokeKey: (id) => call('DELETE', `/admin/v1/keys/${encodeURIComponent(id)}`),
     jobs: async (limit) => (await call<Static<typeof JobList>>('GET', `/admin/v1/jobs?limit=${limit}`)).jobs,

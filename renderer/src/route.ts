@@ -4,6 +4,7 @@ export const PAGES = [
   { id: 'overview', title: 'Overview' },
   { id: 'agents', title: 'Agents' },
   { id: 'caps', title: 'Caps and rotation' },
+  { id: 'accounts', title: 'Accounts' },
   { id: 'keys', title: 'API keys' },
   { id: 'webhooks', title: 'Webhooks' },
   { id: 'jobs', title: 'Jobs' },
@@ -11,6 +12,9 @@ export const PAGES = [
   { id: 'settings', title: 'Settings' },
 ] as const;
 export type PageId = (typeof PAGES)[number]['id'];
+
+/** Pages that exist in one profile only: accounts are the hosted profile's. */
+export const pagesOf = (profile: 'personal' | 'hosted') => PAGES.filter((p) => p.id !== 'accounts' || profile === 'hosted');
 
 export interface Route {
   page: PageId;

@@ -61,7 +61,7 @@ describe('feedTray on a running service', () => {
     const stop = feedTray(service, () =>
       shown.push({
         agents: service.pool.list().map((a) => service.pool.state(a.id)),
-        queueDepth: service.store.queuedCount(),
+        queueDepth: service.store.queuedTotal(),
         paused: service.settings.get().paused,
       }),
     );

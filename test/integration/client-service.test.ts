@@ -102,7 +102,7 @@ describe('chatbridge/client against the service, with faults', () => {
     const serviceClock = new ManualClock();
     const { ts, proxy, client, jobs } = await setUp({ agents: {}, serviceClock });
     const answer = client.submit({ prompt: 'waits for an account', provider: 'qwen' });
-    await until(() => ts.service.store.queuedCount() === 1, 5_000, 'the job to be queued');
+    await until(() => ts.service.store.queuedTotal() === 1, 5_000, 'the job to be queued');
     serviceClock.advance(600_000); // the longest hold ends; the job stays queued
     await until(() => proxy.seen.some((s) => s.method === 'GET'), 5_000, 'the client to follow the job');
     const id = jobs()[0]!.id;

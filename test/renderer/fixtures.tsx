@@ -43,6 +43,7 @@ export function adminState(agents: AgentView[] = [], over: Partial<AdminState['s
   );
   return {
     version: '0.1.0',
+    profile: 'personal',
     data_dir: '/home/me/.chatbridge',
     settings: {
       paused: false,
@@ -125,6 +126,7 @@ export function fakeApi(state: AdminState): FakeApi {
     screen: vi.fn(() => () => {}),
     input: vi.fn(async () => {}),
     keys: vi.fn(async () => []),
+    accounts: vi.fn(async () => []),
     createKey: vi.fn(),
     revokeKey: vi.fn(),
     jobs: vi.fn(async () => []),

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ProfileName } from '../../main/api/profile.js';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service.js';
-import type { WebhookTransport } from '../../main/webhooks/https-transport.js';
+import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 
 export function tempDataDir(): string {
@@ -45,6 +46,10 @@ export interface TestService {
   key: string;
   agents: ScriptedAgent[];
   createKey(scopes: Scope[], expiresAt?: number | null): string;
+  /** (H) The account `key` belongs to; null in the personal profile. */
+  account: string | null;
+  /** (H) Another account with a key of both scopes. */
+  createAccount(name: string, retentionDays?: number | null): { id: string; key: string };
   api<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
@@ -53,9 +58,11 @@ export interface TestService {
 export async function startTestService(
   options: {
     agents?: Partial<Record<Provider, number>>;
+    profile?: ProfileName;
     clock?: Clock;
     dataDir?: string;
-    webhookTransport?: WebhookTransport;
+    webhookTransport?: WebhookTransport | ((policy: AddressPolicy) => WebhookTransport);
+    allowPrivateWebhooks?: boolean;
     connections?: ConnectionLimits;
   } = {},
 ): Promise<TestService> {
@@ -63,14 +70,23 @@ export async function startTestService(
   const service = await Service.start({
     dataDir,
     port: 0,
+    ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+    ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
     ...(options.connections ? { connections: options.connections } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
+  // In the hosted profile every key belongs to an account: the harness's first one is "test".
+  const account = service.profile.accounts ? service.accounts.create({ name: 'test', retentionDays: null }).id : null;
   const createKey = (scopes: Scope[], expiresAt: number | null = null) =>
-    service.keys.create({ name: 'test', scopes, expiresAt }).secret;
+    service.keys.create({ name: 'test', scopes, expiresAt, accountId: account }).secret;
   const key = createKey(['completions:read', 'completions:write']);
+  const createAccount = (name: string, retentionDays: number | null = null) => {
+    const id = service.accounts.create({ name, retentionDays }).id;
+    const secret = service.keys.create({ name, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: id }).secret;
+    return { id, key: secret };
+  };
   return {
     service,
     url: service.baseUrl,
@@ -78,6 +94,8 @@ export async function startTestService(
     key,
     agents,
     createKey,
+    account,
+    createAccount,
     async api(method, path, { body, key: k = key, headers = {} } = {}) {
       const res = await fetch(service.baseUrl + path, {
         method,

@@ -182,8 +182,10 @@ describe('space', () => {
   it('a database from before this version is migrated: new columns, indexes, and incremental vacuum by one VACUUM', () => {
     const id = succeeded(T);
     db.close();
-    // Back to schema 3 as it was installed: no retention columns or indexes, auto_vacuum off.
+    // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts), auto_vacuum off.
     const raw = new Database(join(dir, 'chatbridge.db'));
+    raw.exec(`DROP TABLE accounts; ALTER TABLE api_keys DROP COLUMN account_id; ALTER TABLE jobs DROP COLUMN account_id;
+      ALTER TABLE conversations DROP COLUMN account_id;`);
     raw.exec(`DROP INDEX jobs_unpruned; DROP INDEX jobs_finished; DROP INDEX webhook_deliveries_created;
       ALTER TABLE jobs DROP COLUMN content_pruned_at; ALTER TABLE jobs DROP COLUMN api_key_id;`);
     raw.pragma('user_version = 3');
@@ -194,7 +196,7 @@ describe('space', () => {
 
     db = openDatabase(dir);
     store = new JobStore(db, (outbox = new WebhookOutbox(db)));
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
     expect(store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null });
     expect(store.pruneContent(T + 1, T + 2, 10)).toBe(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QueueOrder } from '../../main/queue/queue-order.js';
+import { QueueOrder, roundRobinByAccount } from '../../main/queue/queue-order.js';
 
 describe('queue order', () => {
   it('orders by priority, then age, then id, and says each job its place', () => {
@@ -30,5 +30,24 @@ describe('queue order', () => {
     for (const j of jobs) order.add(j);
     const sorted = [...jobs].sort((a, b) => b.priority - a.priority || a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
     sorted.forEach((j, i) => expect(order.position(j)).toBe(i + 1));
+  });
+});
+
+describe('round robin between accounts', () => {
+  const job = (id: string, account_id: string | null) => ({ id, account_id });
+  const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
+
+  it('deals the accounts in turn, each in its own order, starting after the one served last', () => {
+    const queue = [job('a1', 'acct_a'), job('a2', 'acct_a'), job('a3', 'acct_a'), job('c1', 'acct_c'), job('b1', 'acct_b'), job('c2', 'acct_c')];
+    expect(ids(roundRobinByAccount(queue, undefined))).toEqual(['a1', 'b1', 'c1', 'a2', 'c2', 'a3']);
+    expect(ids(roundRobinByAccount(queue, 'acct_a'))).toEqual(['b1', 'c1', 'a1', 'c2', 'a2', 'a3']);
+    expect(ids(roundRobinByAccount(queue, 'acct_c'))).toEqual(['a1', 'b1', 'c1', 'a2', 'c2', 'a3']);
+    // An account served last that has nothing queued any more: the next one after it.
+    expect(ids(roundRobinByAccount(queue, 'acct_bb'))).toEqual(['c1', 'a1', 'b1', 'c2', 'a2', 'a3']);
+  });
+
+  it('leaves one account’s order as it is (Profile F)', () => {
+    const queue = [job('x', null), job('y', null), job('z', null)];
+    expect(roundRobinByAccount(queue, null)).toBe(queue);
   });
 });

@@ -14,6 +14,7 @@ import {
   KeyCreate,
   KeyCreated,
   KeyView,
+  AccountView,
   SettingsPatch,
   SigningSecretView,
   WebhookLog,
@@ -115,6 +116,12 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
       await console.input(request.params.id, request.body);
       return reply.code(204).send();
     },
+  );
+
+  app.get(
+    '/admin/v1/accounts',
+    { config: admin, schema: schema('(hosted) Accounts: queue depth, usage this hour and today, keys, retention', { response: ok(Type.Array(AccountView)) }) },
+    async () => console.accounts(),
   );
 
   app.get('/admin/v1/keys', { config: admin, schema: schema('API keys', { response: ok(Type.Array(KeyView)) }) }, async () => console.keys());

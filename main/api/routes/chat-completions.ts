@@ -77,6 +77,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
         rawBody: request.body as unknown as Record<string, unknown>,
         apiKeyId: request.keyId,
         automaticRepeat: automaticRepeat(request),
+        accountId: request.accountId,
       });
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       const done = completions.outcome(settled);

@@ -1,27 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Completions } from '../../completions.js';
 import type { JobRow } from '../../queue/job-store.js';
-import { acceptedBody, jobObject } from '../profile.js';
-import {
-  Accepted,
-  CompletionRequest,
-  ErrorEnvelope,
-  IdempotencyHeaders,
-  Job,
-  JobParams,
-  WaitQuery,
-} from '../schemas.js';
+import type { Profile } from '../profile.js';
+import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';
 
-const SUBMIT_DESCRIPTION = `Submits a prompt as a durable job.
+/** The route's description; what `wait: false` without `callback_url` does is the profile's. */
+const submitDescription = (profile: Profile) => `Submits a prompt as a durable job.
 
 - \`wait: true\` (the default) holds the request until the job is final, at most 10 minutes: 200 with the job,
   or the outcome's error (502, 499; 504 \`JOB_TIMEOUT\` when the hold ends first, and the job continues).
   A job that cannot start yet waits in the queue; a 504's message says why it waits.
 - \`wait: false\` with a \`callback_url\` answers 202 at once; the job is POSTed to the URL when final.
-- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
-  (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
-  for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.
+${profile.cannotStartNowNote}
 
 Send an \`Idempotency-Key\` to repeat the request safely: the same key returns the same job.`;
 
@@ -49,8 +40,9 @@ export function automaticRepeat(request: FastifyRequest): boolean | undefined {
   return /^\d+$/.test(count) && Number(count) > 0;
 }
 
-export function completionRoutes(app: FastifyInstance, completions: Completions): void {
-  const present = (job: JobRow) => jobObject(job, completions.agentName(job), completions.queuePosition(job));
+export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile): void {
+  const present = (job: JobRow) => profile.jobObject(job, completions.agentName(job), completions.queuePosition(job));
+  const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 
   app.post<{ Body: CompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/completions',
@@ -58,9 +50,9 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
       config: write,
       schema: {
         summary: 'Submit a job',
-        description: SUBMIT_DESCRIPTION,
+        description: submitDescription(profile),
         headers: IdempotencyHeaders,
-        body: CompletionRequest,
+        body: SubmissionBody,
         response: { 200: Job, 202: Accepted, default: ErrorEnvelope },
       },
     },
@@ -72,9 +64,10 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
         rawBody: request.body as unknown as Record<string, unknown>,
         apiKeyId: request.keyId,
         automaticRepeat: automaticRepeat(request),
+        accountId: request.accountId,
       });
       if (!request.body.wait) {
-        return created ? reply.code(202).send(acceptedBody(job)) : present(job);
+        return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       return present(completions.outcome(settled));
@@ -93,7 +86,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
       },
     },
     async (request, reply) => {
-      let job = completions.get(request.params.id);
+      let job = completions.get(request.params.id, request.accountId);
       if (request.query.wait === 'true') {
         job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       }
@@ -107,6 +100,6 @@ export function completionRoutes(app: FastifyInstance, completions: Completions)
       config: write,
       schema: { summary: 'Cancel a job', params: JobParams, response: { 200: Job, default: ErrorEnvelope } },
     },
-    async (request) => present(completions.cancel(request.params.id)),
+    async (request) => present(completions.cancel(request.params.id, request.accountId)),
   );
 }

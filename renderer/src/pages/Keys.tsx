@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useState } from 'react';
-import type { AdminApi, KeyCreated, KeyView, Scope } from '../api.js';
+import type { AccountView, AdminApi, KeyCreated, KeyView, Scope } from '../api.js';
 import { plainMessage } from '../api.js';
 import { Badge } from '../components/Badge.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
@@ -22,7 +22,8 @@ const EXPIRY = [
   { label: 'In a year', days: 365 },
 ];
 
-export function Keys({ api }: { api: AdminApi }) {
+/** `hosted`: every key belongs to an account, picked when it is made. */
+export function Keys({ api, hosted }: { api: AdminApi; hosted: boolean }) {
   const [keys, setKeys] = useState<KeyView[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [created, setCreated] = useState<KeyCreated | null>(null);
@@ -40,6 +41,7 @@ export function Keys({ api }: { api: AdminApi }) {
       ) : (
         <CreateKey
           api={api}
+          hosted={hosted}
           onCreated={(k) => {
             setCreated(k);
             void load();
@@ -61,14 +63,22 @@ export function Keys({ api }: { api: AdminApi }) {
   );
 }
 
-function CreateKey({ api, onCreated }: { api: AdminApi; onCreated: (k: KeyCreated) => void }) {
+function CreateKey({ api, hosted, onCreated }: { api: AdminApi; hosted: boolean; onCreated: (k: KeyCreated) => void }) {
   const nameId = useId();
   const expiryId = useId();
+  const accountId = useId();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['completions:write', 'completions:read']);
   const [days, setDays] = useState<number | null>(null);
-  const create = useAction(() => api.createKey({ name: name.trim(), scopes, expires_in_days: days }));
-  const ready = name.trim() !== '' && scopes.length > 0;
+  const [accounts, setAccounts] = useState<AccountView[]>([]);
+  const [account, setAccount] = useState('');
+  useEffect(() => {
+    if (hosted) void api.accounts().then((list) => setAccounts(list.filter((a) => !a.disabled)), () => {});
+  }, [api, hosted]);
+  const create = useAction(() =>
+    api.createKey({ name: name.trim(), scopes, expires_in_days: days, ...(hosted ? { account_id: account } : {}) }),
+  );
+  const ready = name.trim() !== '' && scopes.length > 0 && (!hosted || account !== '');
 
   return (
     <form
@@ -85,6 +95,19 @@ function CreateKey({ api, onCreated }: { api: AdminApi; onCreated: (k: KeyCreate
       }}
     >
       <h2>Create a key</h2>
+      {hosted && (
+        <div className="field">
+          <label htmlFor={accountId}>Account</label>
+          <select id={accountId} value={account} onChange={(e) => setAccount(e.target.value)}>
+            <option value="">Pick the account it acts for</option>
+            {accounts.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} ({a.id})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       <div className="field">
         <label htmlFor={nameId}>Name</label>
         <input id={nameId} value={name} maxLength={80} placeholder="e.g. nightly summary script" onChange={(e) => setName(e.target.value)} />

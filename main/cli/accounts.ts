@@ -1,0 +1,101 @@
+import { profileNamed } from '../api/profile.js';
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { AccountStore, type Account } from '../keys/account-store.js';
+import { openDatabase, type Db } from '../queue/db.js';
+import { storedProfile } from '../settings/install-profile.js';
+import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
+import { parse, UsageError } from './args.js';
+
+const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+const USE = 'Use: chatbridge accounts create --name NAME [--retention-days N|none] | list | set ID --retention-days N|none | disable ID';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * `chatbridge accounts`: the accounts of a hosted (Profile H) data dir. A running server
+ * sees a change within a second: a disabled account's keys get 401 and its queued jobs are
+ * cancelled; a new retention period applies at once.
+ */
+export function accounts(args: string[]): void {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, { ...DATA_DIR, name: { type: 'string' }, 'retention-days': { type: 'string' } });
+      if (!values.name?.trim()) throw new UsageError('Give the account a name: --name NAME.');
+      const days = values['retention-days'] === undefined ? null : parseRetentionDays(values['retention-days']);
+      withAccounts(values['data-dir'], (store) => {
+        const account = store.create({ name: values.name!.trim(), retentionDays: days });
+        out(`Created account "${account.name}" (retention: ${retention(account)}). Its id, for keys create --account:`);
+        out(account.id);
+      });
+      return;
+    }
+    case 'list': {
+      const { values } = parse(rest, DATA_DIR);
+      withAccounts(values['data-dir'], (store) => {
+        const list = store.list();
+        if (list.length === 0) return out('No accounts yet. Create one: chatbridge accounts create --name NAME');
+        for (const a of list) {
+          out(`${a.id}  ${(a.disabled_at === null ? 'active' : 'disabled').padEnd(8)}  retention ${retention(a)}  "${a.name}"  created ${iso(a.created_at)}`);
+        }
+      });
+      return;
+    }
+    case 'set': {
+      const { values, positionals } = parse(rest, { ...DATA_DIR, 'retention-days': { type: 'string' } }, 1);
+      const id = positionals[0];
+      if (!id || values['retention-days'] === undefined) throw new UsageError('Use: chatbridge accounts set ID --retention-days N|none');
+      const days = parseRetentionDays(values['retention-days']);
+      withAccounts(values['data-dir'], (store) => {
+        if (!store.setRetention(id, days)) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
+        out(`${id} retention: ${retention(store.get(id)!)}.`);
+      });
+      return;
+    }
+    case 'disable': {
+      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const id = positionals[0];
+      if (!id) throw new UsageError('Which account? chatbridge accounts disable ID (see chatbridge accounts list).');
+      withAccounts(values['data-dir'], (store) => {
+        if (!store.get(id)) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
+        out(
+          store.disable(id)
+            ? `Disabled ${id}: its keys are refused and its queued jobs are cancelled.`
+            : `${id} was already disabled.`,
+        );
+      });
+      return;
+    }
+    default:
+      throw new UsageError(USE);
+  }
+}
+
+/** Accounts exist in the hosted profile only: a personal install is one account. */
+function withAccounts(dataDirFlag: string | undefined, work: (store: AccountStore) => void): void {
+  const dataDir = resolveDataDir(dataDirFlag);
+  const db: Db = openDatabase(dataDir);
+  try {
+    if (!profileNamed(storedProfile(db)).accounts) {
+      throw new UsageError(`The data dir ${dataDir} is not a hosted one (a personal install is one account): start it once with serve --profile hosted.`);
+    }
+    work(new AccountStore(db, systemClock, randomIds));
+  } finally {
+    db.close();
+  }
+}
+
+function retention(a: Account): string {
+  return a.retention_days === null ? 'none' : `${a.retention_days} days`;
+}
+
+export function parseRetentionDays(text: string): number | null {
+  if (text === 'none') return null;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_RETENTION_DAYS) {
+    throw new UsageError(`--retention-days takes a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or "none", not "${text}".`);
+  }
+  return Number(text);
+}

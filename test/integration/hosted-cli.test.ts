@@ -1,0 +1,68 @@
+/**
+ * The hosted profile's commands through real processes (`node bin/chatbridge.js …`):
+ * `serve --profile`, `accounts …` and `keys create --account`. Needs dist/ built.
+ */
+import { describe, expect, it } from 'vitest';
+import { CLI, listening, trackProcesses } from '../support/processes.js';
+
+const procs = trackProcesses('chatbridge-hosted-cli-');
+
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = procs.launch([CLI, ...args]);
+  const exit = await p.closed;
+  return { code: exit.code, stdout: p.out.stdout, stderr: p.out.stderr };
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1)!;
+
+/** A data dir that `serve --profile hosted` started once (and stopped). */
+async function hostedDataDir(): Promise<string> {
+  const dataDir = procs.tempDir();
+  const server = await listening(procs.launch([CLI, 'serve', '--profile', 'hosted', '--port', '0', '--data-dir', dataDir]));
+  server.child.kill('SIGTERM');
+  expect((await server.closed).code).toBe(0);
+  return dataDir;
+}
+
+describe('chatbridge in the hosted profile', () => {
+  it('creates, lists, sets and disables accounts; keys need --account', async () => {
+    const dataDir = await hostedDataDir();
+    const created = await cli(['accounts', 'create', '--name', 'acme', '--retention-days', '30', '--data-dir', dataDir]);
+    expect(created.code, created.stderr).toBe(0);
+    const account = lastLine(created.stdout);
+    expect(account).toMatch(/^acct_[0-9A-Za-z]+$/);
+
+    const noAccount = await cli(['keys', 'create', '--name', 'k', '--scopes', 'completions:read', '--data-dir', dataDir]);
+    expect(noAccount.code).toBe(2);
+    expect(noAccount.stderr).toContain('--account');
+    const key = await cli(['keys', 'create', '--account', account, '--name', 'k', '--scopes', 'completions:read', '--data-dir', dataDir]);
+    expect(key.code, key.stderr).toBe(0);
+    expect(lastLine(key.stdout)).toMatch(/^cb_[0-9A-Za-z]{40}$/);
+    expect((await cli(['keys', 'create', '--account', 'acct_nope', '--name', 'k', '--scopes', 'completions:read', '--data-dir', dataDir])).code).toBe(2);
+
+    expect((await cli(['accounts', 'set', account, '--retention-days', 'none', '--data-dir', dataDir])).code).toBe(0);
+    expect((await cli(['accounts', 'set', account, '--retention-days', '0', '--data-dir', dataDir])).code).toBe(2);
+    expect((await cli(['accounts', 'disable', account, '--data-dir', dataDir])).code).toBe(0);
+    const list = await cli(['accounts', 'list', '--data-dir', dataDir]);
+    expect(list.stdout).toMatch(new RegExp(`${account}\\s+disabled\\s+retention none\\s+"acme"`));
+  });
+
+  it('refuses to serve a data dir in the other profile, in one line', async () => {
+    const dataDir = await hostedDataDir();
+    const refused = await cli(['serve', '--profile', 'personal', '--port', '0', '--data-dir', dataDir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/belongs to the hosted profile/);
+    expect((await cli(['serve', '--profile', 'shared', '--data-dir', dataDir])).code).toBe(2);
+  });
+
+  it('keeps accounts and --account out of the personal profile', async () => {
+    const dataDir = procs.tempDir();
+    const accounts = await cli(['accounts', 'create', '--name', 'x', '--data-dir', dataDir]);
+    expect(accounts.code).toBe(2);
+    expect(accounts.stderr).toMatch(/not a hosted one/);
+    const key = await cli(['keys', 'create', '--account', 'acct_x', '--name', 'k', '--scopes', 'completions:read', '--data-dir', dataDir]);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('--account is for the hosted profile');
+  });
+});

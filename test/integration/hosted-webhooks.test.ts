@@ -1,0 +1,112 @@
+/**
+ * Webhooks in the hosted profile (api.md Events, the (H) rules): the body without
+ * agent_name, content_pruned_at and queue_position; only public addresses, checked on the
+ * address connected, unless the operator allows private receivers; redirects not followed.
+ * The receiver is a real HTTPS server on loopback, so it is reached only with the setting.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { httpsTransport, type AddressPolicy } from '../../main/webhooks/https-transport.js';
+import { isPublicAddress } from '../../main/webhooks/public-address.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
+import { makeCertificate, WebhookReceiver, type Certificate, type Responder } from '../support/webhook-receiver.js';
+
+let cert: Certificate;
+beforeAll(() => {
+  cert = makeCertificate();
+});
+afterAll(() => cert.remove());
+
+let t: TestService | undefined;
+let clock: ManualClock;
+const receivers: WebhookReceiver[] = [];
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+/** A hosted service trusting the test certificate; the address policy is the service's own. */
+async function start(allowPrivateWebhooks: boolean) {
+  clock = new ManualClock();
+  t = await startTestService({
+    profile: 'hosted',
+    agents: { chatgpt: 1 },
+    clock,
+    allowPrivateWebhooks,
+    webhookTransport: (policy: AddressPolicy) => httpsTransport({ ca: cert.cert, ...policy }),
+  });
+  return t;
+}
+
+async function receiver(respond?: Responder) {
+  const r = await WebhookReceiver.start(cert, respond);
+  receivers.push(r);
+  return r;
+}
+
+/** The delivery log of the job once its first attempt is recorded. */
+async function firstAttempt(id: string) {
+  await until(() => t!.service.outbox.attempts(id).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
+  return t!.service.outbox.attempts(id)[0]!;
+}
+
+describe('webhooks (H)', () => {
+  it('sends the job without agent_name, content_pruned_at and queue_position, as chatbridge-webhooks/1', async () => {
+    await start(true);
+    const hook = await receiver();
+    const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: hook.url(), metadata: { k: 'v' } } });
+    expect(r.status).toBe(200);
+    const [got] = await hook.waitFor(1);
+    expect(got!.headers['user-agent']).toBe('chatbridge-webhooks/1');
+    const body = JSON.parse(got!.body.toString('utf8'));
+    expect(Object.keys(body).sort()).toEqual(
+      ['agent_id', 'attempts', 'conversation_ref', 'created_at', 'error', 'finished_at', 'id', 'metadata', 'provider', 'queue_ms', 'response', 'run_ms', 'status'].sort(),
+    );
+    expect(body).toMatchObject({ id: r.body.id, status: 'succeeded', provider: null, metadata: { k: 'v' }, created_at: r.body.created_at });
+    expect(body.created_at).toMatch(/\.\d{3}Z$/);
+  });
+
+  it('never calls a loopback receiver without the setting: not by IP literal, not by a name that resolves to 127.0.0.1', async () => {
+    await start(false);
+    const hook = await receiver();
+    const port = new URL(hook.url()).port;
+    for (const url of [hook.url(), `https://localhost:${port}/hook`, `https://[::ffff:127.0.0.1]:${port}/hook`]) {
+      const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: url } });
+      expect(r.status).toBe(200);
+      const attempt = await firstAttempt(r.body.id);
+      expect(attempt.status_code).toBeNull();
+      expect(attempt.error).toMatch(/not a public address/);
+      // The five-attempt schedule goes on (a receiver may be fixed), each attempt refused the same way.
+      expect(t!.service.outbox.get(r.body.id)).toMatchObject({ state: 'pending', round_attempts: 1 });
+    }
+    expect(hook.received).toHaveLength(0);
+  });
+
+  it('follows no redirect: a 3xx is a failed attempt and its Location is never called', async () => {
+    await start(true);
+    const target = await receiver();
+    const redirecting = await receiver(() => ({ status: 307, headers: { location: target.url('/elsewhere') } }));
+    const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: redirecting.url() } });
+    const attempt = await firstAttempt(r.body.id);
+    expect(attempt.status_code).toBe(307);
+    expect(redirecting.received).toHaveLength(1);
+    expect(target.received).toHaveLength(0);
+    expect(t!.service.outbox.get(r.body.id)!.state).toBe('pending');
+  });
+});
+
+describe('public addresses', () => {
+  it('refuses private, loopback, link-local, CGNAT, multicast and their IPv6 equivalents', () => {
+    const notPublic = [
+      '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.127.255.254',
+      '0.0.0.0', '224.0.0.1', '239.255.255.250', '255.255.255.255', '198.18.0.1',
+      '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', 'fec0::1',
+      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:c0a8:101::1', 'not-an-ip',
+    ];
+    const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2001:4860:4860::8888'];
+    expect(notPublic.filter(isPublicAddress)).toEqual([]);
+    expect(publicOnes.filter((a) => !isPublicAddress(a))).toEqual([]);
+  });
+});
