@@ -23,6 +23,12 @@ export interface SimSiteConfig {
    * see now.
    */
   layouts: readonly [string, ...string[]];
+  /**
+   * The site works logged out (Gemini's anonymous composer): without a session its chat
+   * page is served anyway, with a sign-in control and no account, and it answers without
+   * keeping the conversation. Other sites send a logged-out visitor to their login page.
+   */
+  anonymous?: true;
 }
 
 export const SIM_SITES: Record<Provider, SimSiteConfig> = {
