@@ -48,7 +48,9 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/new', conversation: '/chat/{id}', login: '/login' },
     newId: randomUUID,
     skin: 'skins/claude.js',
-    layouts: ['classic'],
+    // `transcript`: the 2026-09-02 snapshot and the 2026 adapters agree on it (the freshest);
+    // `rs-rows`: a 2026-07-16 live dump with `[data-rs-index]` rows (skins/claude.ts).
+    layouts: ['transcript', 'rs-rows'],
   },
   gemini: {
     provider: 'gemini',
