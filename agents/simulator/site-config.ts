@@ -68,7 +68,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/a/chat/s/{id}', login: '/sign_in' },
     newId: randomUUID,
     skin: 'skins/deepseek.js',
-    layouts: ['classic'],
+    // `virtual-list`: keyed rows with `.ds-message`, what the 2026-10 adapters read; the
+    // unkeyed, hashed-class variant was rolling out on 2026-10-04; `classic` is the
+    // pre-virtual-list page (skins/deepseek.ts).
+    layouts: ['virtual-list', 'virtual-list-hashed', 'classic'],
   },
   qwen: {
     provider: 'qwen',
