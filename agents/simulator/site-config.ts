@@ -59,7 +59,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/app', conversation: '/app/{id}', login: '/signin' },
     newId: () => randomBytes(8).toString('hex'),
     skin: 'skins/gemini.js',
-    layouts: ['classic'],
+    // `classic`: the editor takes a paste's data (what the pack was proven on); `quill-clipboard`:
+    // stock Quill 1, which ignores it (skins/gemini.ts). Which one the live site runs is unverified.
+    layouts: ['classic', 'quill-clipboard'],
+    anonymous: true,
   },
   deepseek: {
     provider: 'deepseek',
