@@ -1,0 +1,108 @@
+/**
+ * Gemini in 2026 (research/providers-live-2026.md, "Gemini"): the anonymous composer a
+ * logged-out visitor gets, and the stock Quill 1 layout; what the simulated pages do, used
+ * as a person would; then ChatBridge driving them.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBrowser } from '../../../agents/browser/find-browser.js';
+import { SIM_SITES } from '../../../agents/simulator/site-config.js';
+import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
+import { until } from '../../support/until.js';
+
+const COMPOSER = 'rich-textarea div.ql-editor[contenteditable="true"][aria-label="Enter a prompt for Gemini"]';
+const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
+
+describe('simulated Gemini pages', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
+
+  /** Dispatches a synthetic paste of `text` on the composer, as a script can; true if the editor took it. */
+  const syntheticPaste = (sp: SimPage, text: string) =>
+    sp.page.locator(COMPOSER).evaluate(async (editor, t) => {
+      (editor as HTMLElement).focus();
+      const data = new DataTransfer();
+      data.setData('text/plain', t);
+      editor.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      await new Promise((r) => setTimeout(r, 50));
+      return !editor.classList.contains('ql-blank');
+    }, text);
+
+  it('logged out, /app is an anonymous composer: Sign in, no account, and it answers without keeping the chat', async () => {
+    const sp = await openSimPage(browser, 'gemini', {}, false);
+    try {
+      expect(new URL(sp.page.url()).pathname).toBe('/app');
+      expect(await sp.page.locator('top-bar-actions a[aria-label="Sign in"][href^="/signin"]').count()).toBe(1);
+      expect(await sp.page.locator('[aria-label^="Google Account"], a[href*="SignOutOptions"]').count()).toBe(0);
+      await typeAndSend(sp, COMPOSER, 'Anonymous question [[sim:ms=100]]');
+      await until(() => sp.sim.log.finishes.length === 1, 5_000, 'the answer');
+      expect(sp.sim.log.sends).toMatchObject([{ prompt: 'Anonymous question [[sim:ms=100]]', kind: 'answer', anonymous: true, conversationId: null }]);
+      expect(await sp.page.locator('model-response .response-footer.complete').count()).toBe(1);
+      expect(new URL(sp.page.url()).pathname).toBe('/app');
+    } finally {
+      await sp.close();
+    }
+  });
+
+  it('logged in, the page has the account and no Sign in; a conversation address without the session leads back to the anonymous app', async () => {
+    const sp = await openSimPage(browser, 'gemini', {});
+    try {
+      expect(await sp.page.locator('top-bar-actions a[aria-label^="Google Account"]').count()).toBe(1);
+      expect(await sp.page.locator('a[aria-label="Sign in"]').count()).toBe(0);
+      await typeAndSend(sp, COMPOSER, 'Saved [[sim:ms=100]]');
+      await sp.page.waitForURL((url) => /^\/app\/[0-9a-f]{16}$/.test(url.pathname));
+      const address = sp.page.url();
+      await sp.page.context().clearCookies();
+      await sp.page.goto(address);
+      expect(new URL(sp.page.url()).pathname).toBe('/app');
+      expect(await sp.page.locator('a[aria-label="Sign in"]').count()).toBe(1);
+    } finally {
+      await sp.close();
+    }
+  });
+
+  it('classic: the editor takes a synthetic paste whole', async () => {
+    const sp = await openSimPage(browser, 'gemini', { layout: 'classic' });
+    try {
+      expect(await syntheticPaste(sp, PROMPT)).toBe(true);
+      await sp.page.keyboard.press('Enter');
+      await until(() => sp.sim.log.sends.length === 1, 5_000, 'the send');
+      expect(sp.sim.log.sends[0]!.prompt).toBe(PROMPT);
+    } finally {
+      await sp.close();
+    }
+  });
+
+  it("quill-clipboard: a synthetic paste's data is ignored; the browser's own text insertion arrives whole", async () => {
+    const sp = await openSimPage(browser, 'gemini', { layout: 'quill-clipboard' });
+    try {
+      expect(await syntheticPaste(sp, PROMPT)).toBe(false);
+      // The focus is back in the editor, at its end: text inserted now lands there.
+      expect(await sp.page.evaluate(() => document.activeElement?.classList.contains('ql-editor'))).toBe(true);
+      await sp.page.keyboard.insertText(PROMPT);
+      await sp.page.keyboard.press('Enter');
+      await until(() => sp.sim.log.sends.length === 1, 5_000, 'the send');
+      expect(sp.sim.log.sends[0]!.prompt).toBe(PROMPT);
+      await until(() => sp.sim.log.finishes.length === 1, 5_000, 'the answer');
+      expect(await sp.page.locator('model-response message-content .markdown').innerText()).toContain('Simulated Gemini · turn 1');
+    } finally {
+      await sp.close();
+    }
+  });
+
+  it('every layout has the 2026 labels', async () => {
+    for (const layout of SIM_SITES.gemini.layouts) {
+      const sp = await openSimPage(browser, 'gemini', { layout });
+      try {
+        expect(await sp.page.locator(`${COMPOSER}[data-gramm="false"]`).count()).toBe(1);
+        expect(await sp.page.locator('button[aria-label="Upload & tools"][aria-haspopup="menu"]').count()).toBe(1);
+        expect(await sp.page.locator('button[data-test-id="bard-mode-menu-button"][aria-label^="Open mode picker, currently "]').count()).toBe(1);
+      } finally {
+        await sp.close();
+      }
+    }
+  });
+});
