@@ -155,8 +155,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       const token = sessionOf(req);
       if (req.method === 'POST' && path === '/__sim/send') {
-        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
-        if (!token) return json(res, 200, config.anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
+        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; signedIn: boolean };
+        // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
+        const anonymous = config.anonymous && !body.signedIn;
+        if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
         return json(res, 200, plan(token, body));
       }
       if (req.method === 'POST' && path === '/__sim/done') {

@@ -49,7 +49,7 @@ export function startApp(skin: Skin): void {
     }
     const local = { stopped: false, stop: () => {} };
     generating = local;
-    void post<Plan>('/__sim/send', { conversationId, prompt }).then((plan) => {
+    void post<Plan>('/__sim/send', { conversationId, prompt, signedIn: boot.signedIn }).then((plan) => {
       if (!local.stopped) play(plan, local);
     });
   };

@@ -47,7 +47,7 @@ describe('simulated Gemini pages', () => {
     }
   });
 
-  it('logged in, the page has the account and no Sign in; a conversation address without the session leads back to the anonymous app', async () => {
+  it('logged in, the page has the account and no Sign in; once the session is gone, a send is refused and a conversation address leads back to the anonymous app', async () => {
     const sp = await openSimPage(browser, 'gemini', {});
     try {
       expect(await sp.page.locator('top-bar-actions a[aria-label^="Google Account"]').count()).toBe(1);
@@ -56,6 +56,12 @@ describe('simulated Gemini pages', () => {
       await sp.page.waitForURL((url) => /^\/app\/[0-9a-f]{16}$/.test(url.pathname));
       const address = sp.page.url();
       await sp.page.context().clearCookies();
+      // This page was loaded signed in: a send now finds the session gone, it is not answered anonymously.
+      await sp.page.click(COMPOSER);
+      await sp.page.keyboard.insertText('After the session [[sim:ms=100]]');
+      await sp.page.keyboard.press('Enter');
+      await sp.page.locator('top-bar-actions a[aria-label="Sign in"]').waitFor();
+      expect(sp.sim.log.sends.map((s) => s.prompt)).toEqual(['Saved [[sim:ms=100]]']);
       await sp.page.goto(address);
       expect(new URL(sp.page.url()).pathname).toBe('/app');
       expect(await sp.page.locator('a[aria-label="Sign in"]').count()).toBe(1);
