@@ -5,8 +5,12 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
+import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
+import { until } from '../../support/until.js';
+import { providerSuite } from '../provider-suite.js';
 
 const COMPOSER = '[data-testid="chat-input"]';
 
@@ -99,4 +103,65 @@ describe('simulated Claude pages', () => {
       }
     });
   }
+});
+
+for (const layout of SIM_SITES.claude.layouts.slice(1)) providerSuite('claude', { layout }, 'core');
+
+describe('ChatBridge on the 2026 Claude page', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('claude', 2);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'claude', ...body } });
+
+  it('continues a long conversation after its old rows were unmounted, each answer the right one', async () => {
+    const first = await ask({ prompt: 'Long 1' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    for (let turn = 2; turn <= 5; turn++) {
+      const r = await ask({ prompt: `Long ${turn}`, mode: 'continue', conversation_ref: first.body.conversation_ref });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.response).toBe(simulatedAnswer('Claude', 'claude', `Long ${turn}`, turn));
+    }
+    // The page really had only the newest rows: 6 of the conversation's 10.
+    const agent = e.browserAgents.find((a) => a.id === first.body.agent_id)!;
+    const page = await agent.page()!.context().newPage();
+    await page.goto(e.service.store.conversation(first.body.conversation_ref)!.address);
+    expect(await page.locator('[data-testid="transcript-row"]').count()).toBe(6);
+    expect(await page.locator('[data-testid="transcript-row"]').first().getAttribute('data-index')).toBe('4');
+    await page.close();
+  });
+
+  // Last: the limited agent stays cooled down.
+  it('a page that opens at the usage limit: the attempt fails at once as a rate limit, the agent cools down until the time on the notice, a job pinned to it waits', async () => {
+    const [limited, other] = e.browserAgents as [(typeof e.browserAgents)[0], (typeof e.browserAgents)[0]];
+    // Its person uses up the allowance in another tab of the agent's browser.
+    const tab = await limited.page()!.context().newPage();
+    await tab.goto(new URL(SIM_SITES.claude.paths.newChat, e.sim.url).href);
+    await tab.click(COMPOSER);
+    await tab.keyboard.insertText('Spent [[sim:limit]]');
+    await tab.keyboard.press('Enter');
+    const notice = (await tab.locator('section[data-composer-stand-in]').textContent())!;
+    const at = /\d{1,2}:\d{2} [AP]M/.exec(notice)![0];
+    await tab.close();
+
+    const waiting = ask({ prompt: 'Pinned', agent_id: limited.id });
+    const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Pinned'`).pluck().get() as string);
+    const attempt = await until(() => e.service.store.attempts(id).find((a) => a.ended_at !== null), 20_000, 'the attempt');
+    expect(attempt).toMatchObject({ agent_id: limited.id, outcome: 'failed', error_code: 'PROVIDER_RATE_LIMITED' });
+    // Told by the page as it opened, not by a readiness wait running out.
+    expect(attempt.ended_at! - attempt.started_at).toBeLessThan(10_000);
+    const status = (await e.api('GET', '/v1/status')).body;
+    const cooled = status.devices[0].agents.find((a: { id: string }) => a.id === limited.id);
+    expect(new Date(cooled.cooldown_until).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' })).toBe(at);
+    expect(Date.parse(cooled.cooldown_until)).toBeGreaterThan(Date.now() + 15 * 60_000);
+    expect(e.service.store.get(id)!.status).toBe('queued');
+    // The other agent takes the next job.
+    const next = await ask({ prompt: 'Elsewhere' });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.agent_id).toBe(other.id);
+    await e.api('DELETE', `/v1/completions/${id}`);
+    expect((await waiting).status).toBe(499);
+  }, 40_000);
 });

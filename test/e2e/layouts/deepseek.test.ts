@@ -5,8 +5,12 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
+import { simulatedAnswer } from '../../../agents/simulator/answer.js';
+import { SIM_SITES } from '../../../agents/simulator/site-config.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
+import { providerSuite } from '../provider-suite.js';
 
 const COMPOSER = 'textarea[placeholder="Message DeepSeek"]';
 const SLOT = '.ds-button--primary.ds-button--circle';
@@ -112,3 +116,34 @@ describe('simulated DeepSeek pages', () => {
     }
   });
 });
+
+for (const layout of SIM_SITES.deepseek.layouts.slice(1)) providerSuite('deepseek', { layout }, 'core');
+
+for (const layout of ['virtual-list', 'virtual-list-hashed']) {
+  describe(`ChatBridge on DeepSeek's virtual list (${layout})`, () => {
+    let e: E2E;
+    beforeAll(async () => {
+      e = await startE2E('deepseek', 1, { layout });
+    }, 60_000);
+    afterAll(async () => e?.stop());
+
+    const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'deepseek', ...body } });
+
+    it('continues a conversation whose first rows the list has unmounted, each answer the right one', async () => {
+      const first = await ask({ prompt: 'Virtual 1' });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      for (let turn = 2; turn <= 4; turn++) {
+        const r = await ask({ prompt: `Virtual ${turn}`, mode: 'continue', conversation_ref: first.body.conversation_ref });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body.response).toBe(simulatedAnswer('DeepSeek', 'deepseek', `Virtual ${turn}`, turn));
+      }
+      // The list held the newest four rows of eight, the first exchanges gone.
+      const page = await e.browserAgents[0]!.page()!.context().newPage();
+      await page.goto(e.service.store.conversation(first.body.conversation_ref)!.address);
+      const rows = page.locator('.ds-virtual-list-visible-items > *');
+      expect(await rows.count()).toBe(4);
+      expect(await rows.first().textContent()).toContain('Virtual 3');
+      await page.close();
+    });
+  });
+}

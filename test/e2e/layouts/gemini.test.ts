@@ -6,9 +6,12 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
+import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
+import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
+import { providerSuite } from '../provider-suite.js';
 
 const COMPOSER = 'rich-textarea div.ql-editor[contenteditable="true"][aria-label="Enter a prompt for Gemini"]';
 const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
@@ -110,5 +113,40 @@ describe('simulated Gemini pages', () => {
         await sp.close();
       }
     }
+  });
+});
+
+for (const layout of SIM_SITES.gemini.layouts.slice(1)) providerSuite('gemini', { layout }, 'core');
+
+describe('ChatBridge on the anonymous Gemini page', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('gemini', 1);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  it('an agent whose session is gone finds the anonymous composer: needs_login, and its job waits instead of being answered anonymously', async () => {
+    const agent = e.browserAgents[0]!;
+    expect(agent.readiness()).toBe('idle');
+    await agent.page()!.context().clearCookies();
+    const started = Date.now();
+    await agent.recheck();
+    expect(agent.readiness()).toBe('needs_login');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(new URL(agent.page()!.url()).pathname).toBe('/app');
+
+    const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Only when signed in' } });
+    const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Only when signed in'`).pluck().get() as string);
+    // Nothing to wait for when nothing happens: a second gives the dispatcher its chance to err.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(e.service.store.get(id)!.status).toBe('queued');
+    expect(e.service.store.attempts(id)).toEqual([]);
+    expect(e.sim.log.sends.filter((s) => s.anonymous)).toEqual([]);
+    // Signed in again, the agent answers the job in a saved conversation.
+    await e.signIn(agent);
+    const r = await waiting;
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(simulatedAnswer('Gemini', 'gemini', 'Only when signed in', 1));
+    expect(e.sim.log.sends.filter((s) => s.anonymous)).toEqual([]);
   });
 });
