@@ -93,13 +93,15 @@ const claude: Skin = {
       type: 'file',
       multiple: '',
       'data-testid': 'file-upload',
+      'aria-label': 'Upload files',
       id: 'chat-input-file-upload-bottom',
       style: 'display:none',
     });
     const attach = el('button', { type: 'button', 'data-testid': 'chat-input-attach', 'aria-label': 'Add files' }, '+');
     const model = el('button', { type: 'button', 'data-testid': 'model-selector-dropdown' }, 'Claude Sonnet');
     const voice = el('button', { type: 'button', 'aria-label': 'Use voice mode' }, '🎙');
-    const send = el('button', { type: 'button', 'data-testid': 'chat-input-send', 'aria-label': 'Send message' }, '↑') as HTMLButtonElement;
+    // The design-system attribute is from the 2026-07 SSR shell.
+    const send = el('button', { type: 'button', 'data-cds': 'Button', 'data-testid': 'chat-input-send', 'aria-label': 'Send message' }, '↑') as HTMLButtonElement;
     const stop = el('button', { type: 'button', 'data-testid': 'chat-input-stop', 'aria-label': 'Stop response' }, '■');
     const composerBox = el(
       'div',
