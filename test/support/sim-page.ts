@@ -14,11 +14,15 @@ export interface SimPage {
   close(): Promise<void>;
 }
 
-/** The site in `look`, and a page on its new chat: logged in through the login form unless `signedIn` is false. */
-export async function openSimPage(browser: Browser, provider: Provider, look: SimLook, signedIn = true): Promise<SimPage> {
+/**
+ * The site in `look`, and a page on its new chat: logged in through the login form unless
+ * `signedIn` is false; `initScript` runs in every page before the site's own scripts.
+ */
+export async function openSimPage(browser: Browser, provider: Provider, look: SimLook, signedIn = true, initScript?: () => void): Promise<SimPage> {
   const config = SIM_SITES[provider];
   const sim = await startSiteServer(config, look);
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   if (signedIn) {
     await page.goto(new URL(config.paths.login, sim.url).href);

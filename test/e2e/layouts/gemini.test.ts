@@ -6,6 +6,8 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
+import { PROVIDER_SITES } from '../../../agents/providers/index.js';
+import { installPageHelpers } from '../../../agents/providers/page-helpers.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -99,6 +101,31 @@ describe('simulated Gemini pages', () => {
       expect(await sp.page.locator('model-response message-content .markdown').innerText()).toContain('Simulated Gemini · turn 1');
     } finally {
       await sp.close();
+    }
+  });
+
+  // The `class` cues are accounts.google.com's own addresses, which the simulator replaces by its `/signin`.
+  it("the pack's login-wall cues by sign-in link, by name and by the missing account each find the anonymous page; none finds the signed-in one", async () => {
+    const pack = PROVIDER_SITES.gemini.page;
+    const kinds = ['structure', 'aria'] as const;
+    for (const kind of kinds) expect(pack.loginWall!.some((c) => c.kind === kind)).toBe(true);
+    /** Per kind of cue: whether a loginWall cue of that kind finds an element on the page. */
+    const found = (sp: SimPage) =>
+      sp.page.evaluate(
+        ([cues, all]) => Object.fromEntries(all.map((kind) => [kind, window.__chatbridge!.which(cues.filter((c) => c.kind === kind)) >= 0])),
+        [pack.loginWall!, kinds] as const,
+      );
+    const anonymous = await openSimPage(browser, 'gemini', {}, false, installPageHelpers);
+    const signedIn = await openSimPage(browser, 'gemini', {}, true, installPageHelpers);
+    try {
+      expect(await found(anonymous)).toEqual({ structure: true, aria: true });
+      // Each structure cue alone: the sign-in link, and the composer without the account button.
+      const each = (sp: SimPage) => sp.page.evaluate((cues) => cues.map((c) => window.__chatbridge!.which([c]) >= 0), pack.loginWall!.filter((c) => c.kind === 'structure'));
+      expect(await each(anonymous)).toEqual([true, true]);
+      expect(await signedIn.page.evaluate((cues) => window.__chatbridge!.which(cues), pack.loginWall!)).toBe(-1);
+    } finally {
+      await anonymous.close();
+      await signedIn.close();
     }
   });
 
