@@ -90,6 +90,20 @@ export const UI_WORDS = {
     'この回答を優先',
   ],
   chat: ['chat', 'чат', '聊天', '对话', 'チャット'],
+  signin: [
+    'sign in',
+    'log in',
+    'anmelden',
+    'se connecter',
+    'connexion',
+    'iniciar sesión',
+    'acceder',
+    'fazer login',
+    'entrar',
+    'войти',
+    '登录',
+    'ログイン',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type UiWord = keyof typeof UI_WORDS;

@@ -25,6 +25,12 @@ export interface SimSiteConfig {
    * see now.
    */
   layouts: readonly [string, ...string[]];
+  /**
+   * The site works logged out (Gemini's anonymous composer): without a session its chat
+   * page is served anyway, with a sign-in control and no account, and it answers without
+   * keeping the conversation. Other sites send a logged-out visitor to their login page.
+   */
+  anonymous?: true;
 }
 
 export const SIM_SITES: Record<Provider, SimSiteConfig> = {
@@ -47,7 +53,9 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/new', conversation: '/chat/{id}', login: '/login' },
     newId: randomUUID,
     skin: 'skins/claude.js',
-    layouts: ['classic'],
+    // `transcript`: the 2026-09-02 snapshot and the 2026 adapters agree on it (the freshest);
+    // `rs-rows`: a 2026-07-16 live dump with `[data-rs-index]` rows (skins/claude.ts).
+    layouts: ['transcript', 'rs-rows'],
   },
   gemini: {
     provider: 'gemini',
@@ -56,7 +64,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/app', conversation: '/app/{id}', login: '/signin' },
     newId: () => randomBytes(8).toString('hex'),
     skin: 'skins/gemini.js',
-    layouts: ['classic'],
+    // `classic`: the editor takes a paste's data (what the pack was proven on); `quill-clipboard`:
+    // stock Quill 1, which ignores it (skins/gemini.ts). Which one the live site runs is unverified.
+    layouts: ['classic', 'quill-clipboard'],
+    anonymous: true,
   },
   deepseek: {
     provider: 'deepseek',
@@ -65,7 +76,10 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     paths: { newChat: '/', conversation: '/a/chat/s/{id}', login: '/sign_in' },
     newId: randomUUID,
     skin: 'skins/deepseek.js',
-    layouts: ['classic'],
+    // `virtual-list`: keyed rows with `.ds-message`, what the 2026-10 adapters read; the
+    // unkeyed, hashed-class variant was rolling out on 2026-10-04; `classic` is the
+    // pre-virtual-list page (skins/deepseek.ts).
+    layouts: ['virtual-list', 'virtual-list-hashed', 'classic'],
   },
   qwen: {
     provider: 'qwen',

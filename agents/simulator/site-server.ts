@@ -16,7 +16,8 @@ const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
 
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number }[];
+  /** `anonymous`: sent from a page without a session, on a site that works logged out. */
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true }[];
   stops: { conversationId: string; turn: number }[];
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];
@@ -76,7 +77,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     return token && sessions.has(token) ? token : null;
   };
 
-  const page = (res: http.ServerResponse, conversationId: string | null) => {
+  const page = (res: http.ServerResponse, conversationId: string | null, token: string | null) => {
+    const limited = token ? (limitedUntil.get(token) ?? 0) : 0;
     const boot: Boot = {
       provider: config.provider,
       name: config.name,
@@ -85,6 +87,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       paths: { newChat: paths.newChat, conversation: paths.conversation, transient: paths.transient },
       layout,
       drift,
+      signedIn: token !== null,
+      limitResetAt: limited > clock() ? limited : null,
     };
     html(
       res,
@@ -142,6 +146,14 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     return result;
   };
 
+  /** A logged-out page of a site that works without an account answers, but keeps no conversation. */
+  const anonymousPlan = (body: { prompt: string }): Plan => {
+    const d = parseDirectives(body.prompt);
+    log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true });
+    const markdown = simulatedAnswer(config.name, config.provider, body.prompt, 1);
+    return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
+  };
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname;
@@ -168,8 +180,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
       if (req.method === 'POST' && path === '/__sim/send') {
-        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
-        if (!token) return json(res, 200, { kind: 'logout', conversationId: body.conversationId, turn: 0 });
+        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; signedIn: boolean };
+        // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
+        const anonymous = config.anonymous && !body.signedIn;
+        if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
         return json(res, 200, plan(token, body));
       }
       if (req.method === 'POST' && path === '/__sim/done') {
@@ -191,12 +205,14 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       if (req.method !== 'GET') return json(res, 404, {});
       const conversationId = conversationRoutes.map((r) => r.exec(path)?.[1]).find(Boolean);
       if (path !== paths.newChat && !conversationId) return html(res, 404, '<h1>Not found</h1>');
+      if (!token && config.anonymous && !conversationId) return page(res, null, null);
       if (!token) {
-        res.writeHead(302, { location: paths.login });
+        // A site that works logged out keeps no conversations for it: back to its anonymous app.
+        res.writeHead(302, { location: config.anonymous ? paths.newChat : paths.login });
         return res.end();
       }
       if (conversationId && !conversations.has(conversationId)) return html(res, 404, '<h1>Conversation not found</h1>');
-      return page(res, conversationId ?? null);
+      return page(res, conversationId ?? null, token);
     } catch (error) {
       json(res, 500, { error: String(error) });
     }

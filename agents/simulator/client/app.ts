@@ -30,6 +30,9 @@ export function startApp(skin: Skin): void {
     t.finish(turn.markdown);
   }
 
+  // A limited account sees the notice as soon as the page opens, not only after a send.
+  if (boot.limitResetAt) ui.showLimitBanner(limitText(boot.limitResetAt));
+
   const refreshMode = () => {
     if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');
   };
@@ -47,7 +50,7 @@ export function startApp(skin: Skin): void {
     }
     const local = { stopped: false, stop: () => {} };
     generating = local;
-    void post<Plan>('/__sim/send', { conversationId, prompt }).then((plan) => {
+    void post<Plan>('/__sim/send', { conversationId, prompt, signedIn: boot.signedIn }).then((plan) => {
       if (!local.stopped) play(plan, local);
     });
   };
@@ -70,12 +73,12 @@ export function startApp(skin: Skin): void {
       return settle();
     }
     if (plan.kind === 'limit') {
-      const at = new Date(plan.limitResetAt!).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
-      ui.showLimitBanner(`You've reached your usage limit. Try again after ${at}.`);
+      ui.showLimitBanner(limitText(plan.limitResetAt!));
       return settle();
     }
-    if (!conversationId) {
-      conversationId = plan.conversationId!;
+    // An anonymous page's answer gets no conversation: the address stays the new chat's.
+    if (!conversationId && plan.conversationId) {
+      conversationId = plan.conversationId;
       history.replaceState(null, '', boot.paths.conversation.replace('{id}', conversationId));
     }
     const turn: AssistantTurn = ui.addAssistantTurn();
@@ -133,6 +136,11 @@ export function startApp(skin: Skin): void {
       send();
     }
   });
+}
+
+function limitText(resetAt: number): string {
+  const at = new Date(resetAt).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
+  return `You've reached your usage limit. Try again after ${at}.`;
 }
 
 async function post<T>(path: string, body: unknown): Promise<T> {

@@ -51,6 +51,10 @@ export interface Boot {
   layout: string;
   /** How the page drifts from its usual markup (drift-kinds.ts). */
   drift: DriftKind[];
+  /** False on the anonymous page of a site that works logged out (SimSiteConfig.anonymous). */
+  signedIn: boolean;
+  /** Set when the account is at its usage limit as the page opens: the page shows the notice at once. */
+  limitResetAt: number | null;
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */

@@ -24,6 +24,23 @@
  *   `button[data-cds="Button"]` ("Edit prompt", "Try again") and no action bar;
  * - `/new` becomes `/chat/<uuid>` without a reload (the engine); a lost session goes to `/login`.
  *
+ * And the 2026 facts of research/providers-live-2026.md ("Claude"), in every layout:
+ * - the transcript is virtualized: only the newest rows are mounted (about six), older ones
+ *   are unmounted as new ones arrive and keep their absolute `data-index`;
+ * - a used-up free allowance REPLACES the editor with `section[data-composer-stand-in]`
+ *   ("Your free messages return at 8:00 PM.", 2026-10): no composer, no send button.
+ *
+ * Two layouts (SimSiteConfig.layouts), both seen live in 2026:
+ * - `transcript` (default: the 2026-09-02 snapshot, the freshest, agrees with the 2026
+ *   adapters): the `transcript-row` rows above;
+ * - `rs-rows` (a 2026-07-16 live DOM dump): the list is `[role="article"][aria-label="chat
+ *   messages"]`, rows are `[data-rs-index]` with `data-last-message`, each holding
+ *   `[role="article"][aria-label="Message X of N"]`; no `transcript-row` test id and no
+ *   `data-perf-row*` (user and assistant rows are told apart by the sr-only "Claude
+ *   responded:" / "You said:" headings and the content). The message contents are assumed
+ *   unchanged (the dump names `.font-claude-response`, `.font-claude-response-body` and
+ *   `[data-testid="virtual-message-list"]` around it, nothing else).
+ *
  * Where the research is silent, the markup below is invented and says so.
  */
 import { startApp } from '../app.js';
@@ -31,27 +48,30 @@ import { richComposer } from '../composers.js';
 import { el, show } from '../dom.js';
 import { escapeHtml } from '../markdown.js';
 import type { Skin } from '../skin.js';
+import { claudeRows } from './claude-rows.js';
 
 // Stand-ins for the Tailwind utilities the real page uses to hide the screen-reader
 // headings and to fade the action bar in on hover.
 const STYLE = `
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-[data-testid="transcript-row"] [data-reveal="fade"]{opacity:0;transition:opacity .15s}
-[data-testid="transcript-row"]:hover [data-reveal="fade"],[data-testid="transcript-row"][data-last-message="true"] [data-reveal="fade"]{opacity:1}
-[data-testid="transcript-row"]{margin:12px 0}
+[data-reveal="fade"]{opacity:0;transition:opacity .15s}
+:hover > * > [data-reveal="fade"],[data-last-message="true"] [data-reveal="fade"]{opacity:1}
+[data-testid="transcript-row"],[data-rs-index]{margin:12px 0}
+section[data-composer-stand-in]{border:1px solid #d9d6cc;border-radius:12px;padding:12px 16px}
 [data-cds="UserMessage"]{background:#f0eee6;border-radius:12px;padding:8px 12px}
 .code-block__label{font-size:12px;color:#777;margin-bottom:4px}
 .code-block__copy{float:right}
 `;
 
+/** Rows the virtualized transcript keeps mounted. */
+const MOUNTED_ROWS = 6;
 const PREVIEW = 80;
 const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREVIEW).trimEnd()}…` : text).replace(/\s+/g, ' ').trim();
 
 const claude: Skin = {
   mount(root) {
     document.head.append(el('style', {}, STYLE));
-    const list = el('div', { 'data-testid': 'transcript-list', class: 'flex flex-col' });
-    const rows: HTMLElement[] = [];
+    const rows = claudeRows(window.__SIM_BOOT.layout, MOUNTED_ROWS);
 
     const editor = el('div', {
       contenteditable: 'true',
@@ -73,57 +93,31 @@ const claude: Skin = {
       type: 'file',
       multiple: '',
       'data-testid': 'file-upload',
+      'aria-label': 'Upload files',
       id: 'chat-input-file-upload-bottom',
       style: 'display:none',
     });
     const attach = el('button', { type: 'button', 'data-testid': 'chat-input-attach', 'aria-label': 'Add files' }, '+');
     const model = el('button', { type: 'button', 'data-testid': 'model-selector-dropdown' }, 'Claude Sonnet');
     const voice = el('button', { type: 'button', 'aria-label': 'Use voice mode' }, '🎙');
-    const send = el('button', { type: 'button', 'data-testid': 'chat-input-send', 'aria-label': 'Send message' }, '↑') as HTMLButtonElement;
+    // The design-system attribute is from the 2026-07 SSR shell.
+    const send = el('button', { type: 'button', 'data-cds': 'Button', 'data-testid': 'chat-input-send', 'aria-label': 'Send message' }, '↑') as HTMLButtonElement;
     const stop = el('button', { type: 'button', 'data-testid': 'chat-input-stop', 'aria-label': 'Stop response' }, '■');
-    // Invented: where the usage-limit notice sits (above the composer); the research has its words only.
-    const notices = el('div', { class: 'composer-notices' });
-    const fieldset = el(
-      'fieldset',
-      { class: 'flex w-full min-w-0 flex-col' },
-      notices,
-      el(
-        'div',
-        { class: 'composer-box' },
-        el('div', { class: 'editor-wrapper' }, editor),
-        el('div', { class: 'composer-toolbar flex' }, upload, attach, model, voice, send, stop),
-      ),
+    const composerBox = el(
+      'div',
+      { class: 'composer-box' },
+      el('div', { class: 'editor-wrapper' }, editor),
+      el('div', { class: 'composer-toolbar flex' }, upload, attach, model, voice, send, stop),
     );
+    const fieldset = el('fieldset', { class: 'flex w-full min-w-0 flex-col' }, composerBox);
     const app = el(
       'div',
       { class: 'root flex' },
       el('nav', { 'aria-label': 'Sidebar' }, el('a', { href: '/new', 'aria-label': 'New chat' }, 'New chat'), el('a', { href: '/recents' }, 'Chats')),
-      el('main', {}, el('div', { class: 'overflow-y-auto overflow-x-hidden' }, list), fieldset),
+      el('main', {}, el('div', { class: 'overflow-y-auto overflow-x-hidden' }, rows.element), fieldset),
     );
     root.append(app);
 
-    /** Keeps the row attributes the real transcript maintains: index, newest, distance from the end, "Message i of n". */
-    const renumber = () => {
-      rows.forEach((row, i) => {
-        row.setAttribute('data-index', String(i));
-        row.setAttribute('data-last-message', String(i === rows.length - 1));
-        row.setAttribute('data-perf-row-from-tail', String(rows.length - 1 - i));
-        row.firstElementChild!.setAttribute('aria-label', `Message ${i + 1} of ${rows.length}`);
-      });
-    };
-    const addRow = (role: 'human' | 'assistant', ...content: HTMLElement[]) => {
-      const inner = el('div', {}, ...content);
-      // A row is created already streaming (only the flip to "false" is ever seen on the real site).
-      const row = el(
-        'div',
-        { 'data-testid': 'transcript-row', 'data-perf-row': role, 'data-perf-row-streaming': String(role === 'assistant'), class: 'group relative' },
-        inner,
-      );
-      rows.push(row);
-      list.append(row);
-      renumber();
-      return { row, inner };
-    };
     const heading = (text: string) => el('h2', { class: 'sr-only select-none', 'data-find-omitted': '' }, text);
 
     return {
@@ -141,7 +135,7 @@ const claude: Skin = {
         show(voice, mode === 'empty' || mode === 'paused');
       },
       addUserTurn(text) {
-        addRow(
+        rows.add(
           'human',
           heading(`You said: ${preview(text)}`),
           el(
@@ -156,12 +150,12 @@ const claude: Skin = {
         const response = el('div', { class: 'font-claude-response relative' }, body);
         const message = el('div', { 'data-testid': 'assistant-message', 'data-is-streaming': 'true' }, response);
         const title = heading('Claude responded: ');
-        const { row, inner } = addRow('assistant', title, message);
+        const { row, inner } = rows.add('assistant', title, message);
         /** The per-turn finished signal, flipped after everything the finished turn shows is in place. */
         const done = () => {
           title.textContent = `Claude responded: ${preview(body.textContent ?? '')}`;
           message.setAttribute('data-is-streaming', 'false');
-          row.setAttribute('data-perf-row-streaming', 'false');
+          rows.finished(row);
         };
         return {
           render(html) {
@@ -245,14 +239,15 @@ const claude: Skin = {
         );
       },
       showLimitBanner(text) {
-        // The research has the words ("You are out of free messages until 10:00 AM" + Upgrade),
-        // not the markup: a plain notice above the composer. The reset time comes from the engine.
+        // The 2026-10 notice stands in for the editor: composer, send and stop are gone until
+        // the allowance returns. Its sentence is observed; the Upgrade link is carried over from
+        // the older notice's words ("… until 10:00 AM" + Upgrade). The time comes from the engine.
         const at = /\d{1,2}:\d{2}\s*[AP]M/i.exec(text)?.[0];
-        notices.replaceChildren(
+        fieldset.replaceChildren(
           el(
-            'div',
-            { class: 'limit-notice flex items-center gap-2' },
-            el('p', {}, at ? `You are out of free messages until ${at}` : 'You are out of free messages.'),
+            'section',
+            { 'data-composer-stand-in': '', class: 'flex items-center gap-2' },
+            el('p', {}, at ? `Your free messages return at ${at}.` : 'You are out of free messages.'),
             el('a', { href: '/upgrade', class: 'underline' }, 'Upgrade'),
           ),
         );

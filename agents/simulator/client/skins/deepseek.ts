@@ -18,11 +18,26 @@
  * The real site's layout classes are build hashes (`_7436101`, `bf38813a`); they are left
  * bare here so nothing can come to lean on them. Markup the research does not describe
  * (the refusal notice, the limit toast, the in-app sign-in view) is invented and marked.
+ *
+ * The 2026 site (research/providers-live-2026.md, "DeepSeek") differs, in three layouts:
+ * - `virtual-list` (default: what the 2026-10 adapters and the anchor contract of 2026-10-04
+ *   read as the established page): the transcript is a virtual list of rows
+ *   `[data-virtual-list-item-key]` in `.ds-virtual-list-visible-items`, only the newest
+ *   mounted (deepseek-rows.ts), still holding `div.ds-message`;
+ * - `virtual-list-hashed` (the variant seen on 2026-10-04, rolling out): the same list with
+ *   unkeyed rows and no `.ds-message` / `.ds-assistant-message-main-content`, hashed classes only;
+ * - `classic`: the page above, before the virtual list.
+ * In both virtual-list layouts the send and stop glyphs are paths (`d^="M8.3125"` /
+ * `d^="M2 4.88"`) instead of an arrow and a `rect`, the slot shows `.ds-loading` between a
+ * send and the first words, and the finished answer's toolbar has a labelled
+ * `[role="button"][aria-label="Read aloud"]` (observed). Its other labels ("Copy",
+ * "Regenerate", …) are inferred from it, not observed.
  */
 import { startApp } from '../app.js';
 import { el } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { ComposerMode, Skin } from '../skin.js';
+import { deepseekRows } from './deepseek-rows.js';
 import { reactTextarea } from './react-textarea.js';
 
 const BUSY = 'Server busy, please try again later.';
@@ -30,15 +45,32 @@ const REASONING = 'The user sent a prompt. I will restate it and add a short cod
 
 const svg = (body: string, paint = 'fill="none" stroke="currentColor" stroke-width="1.4"') =>
   `<svg width="16" height="16" viewBox="0 0 16 16" ${paint} aria-hidden="true">${body}</svg>`;
-const SEND_ICON = svg('<path d="M8 2l5 6H9.6v6H6.4V8H3z"/>', 'fill="currentColor"');
-const STOP_ICON = svg('<rect x="3" y="3" width="10" height="10" rx="2"/>', 'fill="currentColor"');
+const fill = 'fill="currentColor"';
+/** The slot's glyphs: before 2026 an arrow and a square; in 2026 paths the adapters tell apart by their start. */
+const GLYPHS = {
+  classic: {
+    send: svg('<path d="M8 2l5 6H9.6v6H6.4V8H3z"/>', fill),
+    stop: svg('<rect x="3" y="3" width="10" height="10" rx="2"/>', fill),
+  },
+  '2026': {
+    send: svg('<path d="M8.3125 1.5L14 7.2H10.1V14.5H6.5V7.2H2.6Z"/>', fill),
+    stop: svg('<path d="M2 4.88C2 3.29 3.29 2 4.88 2h6.24C12.71 2 14 3.29 14 4.88v6.24c0 1.59-1.29 2.88-2.88 2.88H4.88C3.29 14 2 12.71 2 11.12z"/>', fill),
+  },
+};
+const LOADING = `<div class="ds-loading">${svg('<circle cx="8" cy="8" r="6" stroke-dasharray="28 10"/>')}</div>`;
 const ICONS = {
   attach: svg('<path d="M10.5 3.5l-5 5a1.5 1.5 0 002 2l5-5a3 3 0 00-4-4l-5 5"/>'),
   copy: svg('<rect x="5" y="5" width="8" height="8" rx="1"/><path d="M3 11V3h8"/>'),
   regenerate: svg('<path d="M13 8a5 5 0 11-1.5-3.5M13 2v3h-3"/>'),
+  readAloud: svg('<path d="M2 6h3l4-3v10l-4-3H2zM11 5a4 4 0 010 6"/>'),
   like: svg('<path d="M2 7h3v7H2zM6 7l3-5c1 0 2 1 1.5 2.5L10 6h3.5l-1 8H6z"/>'),
   dislike: svg('<path d="M2 2h3v7H2zM6 9l3 5c1 0 2-1 1.5-2.5L10 10h3.5l-1-8H6z"/>'),
   share: svg('<path d="M11 2l3 3-3 3M14 5H7a4 4 0 00-4 4v4"/>'),
+};
+/** The finished answer's toolbar, copy first; the 2026 one adds Read aloud and labels. */
+const TOOLBARS: Record<'classic' | '2026', [keyof typeof ICONS, string][]> = {
+  classic: [['copy', ''], ['regenerate', ''], ['like', ''], ['dislike', ''], ['share', '']],
+  '2026': [['copy', 'Copy'], ['regenerate', 'Regenerate'], ['readAloud', 'Read aloud'], ['like', 'Like'], ['dislike', 'Dislike'], ['share', 'Share']],
 };
 
 const STYLE = `
@@ -80,10 +112,14 @@ const deepseek: Skin = {
   renderCode,
   mount(root) {
     let mode: ComposerMode = 'empty';
+    /** Between a send and the answer's first words (2026 layouts only). */
+    let loading = false;
     document.head.append(el('style', {}, STYLE));
+    const { layout } = window.__SIM_BOOT;
+    const generation = layout === 'classic' ? 'classic' : '2026';
 
-    const list = el('div', {});
-    const scroll = el('div', { class: 'ds-scroll-area' }, list);
+    const rows = deepseekRows(layout);
+    const scroll = el('div', { class: 'ds-scroll-area' }, rows.element);
     const toasts = el('div', {});
     const textarea = el('textarea', { id: 'chat-input', class: 'ds-scroll-area', placeholder: 'Message DeepSeek', rows: '2' }) as HTMLTextAreaElement;
     const composer = reactTextarea(textarea);
@@ -103,7 +139,8 @@ const deepseek: Skin = {
       slot.className = `ds-button ds-button--primary ds-button--filled ds-button--circle ds-button--m${enabled ? '' : ' ds-button--disabled'}`;
       slot.setAttribute('aria-disabled', String(!enabled));
       // During a reasoning pause the slot looks idle: the trap for "no stop = done" checks.
-      slot.innerHTML = mode === 'generating' ? STOP_ICON : SEND_ICON;
+      const glyphs = GLYPHS[generation];
+      slot.innerHTML = mode !== 'generating' ? glyphs.send : loading ? LOADING : glyphs.stop;
     };
 
     // The engine listens to a send and a stop control; here both are this one slot, so
@@ -116,21 +153,14 @@ const deepseek: Skin = {
     });
 
     // The code banners' own buttons: Copy puts the block's code on the clipboard.
-    list.addEventListener('click', (event) => {
+    rows.element.addEventListener('click', (event) => {
       const button = (event.target as Element).closest('.md-code-block-banner [data-action="copy"]');
       const pre = button?.closest('.md-code-block')?.querySelector('pre');
       if (pre) void navigator.clipboard.writeText(pre.textContent ?? '');
     });
 
-    /** One block wrapper per message, as on the site (its class is a build hash). */
-    const block = (...children: HTMLElement[]) => {
-      const wrapper = el('div', {}, ...children);
-      list.append(wrapper);
-      return wrapper;
-    };
-
-    const iconButton = (name: keyof typeof ICONS) => {
-      const b = el('div', { role: 'button', tabindex: '0', class: 'ds-icon-button', 'aria-disabled': 'false' });
+    const iconButton = (name: keyof typeof ICONS, label: string) => {
+      const b = el('div', { role: 'button', tabindex: '0', class: 'ds-icon-button', 'aria-disabled': 'false', ...(label ? { 'aria-label': label } : {}) });
       b.innerHTML = ICONS[name];
       return b;
     };
@@ -140,22 +170,28 @@ const deepseek: Skin = {
       sendButton,
       stopButton,
       setMode(next) {
+        // A send starts loading; the end of a reasoning pause does not.
+        if (next === 'generating' && mode !== 'paused') loading = generation === '2026';
         mode = next;
         paint();
       },
       addUserTurn(text) {
-        block(el('div', { class: 'ds-message' }, el('div', { style: 'white-space:pre-wrap' }, text)));
+        rows.user(text);
       },
       addAssistantTurn() {
         // DeepThink is on: reasoning streams first, inside `.ds-think-content`.
         const thinkStatus = el('div', {}, 'Thinking…');
         const think = el('div', { class: 'ds-think-content' }, el('div', { class: 'ds-markdown' }, el('p', {}, REASONING)));
-        const message = el('div', { class: 'ds-message' }, thinkStatus, think);
-        const wrapper = block(message);
+        const { row, message } = rows.assistant();
+        message.append(thinkStatus, think);
         let answer: HTMLElement | null = null;
         const answerElement = () => {
+          if (loading) {
+            loading = false;
+            paint();
+          }
           if (!answer) {
-            answer = el('div', { class: 'ds-markdown ds-assistant-message-main-content' });
+            answer = el('div', { class: rows.answerClass });
             message.append(answer);
             thinkStatus.textContent = 'Thought for 1 second';
           }
@@ -163,9 +199,9 @@ const deepseek: Skin = {
         };
         /** The actions row under a finished message: copy first. */
         const actions = (markdown: string) => {
-          const copy = iconButton('copy');
-          copy.addEventListener('click', () => void navigator.clipboard.writeText(markdown));
-          wrapper.append(el('div', {}, el('div', { class: 'ds-flex' }, copy, iconButton('regenerate'), iconButton('like'), iconButton('dislike'), iconButton('share'))));
+          const [copy, ...others] = TOOLBARS[generation].map(([icon, label]) => iconButton(icon, label));
+          copy!.addEventListener('click', () => void navigator.clipboard.writeText(markdown));
+          row.append(el('div', {}, el('div', { class: 'ds-flex' }, copy!, ...others)));
         };
         return {
           render(html) {

@@ -27,6 +27,19 @@
  * research saw `aria-label="プロンプトを送信"` on a Japanese UI), so a pack that leans on
  * English labels fails here the way it would for a Japanese user.
  *
+ * The 2026 page (research/providers-live-2026.md, "Gemini"; live probes 2026-07-15 and
+ * 2026-08-13): the editor is labelled "Enter a prompt for Gemini" and has `data-gramm="false"`,
+ * the upload menu is "Upload & tools", the mode picker "Open mode picker, currently …".
+ * And the site works logged out: without a session `/app` is an anonymous composer that
+ * answers (unsaved), with a "Sign in" control and no account button (SimSiteConfig.anonymous).
+ *
+ * Two layouts, differing only in how the editor takes a paste:
+ * - `classic` (default): the editor reads a paste event's `clipboardData`, as above;
+ * - `quill-clipboard`: stock Quill 1, whose hidden `div.ql-clipboard` says that is what
+ *   the page runs: a paste moves the focus to the catcher, lets the browser paste into it,
+ *   and a moment later moves what arrived into the editor. A synthetic paste event pastes
+ *   nothing, so text must come in by the browser's own insertion (`insertText`).
+ *
  * Where the research is silent, the markup is invented, and says so below: the code-block
  * frame, the error card, the refusal notice, the limit banner, the Google account link.
  */
@@ -37,12 +50,13 @@ import type { Composer, ComposerMode, Skin } from '../skin.js';
 
 const LABELS = {
   en: {
-    prompt: 'Enter a prompt here',
+    prompt: 'Enter a prompt for Gemini',
     placeholder: 'Ask Gemini',
     send: 'Send message',
     stop: 'Stop response',
     mic: 'Microphone',
-    upload: 'Upload and tools',
+    upload: 'Upload & tools',
+    modePicker: 'Open mode picker, currently 2.5 Flash',
     newChat: 'New chat',
     menu: 'Main menu',
     greeting: 'Hello there',
@@ -62,12 +76,13 @@ const LABELS = {
   },
   // Only `send` is attested (research/providers.md §1); the rest are plausible stand-ins.
   ja: {
-    prompt: 'ここにプロンプトを入力してください',
+    prompt: 'Gemini へのプロンプトを入力',
     placeholder: 'Gemini に相談',
     send: 'プロンプトを送信',
     stop: '回答を停止',
     mic: 'マイク',
     upload: 'アップロードとツール',
+    modePicker: 'モード選択ツールを開く（現在: 2.5 Flash）',
     newChat: 'チャットを新規作成',
     menu: 'メインメニュー',
     greeting: 'こんにちは',
@@ -138,12 +153,13 @@ function iconButton(icon: string, label: string, attrs: Record<string, string> =
  * marked `ql-blank`, and Enter sends (the engine). The browser's own editing (typing, IME,
  * `execCommand('insertText')`, Playwright's `fill`) lands in the editor directly. The
  * hidden `div.ql-clipboard` is Quill 1's paste catcher; stock Quill 1 ignores a paste
- * event's data and lets the browser paste into the catcher instead, but Gemini's composer,
- * which also takes pasted images and files, is modelled here as reading the event's
- * `clipboardData` (unverified; see the note on `input` in agents/providers/gemini.ts). The
- * pasted lines go at the end of the text: the simulator does not track the caret.
+ * event's data and lets the browser paste into the catcher instead (`paste: 'catcher'`, the
+ * `quill-clipboard` layout), but Gemini's composer, which also takes pasted images and
+ * files, is modelled by default as reading the event's `clipboardData` (`paste: 'event'`;
+ * unverified, see the note on `input` in agents/providers/gemini.ts). The pasted lines go
+ * at the end of the text: the simulator does not track the caret.
  */
-function quillComposer(editor: HTMLElement): Composer {
+function quillComposer(editor: HTMLElement, catcher: HTMLElement, paste: 'event' | 'catcher'): Composer {
   const emptyLine = () => el('p', {}, el('br'));
   const line = (text: string) => (text ? el('p', {}, text) : emptyLine());
   const blank = () => editor.children.length === 1 && lineText(editor.firstElementChild!) === '';
@@ -155,13 +171,29 @@ function quillComposer(editor: HTMLElement): Composer {
 
   // Registered before the engine's own `input` listener, so the engine sees a normalized editor.
   editor.addEventListener('input', normalize);
-  editor.addEventListener('paste', (event) => {
-    event.preventDefault();
-    const pasted = (event.clipboardData?.getData('text/plain') ?? '').replace(/\r\n/g, '\n');
+  const insert = (text: string) => {
+    const pasted = text.replace(/\r\n/g, '\n');
     if (!pasted) return;
     const lines = (blank() ? '' : read()).concat(pasted).split('\n');
     editor.replaceChildren(...lines.map(line));
     editor.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  editor.addEventListener('paste', (event) => {
+    if (paste === 'event') {
+      event.preventDefault();
+      return insert(event.clipboardData?.getData('text/plain') ?? '');
+    }
+    // Quill 1's onPaste: the browser's own paste lands in the focused catcher; a tick later
+    // its text moves into the editor and the caret comes back to the end.
+    catcher.focus();
+    setTimeout(() => {
+      const arrived = catcher.innerText;
+      catcher.replaceChildren();
+      insert(arrived);
+      editor.focus();
+      getSelection()?.selectAllChildren(editor);
+      getSelection()?.collapseToEnd();
+    }, 1);
   });
   editor.replaceChildren(emptyLine());
   normalize();
@@ -210,10 +242,11 @@ const gemini: Skin = {
       'aria-multiline': 'true',
       'aria-label': L.prompt,
       'data-placeholder': L.placeholder,
+      'data-gramm': 'false',
     });
     const catcher = el('div', { class: 'ql-clipboard', contenteditable: 'true', tabindex: '-1' });
     const richTextarea = el('rich-textarea', { class: 'text-input-field_textarea ql-container', enterkeyhint: 'send' }, editor, catcher);
-    const composer = quillComposer(editor);
+    const composer = quillComposer(editor, catcher, boot.layout === 'quill-clipboard' ? 'catcher' : 'event');
 
     // The send slot: the microphone while empty (the trap a "button beside the composer"
     // fallback falls into), the send button once there is text, stop while answering.
@@ -239,14 +272,21 @@ const gemini: Skin = {
 
     // The top bar. The account link is invented from general knowledge of Google's bar, not
     // the research: a signed-in page carries a link to accounts.google.com too (to
-    // SignOutOptions), so "any link to accounts.google.com" is no login wall.
+    // SignOutOptions), so "any link to accounts.google.com" is no login wall. Logged out
+    // (the anonymous page, or a session lost mid-use), a Sign in link holds its place; the
+    // simulator's `/signin` stands in for accounts.google.com/ServiceLogin.
     const account = el('a', { class: 'gb_A gb_account', href: 'https://accounts.google.com/SignOutOptions?hl=en&continue=https://gemini.google.com/app', 'aria-label': L.account, role: 'button' }, 'A');
     account.addEventListener('click', (e) => e.preventDefault());
+    const signIn = () => el('a', { class: 'gb_A gb_sign_in', 'aria-label': L.signIn, href: `/signin?continue=${encodeURIComponent(location.pathname)}` }, L.signIn);
     const topBar = el(
       'top-bar-actions',
       { class: 'top-bar' },
-      el('bard-mode-switcher', {}, el('button', { type: 'button', 'data-test-id': 'bard-mode-menu-button', class: 'input-area-switch' }, '2.5 Flash')),
-      account,
+      el(
+        'bard-mode-switcher',
+        {},
+        el('button', { type: 'button', 'data-test-id': 'bard-mode-menu-button', 'aria-label': L.modePicker, class: 'input-area-switch' }, '2.5 Flash'),
+      ),
+      boot.signedIn ? account : signIn(),
     );
     const sideNav = el(
       'bard-sidenav',
@@ -378,7 +418,7 @@ const gemini: Skin = {
       },
       showLoginWall() {
         // The simulator's `/signin` stands in for accounts.google.com/ServiceLogin.
-        account.replaceWith(el('a', { class: 'gb_sign_in', href: `/signin?continue=${encodeURIComponent(location.pathname)}` }, L.signIn));
+        account.replaceWith(signIn());
         notices.replaceChildren(el('div', { class: 'signed-out-notice' }, L.signedOut));
       },
       // Invented: the research found no Gemini limit banner in the DOM (only server codes).
