@@ -124,7 +124,16 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
     await p.page.evaluate(() => {
       for (const el of Array.from(document.querySelectorAll<HTMLElement>('button, [role="button"]'))) el.click();
     });
-    return p.clipboard();
+  };
+  /**
+   * Every control pressed on both pages, the drifted one first; copy handlers write to the
+   * clipboard asynchronously, so the plain page's copies are awaited before either is read.
+   */
+  const pressBoth = async (plain: SimPage, reshaped: SimPage) => {
+    await pressEverything(reshaped);
+    await pressEverything(plain);
+    await until(async () => (await plain.clipboard()).length > 0, 5_000, 'the plain page to copy');
+    return { copiedPlain: await plain.clipboard(), copiedReshaped: await reshaped.clipboard() };
   };
 
   const [plain, renamed, reshaped] = await Promise.all([
@@ -145,8 +154,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
       plainShot: plainShot!,
       renamedShot: renamedShot!,
       dialog,
-      copiedPlain: await pressEverything(plain),
-      copiedReshaped: await pressEverything(reshaped),
+      ...(await pressBoth(plain, reshaped)),
     };
   } finally {
     await Promise.all([plain, renamed, reshaped].map((p) => p.close()));
