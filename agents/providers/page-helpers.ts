@@ -30,7 +30,7 @@ export type TurnOutcome = { kind: 'finished'; by: 'marker' | 'settled' } | TurnP
 export type Obstacle =
   | { kind: 'chooser'; text: string } // an A/B chooser: click `preferFirst`
   | { kind: 'mode'; text: string } // a Chat/Work toggle off Chat: click `chatMode`
-  | { kind: 'dialog'; text: string; closable: boolean } // a modal dialog: Escape, then its close control
+  | { kind: 'dialog'; text: string } // a modal dialog: Escape, then its close control
   | { kind: 'overlay'; text: string }; // something over the composer that is not a dialog
 
 export interface WatchLimits {
@@ -298,7 +298,7 @@ export function installPageHelpers(): void {
     const mode = find(pack.chatMode);
     if (mode && !selected(mode)) return { kind: 'mode', text: accessibleName(mode).slice(0, 40) };
     const dialog = openDialog();
-    if (dialog) return { kind: 'dialog', text: dialogName(dialog), closable: !!dialogClose(pack, dialog) };
+    if (dialog) return { kind: 'dialog', text: dialogName(dialog) };
     const composer = find(pack.composer);
     const cover = composer && coveredBy(composer);
     if (cover) return { kind: 'overlay', text: '' };

@@ -74,16 +74,6 @@ export class SiteBook {
     });
   }
 
-  /** Resolves once the overrides on disk now are in force (tests; `sites check`). */
-  settled(): Promise<void> {
-    return this.loading;
-  }
-
-  /** Reads the overrides now rather than on the folder's next change event (`sites check` must see a file just written). */
-  refresh(): Promise<void> {
-    return this.overridesDir ? this.reload() : Promise.resolve();
-  }
-
   private builtIn(provider: Provider): ProviderSite {
     const site = compileSite(BUILT_IN_PACKS[provider]);
     const baseUrl = this.baseUrls[provider];
