@@ -36,6 +36,20 @@ module.exports = {
       to: { path: '^agents/' },
     },
     {
+      name: 'the-queue-does-not-import-the-http-layer',
+      severity: 'error',
+      comment: 'main/queue/ keeps jobs whoever asks; what it shares with the API (job shapes, limits, errors, timestamps) is in main/core/.',
+      from: { path: '^main/queue/' },
+      to: { path: '^main/api/' },
+    },
+    {
+      name: 'the-http-layer-does-not-import-the-queue',
+      severity: 'error',
+      comment: 'main/api/ speaks HTTP; it reaches jobs through main/completions.ts and takes their shapes from main/core/.',
+      from: { path: '^main/api/' },
+      to: { path: '^main/queue/' },
+    },
+    {
       name: 'only-the-shell-imports-electron',
       severity: 'error',
       comment: 'The service runs in plain Node; electron is imported in main/electron/ only.',

@@ -1,5 +1,5 @@
 import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from './api/admin-schemas.js';
-import { timestamp } from './api/profile.js';
+import { timestamp } from './core/timestamps.js';
 import type { Clock } from './core/clock.js';
 import { PROVIDER_NAMES, isProvider } from './core/providers.js';
 import type { KeyStore } from './keys/key-store.js';

@@ -6,7 +6,8 @@
  * kept, whether keys belong to accounts, the webhook body and which receivers may be
  * called. Routes, the queue and the webhooks ask the profile; none of them tests its name.
  */
-import type { JobRow, AttemptRow } from '../queue/job-store.js';
+import type { JobRow, AttemptRow } from '../core/jobs.js';
+import { timestamp, timestampMs } from '../core/timestamps.js';
 import { webhookBody } from '../webhooks/payload.js';
 import {
   Accepted,
@@ -72,16 +73,6 @@ export interface Profile {
    * receivers; (F) the receiver is usually on the same machine, so any address is called.
    */
   publicWebhooksOnly: boolean;
-}
-
-/** ISO 8601 UTC with whole seconds: 2026-11-21T10:00:00Z. */
-export function timestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-/** ISO 8601 UTC with milliseconds: 2026-11-21T10:00:00.123Z. */
-export function timestampMs(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {

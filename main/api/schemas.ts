@@ -5,7 +5,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { LIMITS } from '../core/limits.js';
 import { PROVIDERS } from '../core/providers.js';
-import { JOB_STATUSES, type JobStatus } from '../queue/state-machine.js';
+import { JOB_STATUSES, type JobStatus } from '../core/jobs.js';
 
 /** OpenAPI 3.0's `nullable`, which Ajv understands, keeps "X or null" a single, readable rule. */
 function Nullable<T extends TSchema>(schema: T) {

@@ -1,5 +1,5 @@
 import type { UsageFigures } from '../api/admin-schemas.js';
-import { timestamp } from '../api/profile.js';
+import { timestamp } from '../core/timestamps.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';

@@ -2,7 +2,7 @@ import type { AgentState } from '../core/agent.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { Clock } from '../core/clock.js';
 import type { JobEvents } from '../queue/job-events.js';
-import type { JobRow } from '../queue/job-store.js';
+import type { JobRow } from '../core/jobs.js';
 import type { WaitReason } from '../queue/wait-reason.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
 import type { DeliveryRow } from '../webhooks/outbox.js';

@@ -1,4 +1,4 @@
-import type { JobRow } from './job-store.js';
+import type { JobRow } from '../core/jobs.js';
 
 type Listener = (job: JobRow) => void;
 

@@ -1,103 +1,24 @@
 import type { Db } from './db.js';
 import { AccountQueues, type QueueKey } from './queue-order.js';
-import { isFinal, transition, type JobStatus } from './state-machine.js';
-import { decideAfterFailure, type AttemptOutcome, type FailureContext } from './retry-policy.js';
+import { isFinal, transition } from './state-machine.js';
+import { decideAfterFailure } from './retry-policy.js';
 import type { JobFailureCode } from '../core/errors.js';
+import {
+  EVERY_ACCOUNT,
+  type AttemptEnd,
+  type AttemptOutcome,
+  type AttemptRow,
+  type ConversationRow,
+  type Deletion,
+  type FailureContext,
+  type JobRow,
+  type JobStatus,
+  type Moved,
+  type NewJob,
+  type QueuedJob,
+  type Viewer,
+} from '../core/jobs.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
-
-export interface JobRow {
-  id: string;
-  status: JobStatus;
-  prompt: string;
-  req_provider: string | null;
-  req_agent_id: string | null;
-  conversation_in: string | null;
-  priority: number;
-  timeout_ms: number;
-  deadline_at: number;
-  max_attempts: number;
-  callback_url: string | null;
-  metadata: string;
-  created_at: number;
-  attempts: number;
-  queue_ms: number | null;
-  run_ms: number;
-  agent_id: string | null;
-  provider: string | null;
-  response: string | null;
-  conversation_ref: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  finished_at: number | null;
-  /** When retention removed the prompt (now '') and response (now null); null while they are stored. */
-  content_pruned_at: number | null;
-  /** The API key that submitted the job, 'admin' for the dashboard's token; null before this was recorded. */
-  api_key_id: string | null;
-  /** (H) The account that submitted the job; null in Profile F (the install is the one account) and for the admin token. */
-  account_id: string | null;
-}
-
-export type NewJob = Pick<
-  JobRow,
-  | 'id'
-  | 'prompt'
-  | 'req_provider'
-  | 'req_agent_id'
-  | 'conversation_in'
-  | 'priority'
-  | 'timeout_ms'
-  | 'deadline_at'
-  | 'max_attempts'
-  | 'callback_url'
-  | 'metadata'
-  | 'created_at'
-  | 'api_key_id'
-> & { account_id?: string | null };
-
-export interface AttemptRow {
-  job_id: string;
-  attempt: number;
-  agent_id: string;
-  provider: string;
-  started_at: number;
-  ended_at: number | null;
-  outcome: AttemptOutcome | null;
-  error_code: string | null;
-  detail: string | null;
-}
-
-export interface ConversationRow {
-  id: string;
-  agent_id: string;
-  provider: string;
-  address: string;
-  created_at: number;
-  updated_at: number;
-  account_id: string | null;
-}
-
-/**
- * Whose jobs are looked at: an account's (null in Profile F, where the install is the one
- * account), or every account's, as the operator sees them in the dashboard and metrics.
- */
-export const EVERY_ACCOUNT = Symbol('every account');
-export type Viewer = string | null | typeof EVERY_ACCOUNT;
-
-/** What a queued job needs for the scheduler to match it with an agent. */
-export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id'>;
-
-export type AttemptEnd =
-  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
-  | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
-
-/** What `delete` did: a live job is refused, with its status, so the caller can say why. */
-export type Deletion = { deleted: true } | { deleted: false; status: JobStatus };
-
-/** A job moved by the store, with the status it had before. */
-export interface Moved {
-  job: JobRow;
-  from: JobStatus;
-}
 
 /**
  * The only writer of job rows. Each method that changes a job is one SQLite transaction

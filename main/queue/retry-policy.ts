@@ -1,7 +1,6 @@
 import type { AgentFailureKind } from '../core/agent.js';
 import type { JobFailureCode } from '../core/errors.js';
-
-export type AttemptOutcome = 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'agent_lost';
+import type { AttemptOutcome, FailureContext } from '../core/jobs.js';
 
 /** How an attempt that did not succeed is recorded (decisions.md `details.attempts`). */
 export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutcome; errorCode: string } {
@@ -23,18 +22,6 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
     case 'site_changed':
       return { outcome: 'failed', errorCode: 'PROVIDER_UI_CHANGED' };
   }
-}
-
-/** What the scheduler knows about the attempt that just failed, beyond its code. */
-export interface FailureContext {
-  /** What the agent said (a page's error text, the control it could not find). */
-  detail?: string | null;
-  /**
-   * Whether another agent could take a retry now (one is idle or busy). A page found changed
-   * is not waited on: with no other agent, the job fails at once instead of queuing behind
-   * an agent that is set aside until its page works again.
-   */
-  retryElsewhere?: boolean;
 }
 
 export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCode; message: string };

@@ -1,9 +1,9 @@
+import type { JobStatus } from '../core/jobs.js';
+
 /**
  * The job state machine of api.md "States and transitions", as one table. Every change of
  * a job's status in the store goes through `transition`, which refuses anything else.
  */
-export const JOB_STATUSES = ['queued', 'dispatched', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export type JobEvent =
   | 'dispatch' // capacity is free and every cap allows it

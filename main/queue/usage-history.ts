@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 import { HOUR_MS } from './hourly-usage.js';
-import type { JobStatus } from './state-machine.js';
+import type { JobStatus } from '../core/jobs.js';
 
 /** How far back usage history reaches. */
 export const USAGE_DAYS = 90;

@@ -1,4 +1,4 @@
-import { timestamp } from '../api/profile.js';
+import { timestamp } from '../core/timestamps.js';
 import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool } from './agent-pool.js';

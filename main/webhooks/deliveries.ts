@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { JobRow } from '../queue/job-store.js';
+import type { JobRow } from '../core/jobs.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryState, WebhookOutbox } from './outbox.js';
 
 export interface DeliveryLog {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IllegalTransition, isFinal, JOB_STATUSES, transition, type JobEvent } from '../../main/queue/state-machine.js';
+import { JOB_STATUSES } from '../../main/core/jobs.js';
+import { IllegalTransition, isFinal, transition, type JobEvent } from '../../main/queue/state-machine.js';
 
 const EVENTS: JobEvent[] = ['dispatch', 'succeed', 'retry', 'fail', 'cancel', 'expire'];
 

@@ -5,7 +5,8 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
-import { JobStore, type NewJob } from '../../main/queue/job-store.js';
+import type { NewJob } from '../../main/core/jobs.js';
+import { JobStore } from '../../main/queue/job-store.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 

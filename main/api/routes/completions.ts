@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Completions } from '../../completions.js';
-import type { JobRow } from '../../queue/job-store.js';
+import type { JobRow } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';

@@ -1,0 +1,163 @@
+/**
+ * The shapes of jobs, attempts and conversations as the job store keeps them, and the words
+ * of its port (main/queue/job-store.ts). Types and constants only: both stores (SQLite,
+ * PostgreSQL), the queue and the HTTP layer share them without importing one another.
+ */
+
+/** The job statuses of api.md "States and transitions"; main/queue/state-machine.ts moves between them. */
+export const JOB_STATUSES = ['queued', 'dispatched', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'agent_lost';
+
+export interface JobRow {
+  id: string;
+  status: JobStatus;
+  prompt: string;
+  req_provider: string | null;
+  req_agent_id: string | null;
+  conversation_in: string | null;
+  priority: number;
+  timeout_ms: number;
+  deadline_at: number;
+  max_attempts: number;
+  callback_url: string | null;
+  metadata: string;
+  created_at: number;
+  attempts: number;
+  queue_ms: number | null;
+  run_ms: number;
+  agent_id: string | null;
+  provider: string | null;
+  response: string | null;
+  conversation_ref: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  finished_at: number | null;
+  /** When retention removed the prompt (now '') and response (now null); null while they are stored. */
+  content_pruned_at: number | null;
+  /** The API key that submitted the job, 'admin' for the dashboard's token; null before this was recorded. */
+  api_key_id: string | null;
+  /** (H) The account that submitted the job; null in Profile F (the install is the one account) and for the admin token. */
+  account_id: string | null;
+}
+
+export type NewJob = Pick<
+  JobRow,
+  | 'id'
+  | 'prompt'
+  | 'req_provider'
+  | 'req_agent_id'
+  | 'conversation_in'
+  | 'priority'
+  | 'timeout_ms'
+  | 'deadline_at'
+  | 'max_attempts'
+  | 'callback_url'
+  | 'metadata'
+  | 'created_at'
+  | 'api_key_id'
+> & { account_id?: string | null };
+
+export interface AttemptRow {
+  job_id: string;
+  attempt: number;
+  agent_id: string;
+  provider: string;
+  started_at: number;
+  ended_at: number | null;
+  outcome: AttemptOutcome | null;
+  error_code: string | null;
+  detail: string | null;
+}
+
+export interface ConversationRow {
+  id: string;
+  agent_id: string;
+  provider: string;
+  address: string;
+  created_at: number;
+  updated_at: number;
+  account_id: string | null;
+}
+
+/**
+ * Whose jobs are looked at: an account's (null in Profile F, where the install is the one
+ * account), or every account's, as the operator sees them in the dashboard and metrics.
+ */
+export const EVERY_ACCOUNT = Symbol('every account');
+export type Viewer = string | null | typeof EVERY_ACCOUNT;
+
+/** What a queued job needs for the scheduler to match it with an agent. */
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id'>;
+
+/** What the scheduler knows about the attempt that just failed, beyond its code. */
+export interface FailureContext {
+  /** What the agent said (a page's error text, the control it could not find). */
+  detail?: string | null;
+  /**
+   * Whether another agent could take a retry now (one is idle or busy). A page found changed
+   * is not waited on: with no other agent, the job fails at once instead of queuing behind
+   * an agent that is set aside until its page works again.
+   */
+  retryElsewhere?: boolean;
+}
+
+export type AttemptEnd =
+  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
+  | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
+
+/** What `delete` did: a live job is refused, with its status, so the caller can say why. */
+export type Deletion = { deleted: true } | { deleted: false; status: JobStatus };
+
+/** A job moved by the store, with the status it had before. */
+export interface Moved {
+  job: JobRow;
+  from: JobStatus;
+}
+
+/** An idempotency entry to look up and record in the same transaction as the insert. */
+export interface IdempotencyClaim {
+  /** Already scoped by account by the caller. */
+  key: string;
+  /** requestHash(path, body). */
+  hash: string;
+  /** Entries older than now - ttlMs do not count. */
+  ttlMs: number;
+  /**
+   * 'conflict': an entry with another hash is a conflict (an explicit Idempotency-Key).
+   * 'replace': an entry with another hash is ignored and replaced; an entry found is
+   * refreshed (the implicit key of an SDK's automatic repeat).
+   */
+  onOtherHash: 'conflict' | 'replace';
+}
+
+export interface SubmitRequest {
+  /** id and created_at chosen by the caller (ids.job(now), clock.now()). */
+  job: NewJob;
+  idempotency?: IdempotencyClaim;
+  /** At most this many jobs of job.account_id queued (LIMITS.queuedJobs), counted inside the transaction. */
+  queuedLimit: number;
+}
+
+export type SubmitResult =
+  | { kind: 'created'; job: JobRow }
+  /** The idempotency entry's job (still existing). */
+  | { kind: 'found'; job: JobRow }
+  /** Same key, another request (onOtherHash 'conflict'). */
+  | { kind: 'conflict' }
+  /** queuedLimit reached: nothing written. */
+  | { kind: 'queue_full' };
+
+/** A store event, published after the commit that made it. `from` is null for a job just created. */
+export interface StoreEvent {
+  job: JobRow;
+  from: JobStatus | null;
+}
+
+/** What a dispatch round asks for: this job on this agent. */
+export interface Claim {
+  jobId: string;
+  agentId: string;
+  provider: string;
+}
