@@ -18,7 +18,7 @@ import { randomIds } from '../main/core/ids.js';
 import { KeyStore } from '../main/keys/key-store.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
 import { openDatabase } from '../main/queue/db.js';
-import { JobStore } from '../main/queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
 import { UsageHistory } from '../main/queue/usage-history.js';
 import { SettingsStore } from '../main/settings/settings-store.js';

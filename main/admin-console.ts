@@ -19,7 +19,7 @@ import type { HourlyUsage } from './queue/hourly-usage.js';
 import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from './core/jobs.js';
-import type { JobStore } from './queue/job-store.js';
+import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';

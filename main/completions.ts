@@ -10,7 +10,7 @@ import type { IdempotencyStore } from './queue/idempotency.js';
 import { requestHash } from './queue/idempotency.js';
 import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow, type Viewer } from './core/jobs.js';
-import type { JobStore } from './queue/job-store.js';
+import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
 import type { JobConstraint, Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
 import { waitReason, type WaitReason } from './queue/wait-reason.js';

@@ -21,7 +21,7 @@ import { GroupCommit } from './queue/group-commit.js';
 import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
 import { IdempotencyStore } from './queue/idempotency.js';
 import { JobEvents } from './queue/job-events.js';
-import { JobStore } from './queue/job-store.js';
+import { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
 import { Retention } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';

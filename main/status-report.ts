@@ -3,7 +3,7 @@ import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
 import type { Viewer } from './core/jobs.js';
-import type { JobStore } from './queue/job-store.js';
+import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 /** GET /v1/status and GET /v1/models, shaped as decisions.md fixes them. */

@@ -1,6 +1,6 @@
 import { resolveDataDir } from '../core/data-dir.js';
 import { openDatabase } from '../queue/db.js';
-import { JobStore } from '../queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
 import { reclaimInSteps } from '../queue/retention.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { parse, UsageError } from './args.js';

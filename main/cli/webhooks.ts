@@ -3,7 +3,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { readServerInfo } from '../core/runtime-files.js';
 import { openDatabase } from '../queue/db.js';
-import { JobStore } from '../queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
 import { isDelivered, WebhookOutbox } from '../webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';

@@ -6,7 +6,7 @@ import type { AgentPool } from '../queue/agent-pool.js';
 import type { HourlyUsage } from '../queue/hourly-usage.js';
 import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from '../core/jobs.js';
-import type { JobStore } from '../queue/job-store.js';
+import type { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';

@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { reclaimSpace, type Db } from './db.js';
-import type { JobStore } from './job-store.js';
+import type { SqliteJobStore as JobStore } from './sqlite/job-store.js';
 
 export const DAY_MS = 86_400_000;
 /** Webhook delivery logs that are over are kept this long, whatever the retention setting. */

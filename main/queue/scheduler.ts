@@ -6,7 +6,7 @@ import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { HOUR_MS, type HourlyUsage } from './hourly-usage.js';
 import type { JobEvents } from './job-events.js';
 import type { AttemptEnd, JobRow, Moved } from '../core/jobs.js';
-import type { JobStore } from './job-store.js';
+import type { SqliteJobStore as JobStore } from './sqlite/job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';

@@ -1,5 +1,5 @@
 import { randomIds } from '../../main/core/ids.js';
-import type { JobStore } from '../../main/queue/job-store.js';
+import type { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
 
 export interface SeedOptions {
   count: number;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
 import { DAY_MS, reclaimInSteps } from '../../main/queue/retention.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';

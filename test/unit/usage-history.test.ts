@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../../main/queue/retention.js';
 import { percentiles, UsageHistory } from '../../main/queue/usage-history.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 
