@@ -265,6 +265,8 @@ export class Service {
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
     this.admin.attachAgents(control);
+    // The agents' own looks at their pages respect a login under way, as Check now does.
+    this.pool.lookThrough((id) => control.recheck(id));
   }
 
   get baseUrl(): string {
@@ -315,6 +317,7 @@ export class Service {
     clearInterval(this.pruneTimer);
     this.completions.close();
     this.scheduler.stop();
+    this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();
     const retentionStopped = this.retention.stop();
     // In-flight requests get a moment to finish; then any connection left is cut.

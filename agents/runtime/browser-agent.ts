@@ -3,6 +3,7 @@ import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '.
 import { AgentFailure } from '../../main/core/agent.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
+import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
@@ -13,8 +14,6 @@ import { inspectSite, type PageInspection } from './site-check.js';
 const RECHECK_AFTER_MS = 10 * 60_000;
 /** A browser that keeps dying is restarted less and less often. */
 const RESTART_DELAYS_MS = [0, 1_000, 5_000, 30_000, 120_000];
-/** A page that changed is looked at again on its own, less and less often, until it works. */
-const SITE_RECHECK_DELAYS_MS = [15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000];
 
 /**
  * Lets a page that waits for its next job rest. Providers focus their composer when a chat
@@ -41,7 +40,8 @@ async function rest(page: Page): Promise<void> {
  * One provider account in one persistent browser session, one job at a time. Between jobs
  * it keeps a fresh chat open so the next job starts without a page load; while idle it does
  * nothing at all, and its page rests (no focused composer). It restarts its browser when the
- * browser dies.
+ * browser dies. When it is set aside (`error`: a changed site, a verification, a page that
+ * would not load), the pool has it look again (`recheck`) on a back-off until it works.
  */
 export class BrowserAgent implements Agent {
   readonly provider;
@@ -58,9 +58,8 @@ export class BrowserAgent implements Agent {
   /** Opening a fresh chat after the last job; the next job waits for it. */
   private preparing: Promise<void> = Promise.resolve();
   private readonly noteListeners: ((note: AgentNote) => void)[] = [];
-  /** Site changes in a row, for the recheck's back-off; and its timer. */
-  private siteChanges = 0;
-  private siteRecheck: NodeJS.Timeout | null = null;
+  /** A look at the page under way: a second caller (the schedule, Check now, a login) shares it. */
+  private rechecking: Promise<boolean> | null = null;
   /** A job runs; a site check is under way. */
   private running = false;
   private checking = false;
@@ -68,12 +67,14 @@ export class BrowserAgent implements Agent {
   /**
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
    * change between jobs. `diagnostics` keeps a bundle of the page for each failed attempt.
+   * `egress` gives its proxy at each launch (it throws BadProxy for one that is not valid).
    */
   constructor(
     readonly id: string,
     private readonly siteOf: () => ProviderSite,
     private readonly host: BrowserHost,
     private readonly diagnostics: DiagnosticsKeeper | null = null,
+    private readonly egress: () => ProxySetting | null = () => null,
   ) {
     this.provider = siteOf().provider;
   }
@@ -151,7 +152,6 @@ export class BrowserAgent implements Agent {
       await waitUntilReady(page, site, this.note);
       const result = await runTurn(page, site, task, this.note);
       this.restarts = 0;
-      this.siteChanges = 0;
       return result;
     } catch (error) {
       const failure = this.classify(error, task.signal);
@@ -168,16 +168,23 @@ export class BrowserAgent implements Agent {
     return this.session?.page ?? null;
   }
 
-  /** After the user logged in (or solved a challenge) in the agent's page, or when a changed page is due another look: check again. */
-  /** Resolves to whether the page is ready for a job now (a limit notice on it says no, and leaves the state as it is). */
-  async recheck(): Promise<boolean> {
-    if (this.checking) return false; // the check ends with one
-    if (!this.session) {
+  /**
+   * After the user logged in (or solved a challenge) in the agent's page, or when a page set
+   * aside or resting is due another look: check again. Resolves to whether the page is ready
+   * for a job now (a limit notice on it says no, and leaves the state as it is).
+   */
+  recheck(): Promise<boolean> {
+    if (this.checking) return Promise.resolve(false); // the check ends with one
+    this.rechecking ??= this.lookAgain().finally(() => (this.rechecking = null));
+    return this.rechecking;
+  }
+
+  private async lookAgain(): Promise<boolean> {
+    // Still starting (or restarting): the start's own look is the one to wait for.
+    if (this.starting || !this.session) {
       await this.start();
       return this.state === 'idle';
     }
-    if (this.siteRecheck) clearTimeout(this.siteRecheck);
-    this.siteRecheck = null;
     try {
       await openNewChat(this.session.page, this.site);
       await waitUntilReady(this.session.page, this.site, this.note);
@@ -186,21 +193,20 @@ export class BrowserAgent implements Agent {
       this.set('idle', 'ready');
       return true;
     } catch (error) {
-      this.classify(error);
+      this.notReady(this.classify(error));
       return false;
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.siteRecheck) clearTimeout(this.siteRecheck);
     await this.session?.close();
     this.session = null;
   }
 
   private async open(): Promise<void> {
     try {
-      this.session = await this.host.open(this.id);
+      this.session = await this.host.open(this.id, { proxy: this.egress() });
       this.session.onLost(() => this.lost());
       await openNewChat(this.session.page, this.site);
       await waitUntilReady(this.session.page, this.site, this.note);
@@ -211,7 +217,17 @@ export class BrowserAgent implements Agent {
     } catch (error) {
       const failure = this.classify(error);
       if (failure.kind === 'agent_lost') this.lost();
+      else this.notReady(failure);
     }
+  }
+
+  /**
+   * A look at the page (at the start, or again) found it unable to take a job for a reason
+   * its own state does not tell yet (the page did not load, an error card): set aside with
+   * that reason, so that the next scheduled look tries again.
+   */
+  private notReady(failure: AgentFailure): void {
+    if (failure.kind === 'provider_error' || failure.kind === 'timed_out') this.set('error', `the page is not ready for a job: ${failure.message}`);
   }
 
   /** Opens a fresh chat for the next job, unless a failure left the agent needing the user. */
@@ -233,7 +249,8 @@ export class BrowserAgent implements Agent {
     if (error instanceof AgentFailure) {
       if (error.kind === 'logged_out') this.set('needs_login', 'log in to the provider again');
       if (error.kind === 'challenge') this.set('error', 'the provider shows a verification challenge');
-      if (error.kind === 'site_changed') this.siteChanged(error.message);
+      // Set aside, saying what is missing; the pool has it look again on its back-off.
+      if (error.kind === 'site_changed') this.set('error', `site changed: ${error.message}`);
       return error;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -243,21 +260,6 @@ export class BrowserAgent implements Agent {
     return new AgentFailure('provider_error', message.split('\n')[0]!);
   }
 
-  /**
-   * The page no longer has what the pack says: set the agent aside, saying what is missing,
-   * and look again later on its own (sooner after a first change, less often if it stays).
-   */
-  private siteChanged(message: string): void {
-    const delay = SITE_RECHECK_DELAYS_MS[Math.min(this.siteChanges++, SITE_RECHECK_DELAYS_MS.length - 1)]!;
-    const at = new Date(Date.now() + delay).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    this.set('error', `site changed: ${message} Checking again at ${at}.`);
-    if (this.siteRecheck) clearTimeout(this.siteRecheck);
-    this.siteRecheck = setTimeout(() => {
-      this.siteRecheck = null;
-      if (!this.closed && this.state === 'error') void this.recheck();
-    }, delay);
-    this.siteRecheck.unref();
-  }
 
   private readonly note = (note: AgentNote): void => {
     for (const l of this.noteListeners) l(note);
@@ -278,7 +280,10 @@ export class BrowserAgent implements Agent {
     this.fresh = false;
     this.set('error', 'restarting the browser');
     const delay = RESTART_DELAYS_MS[Math.min(this.restarts++, RESTART_DELAYS_MS.length - 1)]!;
-    setTimeout(() => void this.start(), delay).unref();
+    // A scheduled look may have started it meanwhile.
+    setTimeout(() => {
+      if (!this.session && !this.closed) void this.start();
+    }, delay).unref();
   }
 
   private set(state: AgentReadiness, detail: string): void {

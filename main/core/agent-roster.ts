@@ -9,6 +9,10 @@ export interface AgentRecord {
   enabled: boolean;
   position: number;
   cap_per_hour: number | null;
+  /** Milliseconds between its jobs, before jitter; null follows the global setting. */
+  pause_ms: number | null;
+  /** Its browser's egress, `scheme://[user:pass@]host:port`; null for a direct connection. */
+  proxy: string | null;
   created_at: number;
 }
 
@@ -23,4 +27,6 @@ export interface AgentRoster {
   create(provider: Provider, name: string): AgentRecord;
   /** Hands over the live Agent of a row, so jobs can be dispatched to it. */
   attach(agent: Agent): void;
+  /** Hears of every change (rows changed here or by the command line, agents' states); returns the function that stops it. */
+  onChange(listener: () => void): () => void;
 }

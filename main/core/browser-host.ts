@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { ProxySetting } from './proxy.js';
 
 /** One agent's browser page, in its own profile. */
 export interface BrowserSession {
@@ -8,12 +9,18 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
+/** How an agent's browser is opened. */
+export interface OpenOptions {
+  /** Its egress; null (or absent) for a direct connection. */
+  proxy?: ProxySetting | null;
+}
+
 /**
  * Where agents' pages come from: the headless Chromium host (here) or the Electron host
  * (the desktop app's WebContentsViews), behind one interface.
  */
 export interface BrowserHost {
-  open(agentId: string): Promise<BrowserSession>;
+  open(agentId: string, options?: OpenOptions): Promise<BrowserSession>;
   /** After the agent was removed (its session closed): deletes its profile, so its login is gone. */
   forget(agentId: string): Promise<void>;
 }

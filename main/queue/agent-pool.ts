@@ -4,12 +4,22 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
 import type { Db } from './db.js';
-
+import { RecheckSchedule, type Condition } from './recheck-schedule.js';
 
 /**
- * The account's agents: their rows in the database (name, enabled, order, cap) joined with
- * the live Agent that drives each one, and the scheduler's view of them (busy, cooling
- * down after a usage-limit banner). Listeners hear of every change that can free capacity.
+ * A limit banner's reset time is to the minute at best, and the provider's clock is not
+ * ours: the first look after a limit comes this long after the time it gave.
+ */
+export const AFTER_RESET_MS = 60_000;
+/** The pause between an agent's jobs is its minimum plus a random part of up to this share of it. */
+export const PAUSE_JITTER = 0.5;
+
+/**
+ * The account's agents: their rows in the database (name, enabled, order, cap, pause,
+ * proxy) joined with the live Agent that drives each one, and the scheduler's view of them
+ * (busy, pausing between jobs, cooling down after a usage-limit banner). An agent that is
+ * set aside or resting looks at its page again on its own (RecheckSchedule). Listeners
+ * hear of every change that can free capacity.
  */
 export type { AgentRecord };
 
@@ -17,7 +27,12 @@ export class AgentPool implements AgentRoster {
   private records = new Map<string, AgentRecord>();
   private readonly live = new Map<string, Agent>();
   private readonly busy = new Set<string>();
-  private readonly cooldowns = new Map<string, { until: number; timer: TimerHandle }>();
+  /** After a usage-limit banner, until a look finds the page free of it. */
+  private readonly cooldowns = new Map<string, { until: number }>();
+  /** The pause after each job, a guard against bans: not a rest, the agent is fine. */
+  private readonly pauses = new Map<string, { until: number; timer: TimerHandle }>();
+  private readonly rechecks: RecheckSchedule;
+  private looker: (id: string) => Promise<unknown> = (id) => this.live.get(id)!.recheck!();
   private readonly listeners: (() => void)[] = [];
   private readonly s;
 
@@ -33,10 +48,13 @@ export class AgentPool implements AgentRoster {
          VALUES (@id, @provider, @name, 1, (SELECT COALESCE(MAX(position), 0) + 1 FROM agents), NULL, @created_at)`,
       ),
       setCap: db.prepare(`UPDATE agents SET cap_per_hour = ? WHERE id = ?`),
+      setPause: db.prepare(`UPDATE agents SET pause_ms = ? WHERE id = ?`),
+      setProxy: db.prepare(`UPDATE agents SET proxy = ? WHERE id = ?`),
       setEnabled: db.prepare(`UPDATE agents SET enabled = ? WHERE id = ?`),
       rename: db.prepare(`UPDATE agents SET name = ? WHERE id = ?`),
       remove: db.prepare(`DELETE FROM agents WHERE id = ?`),
     };
+    this.rechecks = new RecheckSchedule(clock, (id) => this.look(id), (id) => this.conditionOf(id));
     this.reload();
   }
 
@@ -70,8 +88,10 @@ export class AgentPool implements AgentRoster {
     this.s.remove.run(id);
     this.live.delete(id);
     this.busy.delete(id);
-    this.cooldowns.get(id)?.timer.cancel();
     this.cooldowns.delete(id);
+    this.pauses.get(id)?.timer.cancel();
+    this.pauses.delete(id);
+    this.rechecks.forget(id);
     this.reload();
   }
 
@@ -102,6 +122,18 @@ export class AgentPool implements AgentRoster {
     this.reload();
   }
 
+  /** Milliseconds between the agent's jobs (before jitter); null follows the global setting. */
+  setPause(id: string, pauseMs: number | null): void {
+    this.s.setPause.run(pauseMs, id);
+    this.reload();
+  }
+
+  /** The agent's browser egress (checked by parseProxy first); null for a direct connection. */
+  setProxy(id: string, proxy: string | null): void {
+    this.s.setProxy.run(proxy, id);
+    this.reload();
+  }
+
   setEnabled(id: string, enabled: boolean): void {
     this.s.setEnabled.run(enabled ? 1 : 0, id);
     this.reload();
@@ -116,9 +148,9 @@ export class AgentPool implements AgentRoster {
     return readiness === 'idle' && this.cooldowns.has(id) ? 'resting' : readiness;
   }
 
-  /** Enabled, logged in, idle and not cooling down: ready to take a job (caps aside). */
+  /** Enabled, logged in, idle, not cooling down and not pausing between jobs: ready to take a job (caps aside). */
   isReady(id: string): boolean {
-    return this.state(id) === 'idle';
+    return this.state(id) === 'idle' && !this.pauses.has(id);
   }
 
   /** Agents that could take work, now or once they are free: enabled and logged in. */
@@ -137,24 +169,62 @@ export class AgentPool implements AgentRoster {
     if (!busy) this.changed();
   }
 
-  /** After a usage-limit banner: the agent takes no job until `until`. */
+  /** Until when the agent pauses between jobs; null when it does not now. */
+  pauseUntil(id: string): number | null {
+    return this.pauses.get(id)?.until ?? null;
+  }
+
+  /** When the agent looks at its page again on its own (set aside or resting); null when it does not. */
+  nextCheckAt(id: string): number | null {
+    return this.rechecks.nextAt(id);
+  }
+
+  /**
+   * An attempt on the agent ended: it is free, after its pause between jobs (its own, else
+   * `defaultPauseMs`), plus a random part of up to PAUSE_JITTER of it, so that its jobs do
+   * not follow each other at a machine's even pace.
+   */
+  jobDone(id: string, defaultPauseMs: number): void {
+    const record = this.records.get(id);
+    const base = record?.pause_ms ?? defaultPauseMs;
+    const ms = base + this.ids.pick(Math.floor(base * PAUSE_JITTER) + 1);
+    if (ms > 0 && record) {
+      this.pauses.get(id)?.timer.cancel();
+      const timer = this.clock.setTimer(() => {
+        this.pauses.delete(id);
+        this.changed();
+      }, ms);
+      this.pauses.set(id, { until: this.clock.now() + ms, timer });
+    }
+    this.setBusy(id, false);
+  }
+
+  /**
+   * After a usage-limit banner: the agent takes no job until a look at its page, soon after
+   * `until`, finds no limit notice (an agent with no page to look at: until `until`).
+   */
   coolDown(id: string, until: number): void {
-    this.cooldowns.get(id)?.timer.cancel();
-    const timer = this.clock.setTimer(() => {
-      this.cooldowns.delete(id);
-      this.changed();
-    }, until - this.clock.now());
-    this.cooldowns.set(id, { until, timer });
+    this.cooldowns.set(id, { until });
     this.changed();
   }
 
-  /** The limit lifted sooner than the provider said (its page shows no notice any more). */
+  /** The limit lifted (its page shows no notice any more), perhaps sooner than the provider said. */
   endCooldown(id: string): void {
-    const cooldown = this.cooldowns.get(id);
-    if (!cooldown) return;
-    cooldown.timer.cancel();
-    this.cooldowns.delete(id);
+    if (!this.cooldowns.delete(id)) return;
     this.changed();
+  }
+
+  /**
+   * The agents' own looks go through `look` from now on (the agent runtime's control, which
+   * leaves an agent alone while a person logs in to its page) instead of straight to the agent.
+   */
+  lookThrough(look: (id: string) => Promise<unknown>): void {
+    this.looker = look;
+  }
+
+  /** No more looks of their own (the service stops). */
+  stop(): void {
+    this.rechecks.stop();
   }
 
   /** Returns the function that stops listening. */
@@ -167,6 +237,29 @@ export class AgentPool implements AgentRoster {
   }
 
   private changed(): void {
+    for (const id of this.live.keys()) this.rechecks.update(id);
     for (const l of this.listeners) l();
+  }
+
+  private conditionOf(id: string): Condition {
+    const agent = this.live.get(id);
+    if (!agent || !this.records.get(id)?.enabled || this.busy.has(id)) return { kind: 'leave' };
+    const readiness = agent.readiness();
+    // A session that logged out does not come back by looking: only the person can log in, and
+    // a login page loaded again and again is what gets an account locked.
+    if (readiness === 'needs_login') return { kind: 'leave' };
+    if (readiness === 'error') return agent.recheck ? { kind: 'unwell' } : { kind: 'leave' };
+    const cooldown = this.cooldowns.get(id);
+    if (cooldown) return { kind: 'resting', at: agent.recheck ? cooldown.until + AFTER_RESET_MS : cooldown.until };
+    return { kind: 'well' };
+  }
+
+  /** The agent looks at its page; a page ready for a job ends a rest (no page to look at: the time alone does). */
+  private async look(id: string): Promise<boolean> {
+    const agent = this.live.get(id);
+    if (!agent) return false;
+    const well = agent.recheck ? (await this.looker(id)) === true : true;
+    if (well) this.endCooldown(id);
+    return well;
   }
 }

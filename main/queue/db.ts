@@ -173,6 +173,12 @@ const MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN account_id TEXT;
   ALTER TABLE conversations ADD COLUMN account_id TEXT;
   `,
+  `
+  -- Guardrails against bans, per agent: the pause between its jobs (null: the global
+  -- setting) and its browser's proxy (null: a direct connection).
+  ALTER TABLE agents ADD COLUMN pause_ms INTEGER;
+  ALTER TABLE agents ADD COLUMN proxy TEXT;
+  `,
 ];
 
 /**

@@ -186,7 +186,7 @@ export class Scheduler {
       timeout.cancel();
       const running = this.running.get(job.id);
       if (running?.attempt === attempt && running.agentId === agent.id) this.running.delete(job.id);
-      this.pool.setBusy(agent.id, false);
+      this.pool.jobDone(agent.id, this.settings().pauseMs);
     }
   }
 

@@ -43,6 +43,10 @@ export function waitReason(
     if (states.every((s) => s === 'resting' || s === 'paused' || s === 'needs_login' || s === 'error') && rests.length > 0) {
       return { text: `${who} is resting after the provider's usage limit, until ${timestamp(Math.min(...rests))}`, needsPerson: false };
     }
+    const pauses = candidates.map((a) => pool.pauseUntil(a.id)).filter((t): t is number => t !== null);
+    if (pauses.length > 0 && states.every((s) => s !== 'busy')) {
+      return { text: `${who} is pausing between jobs (a guard against bans), until ${timestamp(Math.min(...pauses))}`, needsPerson: false };
+    }
     return { text: `${who} is busy with another job`, needsPerson: false };
   }
   if (!ready.some((a) => scheduler.underCaps(a, settings))) return { text: 'the hourly cap is used up for every agent that could run it', needsPerson: false };

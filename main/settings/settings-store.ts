@@ -13,6 +13,8 @@ export interface Settings {
   paused: boolean;
   /** Finished jobs lose their prompt and response this many days after they finished; null keeps them. */
   retentionDays: number | null;
+  /** The least pause between an agent's jobs, in ms (jitter comes on top); an agent's own setting wins. */
+  pauseMs: number;
 }
 
 /**
@@ -22,12 +24,38 @@ export interface Settings {
 export const DEFAULT_RETENTION_DAYS = 90;
 export const MAX_RETENTION_DAYS = 3_650;
 
+/**
+ * Between two jobs a person reads the answer and types the next prompt: tens of seconds.
+ * Back-to-back prompts at a machine's even pace are what the sites' "you are sending
+ * messages too quickly" warnings and bans answer, so an agent pauses at least this long
+ * (plus up to half of it again, at random) after each job. Hourly caps bound the volume;
+ * this bounds the rhythm. `CHATBRIDGE_PAUSE_MS` replaces the default where only speed
+ * matters (the test suite and the benchmarks set 0); a setting made here still wins.
+ */
+export const DEFAULT_PAUSE_MS = 10_000;
+export const MAX_PAUSE_MS = 3_600_000;
+
+function defaultPauseMs(): number {
+  const fromEnv = process.env.CHATBRIDGE_PAUSE_MS;
+  if (fromEnv === undefined || !/^\d+$/.test(fromEnv)) return DEFAULT_PAUSE_MS;
+  return Math.min(Number(fromEnv), MAX_PAUSE_MS);
+}
+
+/** A pause is whole milliseconds from 0 (none) to MAX_PAUSE_MS. */
+export function checkPause(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_PAUSE_MS) {
+    throw new RangeError(`A pause between jobs is from 0 to ${MAX_PAUSE_MS / 60_000} minutes, in whole milliseconds`);
+  }
+  return ms;
+}
+
 const DEFAULTS: Settings = {
   globalCap: null,
   providerCaps: Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, number | null>,
   rotation: 'round_robin',
   paused: false,
   retentionDays: DEFAULT_RETENTION_DAYS,
+  pauseMs: defaultPauseMs(),
 };
 
 /**
@@ -77,6 +105,7 @@ export class SettingsStore {
       paused: stored.paused ?? DEFAULTS.paused,
       // null is a choice (keep forever), so only a missing entry takes the default.
       retentionDays: stored.retentionDays === undefined ? DEFAULTS.retentionDays : stored.retentionDays,
+      pauseMs: stored.pauseMs ?? DEFAULTS.pauseMs,
     };
   }
 
@@ -99,6 +128,11 @@ export class SettingsStore {
 
   setPaused(paused: boolean): void {
     this.write.run('paused', JSON.stringify(paused));
+    this.invalidate();
+  }
+
+  setPauseMs(ms: number): void {
+    this.write.run('pauseMs', JSON.stringify(checkPause(ms)));
     this.invalidate();
   }
 
