@@ -11,6 +11,7 @@ import type { DiagnosticManifest } from './core/diagnostics.js';
 import { AgentBusy } from './core/site-check.js';
 import type { BundleFile, DiagnosticBundles } from './diagnostics/bundles.js';
 import { PROVIDER_NAMES, type Provider } from './core/providers.js';
+import { BadProxy, maskProxy, parseProxy } from './core/proxy.js';
 import type { AccountStore } from './keys/account-store.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
 import { HOUR_MS } from './queue/hourly-usage.js';
@@ -90,6 +91,7 @@ export class AdminConsole {
         global_cap: s.globalCap,
         provider_caps: s.providerCaps,
         retention_days: s.retentionDays,
+        pause_ms: s.pauseMs,
       },
       agents: pool.list().map((a) => this.agentView(a.id)),
       status: this.deps.report.status(EVERY_ACCOUNT),
@@ -102,6 +104,7 @@ export class AdminConsole {
     if (patch.rotation !== undefined) settings.setRotation(patch.rotation);
     if (patch.global_cap !== undefined) settings.setGlobalCap(patch.global_cap);
     if (patch.retention_days !== undefined) settings.setRetentionDays(patch.retention_days);
+    if (patch.pause_ms !== undefined) settings.setPauseMs(patch.pause_ms);
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
       if (cap !== undefined) settings.setProviderCap(provider as Provider, cap);
     }
@@ -115,6 +118,9 @@ export class AdminConsole {
     if (patch.name !== undefined) pool.rename(id, patch.name.trim() || pool.get(id)!.name);
     if (patch.enabled !== undefined) pool.setEnabled(id, patch.enabled);
     if (patch.cap_per_hour !== undefined) pool.setCap(id, patch.cap_per_hour);
+    if (patch.pause_ms !== undefined) pool.setPause(id, patch.pause_ms);
+    // Stored as given once it checks out; the agent runtime restarts the agent's browser with it.
+    if (patch.proxy !== undefined) pool.setProxy(id, patch.proxy === null || patch.proxy.trim() === '' ? null : checkedProxy(patch.proxy));
     scheduler.wake();
     return this.agentView(id);
   }
@@ -467,6 +473,10 @@ export class AdminConsole {
       used_this_hour: usage.count({ agentId: a.id }),
       next_slot_at: ts(usage.nextSlotAt({ agentId: a.id }, a.cap_per_hour)),
       cooldown_until: ts(pool.cooldownUntil(a.id)),
+      next_check_at: ts(pool.nextCheckAt(a.id)),
+      pause_ms: a.pause_ms,
+      pause_until: ts(pool.pauseUntil(a.id)),
+      proxy: a.proxy === null ? null : maskProxy(a.proxy),
       pairing: this.control?.loginStep(a.id) ?? null,
       created_at: timestamp(a.created_at),
     };
@@ -494,6 +504,16 @@ export class AdminConsole {
       throw error;
     }
   }
+}
+
+function checkedProxy(text: string): string {
+  try {
+    parseProxy(text);
+  } catch (error) {
+    if (error instanceof BadProxy) throw invalid('proxy', error.message);
+    throw error;
+  }
+  return text.trim();
 }
 
 function bundleView(name: string, m: DiagnosticManifest): DiagnosticBundleView {

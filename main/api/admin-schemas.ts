@@ -6,7 +6,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PROVIDERS } from '../core/providers.js';
 import { SCOPES } from '../keys/key-store.js';
 import { LOG_LEVELS, LOG_SOURCES, type LogSource } from '../logs/log-book.js';
-import { MAX_RETENTION_DAYS, ROTATIONS } from '../settings/settings-store.js';
+import { MAX_PAUSE_MS, MAX_RETENTION_DAYS, ROTATIONS } from '../settings/settings-store.js';
 import { AttemptRecord, Job, Status } from './schemas.js';
 
 function Nullable<T extends TSchema>(schema: T) {
@@ -28,6 +28,15 @@ export const AgentView = Type.Object({
   used_this_hour: Type.Integer(),
   next_slot_at: Nullable(Timestamp),
   cooldown_until: Nullable(Timestamp),
+  next_check_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the agent, set aside (error) or resting, looks at its page again on its own; null when it does not (a login waits for the person)',
+    }),
+  ),
+  pause_ms: Nullable(Type.Integer({ description: 'Its own least pause between jobs, in ms; null follows the global setting (settings.pause_ms)' })),
+  pause_until: Nullable(Type.String({ format: 'date-time', description: 'It pauses between jobs until then (a guard against bans): idle, but takes no job yet' })),
+  proxy: Nullable(Type.String({ description: "Its browser's proxy, the password masked; null for a direct connection" })),
   pairing: Nullable(
     Type.Unsafe<'login' | 'checking'>({
       type: 'string',
@@ -38,6 +47,12 @@ export const AgentView = Type.Object({
   created_at: Timestamp,
 });
 export type AgentView = Static<typeof AgentView>;
+
+const PauseMs = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PAUSE_MS,
+  description: 'The least pause between an agent\'s jobs, in ms; up to half of it again is added at random',
+});
 
 const RetentionDays = Nullable(
   Type.Integer({
@@ -53,6 +68,7 @@ export const AdminSettings = Type.Object({
   global_cap: Cap,
   provider_caps: Type.Record(Type.String(), Cap),
   retention_days: RetentionDays,
+  pause_ms: PauseMs,
 });
 export type AdminSettings = Static<typeof AdminSettings>;
 
@@ -72,6 +88,7 @@ export const SettingsPatch = Type.Object(
     rotation: Type.Optional(AdminSettings.properties.rotation),
     global_cap: Type.Optional(Cap),
     retention_days: Type.Optional(RetentionDays),
+    pause_ms: Type.Optional(PauseMs),
     provider_caps: Type.Optional(
       Type.Object(Object.fromEntries(PROVIDERS.map((p) => [p, Type.Optional(Cap)])), { additionalProperties: false }),
     ),
@@ -85,6 +102,15 @@ export const AgentPatch = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
     enabled: Type.Optional(Type.Boolean()),
     cap_per_hour: Type.Optional(Cap),
+    pause_ms: Type.Optional(Nullable({ ...PauseMs, description: 'Its own least pause between jobs, in ms; null follows the global setting' })),
+    proxy: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2048,
+          description: "Its browser's egress: http://, https:// or socks5:// with host and port (user:password@ allowed); null for none. Its browser restarts.",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

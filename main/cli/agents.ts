@@ -3,19 +3,23 @@ import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
+import { BadProxy, maskProxy, parseProxy } from '../core/proxy.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { withDb } from './account.js';
-import { parse, UsageError } from './args.js';
+import { parse, parsePause, UsageError } from './args.js';
 import { runningServer, type RunningServer } from './server-client.js';
 import type { ErrorEnvelope } from '../api/schemas.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
-const USE = 'Use: chatbridge agents list|add|rename|pause|enable|remove|check (chatbridge agents --help)';
+const USE = 'Use: chatbridge agents list|add|rename|set|pause|enable|remove|check (chatbridge agents --help)';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** An agent as the list shows it; `state` is null when no server runs to know it. */
-type Listed = Pick<AgentView, 'id' | 'name' | 'provider' | 'enabled' | 'cap_per_hour' | 'cooldown_until' | 'detail'> & { state: string | null };
+type Listed = Pick<
+  AgentView,
+  'id' | 'name' | 'provider' | 'enabled' | 'cap_per_hour' | 'cooldown_until' | 'detail' | 'next_check_at' | 'pause_ms' | 'proxy'
+> & { state: string | null };
 
 /**
  * `chatbridge agents …`, the Agents page from the command line, under the same rules (the
@@ -55,6 +59,22 @@ export async function agents(args: string[]): Promise<void> {
       if (name.length > 80) throw new UsageError('A name has at most 80 characters.');
       changeRow(values['data-dir'], id, (pool) => pool.rename(id, name));
       return out(`${id} is now "${name}".`);
+    }
+    case 'set': {
+      const { values, positionals } = parse(rest, { ...DATA_DIR, pause: { type: 'string' }, proxy: { type: 'string' } }, 1);
+      const id = positionals[0];
+      if (!id || (values.pause === undefined && values.proxy === undefined)) {
+        throw new UsageError('Use: chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]');
+      }
+      const pause = values.pause === undefined ? undefined : values.pause === 'default' ? null : parsePause(values.pause, '--pause');
+      const proxy = values.proxy === undefined ? undefined : values.proxy === 'none' ? null : checkedProxy(values.proxy);
+      changeRow(values['data-dir'], id, (pool) => {
+        if (pause !== undefined) pool.setPause(id, pause);
+        if (proxy !== undefined) pool.setProxy(id, proxy);
+      });
+      if (pause !== undefined) out(pause === null ? `${id} pauses between jobs as the settings say (chatbridge settings pause).` : `${id} pauses at least ${pause / 1000} s between jobs.`);
+      if (proxy !== undefined) out(`${id} ${proxy === null ? 'connects directly' : `goes through ${maskProxy(proxy)}`}; a running server restarts its browser.`);
+      return;
     }
     case 'pause':
     case 'enable': {
@@ -96,23 +116,50 @@ async function listAgents(dataDirFlag: string | undefined): Promise<Listed[]> {
   }
   return withDb(
     dataDirFlag,
-    (db) => new AgentPool(db, systemClock, randomIds).list().map((r) => ({ ...pick({ ...r, cooldown_until: null, detail: null }), state: null })),
+    (db) =>
+      new AgentPool(db, systemClock, randomIds)
+        .list()
+        .map((r) => ({ ...pick({ ...r, cooldown_until: null, detail: null, next_check_at: null, proxy: r.proxy === null ? null : maskProxy(r.proxy) }), state: null })),
     { readOnly: true },
   );
 }
 
 function pick(a: Omit<Listed, 'state'>): Omit<Listed, 'state'> {
-  return { id: a.id, name: a.name, provider: a.provider, enabled: a.enabled, cap_per_hour: a.cap_per_hour, cooldown_until: a.cooldown_until, detail: a.detail };
+  const { id, name, provider, enabled, cap_per_hour, cooldown_until, detail, next_check_at, pause_ms, proxy } = a;
+  return { id, name, provider, enabled, cap_per_hour, cooldown_until, detail, next_check_at, pause_ms, proxy };
 }
 
-function listLine(a: Listed): string {
+function listLine(a: Listed, now = Date.now()): string {
   const state = a.state ?? (a.enabled ? 'not running' : 'paused');
   const extra = [
-    a.state === 'resting' && a.cooldown_until ? `until ${a.cooldown_until}` : '',
+    a.state === 'resting' && a.cooldown_until ? `limit until ${localTime(a.cooldown_until, now)}` : '',
     (a.state === 'needs_login' || a.state === 'error') && a.detail ? `(${a.detail})` : '',
+    a.next_check_at ? `looks again at ${localTime(a.next_check_at, now)}` : '',
     a.cap_per_hour !== null ? `cap ${a.cap_per_hour}/hour` : '',
+    a.pause_ms !== null ? `pause ${a.pause_ms / 1000} s` : '',
+    a.proxy !== null ? `proxy ${a.proxy}` : '',
   ].filter(Boolean);
   return [`${a.id}  ${a.provider.padEnd(10)} ${state.padEnd(12)} "${a.name}"`, ...extra].join('  ');
+}
+
+/** "14:05:30 (in 4 min)": this terminal's local time, and how far off it is. */
+export function localTime(iso: string, now = Date.now()): string {
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const day = new Date(now).toDateString() === at.toDateString() ? '' : `${at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' })} `;
+  const s = Math.round((at.getTime() - now) / 1000);
+  const away = Math.abs(s) < 60 ? `${Math.abs(s)} s` : Math.abs(s) < 3600 ? `${Math.round(Math.abs(s) / 60)} min` : `${Math.round(Math.abs(s) / 360) / 10} h`;
+  return `${day}${time} (${s >= 0 ? `in ${away}` : `${away} ago`})`;
+}
+
+function checkedProxy(text: string): string {
+  try {
+    parseProxy(text);
+  } catch (error) {
+    if (error instanceof BadProxy) throw new UsageError(`--proxy: ${error.message}`);
+    throw error;
+  }
+  return text.trim();
 }
 
 /** The running server, or a one-line error that says how to start it. */

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MAX_PAUSE_MS } from '../settings/settings-store.js';
 
 /** A mistake on the command line: printed as one line, never as a stack trace. */
 export class UsageError extends Error {}
@@ -38,6 +39,17 @@ export function parseDuration(text: string): number {
   const m = /^(\d+)\s*([smhdw])$/.exec(text.trim());
   if (!m || Number(m[1]) <= 0) throw new UsageError(`Not a duration: "${text}" (use e.g. 30d, 12h, 15m).`);
   return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+/**
+ * A pause between jobs: "20s", "1m", "500ms", "0" (none) → milliseconds. Unlike a
+ * duration, zero is a value here, and milliseconds are allowed.
+ */
+export function parsePause(text: string, option: string): number {
+  const m = /^(\d+)\s*(ms|s|m)?$/.exec(text.trim());
+  const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1_000) : NaN;
+  if (!m || ms > MAX_PAUSE_MS) throw new UsageError(`${option} takes a pause such as 20s, 1m or 0, at most ${MAX_PAUSE_MS / 60_000}m, not "${text}".`);
+  return ms;
 }
 
 /** "N" → N, "none" → null. */

@@ -14,11 +14,16 @@ export const COMMAND_HELP: Record<string, string> = {
   agents: `chatbridge agents list [--json]
 chatbridge agents add PROVIDER [--name NAME]
 chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
+chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
   The agents: one logged-in chat account each. Providers: ${PROVIDERS.join(', ')}.
   list     every agent with its state (live states from the running server)
   add      a new agent; the running server opens its browser at the provider's login page:
            log in through the dashboard link it prints
   rename   a new display name
+  set      guardrails against bans: --pause, its least pause between jobs (jitter adds up to
+           half again; default: chatbridge settings pause); --proxy, its browser's egress,
+           http://, https:// or socks5://host:port (http(s) may carry user:password@); its
+           browser restarts with it
   pause    takes no jobs until enabled (a running job finishes)
   enable   takes jobs again
   remove   deletes the agent and its login; refused while it runs a job or queued jobs
@@ -62,7 +67,10 @@ chatbridge accounts disable ACCT_ID
   usage: `chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
   Jobs, outcomes and timings over time.`,
   settings: `chatbridge settings retention [--days N|none]
-  How long finished jobs keep their prompt and answer.`,
+chatbridge settings pause [--min 10s]
+  retention  how long finished jobs keep their prompt and answer
+  pause      the least pause between an agent's jobs, a guard against bans (10s by default;
+             up to half again is added at random; 0 for none); agents set ID --pause overrides it`,
   jobs: `chatbridge jobs delete JOB_ID
 chatbridge jobs purge --before DATE
   Deletes one finished job, or every finished job before a date.`,
@@ -82,6 +90,7 @@ Usage:
                    [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
   chatbridge agents list [--json] | agents add PROVIDER [--name N]
   chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
+  chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]   guardrails against bans
   chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d]
   chatbridge keys list | keys revoke KEY_ID
   chatbridge accounts create --name NAME [--retention-days N|none] | accounts list     (hosted profile)
@@ -95,7 +104,7 @@ Usage:
   chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none]
+  chatbridge settings retention [--days N|none] | settings pause [--min 10s]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
   chatbridge version
