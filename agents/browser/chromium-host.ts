@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { installPageHelpers } from '../providers/page-helpers.js';
-import { sessionLoss, type BrowserHost, type BrowserSession } from '../../main/core/browser-host.js';
+import { sessionLoss, type BrowserHost, type BrowserSession, type OpenOptions } from '../../main/core/browser-host.js';
 
 /**
  * Chromium keeps only the last `--disable-features` it is given, so ours must repeat the
@@ -145,7 +145,7 @@ export class ChromiumHost implements BrowserHost {
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`chatbridge: ${line}\n`),
   ) {}
 
-  async open(agentId: string): Promise<BrowserSession> {
+  async open(agentId: string, { proxy = null }: OpenOptions = {}): Promise<BrowserSession> {
     if (!keyring) {
       keyring = keyringChoice(process.platform, sessionBusNames);
       if (keyring.warning) this.warn(keyring.warning);
@@ -160,6 +160,8 @@ export class ChromiumHost implements BrowserHost {
         headless: this.headless,
         chromiumSandbox: keepSandbox,
         viewport: { width: 1280, height: 900 },
+        // Playwright sends loopback through the proxy too (Chromium alone would not).
+        ...(proxy ? { proxy: { server: proxy.server, ...(proxy.username !== null ? { username: proxy.username, password: proxy.password ?? '' } : {}) } } : {}),
         ignoreDefaultArgs: keyring!.ignoreDefaultArgs,
         args: [
           ...keyring!.args,

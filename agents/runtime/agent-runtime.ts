@@ -1,6 +1,7 @@
 import type { Provider } from '../../main/core/providers.js';
 import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
+import { parseProxy } from '../../main/core/proxy.js';
 import type { SiteStatus } from '../providers/site-book.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
@@ -18,17 +19,22 @@ export interface Sites {
 /**
  * Gives every agent row a live BrowserAgent on a browser host, and attaches it to the
  * roster the scheduler dispatches from. Rows added later (a new account) get theirs on the
- * next `start`; a removed row's browser closes and its profile goes.
+ * next `start`; a removed row's browser closes and its profile goes; a row whose proxy
+ * changed gets a fresh browser that uses it.
  */
 export class AgentRuntime {
   private readonly agents = new Map<string, BrowserAgent>();
+  /** The proxy each agent's browser was launched with, as stored in its row. */
+  private readonly launchedWith = new Map<string, string | null>();
 
   constructor(
     private readonly roster: AgentRoster,
     private readonly host: BrowserHost,
     private readonly sites: Sites,
     private readonly diagnostics: DiagnosticsKeeper | null = null,
-  ) {}
+  ) {
+    roster.onChange(() => this.followProxies());
+  }
 
   /** Starts the agents of every row that has none yet and whose provider has a site; resolves when all have tried. */
   async start(): Promise<void> {
@@ -65,6 +71,7 @@ export class AgentRuntime {
   async restart(id: string): Promise<void> {
     const old = this.agents.get(id);
     this.agents.delete(id);
+    this.launchedWith.delete(id);
     await old?.close();
     const row = this.roster.get(id);
     if (row) await this.launch(row);
@@ -74,14 +81,28 @@ export class AgentRuntime {
   async remove(id: string): Promise<void> {
     const agent = this.agents.get(id);
     this.agents.delete(id);
+    this.launchedWith.delete(id);
     await agent?.close();
     await this.host.forget(id);
   }
 
+  /** A proxy set or changed (the dashboard, the command line): that agent's browser starts again with it. */
+  private followProxies(): void {
+    for (const [id, launched] of this.launchedWith) {
+      const row = this.roster.get(id);
+      if (row && row.proxy !== launched) void this.restart(id);
+    }
+  }
+
   private launch(row: AgentRecord): Promise<void> {
     if (!this.sites.site(row.provider)) return Promise.resolve();
-    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics);
+    const egress = () => {
+      const proxy = this.roster.get(row.id)?.proxy ?? null;
+      return proxy === null ? null : parseProxy(proxy);
+    };
+    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics, egress);
     this.agents.set(row.id, agent);
+    this.launchedWith.set(row.id, row.proxy);
     this.roster.attach(agent);
     return agent.start();
   }

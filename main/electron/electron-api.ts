@@ -29,6 +29,15 @@ export interface WebContents {
   on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): this;
   on(event: 'destroyed', listener: () => void): this;
   on(event: 'render-process-gone', listener: () => void): this;
+  on(
+    event: 'login',
+    listener: (
+      event: { preventDefault(): void },
+      details: unknown,
+      authInfo: { isProxy: boolean; host: string; port: number },
+      callback: (username?: string, password?: string) => void,
+    ) => void,
+  ): this;
 }
 
 export interface Rectangle {
@@ -75,7 +84,15 @@ export interface WebPreferences {
   devTools?: boolean;
 }
 
+/** What `session.setProxy` takes (the fields ChatBridge uses). */
+export interface ProxyConfig {
+  mode?: 'direct' | 'fixed_servers';
+  proxyRules?: string;
+  proxyBypassRules?: string;
+}
+
 export interface Session {
+  setProxy(config: ProxyConfig): Promise<void>;
   setPermissionRequestHandler(handler: (wc: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
   setPermissionCheckHandler(handler: () => boolean): void;
   getUserAgent(): string;

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserHost, BrowserSession } from '../core/browser-host.js';
+import type { BrowserHost, BrowserSession, OpenOptions } from '../core/browser-host.js';
 import type { Provider } from '../core/providers.js';
 
 /** `view`: a WebContentsView of the app. `chrome`: the installed Chrome with a profile of its own. */
@@ -60,8 +60,8 @@ export class HostRouter implements BrowserHost {
     return this.choices.get(agentId, provider);
   }
 
-  async open(agentId: string): Promise<BrowserSession> {
-    return this.hosts[this.kindOf(agentId)].open(agentId);
+  async open(agentId: string, options?: OpenOptions): Promise<BrowserSession> {
+    return this.hosts[this.kindOf(agentId)].open(agentId, options);
   }
 
   /** The agent may have run on either host over its life: both forget it. */

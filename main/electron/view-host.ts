@@ -1,5 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
-import { sessionLoss, type BrowserHost, type BrowserSession } from '../core/browser-host.js';
+import { sessionLoss, type BrowserHost, type BrowserSession, type OpenOptions } from '../core/browser-host.js';
+import type { ProxySetting } from '../core/proxy.js';
 import { DebuggerTransport, type PageDebugger } from './cdp-transport.js';
 
 /** One agent's WebContentsView, loaded (so the debugger answers) and with its debugger attached. */
@@ -14,7 +15,8 @@ export interface AgentView {
 
 /** Makes agent views; the Electron side (views.ts) creates them in `persist:agent-<id>`. */
 export interface AgentViews {
-  create(agentId: string): Promise<AgentView>;
+  /** With the agent's proxy as its partition's egress (null: direct). */
+  create(agentId: string, proxy: ProxySetting | null): Promise<AgentView>;
   /** Clears the agent's partition (its cookies: its login). */
   forget(agentId: string): Promise<void>;
 }
@@ -33,8 +35,8 @@ export class ViewHost implements BrowserHost {
     private readonly pageScript: () => void,
   ) {}
 
-  async open(agentId: string): Promise<BrowserSession> {
-    const view = await this.views.create(agentId);
+  async open(agentId: string, { proxy = null }: OpenOptions = {}): Promise<BrowserSession> {
+    const view = await this.views.create(agentId, proxy);
     let browser: Browser;
     try {
       browser = await chromium.connectOverCDP(new DebuggerTransport(view.debugger, view.version));

@@ -2,6 +2,8 @@ import { rm } from 'node:fs/promises';
 import type { PageDebugger } from './cdp-transport.js';
 import type { BrowserWindow, Debugger, ElectronApi, Session, WebContentsView } from './electron-api.js';
 import type { LoginWindow } from '../core/agent-control.js';
+import type { ProxySetting } from '../core/proxy.js';
+import { agentProxy } from './agent-proxy.js';
 import { agentPartition, agentViewPreferences } from './security.js';
 import type { AgentView, AgentViews } from './view-host.js';
 
@@ -18,10 +20,14 @@ export class ElectronViews implements AgentViews {
 
   constructor(private readonly electron: ElectronApi) {}
 
-  async create(agentId: string): Promise<AgentView> {
+  async create(agentId: string, proxy: ProxySetting | null): Promise<AgentView> {
     // A restart after a crash: the dead view and its window go first.
     this.live.get(agentId)?.destroy();
-    this.configure(this.electron.session.fromPartition(agentPartition(agentId)), agentId);
+    const session = this.electron.session.fromPartition(agentPartition(agentId));
+    this.configure(session, agentId);
+    // Set at every start: a changed proxy restarts the agent.
+    const egress = agentProxy(proxy);
+    await session.setProxy(egress.config);
     const home = new this.electron.BrowserWindow({ ...SIZE, show: false, title: `ChatBridge agent ${agentId}` });
     const view = new this.electron.WebContentsView({ webPreferences: agentViewPreferences(agentId) });
     home.contentView.addChildView(view);
@@ -29,6 +35,12 @@ export class ElectronViews implements AgentViews {
     const contents = view.webContents;
     // Provider pages never open windows of the app; their links stay in the agent's page.
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    contents.on('login', (event, _details, authInfo, callback) => {
+      const credentials = egress.credentials(authInfo);
+      if (!credentials) return;
+      event.preventDefault();
+      callback(credentials.username, credentials.password);
+    });
     // A view that never navigated leaves debugger commands unanswered.
     await contents.loadURL('about:blank');
     contents.debugger.attach('1.3');
