@@ -41,7 +41,9 @@ describe('a changed site', () => {
     // The agents say why they are set aside.
     const agents = (await e.api('GET', '/v1/status')).body.devices[0].agents as { id: string; state: string }[];
     for (const a of attempts) expect(agents.find((x) => x.id === a.agent_id)!.state).toBe('error');
-    expect(e.browserAgents.find((a) => a.id === attempts[0]!.agent_id)!.detail()).toMatch(/^site changed: Claude: cannot find the answer.*Checking again at/);
+    expect(e.browserAgents.find((a) => a.id === attempts[0]!.agent_id)!.detail()).toMatch(/^site changed: Claude: cannot find the answer/);
+    // …and when they look again on their own: the first look within 15 s of the failure.
+    for (const a of attempts) expect(e.service.pool.nextCheckAt(a.agent_id)! - Date.now()).toBeLessThanOrEqual(15_000);
 
     // A bundle per attempt: screenshot, the DOM without the prompt, which cue matched.
     const root = diagnosticsRoot(e.dataDir);

@@ -30,11 +30,39 @@ describe('Agents', () => {
     expect(within(screen.getByRole('article', { name: 'Old Gemini' })).getByRole('button', { name: 'Enable this agent' })).toBeTruthy();
   });
 
-  it('shows a resting agent with the time it takes jobs again', () => {
-    renderPage('#/agents', adminState([agent({ state: 'resting', cooldown_until: '2026-11-21T21:54:00Z' })]));
+  it('shows a resting agent with the limit\'s time and when it looks again, in this browser\'s time and from now', () => {
+    const nextCheck = new Date(Date.now() + 4 * 60_000 + 20_000).toISOString();
+    renderPage('#/agents', adminState([agent({ state: 'resting', cooldown_until: '2026-11-21T21:54:00Z', next_check_at: nextCheck })]));
     const card = screen.getByRole('article', { name: 'chatgpt-1' });
     expect(within(card).getByText('resting')).toBeTruthy();
-    expect(within(card).getByText(/usage limit was reached; it takes jobs again at/)).toBeTruthy();
+    const local = new Date(nextCheck).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+    expect(within(card).getByText(/usage limit was reached until .*; it takes jobs again once its page shows no limit\. It looks at its page again on its own at (.+) \(in 4 min\)/).textContent).toContain(local);
+  });
+
+  it('shows an agent pausing between jobs as idle, saying until when', () => {
+    renderPage('#/agents', adminState([agent({ pause_until: new Date(Date.now() + 12_000).toISOString() })]));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    expect(within(card).getByText('idle')).toBeTruthy();
+    expect(within(card).getByText(/pausing between jobs \(a guard against bans\) until .* \(in 12 s\)/)).toBeTruthy();
+  });
+
+  it("sets an agent's own pause (empty: the global one) and its proxy, which is only ever shown masked", async () => {
+    const { api } = renderPage('#/agents', adminState([agent({ proxy: 'http://a…:••••@proxy.example:3128' })]));
+    const card = screen.getByRole('article', { name: 'chatgpt-1' });
+    const pause = within(card).getByLabelText('Pause') as HTMLInputElement;
+    expect(pause.placeholder).toBe('10 (default)');
+    fireEvent.change(pause, { target: { value: '25' } });
+    fireEvent.click(within(pause.closest('form')!).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { pause_ms: 25_000 }));
+
+    const proxy = within(card).getByLabelText('Proxy') as HTMLInputElement;
+    expect(proxy.value).toBe('');
+    expect(proxy.placeholder).toBe('http://a…:••••@proxy.example:3128');
+    fireEvent.change(proxy, { target: { value: ' socks5://10.0.0.2:1080 ' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Replace' }));
+    await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { proxy: 'socks5://10.0.0.2:1080' }));
+    fireEvent.click(within(card).getByRole('button', { name: 'No proxy' }));
+    await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { proxy: null }));
   });
 
   it('pauses, renames and caps an agent through the API', async () => {
@@ -47,8 +75,9 @@ describe('Agents', () => {
     fireEvent.click(within(card).getByRole('button', { name: 'Rename' }));
     await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { name: 'Personal' }));
 
-    fireEvent.change(within(card).getByLabelText('Cap'), { target: { value: '12' } });
-    fireEvent.click(within(card).getByRole('button', { name: 'Save' }));
+    const cap = within(card).getByLabelText('Cap');
+    fireEvent.change(cap, { target: { value: '12' } });
+    fireEvent.click(within(cap.closest('form')!).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { cap_per_hour: 12 }));
   });
 });

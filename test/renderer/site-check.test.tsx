@@ -61,17 +61,22 @@ describe('Check site and Check now', () => {
   });
 
   it('offers Check now to an agent set aside by a changed site, or resting after a usage limit', async () => {
-    const changed = agent({ state: 'error', detail: 'site changed: ChatGPT: cannot find the send control. Checking again at 15:32:00.' });
+    const changed = agent({
+      state: 'error',
+      detail: 'site changed: ChatGPT: cannot find the send control.',
+      next_check_at: new Date(Date.now() + 14_000).toISOString(),
+    });
     const resting = agent({ id: 'agt_2', name: 'chatgpt-2', state: 'resting', cooldown_until: '2026-11-02T21:40:00Z' });
     const state = adminState([changed, resting]);
     const api = fakeApi(state);
     renderPage('#/agents', state, [], api);
     const card = screen.getByRole('article', { name: 'chatgpt-1' });
-    expect(within(card).getByText(/cannot find the send control\. Checking again at 15:32:00/)).toBeTruthy();
+    expect(within(card).getByText(/cannot find the send control\./)).toBeTruthy();
+    expect(within(card).getByText(/It looks at its page again on its own at .* \(in 14 s\), or now with “Check now”/)).toBeTruthy();
     fireEvent.click(within(card).getByRole('button', { name: 'Check now' }));
     await waitFor(() => expect(api.recheck).toHaveBeenCalledWith('agt_1'));
     const rest = screen.getByRole('article', { name: 'chatgpt-2' });
-    expect(within(rest).getByText(/usage limit was reached; it takes jobs again at/)).toBeTruthy();
+    expect(within(rest).getByText(/usage limit was reached until .*; it takes jobs again once its page shows no limit/)).toBeTruthy();
     fireEvent.click(within(rest).getByRole('button', { name: 'Check now' }));
     await waitFor(() => expect(api.recheck).toHaveBeenCalledWith('agt_2'));
   });

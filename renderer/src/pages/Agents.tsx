@@ -6,6 +6,8 @@ import { AddAccount } from '../components/AddAccount.js';
 import { AgentPanel } from '../components/AgentPanel.js';
 import { Badge } from '../components/Badge.js';
 import { CapField } from '../components/CapField.js';
+import { PauseField } from '../components/PauseField.js';
+import { ProxyField } from '../components/ProxyField.js';
 import { ConfirmButton } from '../components/ConfirmButton.js';
 import { SiteCheckResult } from '../components/SiteCheckResult.js';
 import { EmptyState } from '../components/EmptyState.js';
@@ -14,7 +16,7 @@ import { NoAgents } from '../components/NoAgents.js';
 import { Problem } from '../components/Problem.js';
 import { desktopBridge, type DesktopBridge } from '../desktop.js';
 import { providerName } from '../format.js';
-import { useAction } from '../hooks.js';
+import { useAction, useNow } from '../hooks.js';
 import { href } from '../route.js';
 
 /**
@@ -48,7 +50,7 @@ export function Agents({ admin, api, param }: { admin: AdminState; api: AdminApi
           </div>
           <div className="agent-list">
             {admin.agents.map((agent) => (
-              <AgentCard key={agent.id} agent={agent} allPaused={admin.settings.paused} api={api} desktop={desktop} />
+              <AgentCard key={agent.id} agent={agent} settings={admin.settings} api={api} desktop={desktop} />
             ))}
           </div>
         </>
@@ -57,8 +59,10 @@ export function Agents({ admin, api, param }: { admin: AdminState; api: AdminApi
   );
 }
 
-function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPaused: boolean; api: AdminApi; desktop: DesktopBridge | null }) {
-  const state = describeAgent(agent, allPaused);
+function AgentCard({ agent, settings, api, desktop }: { agent: AgentView; settings: AdminState['settings']; api: AdminApi; desktop: DesktopBridge | null }) {
+  // "in 14 s" must count down while the card is on screen.
+  const now = useNow(5_000);
+  const state = describeAgent(agent, settings.paused, now);
   const toggle = useAction(() => changeAgent(api, agent.id, { enabled: !agent.enabled }));
   const logIn = useAction(async () => {
     await api.logIn(agent.id);
@@ -109,6 +113,8 @@ function AgentCard({ agent, allPaused, api, desktop }: { agent: AgentView; allPa
       <div className="agent-controls">
         <RenameField agent={agent} api={api} />
         <CapField label="Cap" value={agent.cap_per_hour} onSave={(cap) => changeAgent(api, agent.id, { cap_per_hour: cap })} />
+        <PauseField label="Pause" value={agent.pause_ms} fallback={settings.pause_ms} onSave={(ms) => changeAgent(api, agent.id, { pause_ms: ms })} />
+        <ProxyField value={agent.proxy} onSave={(proxy) => changeAgent(api, agent.id, { proxy })} />
         <button type="button" disabled={toggle.busy} onClick={() => toggle.run()}>
           {agent.enabled ? 'Pause this agent' : 'Enable this agent'}
         </button>

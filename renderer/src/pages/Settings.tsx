@@ -3,6 +3,7 @@ import type { AdminApi, AdminState } from '../api.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { DesktopSettings } from '../components/DesktopSettings.js';
 import { LogView } from '../components/LogView.js';
+import { PauseField } from '../components/PauseField.js';
 import { RetentionField } from '../components/RetentionField.js';
 import { forgetToken } from '../token.js';
 
@@ -37,6 +38,16 @@ export function Settings({ admin, api }: { admin: AdminState; api: AdminApi }) {
             <dd>{admin.version}</dd>
           </div>
         </dl>
+      </section>
+      <section aria-labelledby="pause-title">
+        <h2 id="pause-title">Pause between jobs</h2>
+        <div className="card stack">
+          <PauseField label="Every agent" value={admin.settings.pause_ms} fallback={null} onSave={(ms) => changeSettings(api, { pause_ms: ms ?? 0 })} />
+          <p className="note">
+            A guard against bans: after each job an agent waits at least this long, plus up to half of it again at random, before its next one, as a
+            person would between two prompts. 0 for none. An agent&apos;s own pause (Agents page) wins over this one.
+          </p>
+        </div>
       </section>
       <section aria-labelledby="retention-title">
         <h2 id="retention-title">Retention</h2>
