@@ -8,9 +8,9 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 export const RECHECK_DELAYS_MS = [15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000];
 
 /**
- * An agent that healed and falls ill again within this long goes on where its back-off
- * stood, instead of at 15 s: a page that passes a look but fails every job would otherwise
- * cost a job every few seconds.
+ * An agent that a look found healed and that falls ill again within this long goes on
+ * where its back-off stood, instead of at 15 s: a page that passes a look but fails every
+ * job would otherwise cost a job every few seconds.
  */
 const FLAP_WINDOW_MS = RECHECK_DELAYS_MS.at(-1)!;
 
@@ -98,9 +98,9 @@ export class RecheckSchedule {
     return RECHECK_DELAYS_MS[Math.min(misses, RECHECK_DELAYS_MS.length - 1)]!;
   }
 
+  /** Well again: by a look of ours (its history stays, for a relapse), or by itself (a start, a login): a fresh start. */
   private healed(id: string): void {
-    const history = this.history.get(id);
-    if (history && history.healedAt === null) history.healedAt = this.clock.now();
+    if (this.history.get(id)?.healedAt === null) this.history.delete(id);
   }
 
   private plan(id: string, at: number, restAt: number | null): void {
@@ -132,6 +132,7 @@ export class RecheckSchedule {
     // The look at a limit's reset time is not one of the back-off's: the back-off starts after it.
     const atResetTime = planned?.restAt === planned?.at;
     if (!well && !atResetTime) history.misses++;
+    if (well) history.healedAt = this.clock.now();
     this.history.set(id, history);
     // Still resting after its reset time: the back-off takes over from here.
     const condition = this.conditionOf(id);

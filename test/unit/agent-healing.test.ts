@@ -115,6 +115,12 @@ describe('agents that heal on their own', () => {
     await advance(60 * MIN);
     agent.setReadiness('error');
     expect(pool.nextCheckAt(agent.id)! - clock.now()).toBe(15 * S);
+
+    // Well by itself (its browser started, a person logged in): no relapse to remember.
+    agent.setReadiness('idle');
+    await advance(S);
+    agent.setReadiness('error');
+    expect(pool.nextCheckAt(agent.id)! - clock.now()).toBe(15 * S);
   });
 
   it('looks at a resting agent a minute after the reset time the banner gave, then on the back-off until the limit is gone', async () => {
