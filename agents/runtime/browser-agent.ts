@@ -185,6 +185,9 @@ export class BrowserAgent implements Agent {
       await this.start();
       return this.state === 'idle';
     }
+    // The fresh chat opened after the last job first: two navigations at once abort each other.
+    await this.preparing;
+    if (!this.session) return this.lookAgain();
     try {
       await openNewChat(this.session.page, this.site);
       await waitUntilReady(this.session.page, this.site, this.note);
