@@ -577,6 +577,37 @@ describe('chatbridge agents', () => {
     expectUsageError(await cli(['agents', 'check', id!, '--data-dir', dir]), new RegExp(`No agent ${id}`));
   });
 
+  it('set --pause and --proxy reach the running server within one second, the proxy shown masked; settings pause sets the global one', { timeout: 60_000 }, async () => {
+    const id = (JSON.parse((await ok(['agents', 'list', '--json', '--data-dir', dir])).stdout) as { id: string }[])[0]!.id;
+    const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    const view = async () => ((await api(server.url, token, 'GET', '/admin/v1/state')).body as { agents: { id: string; pause_ms: number | null; proxy: string | null }[] }).agents.find((a) => a.id === id)!;
+
+    const set = await ok(['agents', 'set', id, '--pause', '25s', '--proxy', 'http://alice:hunter22@10.0.0.2:3128', '--data-dir', dir]);
+    expect(set.stdout).toBe(`${id} pauses at least 25 s between jobs.\n${id} goes through http://a…:••••@10.0.0.2:3128; a running server restarts its browser.\n`);
+    await withinOneSecond('the pause and the proxy', set.endedAt, async () => {
+      const a = await view();
+      return a.pause_ms === 25_000 && a.proxy === 'http://a…:••••@10.0.0.2:3128';
+    });
+    const listed = (await ok(['agents', 'list', '--data-dir', dir])).stdout;
+    expect(listed).toMatch(/pause 25 s {2}proxy http:\/\/a…:••••@10\.0\.0\.2:3128/);
+    expect(listed).not.toContain('hunter22');
+
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'socks5://u:hunter22@h:1080', '--data-dir', dir]), /--proxy: Chromium cannot log in to a SOCKS5 proxy/);
+    expectUsageError(await cli(['agents', 'set', id, '--pause', 'soon', '--data-dir', dir]), /--pause takes a pause such as 20s/);
+    expectUsageError(await cli(['agents', 'set', id, '--data-dir', dir]), /agents set ID \[--pause/);
+    const back = await ok(['agents', 'set', id, '--pause', 'default', '--proxy', 'none', '--data-dir', dir]);
+    await withinOneSecond('no pause or proxy of its own', back.endedAt, async () => {
+      const a = await view();
+      return a.pause_ms === null && a.proxy === null;
+    });
+
+    expect((await ok(['settings', 'pause', '--data-dir', dir])).stdout).toMatch(/^Pause between jobs: none\./); // the suite's CHATBRIDGE_PAUSE_MS=0
+    const global = await ok(['settings', 'pause', '--min', '12s', '--data-dir', dir]);
+    expect(global.stdout).toMatch(/^Pause between jobs: at least 12 s, plus up to 6 s at random/);
+    await withinOneSecond('the global pause', global.endedAt, async () => (await api(server.url, token, 'GET', '/admin/v1/state')).body.settings.pause_ms === 12_000);
+    expectUsageError(await cli(['settings', 'pause', '--days', '3', '--data-dir', dir]), /settings pause \[--min 10s\]/);
+  });
+
   it('remove is refused while the agent runs a job, as in the dashboard', async () => {
     const claude = (await agentState((JSON.parse((await ok(['agents', 'list', '--json', '--data-dir', dir])).stdout) as { id: string }[])[0]!.id))!;
     const held = api(server.url, key, 'POST', '/v1/completions', { prompt: 'p [[hang]]', provider: 'claude' });
