@@ -117,7 +117,7 @@ export class RecheckSchedule {
     const planned = this.planned.get(id);
     this.planned.delete(id);
     const before = this.conditionOf(id).kind;
-    // Taken up meanwhile (a job, a person's own check, a pause): its next change plans again.
+    // Taken up meanwhile (a job, a person's own check, paused): its next change plans again.
     if (before !== 'unwell' && before !== 'resting') return this.update(id);
     this.looking.add(id);
     let well = false;
