@@ -18,7 +18,7 @@ import { randomIds } from '../main/core/ids.js';
 import { KeyStore } from '../main/keys/key-store.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
 import { openDatabase } from '../main/queue/db.js';
-import { SqliteJobStore as JobStore } from '../main/queue/sqlite/job-store.js';
+import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
 import { UsageHistory } from '../main/queue/usage-history.js';
 import { SettingsStore } from '../main/settings/settings-store.js';
@@ -49,7 +49,7 @@ const AIM_REQUEST_MS = 250;
 const CLIENTS = 8;
 
 /** A data dir with `count` finished jobs spread from `from` to `to`, on two agents and three keys. */
-function seeded(label: string, count: number, from: number, to: number): { dir: string; keyId: string } {
+async function seeded(label: string, count: number, from: number, to: number): Promise<{ dir: string; keyId: string }> {
   const dir = tempDataDir(label);
   const db = openDatabase(dir);
   try {
@@ -57,7 +57,7 @@ function seeded(label: string, count: number, from: number, to: number): { dir: 
     const agents = [pool.create('chatgpt', 'chatgpt-1'), pool.create('claude', 'claude-1')].map((a) => ({ id: a.id, provider: a.provider }));
     const keys = new KeyStore(db, systemClock, randomIds);
     const keyIds = ['a', 'b', 'c'].map((name) => keys.create({ name, scopes: ['completions:write'], expiresAt: null }).key.id);
-    seedFinishedJobs(new JobStore(db, new WebhookOutbox(db)), { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
+    await seedFinishedJobs(new SqliteJobStore(db, new WebhookOutbox(db)), db, { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
     // Content is kept until the run changes it: the seeded history is older than the default 90 days' cut for some runs.
     new SettingsStore(db).setRetentionDays(null);
     return { dir, keyId: keyIds[0]! };
@@ -69,7 +69,7 @@ function seeded(label: string, count: number, from: number, to: number): { dir: 
 async function usageQueries(): Promise<void> {
   heading('usage history on 100 000 jobs');
   const now = Date.now();
-  const { dir, keyId } = seeded('usage', 100_000, now - 90 * DAY_MS, now);
+  const { dir, keyId } = await seeded('usage', 100_000, now - 90 * DAY_MS, now);
   const db = openDatabase(dir);
   const history = new UsageHistory(db);
   const rows = [['range', 'filter', 'jobs counted', 'median of 7', 'slowest', 'loop held at most', 'aim']];
@@ -127,7 +127,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string }> {
 async function purgeUnderLoad(): Promise<void> {
   heading('deleting and pruning 10 000 jobs while the API works');
   const now = Date.now();
-  const { dir } = seeded('purge', 20_000, now - 10 * DAY_MS, now - 3 * DAY_MS);
+  const { dir } = await seeded('purge', 20_000, now - 10 * DAY_MS, now - 3 * DAY_MS);
   // Many keys, taken in turn, keep every key under its 600 writes a minute.
   const keys = new KeyRing(createKeys(dir, 64));
   const server = await startServer(SCRIPTED_SERVER, ['--data-dir', dir, '--port', '0', '--agents', 'chatgpt=4,claude=4']);

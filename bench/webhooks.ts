@@ -147,7 +147,7 @@ async function main(): Promise<void> {
       const started = wallNow();
       // Every deadline passes at once: one transaction makes all of them final.
       skew += 10_000;
-      service.store.expireDue(clock.now());
+      await service.store.expireDue(clock.now());
       const finalTxn = wallNow() - started;
       await Promise.all(ids.map(arrived));
       const last = Math.max(...ids.map((id) => arrivals.get(id)![0]!));

@@ -20,7 +20,7 @@ import type { HourlyUsage } from './queue/hourly-usage.js';
 import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from './core/jobs.js';
-import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
+import type { JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
@@ -78,7 +78,7 @@ export class AdminConsole {
     });
   }
 
-  state(): AdminState {
+  async state(): Promise<AdminState> {
     const { settings, pool } = this.deps;
     const s = settings.get();
     return {
@@ -94,11 +94,11 @@ export class AdminConsole {
         pause_ms: s.pauseMs,
       },
       agents: pool.list().map((a) => this.agentView(a.id)),
-      status: this.deps.report.status(EVERY_ACCOUNT),
+      status: await this.deps.report.status(EVERY_ACCOUNT),
     };
   }
 
-  updateSettings(patch: SettingsPatch): AdminState {
+  updateSettings(patch: SettingsPatch): Promise<AdminState> {
     const { settings, scheduler } = this.deps;
     if (patch.paused !== undefined) settings.setPaused(patch.paused);
     if (patch.rotation !== undefined) settings.setRotation(patch.rotation);
@@ -156,14 +156,15 @@ export class AdminConsole {
   async removeAgent(id: string): Promise<void> {
     const { pool, scheduler, store } = this.deps;
     if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
-    if (scheduler.isRunningOn(id)) {
-      throw new ApiError('CONFLICT', 'This agent is running a job. Pause it, wait for the job to end (or cancel it), then remove it.');
-    }
-    const pinned = store.queuedInOrder().filter((job) => job.req_agent_id === id).length;
+    const pinned = (await store.queuedInOrder()).filter((job) => job.req_agent_id === id).length;
     if (pinned > 0) {
       throw new ApiError('CONFLICT', `${pinned} queued job${pinned === 1 ? '' : 's'} can only run on this agent. Cancel them or let them run, then remove it.`);
     }
-    // The row goes first, in this same turn as the checks, so no job can be dispatched to it meanwhile.
+    if (!pool.get(id)) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
+    if (scheduler.isRunningOn(id)) {
+      throw new ApiError('CONFLICT', 'This agent is running a job. Pause it, wait for the job to end (or cancel it), then remove it.');
+    }
+    // The row goes first, in this same turn as the running check, so no job can be dispatched to it meanwhile.
     const { name } = pool.get(id)!;
     pool.remove(id);
     try {
@@ -297,17 +298,19 @@ export class AdminConsole {
    * (hosted) Each account with its queue depth, attempts started this hour (rolling, as the
    * caps count) and today (since 00:00 UTC), its keys and its retention.
    */
-  accounts(): AccountView[] {
+  async accounts(): Promise<AccountView[]> {
     const { accounts, keys, store, clock } = this.deps;
     const now = clock.now();
-    const starts = store.startsByAccount(now - (now % DAY_MS), now - HOUR_MS);
+    const starts = await store.startsByAccount(now - (now % DAY_MS), now - HOUR_MS);
     const allKeys = keys.list();
-    return accounts.list().map((a) => ({
+    const list = accounts.list();
+    const depths = await Promise.all(list.map((a) => store.queuedCount(a.id)));
+    return list.map((a, i) => ({
       id: a.id,
       name: a.name,
       retention_days: a.retention_days,
       disabled: a.disabled_at !== null,
-      queue_depth: store.queuedCount(a.id),
+      queue_depth: depths[i]!,
       used_this_hour: starts.get(a.id)?.hour ?? 0,
       used_today: starts.get(a.id)?.today ?? 0,
       keys: allKeys.filter((k) => k.account_id === a.id).map(keyView),
@@ -326,16 +329,16 @@ export class AdminConsole {
     return this.deps.log.recent(Math.min(Math.max(limit, 1), this.deps.log.capacity), { minLevel }).map(logEntryView);
   }
 
-  recentJobs(limit: number): JobSummary[] {
-    return this.deps.store.recent(Math.min(Math.max(limit, 1), 500)).map((job) => this.summary(job));
+  async recentJobs(limit: number): Promise<JobSummary[]> {
+    return (await this.deps.store.recent(Math.min(Math.max(limit, 1), 500))).map((job) => this.summary(job));
   }
 
-  job(id: string): JobDetail {
+  async job(id: string): Promise<JobDetail> {
     const { completions, store } = this.deps;
-    const job = completions.get(id, EVERY_ACCOUNT);
-    const rows = store.attempts(id);
+    const job = await completions.get(id, EVERY_ACCOUNT);
+    const rows = await store.attempts(id);
     return {
-      job: jobObject(job, completions.agentName(job), completions.queuePosition(job)),
+      job: jobObject(job, completions.agentName(job), await completions.queuePosition(job)),
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
       attempts: attemptRecords(rows).map((record, i) => {
@@ -344,7 +347,7 @@ export class AdminConsole {
         return { ...record, run_ms: ended_at === null ? null : ended_at - started_at, detail };
       }),
       diagnostics: this.deps.diagnostics.ofJob(id).map(({ name, manifest }) => bundleView(name, manifest)),
-      webhook: this.webhookLog(id),
+      webhook: await this.webhookLog(id),
       waiting_because: completions.waitReason(job)?.text ?? null,
     };
   }
@@ -355,8 +358,8 @@ export class AdminConsole {
   }
 
   /** The dashboard's cancel: a caller waiting on the job gets 499, as with DELETE. */
-  cancel(id: string): JobDetail {
-    this.deps.completions.cancel(id, EVERY_ACCOUNT);
+  async cancel(id: string): Promise<JobDetail> {
+    await this.deps.completions.cancel(id, EVERY_ACCOUNT);
     return this.job(id);
   }
 
@@ -364,8 +367,8 @@ export class AdminConsole {
    * Deletes a finished job, its attempts and its webhook log; GET answers 404 from then on.
    * A queued or running job is refused (409): cancelling it first settles whoever waits on it.
    */
-  deleteJob(id: string): void {
-    const result = this.deps.store.delete(id);
+  async deleteJob(id: string): Promise<void> {
+    const result = await this.deps.store.delete(id);
     if (!result) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     if (!result.deleted) {
       throw new ApiError('CONFLICT', `This job is ${result.status}: cancel it first, then delete it.`, { status: result.status });
@@ -379,14 +382,14 @@ export class AdminConsole {
     return this.deps.usageReport.view(range, filter, tzOffsetMinutes);
   }
 
-  redeliver(id: string): WebhookLog {
+  async redeliver(id: string): Promise<WebhookLog> {
     try {
-      this.deps.webhooks.redeliver(id);
+      await this.deps.webhooks.redeliver(id);
     } catch (error) {
       if (error instanceof NoDelivery) throw new ApiError('NOT_FOUND', error.message);
       throw error;
     }
-    return this.webhookLog(id)!;
+    return (await this.webhookLog(id))!;
   }
 
   signingSecret(): string {
@@ -412,7 +415,7 @@ export class AdminConsole {
     const changed = () => {
       timer ??= setTimeout(() => {
         timer = null;
-        onState(this.state());
+        void this.state().then(onState);
       }, STATE_DEBOUNCE_MS);
     };
     const unsubscribeJobs = this.deps.events.subscribeAll((job) => {
@@ -482,9 +485,9 @@ export class AdminConsole {
     };
   }
 
-  private webhookLog(id: string): WebhookLog | null {
+  private async webhookLog(id: string): Promise<WebhookLog | null> {
     try {
-      const log = this.deps.webhooks.log(id);
+      const log = await this.deps.webhooks.log(id);
       return {
         url: log.url,
         state: log.state,

@@ -5,12 +5,10 @@ import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
 import type { Profile } from './api/profile.js';
 import type { AgentPool } from './queue/agent-pool.js';
-import type { GroupCommit } from './queue/group-commit.js';
-import type { IdempotencyStore } from './queue/idempotency.js';
-import { requestHash } from './queue/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, requestHash } from './queue/idempotency.js';
 import type { JobEvents } from './queue/job-events.js';
-import { EVERY_ACCOUNT, type JobRow, type Viewer } from './core/jobs.js';
-import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
+import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from './core/jobs.js';
+import type { JobStore } from './queue/job-store.js';
 import type { JobConstraint, Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
 import { waitReason, type WaitReason } from './queue/wait-reason.js';
@@ -52,6 +50,23 @@ function repeatKey(keyId: string, hash: string): string {
   return `\nrepeat ${keyId} ${hash}`;
 }
 
+/**
+ * The idempotency entry a submission looks up and records, if any. Idempotency keys are the
+ * account's own: another account's same key is another request. Without an
+ * Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their own timeout)
+ * finds the job its first request made instead of making another: the first try records
+ * the implicit key without looking (ttlMs 0), a repeat looks back one window.
+ */
+function idempotencyClaim(s: Submission): IdempotencyClaim | undefined {
+  if (s.idempotencyKey !== undefined) {
+    const key = s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
+    return { key, hash: requestHash(s.path, s.rawBody), ttlMs: IDEMPOTENCY_TTL_MS, onOtherHash: 'conflict' };
+  }
+  if (s.automaticRepeat === undefined) return undefined;
+  const hash = requestHash(s.path, s.rawBody);
+  return { key: repeatKey(s.apiKeyId, hash), hash, ttlMs: s.automaticRepeat ? AUTOMATIC_REPEAT_WINDOW_MS : 0, onOtherHash: 'replace' };
+}
+
 export interface Submitted {
   job: JobRow;
   /** False when an Idempotency-Key returned an existing job. */
@@ -72,8 +87,6 @@ export class Completions {
 
   constructor(
     private readonly store: JobStore,
-    private readonly idempotency: IdempotencyStore,
-    private readonly commits: GroupCommit,
     private readonly scheduler: Scheduler,
     private readonly pool: AgentPool,
     private readonly settings: SettingsStore,
@@ -85,41 +98,16 @@ export class Completions {
 
   async submit(s: Submission): Promise<Submitted> {
     const b = s.body;
-    const constraint = this.constraintOf(b, s.accountId);
+    const constraint = await this.constraintOf(b, s.accountId);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const hash = s.idempotencyKey === undefined && s.automaticRepeat === undefined ? '' : requestHash(s.path, s.rawBody);
-    // Idempotency keys are the account's own: another account's same key is another request.
-    const idempotencyKey = s.idempotencyKey === undefined ? undefined : s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
-    // Without an Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their
-    // own timeout) finds the job its first request made instead of making another.
-    const implicitKey = s.idempotencyKey === undefined && s.automaticRepeat !== undefined ? repeatKey(s.apiKeyId, hash) : undefined;
-    const result = await this.commits.run((): Submitted & { refusal?: ApiError } => {
-      const now = this.clock.now();
-      if (idempotencyKey !== undefined) {
-        const seen = this.idempotency.find(idempotencyKey, now);
-        if (seen && seen.request_hash !== hash) {
-          throw new ApiError('CONFLICT', 'This Idempotency-Key was used with a different request.');
-        }
-        const original = seen && this.store.get(seen.job_id);
-        if (original) return { job: original, created: false };
-      }
-      if (implicitKey !== undefined && s.automaticRepeat) {
-        const seen = this.idempotency.find(implicitKey, now, AUTOMATIC_REPEAT_WINDOW_MS);
-        const original = seen && this.store.get(seen.job_id);
-        if (original) {
-          this.idempotency.remember(implicitKey, hash, original.id, now);
-          return { job: original, created: false };
-        }
-      }
-      if (this.store.queuedCount(s.accountId) >= LIMITS.queuedJobs) {
-        throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} of your jobs.`, { limit: LIMITS.queuedJobs });
-      }
-      const refusal = !b.wait && b.callback_url === null ? this.whyCannotStartNow(constraint) : undefined;
-      if (refusal && !this.profile.keepsRefusedJobs) throw refusal;
-      const job = this.store.insert({
+    const refusal = !b.wait && b.callback_url === null ? this.whyCannotStartNow(constraint) : undefined;
+    const now = this.clock.now();
+    const idempotency = idempotencyClaim(s);
+    const result = await this.store.submit({
+      job: {
         id: this.ids.job(now),
         prompt: b.prompt,
         req_provider: constraint.req_provider,
@@ -134,29 +122,38 @@ export class Completions {
         created_at: now,
         api_key_id: s.apiKeyId,
         account_id: s.accountId,
-      });
-      const key = idempotencyKey ?? implicitKey;
-      if (key !== undefined) this.idempotency.remember(key, hash, job.id, now);
-      return { job, created: true, ...(refusal ? { refusal } : {}) };
+      },
+      ...(idempotency ? { idempotency } : {}),
+      queuedLimit: LIMITS.queuedJobs,
+      refuseNew: refusal !== undefined && !this.profile.keepsRefusedJobs,
     });
-    if (result.created) this.scheduler.jobAdded(result.job);
-    // (H) The job was accepted and stays queued; the caller hears why it cannot start now.
-    if (result.refusal) {
-      const { code, message, details } = result.refusal;
-      throw new ApiError(code, `${message} The job ${result.job.id} is queued and starts when it can.`, { ...details, job_id: result.job.id });
+    switch (result.kind) {
+      case 'found':
+        return { job: result.job, created: false };
+      case 'conflict':
+        throw new ApiError('CONFLICT', 'This Idempotency-Key was used with a different request.');
+      case 'queue_full':
+        throw new ApiError('FORBIDDEN', `The queue already holds ${LIMITS.queuedJobs} of your jobs.`, { limit: LIMITS.queuedJobs });
+      case 'refused':
+        throw refusal!;
+      case 'created': {
+        if (!refusal) return { job: result.job, created: true };
+        // (H) The job was accepted and stays queued; the caller hears why it cannot start now.
+        const { code, message, details } = refusal;
+        throw new ApiError(code, `${message} The job ${result.job.id} is queued and starts when it can.`, { ...details, job_id: result.job.id });
+      }
     }
-    return { job: result.job, created: result.created };
   }
 
   /** The job, if it is the caller's: another account's job is as unknown as a made-up id (404). */
-  get(id: string, viewer: Viewer): JobRow {
-    const job = this.store.get(id);
+  async get(id: string, viewer: Viewer): Promise<JobRow> {
+    const job = await this.store.get(id);
     if (!job || (viewer !== EVERY_ACCOUNT && job.account_id !== viewer)) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     return job;
   }
 
   /** `queue_position` of a queued job, as the profile counts it. */
-  queuePosition(job: JobRow): number | undefined {
+  async queuePosition(job: JobRow): Promise<number | undefined> {
     if (job.status !== 'queued') return undefined;
     return this.profile.queuePosition === 'count' ? this.store.queuedCount(job.account_id) : this.store.queuePosition(job);
   }
@@ -165,11 +162,11 @@ export class Completions {
     return job.agent_id ? (this.pool.get(job.agent_id)?.name ?? null) : null;
   }
 
-  cancel(id: string, viewer: Viewer): JobRow {
-    this.get(id, viewer);
-    const moved = this.store.cancel(id, this.clock.now());
+  /** The scheduler hears of the move from the store, and stops the job's agent if it was running. */
+  async cancel(id: string, viewer: Viewer): Promise<JobRow> {
+    await this.get(id, viewer);
+    const moved = await this.store.cancel(id, this.clock.now());
     if (!moved) throw new ApiError('NOT_FOUND', `No job ${id}.`);
-    if (moved.from !== moved.job.status) this.scheduler.jobCancelled(moved);
     return moved.job;
   }
 
@@ -180,14 +177,22 @@ export class Completions {
   waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow> {
     if (isFinal(job.status) || holdMs <= 0 || this.closed) return Promise.resolve(job);
     return new Promise((resolve) => {
+      let ended = false;
       const done = (latest: JobRow) => {
+        if (ended) return;
+        ended = true;
         unsubscribe();
         timer.cancel();
         signal?.removeEventListener('abort', onAbort);
         this.holds.delete(onAbort);
         resolve(latest);
       };
-      const onAbort = () => done(this.store.get(job.id) ?? job);
+      const onAbort = () => {
+        this.store.get(job.id).then(
+          (latest) => done(latest ?? job),
+          () => done(job),
+        );
+      };
       const unsubscribe = this.events.subscribe(job.id, (latest) => {
         if (isFinal(latest.status)) done(latest);
       });
@@ -206,7 +211,7 @@ export class Completions {
    * The outcome of a `wait: true` submission: the job if it succeeded, else the error the
    * contract names for how it ended (or for a hold that ended first).
    */
-  outcome(job: JobRow): JobRow {
+  async outcome(job: JobRow): Promise<JobRow> {
     switch (job.status) {
       case 'succeeded':
         return job;
@@ -214,7 +219,7 @@ export class Completions {
         throw new ApiError(
           (job.error_code as ErrorCode | null) ?? 'JOB_FAILED',
           job.error_message ?? 'Every allowed attempt failed.',
-          this.profile.failureDetails(job, this.store.attempts(job.id)),
+          this.profile.failureDetails(job, await this.store.attempts(job.id)),
         );
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
@@ -252,7 +257,7 @@ export class Completions {
    * Resolves which agents may run the job, refusing constraints that can never be met.
    * A continued conversation is pinned to the agent that owns it.
    */
-  private constraintOf(b: CompletionRequest, accountId: string | null): JobConstraint {
+  private async constraintOf(b: CompletionRequest, accountId: string | null): Promise<JobConstraint> {
     if (b.mode === 'continue' && b.conversation_ref === null) {
       throw invalid('conversation_ref', 'mode "continue" needs the conversation_ref of an earlier completion.');
     }
@@ -269,7 +274,7 @@ export class Completions {
       constraint = { req_provider: agent.provider, req_agent_id: agent.id };
     }
     if (b.conversation_ref !== null) {
-      const conversation = this.store.conversation(b.conversation_ref);
+      const conversation = await this.store.conversation(b.conversation_ref);
       // Another account's conversation is as unknown as a made-up one.
       if (!conversation || conversation.account_id !== accountId) throw invalid('conversation_ref', 'Unknown conversation_ref.');
       if (!this.pool.get(conversation.agent_id)) {
@@ -304,12 +309,9 @@ export class Completions {
   }
 
   /** Cancels the queued jobs of disabled accounts (`accounts disable`); returns how many. */
-  cancelDisabledAccounts(): number {
-    const ids = this.store.queuedOfDisabledAccounts();
-    for (const id of ids) {
-      const moved = this.store.cancel(id, this.clock.now());
-      if (moved && moved.from !== moved.job.status) this.scheduler.jobCancelled(moved);
-    }
+  async cancelDisabledAccounts(): Promise<number> {
+    const ids = await this.store.queuedOfDisabledAccounts();
+    for (const id of ids) await this.store.cancel(id, this.clock.now());
     return ids.length;
   }
 }

@@ -17,11 +17,10 @@ import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
 import { AgentPool } from './queue/agent-pool.js';
 import { openDatabase, type Db } from './queue/db.js';
-import { GroupCommit } from './queue/group-commit.js';
 import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
-import { IdempotencyStore } from './queue/idempotency.js';
 import { JobEvents } from './queue/job-events.js';
-import { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
+import type { JobStore } from './queue/job-store.js';
+import { SqliteJobStore } from './queue/sqlite/job-store.js';
 import { Retention } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
@@ -88,6 +87,8 @@ export class Service {
   readonly metrics: ServiceMetrics;
   /** Prunes content past the retention setting, clears old webhook logs, reclaims space. */
   readonly retention: Retention;
+  /** Attempt starts in the rolling hour, for the hourly caps. */
+  private readonly usage: HourlyUsage;
   readonly app: FastifyInstance;
   private url = '';
   private stopWatching: () => void = () => {};
@@ -106,30 +107,18 @@ export class Service {
   ) {
     this.log = new LogBook(clock);
     this.outbox = new WebhookOutbox(db);
-    this.store = new JobStore(db, this.outbox);
+    this.store = new SqliteJobStore(db, this.outbox);
+    // Long polls, the dashboard and the logs hear what the store committed.
+    this.store.onEvent(({ job }) => this.events.publish(job));
     this.settings = new SettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
     this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
-    const usage = new HourlyUsage(clock);
-    for (const s of this.store.attemptStartsSince(clock.now() - HOUR_MS)) usage.record(s.agent_id, s.provider, s.started_at);
-    const idempotency = new IdempotencyStore(db);
-    idempotency.prune(clock.now());
-    this.pruneTimer = setInterval(() => idempotency.prune(clock.now()), HOUR_MS).unref();
-    this.scheduler = new Scheduler(
-      this.store,
-      this.pool,
-      usage,
-      new RotationPicker(usage, ids),
-      this.events,
-      () => this.settings.get(),
-      clock,
-      ids,
-    );
+    const usage = (this.usage = new HourlyUsage(clock));
+    this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
+    this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
     this.completions = new Completions(
       this.store,
-      idempotency,
-      new GroupCommit(db, () => this.store.recount()),
       this.scheduler,
       this.pool,
       this.settings,
@@ -142,8 +131,8 @@ export class Service {
     this.webhookSender = new WebhookSender(
       this.outbox,
       () => this.signingSecret.get(),
-      (jobId) => {
-        const job = this.store.get(jobId)!;
+      async (jobId) => {
+        const job = (await this.store.get(jobId))!;
         return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)) };
       },
       webhookTransport,
@@ -246,9 +235,11 @@ export class Service {
       service.log.warn('service', privacyWarning);
       options.onWarning?.(privacyWarning);
     }
-    service.store.requeueDispatched(clock.now());
-    service.completions.cancelDisabledAccounts();
-    service.scheduler.start();
+    await service.store.requeueDispatched(clock.now());
+    for (const s of await service.store.attemptStartsSince(clock.now() - HOUR_MS)) service.usage.record(s.agent_id, s.provider, s.started_at);
+    await service.store.pruneIdempotency(clock.now());
+    await service.completions.cancelDisabledAccounts();
+    await service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
     await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
@@ -297,7 +288,7 @@ export class Service {
     this.settings.invalidate();
     this.keys.invalidate();
     // `accounts disable`: the account's queued jobs are cancelled; `accounts set`: its retention applies now.
-    this.completions.cancelDisabledAccounts();
+    void this.completions.cancelDisabledAccounts();
     const periods = this.accountRetention();
     if (periods !== this.knownAccountRetention) this.retention.wake();
     this.knownAccountRetention = periods;
@@ -316,7 +307,7 @@ export class Service {
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
-    this.scheduler.stop();
+    await this.scheduler.stop();
     this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();
     const retentionStopped = this.retention.stop();
@@ -331,6 +322,7 @@ export class Service {
     this.metrics.stop();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
+    await this.store.close();
     this.db.close();
   }
 }

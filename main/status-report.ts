@@ -3,7 +3,7 @@ import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
 import type { AgentPool } from './queue/agent-pool.js';
 import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
 import type { Viewer } from './core/jobs.js';
-import type { SqliteJobStore as JobStore } from './queue/sqlite/job-store.js';
+import type { JobStore } from './queue/job-store.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 /** GET /v1/status and GET /v1/models, shaped as decisions.md fixes them. */
@@ -19,7 +19,7 @@ export class StatusReport {
   ) {}
 
   /** The figures every caller may see, and `account`'s own queue (null: Profile F's one account; the dashboard sees every account's). */
-  status(account: Viewer): Status {
+  async status(account: Viewer): Promise<Status> {
     const settings = this.settings.get();
     const agents = this.pool.list();
     const cap = (scope: UsageScope, limit: number | null) => {
@@ -42,7 +42,8 @@ export class StatusReport {
       };
     });
     const idle = summaries.filter((a) => a.state === 'idle').length;
-    const oldest = this.store.oldestQueuedAt(account);
+    const oldest = await this.store.oldestQueuedAt(account);
+    const depth = await this.store.queuedCount(account);
     return {
       providers: Object.fromEntries(
         PROVIDERS.map((p) => {
@@ -57,7 +58,7 @@ export class StatusReport {
           ];
         }),
       ),
-      queue: { depth: this.store.queuedCount(account), oldest_queued_at: oldest === null ? null : this.timestamp(oldest) },
+      queue: { depth, oldest_queued_at: oldest === null ? null : this.timestamp(oldest) },
       agents: { idle, busy: summaries.filter((a) => a.state === 'busy').length, total: summaries.length },
       devices: [{ base_url: this.baseUrl(), online: !settings.paused, paused: settings.paused, agents: summaries }],
       global: cap('global', settings.globalCap),

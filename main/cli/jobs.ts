@@ -1,6 +1,6 @@
 import { resolveDataDir } from '../core/data-dir.js';
 import { openDatabase } from '../queue/db.js';
-import { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
+import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { reclaimInSteps } from '../queue/retention.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { parse, UsageError } from './args.js';
@@ -42,7 +42,7 @@ export async function jobs(args: string[]): Promise<void> {
       if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
       const db = openDatabase(resolveDataDir(values['data-dir']));
       try {
-        const result = new JobStore(db, new WebhookOutbox(db)).delete(id);
+        const result = await new SqliteJobStore(db, new WebhookOutbox(db)).delete(id);
         if (!result) throw new UsageError(`No job ${id}.`);
         if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
         out(`Deleted ${id}, with its attempts and webhook log.`);
@@ -56,10 +56,10 @@ export async function jobs(args: string[]): Promise<void> {
       const before = parseDate(values.before);
       const db = openDatabase(resolveDataDir(values['data-dir']));
       try {
-        const store = new JobStore(db, new WebhookOutbox(db));
+        const store = new SqliteJobStore(db, new WebhookOutbox(db));
         let deleted = 0;
         for (;;) {
-          const n = store.purgeFinishedBefore(before, BATCH);
+          const n = await store.purgeFinishedBefore(before, BATCH);
           deleted += n;
           if (n < BATCH) break;
           await pause();

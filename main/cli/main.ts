@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'mcp':
         return await (await import('./mcp.js')).mcp(args);
       case 'webhooks':
-        return (await import('./webhooks.js')).webhooks(args);
+        return await (await import('./webhooks.js')).webhooks(args);
       case 'usage':
         return await (await import('./usage.js')).usage(args);
       case 'settings':

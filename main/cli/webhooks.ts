@@ -3,7 +3,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { readServerInfo } from '../core/runtime-files.js';
 import { openDatabase } from '../queue/db.js';
-import { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
+import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
 import { isDelivered, WebhookOutbox } from '../webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
@@ -20,7 +20,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
  * `chatbridge webhooks …`: the signing secret, a job's delivery log, redelivery. Changes go
  * to the database; a running server sends a redelivery within a second.
  */
-export function webhooks(args: string[]): void {
+export async function webhooks(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'secret': {
@@ -46,9 +46,9 @@ export function webhooks(args: string[]): void {
       const db = openDatabase(dataDir, { create: false });
       try {
         const outbox = new WebhookOutbox(db);
-        const deliveries = new WebhookDeliveries(new JobStore(db, outbox), outbox, systemClock);
-        if (sub === 'log') return printLog(deliveries.log(jobId));
-        const log = deliveries.redeliver(jobId);
+        const deliveries = new WebhookDeliveries(new SqliteJobStore(db, outbox), outbox, systemClock);
+        if (sub === 'log') return printLog(await deliveries.log(jobId));
+        const log = await deliveries.redeliver(jobId);
         out(
           readServerInfo(dataDir)
             ? `Redelivery of ${jobId} to ${log.url} asked for: the running server sends it within a second.`

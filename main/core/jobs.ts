@@ -122,7 +122,7 @@ export interface IdempotencyClaim {
   key: string;
   /** requestHash(path, body). */
   hash: string;
-  /** Entries older than now - ttlMs do not count. */
+  /** Only entries made after now - ttlMs count (0: none does; the entry is only recorded). */
   ttlMs: number;
   /**
    * 'conflict': an entry with another hash is a conflict (an explicit Idempotency-Key).
@@ -138,6 +138,12 @@ export interface SubmitRequest {
   idempotency?: IdempotencyClaim;
   /** At most this many jobs of job.account_id queued (LIMITS.queuedJobs), counted inside the transaction. */
   queuedLimit: number;
+  /**
+   * A new job would be refused (Profile F's `wait: false` job that cannot start now): the
+   * idempotency entry's job is still found and the queue limit still checked, in that order,
+   * but nothing is written; 'refused' stands for the job that was not created.
+   */
+  refuseNew?: boolean;
 }
 
 export type SubmitResult =
@@ -147,7 +153,9 @@ export type SubmitResult =
   /** Same key, another request (onOtherHash 'conflict'). */
   | { kind: 'conflict' }
   /** queuedLimit reached: nothing written. */
-  | { kind: 'queue_full' };
+  | { kind: 'queue_full' }
+  /** refuseNew, and neither of the above: nothing written. */
+  | { kind: 'refused' };
 
 /** A store event, published after the commit that made it. `from` is null for a job just created. */
 export interface StoreEvent {

@@ -12,6 +12,7 @@ import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { openSites } from '../../agents/runtime/start-agents.js';
 import { DEFAULT_PORT } from '../cli/args.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { EVERY_ACCOUNT } from '../core/jobs.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
 import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../first-run.js';
@@ -170,9 +171,9 @@ async function start(): Promise<void> {
   const trayControl = startTray(
     electron,
     join(PACKAGE_ROOT, 'build/tray'),
-    () => ({
+    async () => ({
       agents: service.pool.list().map((a) => service.pool.state(a.id)),
-      queueDepth: service.store.queuedTotal(),
+      queueDepth: await service.store.queuedCount(EVERY_ACCOUNT),
       paused: service.settings.get().paused,
     }),
     act,

@@ -9,14 +9,14 @@ import { trayView, type TrayAction, type TraySnapshot } from './tray-model.js';
 export function startTray(
   electron: ElectronApi,
   iconsDir: string,
-  snapshot: () => TraySnapshot,
+  snapshot: () => Promise<TraySnapshot>,
   act: (action: TrayAction) => void,
 ): { refresh(): void } {
   const tray = new electron.Tray(join(iconsDir, 'idle.png'));
   tray.on('click', () => act('dashboard'));
   let shown = '';
-  const refresh = () => {
-    const view = trayView(snapshot());
+  const draw = (state: TraySnapshot) => {
+    const view = trayView(state);
     const key = JSON.stringify(view);
     if (key === shown) return;
     shown = key;
@@ -28,6 +28,11 @@ export function startTray(
       return { label: item.label, click: () => act(item.action) };
     });
     tray.setContextMenu(electron.Menu.buildFromTemplate(items));
+  };
+  // Snapshots are read in order of refresh and drawn in that order (the queue depth is the store's, read asynchronously).
+  let drawn = Promise.resolve();
+  const refresh = () => {
+    drawn = drawn.then(async () => draw(await snapshot()));
   };
   refresh();
   return { refresh };

@@ -6,7 +6,7 @@ import type { AgentPool } from '../queue/agent-pool.js';
 import type { HourlyUsage } from '../queue/hourly-usage.js';
 import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from '../core/jobs.js';
-import type { SqliteJobStore as JobStore } from '../queue/sqlite/job-store.js';
+import type { JobStore } from '../queue/job-store.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
@@ -119,15 +119,20 @@ export class ServiceMetrics {
       this.dispatched.add(job.id);
       if (job.attempts === 1 && job.queue_ms !== null) this.queueTime.observe({ provider: job.provider! }, job.queue_ms / 1000);
     } else if (this.dispatched.delete(job.id)) {
-      const last = this.s.store.attempts(job.id).at(-1);
-      if (last?.outcome) {
-        this.attempts.inc({ provider: last.provider, outcome: last.outcome, error_code: last.outcome === 'succeeded' ? '' : (last.error_code ?? '') });
-      }
+      void this.countAttempt(job.id);
     }
     if (isFinal(job.status)) {
       const provider = job.provider ?? 'none';
       this.finished.inc({ provider, status: job.status });
       if (job.attempts > 0) this.runTime.observe({ provider }, job.run_ms / 1000);
+    }
+  }
+
+  /** How the attempt that just ended went, from the store (read after the event: its outcome is committed). */
+  private async countAttempt(jobId: string): Promise<void> {
+    const last = (await this.s.store.attempts(jobId)).at(-1);
+    if (last?.outcome) {
+      this.attempts.inc({ provider: last.provider, outcome: last.outcome, error_code: last.outcome === 'succeeded' ? '' : (last.error_code ?? '') });
     }
   }
 
@@ -138,16 +143,16 @@ export class ServiceMetrics {
       name: 'chatbridge_queue_depth',
       help: 'Jobs waiting in the queue.',
       registers,
-      collect() {
-        this.set(store.queuedTotal());
+      async collect() {
+        this.set(await store.queuedCount(EVERY_ACCOUNT));
       },
     });
     new Gauge({
       name: 'chatbridge_queue_oldest_age_seconds',
       help: 'Age of the oldest queued job (0 when the queue is empty).',
       registers,
-      collect() {
-        const oldest = store.oldestQueuedAt(EVERY_ACCOUNT);
+      async collect() {
+        const oldest = await store.oldestQueuedAt(EVERY_ACCOUNT);
         this.set(oldest === null ? 0 : Math.max(0, clock.now() - oldest) / 1000);
       },
     });

@@ -34,9 +34,9 @@ export class HourlyUsage {
     return this.byKey.get(key(scope)) ?? 0;
   }
 
-  /** Whether one more dispatch fits under `cap` (null: no cap). */
-  allows(scope: UsageScope, cap: number | null): boolean {
-    return cap === null || this.count(scope) < cap;
+  /** Whether one more dispatch fits under `cap` (null: no cap), besides `planned` ones not recorded yet. */
+  allows(scope: UsageScope, cap: number | null, planned = 0): boolean {
+    return cap === null || this.count(scope) + planned < cap;
   }
 
   /** When the next slot under `cap` frees: null while there is room (or no cap). */

@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { reclaimSpace, type Db } from './db.js';
-import type { SqliteJobStore as JobStore } from './sqlite/job-store.js';
+import type { JobStore } from './job-store.js';
 
 export const DAY_MS = 86_400_000;
 /** Webhook delivery logs that are over are kept this long, whatever the retention setting. */
@@ -137,10 +137,10 @@ export class Retention {
   }
 
   /** Runs `step` (one small transaction, returning rows done) until it does less than a batch. */
-  private async inBatches(step: () => number): Promise<number> {
+  private async inBatches(step: () => number | Promise<number>): Promise<number> {
     let total = 0;
     while (!this.stopped) {
-      const done = step();
+      const done = await step();
       total += done;
       if (done < this.pacing.batch) break;
       await nextTurn();

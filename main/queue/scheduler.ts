@@ -3,10 +3,9 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
-import { HOUR_MS, type HourlyUsage } from './hourly-usage.js';
-import type { JobEvents } from './job-events.js';
-import type { AttemptEnd, JobRow, Moved } from '../core/jobs.js';
-import type { SqliteJobStore as JobStore } from './sqlite/job-store.js';
+import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
+import type { AttemptEnd, Claim, JobRow, StoreEvent } from '../core/jobs.js';
+import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
@@ -29,11 +28,16 @@ export interface JobConstraint {
 /**
  * Matches queued jobs with eligible agents, runs each attempt, and turns what the agent
  * returns or throws into the job's next state. It owns every timer of the queue: per-attempt
- * timeouts, the earliest deadline, and the moment a full hourly cap frees a slot.
+ * timeouts, the earliest deadline, and the moment a full hourly cap frees a slot. It hears
+ * the store's events: a new job arms the deadline timer and wakes a round, a job taken from
+ * its agent (cancelled, expired) stops the attempt, a job back in the queue wakes a round.
  */
 export class Scheduler {
   private readonly running = new Map<string, Running>();
   private wakeScheduled = false;
+  /** The dispatch rounds under way (null: none); a wake meanwhile asks for one more after them. */
+  private rounds: Promise<void> | null = null;
+  private roundAgain = false;
   private stopped = false;
   private deadlineTimer: { at: number; handle: TimerHandle } | null = null;
   private capTimer: { at: number; handle: TimerHandle } | null = null;
@@ -45,41 +49,61 @@ export class Scheduler {
     private readonly pool: AgentPool,
     private readonly usage: HourlyUsage,
     private readonly rotation: RotationPicker,
-    private readonly events: JobEvents,
     private readonly settings: () => Settings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {
     pool.onChange(() => this.wake());
+    store.onEvent((event) => this.onStoreEvent(event));
   }
 
   /** Expires what passed its deadline while the service was down, then starts dispatching. */
-  start(): void {
-    this.onDeadline();
+  async start(): Promise<void> {
+    await this.onDeadline();
     this.wake();
   }
 
-  /** Asks for a dispatch round soon; calls in one turn of the event loop share one round. */
+  /**
+   * Asks for a dispatch round soon; calls in one turn of the event loop share one round.
+   * Rounds never overlap: a wake during one runs one more round after it.
+   */
   wake(): void {
-    if (this.wakeScheduled || this.stopped) return;
+    if (this.stopped) return;
+    if (this.rounds) {
+      this.roundAgain = true;
+      return;
+    }
+    if (this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      if (!this.stopped) this.dispatchRound();
+      if (this.stopped) return;
+      if (this.rounds) this.roundAgain = true;
+      else this.rounds = this.runRounds();
     });
   }
 
-  /** A job was accepted: tell the listeners (it is queued), keep the deadline timer on the earliest deadline and try to run it. */
-  jobAdded(job: JobRow): void {
-    this.events.publish(job);
-    this.armDeadline(job.deadline_at);
-    if (this.candidates(job).some((a) => this.pool.isReady(a.id))) this.wake();
+  private async runRounds(): Promise<void> {
+    try {
+      do {
+        this.roundAgain = false;
+        await this.dispatchRound();
+      } while (this.roundAgain && !this.stopped);
+    } finally {
+      this.rounds = null;
+    }
   }
 
-  /** A job left `dispatched` by cancel: tell its agent to stop. */
-  jobCancelled(moved: Moved): void {
-    if (moved.from === 'dispatched') this.abort(moved.job.id, 'cancelled');
-    this.events.publish(moved.job);
+  private onStoreEvent({ job, from }: StoreEvent): void {
+    if (from === null) {
+      // A job was accepted: keep the deadline timer on the earliest deadline and try to run it.
+      this.armDeadline(job.deadline_at);
+      if (this.candidates(job).some((a) => this.pool.isReady(a.id))) this.wake();
+    } else if (from === 'dispatched' && (job.status === 'cancelled' || job.status === 'expired')) {
+      this.abort(job.id, job.status);
+    } else if (from === 'dispatched' && job.status === 'queued') {
+      this.wake();
+    }
   }
 
   /** Whether an attempt is under way on `agentId` (its result not yet recorded). */
@@ -94,64 +118,82 @@ export class Scheduler {
     return this.pool.list().filter((a) => matches(a, job));
   }
 
-  /** Whether `agent` could take one more job under its own, its provider's and the global cap. */
-  underCaps(agent: AgentRecord, settings = this.settings()): boolean {
+  /**
+   * Whether `agent` could take one more job under its own, its provider's and the global cap,
+   * counting the dispatches `planned` in the round under way besides those recorded.
+   */
+  underCaps(agent: AgentRecord, settings = this.settings(), planned: readonly AgentRecord[] = []): boolean {
+    const inScope = (scope: UsageScope) =>
+      planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : p.provider === scope.provider)).length;
+    const fits = (scope: UsageScope, cap: number | null) => this.usage.allows(scope, cap, inScope(scope));
     return (
-      this.usage.allows({ agentId: agent.id }, agent.cap_per_hour) &&
-      this.usage.allows({ provider: agent.provider }, settings.providerCaps[agent.provider]) &&
-      this.usage.allows('global', settings.globalCap)
+      fits({ agentId: agent.id }, agent.cap_per_hour) &&
+      fits({ provider: agent.provider }, settings.providerCaps[agent.provider]) &&
+      fits('global', settings.globalCap)
     );
   }
 
   /**
    * At shutdown: running attempts are aborted and their jobs go back to the queue (with an
-   * `agent_lost` attempt), so a restart picks them up.
+   * `agent_lost` attempt), so a restart picks them up. A round under way finishes first; the
+   * jobs it dispatched are not started, and go back to the queue with the rest.
    */
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
     this.capTimer?.handle.cancel();
+    await this.rounds;
     for (const running of this.running.values()) running.controller.abort('shutdown' satisfies AbortReason);
     this.running.clear();
-    for (const moved of this.store.requeueDispatched(this.clock.now())) this.events.publish(moved.job);
+    await this.store.requeueDispatched(this.clock.now());
   }
 
   /**
    * Matches queued jobs, in dispatch order (each account's by priority then age, the
    * accounts in turn: roundRobinByAccount), with ready agents under their caps. All the
-   * dispatches of one round are one transaction (one fsync), then the attempts start.
+   * claims of one round are one transaction (one fsync), then the attempts start. A claim
+   * whose job left the queue meanwhile is skipped by the store: only what was dispatched
+   * counts against the hourly caps.
    */
-  private dispatchRound(): void {
+  private async dispatchRound(): Promise<void> {
     const settings = this.settings();
     if (settings.paused) return;
     let ready = this.pool.list().filter((a) => this.pool.isReady(a.id));
     if (ready.length === 0) return;
     let blockedByCap = false;
-    const now = this.clock.now();
-    const started = this.store.batch(() => {
-      const out: [JobRow, Agent][] = [];
-      for (const job of roundRobinByAccount(this.store.queuedInOrder(), this.lastServed)) {
-        const matching = ready.filter((a) => matches(a, job));
-        if (matching.length === 0) continue;
-        const allowed = matching.filter((a) => this.underCaps(a, settings));
-        if (allowed.length === 0) {
-          blockedByCap = true;
+    const planned: AgentRecord[] = [];
+    const claims: Claim[] = [];
+    const lastServed = new Map<string, string | null>();
+    for (const job of roundRobinByAccount(await this.store.queuedInOrder(), this.lastServed)) {
+      const matching = ready.filter((a) => matches(a, job));
+      if (matching.length === 0) continue;
+      const allowed = matching.filter((a) => this.underCaps(a, settings, planned));
+      if (allowed.length === 0) {
+        blockedByCap = true;
+        continue;
+      }
+      const chosen = this.rotation.pick(settings.rotation, allowed);
+      planned.push(chosen);
+      claims.push({ jobId: job.id, agentId: chosen.id, provider: chosen.provider });
+      lastServed.set(job.id, job.account_id);
+      ready = ready.filter((a) => a !== chosen);
+      if (ready.length === 0) break;
+    }
+    if (claims.length > 0) {
+      const now = this.clock.now();
+      for (const job of await this.store.dispatch(claims, now)) {
+        this.usage.record(job.agent_id!, job.provider!, now);
+        this.lastServed = lastServed.get(job.id)!;
+        // Stopping meanwhile: stop() puts the job back in the queue with the running ones.
+        if (this.stopped) continue;
+        const agent = this.pool.liveAgent(job.agent_id!);
+        if (!agent) {
+          await this.endAttempt(job.id, job.attempts, { outcome: 'agent_lost', errorCode: 'AGENT_LOST', detail: 'The agent went away as the job was dispatched.' });
           continue;
         }
-        const chosen = this.rotation.pick(settings.rotation, allowed);
-        const agent = this.pool.liveAgent(chosen.id)!;
-        out.push([this.store.dispatch(job.id, agent.id, agent.provider, now), agent]);
-        this.usage.record(agent.id, agent.provider, now);
-        this.lastServed = job.account_id;
-        ready = ready.filter((a) => a !== chosen);
-        if (ready.length === 0) break;
+        this.pool.setBusy(agent.id, true);
+        void this.runAttempt(job, agent);
       }
-      return out;
-    });
-    for (const [job, agent] of started) {
-      this.pool.setBusy(agent.id, true);
-      this.events.publish(job);
-      void this.runAttempt(job, agent);
     }
     if (blockedByCap) this.armCapWake(settings);
   }
@@ -162,12 +204,12 @@ export class Scheduler {
     this.running.set(job.id, { agentId: agent.id, attempt, controller });
     const timeout = this.clock.setTimer(() => {
       this.abort(job.id, 'timed_out');
-      this.endAttempt(job.id, attempt, { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' });
+      void this.endAttempt(job.id, attempt, { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' });
     }, job.timeout_ms);
-    const conversation = job.conversation_in ? (this.store.conversation(job.conversation_in)?.address ?? null) : null;
     try {
+      const conversation = job.conversation_in ? ((await this.store.conversation(job.conversation_in))?.address ?? null) : null;
       const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}` });
-      this.endAttempt(job.id, attempt, {
+      await this.endAttempt(job.id, attempt, {
         outcome: 'succeeded',
         response: result.text,
         conversationRef: job.conversation_in ?? this.ids.conversation(),
@@ -181,7 +223,7 @@ export class Scheduler {
       }
       const { outcome, errorCode } = attemptRecordFor(failure.kind);
       const retryElsewhere = this.candidates(job).some((a) => a.id !== agent.id && ['idle', 'busy'].includes(this.pool.state(a.id)));
-      if (outcome !== 'succeeded' && outcome !== 'cancelled') this.endAttempt(job.id, attempt, { outcome, errorCode, detail: failure.message, retryElsewhere });
+      if (outcome !== 'succeeded' && outcome !== 'cancelled') await this.endAttempt(job.id, attempt, { outcome, errorCode, detail: failure.message, retryElsewhere });
     } finally {
       timeout.cancel();
       const running = this.running.get(job.id);
@@ -190,12 +232,10 @@ export class Scheduler {
     }
   }
 
-  private endAttempt(jobId: string, attempt: number, end: AttemptEnd): void {
+  /** A result that comes after cancel, deadline or timeout closed the attempt is dropped by the store. */
+  private async endAttempt(jobId: string, attempt: number, end: AttemptEnd): Promise<void> {
     if (this.stopped) return;
-    const moved = this.store.endAttempt(jobId, attempt, end, this.clock.now());
-    if (!moved) return; // already closed by cancel, deadline or timeout
-    this.events.publish(moved.job);
-    if (moved.job.status === 'queued') this.wake();
+    await this.store.endAttempt(jobId, attempt, end, this.clock.now());
   }
 
   private abort(jobId: string, reason: AbortReason): void {
@@ -208,16 +248,14 @@ export class Scheduler {
   private armDeadline(at: number): void {
     if (this.stopped || (this.deadlineTimer && this.deadlineTimer.at <= at)) return;
     this.deadlineTimer?.handle.cancel();
-    this.deadlineTimer = { at, handle: this.clock.setTimer(() => this.onDeadline(), at - this.clock.now()) };
+    this.deadlineTimer = { at, handle: this.clock.setTimer(() => void this.onDeadline(), at - this.clock.now()) };
   }
 
-  private onDeadline(): void {
+  /** Expires what is due (its running attempts stop on the store's events), then waits for the next deadline. */
+  private async onDeadline(): Promise<void> {
     this.deadlineTimer = null;
-    for (const moved of this.store.expireDue(this.clock.now())) {
-      if (moved.from === 'dispatched') this.abort(moved.job.id, 'expired');
-      this.events.publish(moved.job);
-    }
-    const next = this.store.nextDeadline();
+    await this.store.expireDue(this.clock.now());
+    const next = await this.store.nextDeadline();
     if (next !== null) this.armDeadline(next);
   }
 

@@ -24,14 +24,14 @@ export class NoDelivery extends Error {}
  */
 export class WebhookDeliveries {
   constructor(
-    private readonly jobs: { get(id: string): JobRow | undefined },
+    private readonly jobs: { get(id: string): Promise<JobRow | undefined> },
     private readonly outbox: WebhookOutbox,
     private readonly clock: Clock,
     private readonly onRedeliver: () => void = () => {},
   ) {}
 
-  log(jobId: string): DeliveryLog {
-    const { job, delivery } = this.find(jobId);
+  async log(jobId: string): Promise<DeliveryLog> {
+    const { job, delivery } = await this.find(jobId);
     return {
       jobId,
       url: job.callback_url!,
@@ -42,15 +42,15 @@ export class WebhookDeliveries {
     };
   }
 
-  redeliver(jobId: string): DeliveryLog {
-    this.find(jobId);
+  async redeliver(jobId: string): Promise<DeliveryLog> {
+    await this.find(jobId);
     this.outbox.redeliver(jobId, this.clock.now());
     this.onRedeliver();
     return this.log(jobId);
   }
 
-  private find(jobId: string): { job: JobRow; delivery: DeliveryRow } {
-    const job = this.jobs.get(jobId);
+  private async find(jobId: string): Promise<{ job: JobRow; delivery: DeliveryRow }> {
+    const job = await this.jobs.get(jobId);
     if (!job) throw new NoDelivery(`No job ${jobId}.`);
     if (job.callback_url === null) throw new NoDelivery(`Job ${jobId} has no callback_url, so it has no webhook.`);
     const delivery = this.outbox.get(jobId);

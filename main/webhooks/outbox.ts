@@ -1,5 +1,5 @@
 import type { Db } from '../queue/db.js';
-import { GroupCommit } from '../queue/group-commit.js';
+import { GroupCommit } from '../queue/sqlite/group-commit.js';
 import { nextAttemptAt } from './schedule.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';

@@ -20,7 +20,7 @@ export interface SenderLimits {
 export const DEFAULT_LIMITS: SenderLimits = { concurrency: 32, perOrigin: 8, timeoutMs: 10_000, shutdownGraceMs: 1_000 };
 
 /** Where to send a job's webhook and what: rendered at each attempt, as GET would return the job then. */
-export type RenderDelivery = (jobId: string) => { url: string; body: string };
+export type RenderDelivery = (jobId: string) => Promise<{ url: string; body: string }>;
 
 /** How one attempt ended, for whoever watches (the service's log). */
 export interface WebhookAttempt {
@@ -171,7 +171,7 @@ export class WebhookSender {
   }
 
   private async attempt(delivery: DueDelivery, controller: AbortController): Promise<void> {
-    const { url, body: text } = this.render(delivery.job_id);
+    const { url, body: text } = await this.render(delivery.job_id);
     const body = Buffer.from(text);
     const startedAt = this.clock.now();
     const timestamp = Math.floor(startedAt / 1000);

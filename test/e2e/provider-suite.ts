@@ -49,7 +49,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       // second page of the agent's browser (same login), as the agent's own page is already
       // opening a fresh chat for the next job.
       const page = await agentOf(r.body.agent_id).page()!.context().newPage();
-      await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
+      await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
       const fromDom = await page.evaluate((pack) => {
         const h = window.__chatbridge!;
         const turn = h.turns(pack)[0]!;
@@ -66,7 +66,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(second.body.agent_id).toBe(first.body.agent_id);
       expect(second.body.conversation_ref).toBe(first.body.conversation_ref);
       expect(second.body.response).toBe(simulatedAnswer(name, provider, 'Which number?', 2));
-      const address = e.service.store.conversation(first.body.conversation_ref)!.address;
+      const address = (await e.service.store.conversation(first.body.conversation_ref))!.address;
       expect(e.site.conversationPath.test(new URL(address).pathname)).toBe(true);
     });
 
@@ -96,7 +96,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       const r = await waiting;
       expect(r.status).toBe(499);
       await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn && s.conversationId !== undefined), 5_000, 'the Stop press');
-      const next = await ask({ prompt: 'Right after', agent_id: e.service.store.get(id)!.agent_id });
+      const next = await ask({ prompt: 'Right after', agent_id: (await e.service.store.get(id))!.agent_id });
       expect(next.status).toBe(200);
     });
 
@@ -111,7 +111,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       const r = await ask({ prompt: 'Flaky [[sim:error-once]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.attempts).toBe(2);
-      const attempts = e.service.store.attempts(r.body.id);
+      const attempts = await e.service.store.attempts(r.body.id);
       expect(attempts[0]).toMatchObject({ outcome: 'failed', error_code: 'PROVIDER_ERROR' });
     });
 
@@ -131,7 +131,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('times out a hung attempt, pressing Stop', async () => {
       const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
       const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
-      await until(() => e.service.store.attempts(id).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
+      await until(async () => (await e.service.store.attempts(id)).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
       await until(() => e.sim.log.stops.length > 0 && e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 5_000);
       const stopsBefore = e.sim.log.stops.length;
       expect(stopsBefore).toBeGreaterThan(0);
@@ -142,12 +142,12 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('finishes a job whose browser was killed mid-answer', async () => {
       const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
       const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'Survive%'`).pluck().get() as string);
-      await until(() => e.service.store.get(id)?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
-      const victim = agentOf(e.service.store.get(id)!.agent_id!);
+      await until(async () => (await e.service.store.get(id))?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
+      const victim = agentOf((await e.service.store.get(id))!.agent_id!);
       e.killBrowser(victim);
       const r = await waiting;
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(e.service.store.attempts(id)[0]!.outcome).toBe('agent_lost');
+      expect((await e.service.store.attempts(id))[0]!.outcome).toBe('agent_lost');
       // The killed agent's browser comes back (its simulated session is gone with the
       // in-memory profile cookie only if the site forgot it; sign in again if asked).
       await until(() => victim.readiness() !== 'error', 15_000, 'the browser restart');
@@ -158,7 +158,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('leaves a verification challenge to the user and runs the job elsewhere', async () => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const first = e.service.store.attempts(r.body.id)[0]!;
+      const first = (await e.service.store.attempts(r.body.id))[0]!;
       expect(first.error_code).toBe('CHALLENGE');
       const challenged = agentOf(first.agent_id);
       expect(challenged.readiness()).toBe('error');
@@ -170,7 +170,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('turns a login wall into needs_login and runs the job elsewhere', async () => {
       const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const first = e.service.store.attempts(r.body.id)[0]!;
+      const first = (await e.service.store.attempts(r.body.id))[0]!;
       expect(first.error_code).toBe('LOGIN_REQUIRED');
       expect(agentOf(first.agent_id).readiness()).toBe('needs_login');
       const status = (await e.api('GET', '/v1/status')).body;
@@ -184,7 +184,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('moves the job to another agent on a usage limit; the limited agent cools down', async () => {
       const r = await ask({ prompt: 'Limited [[sim:limit]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const attempts = e.service.store.attempts(r.body.id);
+      const attempts = await e.service.store.attempts(r.body.id);
       expect(attempts[0]).toMatchObject({ error_code: 'PROVIDER_RATE_LIMITED' });
       expect(attempts.at(-1)!.agent_id).not.toBe(attempts[0]!.agent_id);
       const status = (await e.api('GET', '/v1/status')).body;

@@ -31,8 +31,8 @@ beforeAll(async () => {
   const keys = [...t.service.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
   // The 24-hour range begins on the hour 23 hours before the current one.
-  seedFinishedJobs(t.service.store, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
-  seedFinishedJobs(t.service.store, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
+  await seedFinishedJobs(t.service.store, t.service.db, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
+  await seedFinishedJobs(t.service.store, t.service.db, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
   const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setPaused } from '../../main/cli/account.js';
+import { EVERY_ACCOUNT } from '../../main/core/jobs.js';
 import { coalesced, feedTray } from '../../main/electron/tray-feed.js';
 import type { TraySnapshot } from '../../main/electron/tray-model.js';
 import { startTestService, type TestService } from '../support/harness.js';
@@ -58,13 +59,10 @@ describe('feedTray on a running service', () => {
   /** What the tray would show at each refresh, as app.ts builds it. */
   function watchTray(service: TestService['service']) {
     const shown: TraySnapshot[] = [];
-    const stop = feedTray(service, () =>
-      shown.push({
-        agents: service.pool.list().map((a) => service.pool.state(a.id)),
-        queueDepth: service.store.queuedTotal(),
-        paused: service.settings.get().paused,
-      }),
-    );
+    const stop = feedTray(service, async () => {
+      const queueDepth = await service.store.queuedCount(EVERY_ACCOUNT);
+      shown.push({ agents: service.pool.list().map((a) => service.pool.state(a.id)), queueDepth, paused: service.settings.get().paused });
+    });
     return { shown, stop, last: () => shown.at(-1) };
   }
 
@@ -73,7 +71,7 @@ describe('feedTray on a running service', () => {
     const tray = watchTray(t.service);
 
     // In process, as the dashboard's PATCH /admin/v1/settings does: no agent or job changes.
-    t.service.admin.updateSettings({ paused: true });
+    await t.service.admin.updateSettings({ paused: true });
     await until(() => tray.last()?.paused === true);
 
     // Paused, the job stays queued: its acceptance is the only event.

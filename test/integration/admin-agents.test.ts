@@ -167,7 +167,7 @@ describe('agents from the dashboard', () => {
     expect((await as('POST', `/admin/v1/agents/${agent.id}/check`)).body.state).toBe('busy');
     expect(looks).toBe(1);
     expect((await as('POST', '/admin/v1/agents/agt_nope/check')).status).toBe(404);
-    await t.api('DELETE', `/v1/completions/${t.service.store.recent(1)[0]!.id}`);
+    await t.api('DELETE', `/v1/completions/${(await t.service.store.recent(1))[0]!.id}`);
     expect((await held).status).toBe(499);
   });
 

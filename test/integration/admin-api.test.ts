@@ -90,7 +90,7 @@ describe('dashboard API', () => {
     expect(detail.job.response).toMatch(/^echo\(/);
     expect(detail.attempts[0]).toMatchObject({ attempt: 1, outcome: 'succeeded' });
     // How long it ran, in ms from the server: the attempt row's own times, not the whole-second timestamps.
-    const [row] = t.service.store.attempts(jobs[1].id);
+    const [row] = await t.service.store.attempts(jobs[1].id);
     expect(detail.attempts[0].run_ms).toBe(row!.ended_at! - row!.started_at);
     expect((await as('GET', `/admin/v1/jobs/${jobs[0].id}`)).body.attempts[0].run_ms).toBeNull();
     expect(detail.webhook).toBeNull();

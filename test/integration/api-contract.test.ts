@@ -322,7 +322,7 @@ describe('long polls', () => {
     await until(() => t.service.events.size() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
     const id = t.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'q%'`).pluck().get() as string;
-    expect(t.service.store.get(id)!.status).toBe('succeeded');
+    expect((await t.service.store.get(id))!.status).toBe('succeeded');
   });
 
   it('reports a refusal as 502 PROMPT_REJECTED with the attempt record, and does not retry it', async () => {

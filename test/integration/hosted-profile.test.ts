@@ -96,7 +96,7 @@ describe('accounts', () => {
     await until(async () => (await t!.api('GET', '/v1/status')).status === 401, 5_000, 'the key to be refused');
     const refused = await t.api('GET', `/v1/completions/${mine.body.id}`);
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
-    await until(() => t!.service.store.get(mine.body.id)?.status === 'cancelled', 5_000, 'the queued job to be cancelled');
+    await until(async () => (await t!.service.store.get(mine.body.id))?.status === 'cancelled', 5_000, 'the queued job to be cancelled');
     expect((await t.api('GET', `/v1/completions/${theirs.body.id}`, { key: other.key })).body.status).toBe('queued');
   });
 
@@ -188,13 +188,13 @@ describe('the job object and errors (H)', () => {
     expect(failed.body.error.details.job_id).toMatch(/^job_/);
 
     const held = t.api('POST', '/v1/completions', { body: { prompt: '[[hang]] p', provider: 'chatgpt' } });
-    const running = await until(() => t!.service.store.recent(10).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
+    const running = await until(async () => (await t!.service.store.recent(10)).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
     expect((await t.api('DELETE', `/v1/completions/${running.id}`)).body.status).toBe('cancelled');
     expect((await held).body.error).toMatchObject({ code: 'JOB_CANCELLED', details: { job_id: running.id, status: 'cancelled' } });
 
     // No qwen agent: the hold ends at 600 s with the job queued, then the deadline expires it.
     const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 900_000 } });
-    const waiting = await until(() => t!.service.store.recent(10).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
+    const waiting = await until(async () => (await t!.service.store.recent(10)).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
     await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
     clock.advance(600_000);
     expect((await hold).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { job_id: waiting.id, status: 'queued' } });
@@ -280,7 +280,7 @@ describe('isolation between accounts (H)', () => {
       expect((await as('GET', `/v1/completions/${id}?wait=true`)).body.error).toMatchObject(notFound);
       expect((await as('DELETE', `/v1/completions/${id}`)).body.error).toMatchObject(notFound);
     }
-    expect(t.service.store.get(waiting.body.id)!.status).toBe('queued'); // the DELETE did nothing
+    expect((await t.service.store.get(waiting.body.id))!.status).toBe('queued'); // the DELETE did nothing
     const continued = await as('POST', '/v1/completions', { prompt: 'p', mode: 'continue', conversation_ref: done.body.conversation_ref });
     expect(continued.status).toBe(400);
     expect(continued.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'conversation_ref' } });

@@ -194,7 +194,7 @@ describe('the official openai client', () => {
   });
 
   /** The jobs made from one prompt: what the SDK's own repeats cost. */
-  const jobsOf = (prompt: string) => t.service.store.recent(500).filter((j) => j.prompt === prompt);
+  const jobsOf = async (prompt: string) => (await t.service.store.recent(500)).filter((j) => j.prompt === prompt);
 
   it("with the SDK's own retries on, a refused prompt is one job: final outcomes say x-should-retry: false", async () => {
     const retrying = new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 2, timeout: 20_000 });
@@ -214,7 +214,7 @@ describe('the official openai client', () => {
     const prompt = 'slow one [[ms=1200]]';
     const completion = await impatient.chat.completions.create({ model: 'service/claude', messages: [{ role: 'user', content: prompt }] });
     expect(completion.choices[0]!.message.content).toBe(`echo(${claudeAgent}#1): ${prompt}`);
-    expect(jobsOf(prompt).map((j) => j.id)).toEqual([completion.id]);
+    expect((await jobsOf(prompt)).map((j) => j.id)).toEqual([completion.id]);
 
     // A person sending the same request again (not a repeat: retry count 0) gets a new job.
     const again = await client.chat.completions.create({ model: 'service/claude', messages: [{ role: 'user', content: prompt }] });

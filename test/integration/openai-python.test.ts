@@ -49,7 +49,7 @@ describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
   });
   afterAll(async () => t?.stop());
 
-  const jobsOf = (prompt: string) => t.service.store.recent(500).filter((j) => j.prompt === prompt);
+  const jobsOf = async (prompt: string) => (await t.service.store.recent(500)).filter((j) => j.prompt === prompt);
 
   it('a refused prompt is one job, not three', async () => {
     const prompt = 'refuse me [[fail=rejected]]';
@@ -61,6 +61,6 @@ describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
     const prompt = 'slow one [[ms=1200]]';
     const answer = await python([t.url, t.key, 'service/chatgpt', prompt, '1']);
     expect(answer.content).toMatch(/slow one/);
-    expect(jobsOf(prompt).map((j) => j.id)).toEqual([answer.id]);
+    expect((await jobsOf(prompt)).map((j) => j.id)).toEqual([answer.id]);
   });
 });

@@ -20,7 +20,7 @@ async function start(agents: Partial<Record<Provider, number>>) {
 }
 
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
-const job = (id: string) => t.service.store.get(id)!;
+const job = async (id: string) => (await t.service.store.get(id))!;
 
 describe('dispatch order', () => {
   it('runs higher priority first, then older; reports queue_position', async () => {
@@ -37,7 +37,7 @@ describe('dispatch order', () => {
     expect(positions).toEqual([4, 2, 3, 5, 1]);
     t.service.settings.setPaused(false);
     t.service.scheduler.wake();
-    await until(() => ids.every((id) => job(id).status === 'succeeded'));
+    await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
     const done = (await t.api('GET', `/v1/completions/${ids[0]}`)).body;
     expect(done.queue_position).toBeUndefined();
@@ -49,7 +49,7 @@ describe('dispatch order', () => {
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'x', provider: 'claude', ...queued } });
     expect(r.status).toBe(202);
     await new Promise((r) => setTimeout(r, 50));
-    expect(job(r.body.id).status).toBe('queued');
+    expect((await job(r.body.id)).status).toBe('queued');
     expect(t.agents.every((a) => a.runs.length === 0)).toBe(true);
   });
 
@@ -86,11 +86,11 @@ describe('attempts, timeouts and deadlines', () => {
     clock.advance(2_500);
     t.service.settings.setPaused(false);
     t.service.scheduler.wake();
-    await until(() => job(sub.body.id).status === 'succeeded');
-    const done = job(sub.body.id);
+    await until(async () => (await job(sub.body.id)).status === 'succeeded');
+    const done = await job(sub.body.id);
     expect(done.attempts).toBe(2);
     expect(done.queue_ms).toBe(2_500);
-    const attempts = t.service.store.attempts(sub.body.id);
+    const attempts = await t.service.store.attempts(sub.body.id);
     expect(attempts.map((a) => [a.outcome, a.error_code])).toEqual([
       ['failed', 'PROVIDER_ERROR'],
       ['succeeded', null],
@@ -124,15 +124,15 @@ describe('attempts, timeouts and deadlines', () => {
     await start({ gemini: 1 });
     const running = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', deadline_ms: 10_000, ...queued } });
     const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'q', deadline_ms: 20_000, ...queued } });
-    await until(() => job(running.body.id).status === 'dispatched');
+    await until(async () => (await job(running.body.id)).status === 'dispatched');
     clock.advance(10_000);
-    expect(job(running.body.id).status).toBe('expired');
+    expect((await job(running.body.id)).status).toBe('expired');
     await until(() => t.agents[0]!.runs[0]!.ended === 'expired');
     // The agent is free again, so the second job ran and finished before its deadline.
-    await until(() => job(waiting.body.id).status === 'succeeded');
+    await until(async () => (await job(waiting.body.id)).status === 'succeeded');
     const expired = (await t.api('GET', `/v1/completions/${running.body.id}`)).body;
     expect(expired.error.code).toBe('JOB_TIMEOUT');
-    expect(t.service.store.attempts(running.body.id)[0]!.outcome).toBe('timed_out');
+    expect((await t.service.store.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
   });
 
   it('holds wait:true for min(deadline, 600 s), then 504 while the job continues', async () => {
@@ -147,7 +147,7 @@ describe('attempts, timeouts and deadlines', () => {
     expect(r.status).toBe(504);
     expect(r.body.error.code).toBe('JOB_TIMEOUT');
     expect(r.body.error.details.status).toBe('queued');
-    expect(job(r.body.error.details.job_id).status).toBe('queued');
+    expect((await job(r.body.error.details.job_id)).status).toBe('queued');
   });
 
   it('holds GET ?wait=true and answers 200 with the job as it is', async () => {
@@ -190,7 +190,7 @@ describe('cancel', () => {
     expect(waited.status).toBe(499);
     expect(waited.body.error.code).toBe('JOB_CANCELLED');
     await until(() => t.agents[0]!.runs[0]!.ended === 'cancelled');
-    expect(t.service.store.attempts(id)[0]!.outcome).toBe('cancelled');
+    expect((await t.service.store.attempts(id))[0]!.outcome).toBe('cancelled');
     // The agent takes the next job right after.
     const next = await t.api('POST', '/v1/completions', { body: { prompt: 'next' } });
     expect(next.status).toBe(200);
@@ -215,12 +215,12 @@ describe('hourly caps', () => {
     const status = (await t.api('GET', '/v1/status')).body;
     expect(status.devices[0].agents[0].next_slot_at).toBe(new Date(firstAt + HOUR_MS).toISOString().replace('.000Z', 'Z'));
     await new Promise((r) => setTimeout(r, 30));
-    expect(job(sub.body.id).status).toBe('queued');
+    expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(HOUR_MS - 60_001);
     await new Promise((r) => setTimeout(r, 30));
-    expect(job(sub.body.id).status).toBe('queued');
+    expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(1);
-    await until(() => job(sub.body.id).status === 'succeeded');
+    await until(async () => (await job(sub.body.id)).status === 'succeeded');
   });
 
   it('applies provider and global caps, and sends the job to an agent still under them', async () => {

@@ -97,7 +97,7 @@ describe('deleting a job', () => {
     await start();
     const running = (await t.api('POST', '/v1/completions', { body: { prompt: '[[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' } })).body;
     const queued = (await t.api('POST', '/v1/completions', { body: { prompt: 'behind', wait: false, callback_url: 'https://127.0.0.1:9/hook' } })).body;
-    await until(() => t.service.store.get(running.id)!.status === 'dispatched');
+    await until(async () => (await t.service.store.get(running.id))!.status === 'dispatched');
     const waiting = t.api('GET', `/v1/completions/${running.id}?wait=true`);
 
     for (const [job, status] of [[running, 'dispatched'], [queued, 'queued']] as const) {
@@ -106,7 +106,7 @@ describe('deleting a job', () => {
       expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { status }, request_id: expect.any(String) });
       expect(refused.body.error.message).toMatch(/cancel it first/);
     }
-    expect(t.service.store.get(running.id)!.status).toBe('dispatched');
+    expect((await t.service.store.get(running.id))!.status).toBe('dispatched');
     expect((await t.api('DELETE', `/admin/v1/jobs/${queued.id}`)).status).toBe(403); // an API key is not the admin token
 
     // The caller waiting on the running job is answered by the cancel, never left hanging.
@@ -120,12 +120,12 @@ describe('deleting a job', () => {
     expect(gone.body.error.code).toBe('NOT_FOUND');
     expect((await as('GET', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
     expect((await as('DELETE', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
-    expect(t.service.store.attempts(running.id)).toEqual([]);
+    expect(await t.service.store.attempts(running.id)).toEqual([]);
     expect(t.service.outbox.get(running.id)).toBeUndefined();
     expect((await as('GET', '/admin/v1/jobs')).body.jobs.map((j: { id: string }) => j.id)).not.toContain(running.id);
 
     // The queued job ran meanwhile; finished, it can go too.
-    await until(() => t.service.store.get(queued.id)!.status === 'succeeded');
+    await until(async () => (await t.service.store.get(queued.id))!.status === 'succeeded');
     expect((await as('DELETE', `/admin/v1/jobs/${queued.id}`)).status).toBe(204);
   });
 });
@@ -140,8 +140,8 @@ describe('usage history', () => {
     await t.api('POST', '/v1/completions', { body: { prompt: 'two' } });
     const fromOther = (await t.api('POST', '/v1/completions', { body: { prompt: 'three' }, key: other })).body;
     const fromAdmin = (await as('POST', '/v1/completions', { prompt: 'four' })).body;
-    expect(t.service.store.get(fromOther.id)!.api_key_id).toBe(theirs!.id);
-    expect(t.service.store.get(fromAdmin.id)!.api_key_id).toBe('admin');
+    expect((await t.service.store.get(fromOther.id))!.api_key_id).toBe(theirs!.id);
+    expect((await t.service.store.get(fromAdmin.id))!.api_key_id).toBe('admin');
 
     const all = (await as('GET', '/admin/v1/usage')).body;
     expect(all.bucket_ms).toBe(3_600_000);

@@ -20,7 +20,7 @@ async function start(agents: Partial<Record<Provider, number>>) {
 }
 
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
-const waitingBecause = (id: string) => t.service.admin.job(id).waiting_because;
+const waitingBecause = async (id: string) => (await t.service.admin.job(id)).waiting_because;
 const warnings = () => t.service.log.recent(undefined, { minLevel: 'warn' }).map((e) => e.message);
 
 describe('why a job waits', () => {
@@ -28,8 +28,8 @@ describe('why a job waits', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt', messages: [{ role: 'user', content: 'hi' }] } });
     await until(() => t.service.events.size() === 1);
-    const [job] = t.service.store.recent(1);
-    expect(waitingBecause(job!.id)).toBe('no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)');
+    const [job] = await t.service.store.recent(1);
+    expect(await waitingBecause(job!.id)).toBe('no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)');
     expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)`]);
 
     // A burst of jobs waiting for the same reason is one line, not one per job.
@@ -67,10 +67,10 @@ describe('why a job waits', () => {
     expect(status.providers.gemini.agents_idle).toBe(0);
     expect(status.agents.idle).toBe(1);
     expect(status.devices[0].agents.find((a: { id: string }) => a.id === gemini.id)).toMatchObject({ state: 'resting' });
-    expect(t.service.admin.state().agents.find((a) => a.id === gemini.id)!.state).toBe('resting');
+    expect((await t.service.admin.state()).agents.find((a) => a.id === gemini.id)!.state).toBe('resting');
 
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini', ...queued } });
-    expect(waitingBecause(sub.body.id)).toMatch(/^every Gemini agent is resting after the provider's usage limit, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(await waitingBecause(sub.body.id)).toMatch(/^every Gemini agent is resting after the provider's usage limit, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // Not a wait a person must end: nothing logged.
     expect(warnings()).toEqual([]);
     // wait: false without callback_url: no agent free right now is a 503 the SDKs may repeat.
@@ -78,7 +78,7 @@ describe('why a job waits', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('x-should-retry')).toBe('true');
     clock.advance(10 * 60_000);
-    await until(() => t.service.store.get(sub.body.id)!.status === 'succeeded');
+    await until(async () => (await t.service.store.get(sub.body.id))!.status === 'succeeded');
   });
 });
 
@@ -90,7 +90,7 @@ describe('x-should-retry', () => {
     expect(rejected.headers.get('x-should-retry')).toBe('false');
 
     const hanging = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
-    const running = await until(() => t.service.store.recent(10).find((j) => j.prompt === 'p [[hang]]' && j.status === 'dispatched'));
+    const running = await until(async () => (await t.service.store.recent(10)).find((j) => j.prompt === 'p [[hang]]' && j.status === 'dispatched'));
     await t.api('DELETE', `/v1/completions/${running.id}`);
     const cancelled = await hanging;
     expect(cancelled.status).toBe(499);

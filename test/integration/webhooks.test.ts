@@ -108,7 +108,7 @@ describe('the request', () => {
     ids.failed = failed.body.error.details.job_id;
 
     ids.cancelledRunning = await submitQueued({ prompt: 'long [[hang]]', callback_url, metadata: meta('cancelledRunning') });
-    await until(() => t!.service.store.get(ids.cancelledRunning!)!.status === 'dispatched');
+    await until(async () => (await t!.service.store.get(ids.cancelledRunning!))!.status === 'dispatched');
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledRunning}`)).body.status).toBe('cancelled');
 
     t!.service.settings.setPaused(true);
@@ -136,7 +136,7 @@ describe('the request', () => {
     }
     expect(byCase.get('succeeded').response).toMatch(/^echo\(/);
     expect(byCase.get('cancelledQueued').attempts).toBe(0);
-    expect(t!.service.store.get(plain)!.status).toBe('succeeded');
+    expect((await t!.service.store.get(plain))!.status).toBe('succeeded');
     expect(t!.service.outbox.get(plain)).toBeUndefined(); // no callback_url, no delivery
     await sleep(100);
     expect(hook.received).toHaveLength(5);
@@ -339,7 +339,7 @@ describe('durability and redelivery', () => {
     expect(asked).toMatchObject({ jobId: id, url: hook.url(), state: 'pending', round: 2, nextAttemptAt: clock.now() });
     await hook.waitFor(2);
     await recorded(id, 2);
-    const log = t!.service.webhooks.log(id);
+    const log = await t!.service.webhooks.log(id);
     expect(log).toMatchObject({ state: 'delivered', round: 2, nextAttemptAt: null });
     expect(log.attempts.map((a) => [a.attempt, a.round, a.status_code])).toEqual([
       [1, 1, 204],

@@ -1,5 +1,6 @@
 import { randomIds } from '../../main/core/ids.js';
-import type { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
+import type { JobStore } from '../../main/queue/job-store.js';
+import type { Db } from '../../main/queue/db.js';
 
 export interface SeedOptions {
   count: number;
@@ -29,9 +30,11 @@ function random(seed: number): () => number {
 /**
  * Writes `count` finished jobs through the store, as the scheduler would have: most
  * succeed, some fail (PROVIDER_ERROR, PROMPT_REJECTED), some are cancelled or expire in the
- * queue. Busier in the afternoon, with waits and run times spread like a real day's.
+ * queue. Busier in the afternoon, with waits and run times spread like a real day's. Each
+ * move is its own transaction, as in service; `db` goes without fsync meanwhile (a fixture
+ * need not survive a power cut), so thousands of jobs take seconds.
  */
-export function seedFinishedJobs(store: JobStore, o: SeedOptions): string[] {
+export async function seedFinishedJobs(store: JobStore, db: Db, o: SeedOptions): Promise<string[]> {
   const rand = random(o.seed ?? 1);
   const prompt = 'p'.repeat(o.promptBytes ?? 40);
   const ids: string[] = [];
@@ -44,46 +47,48 @@ export function seedFinishedJobs(store: JobStore, o: SeedOptions): string[] {
       if (rand() < 0.25 + 0.75 * Math.exp(-(((hour - 15) / 4) ** 2))) return t;
     }
   };
-  const write = (n: number) =>
-    store.batch(() => {
-      for (let i = 0; i < n; i++) {
-        const created = createdAt();
-        const agent = o.agents[Math.floor(rand() * o.agents.length)]!;
-        const id = randomIds.job(created);
-        ids.push(id);
-        store.insert({
-          id,
-          prompt,
-          req_provider: null,
-          req_agent_id: null,
-          conversation_in: null,
-          priority: 0,
-          timeout_ms: 180_000,
-          deadline_at: created + 300_000,
-          max_attempts: 1,
-          callback_url: null,
-          metadata: '{}',
-          created_at: created,
-          api_key_id: o.keys[Math.floor(rand() * o.keys.length)]!,
-        });
-        const fate = rand();
-        if (fate < 0.02) {
-          store.cancel(id, created + 1_000 + Math.floor(rand() * 5_000));
-          continue;
-        }
-        if (fate < 0.04) {
-          store.expireDue(created + 300_000);
-          continue;
-        }
-        const started = created + 150 + Math.floor(rand() ** 3 * 20_000);
-        store.dispatch(id, agent.id, agent.provider, started);
-        const ended = started + 3_000 + Math.floor(rand() ** 2 * 60_000);
-        if (fate < 0.08) store.endAttempt(id, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, ended);
-        else if (fate < 0.1) store.endAttempt(id, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, ended);
-        else store.endAttempt(id, 1, { outcome: 'succeeded', response: 'answer', conversationRef: `cv_${id}`, conversationAddress: 'https://chat/c' }, ended);
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = OFF');
+  try {
+    for (let i = 0; i < o.count; i++) {
+      const created = createdAt();
+      const agent = o.agents[Math.floor(rand() * o.agents.length)]!;
+      const id = randomIds.job(created);
+      ids.push(id);
+      const job = {
+        id,
+        prompt,
+        req_provider: null,
+        req_agent_id: null,
+        conversation_in: null,
+        priority: 0,
+        timeout_ms: 180_000,
+        deadline_at: created + 300_000,
+        max_attempts: 1,
+        callback_url: null,
+        metadata: '{}',
+        created_at: created,
+        api_key_id: o.keys[Math.floor(rand() * o.keys.length)]!,
+      };
+      await store.submit({ job, queuedLimit: Infinity });
+      const fate = rand();
+      if (fate < 0.02) {
+        await store.cancel(id, created + 1_000 + Math.floor(rand() * 5_000));
+        continue;
       }
-    });
-  // Thousands of jobs per commit: one fsync each.
-  for (let left = o.count; left > 0; left -= 5_000) write(Math.min(left, 5_000));
+      if (fate < 0.04) {
+        await store.expireDue(created + 300_000);
+        continue;
+      }
+      const started = created + 150 + Math.floor(rand() ** 3 * 20_000);
+      await store.dispatch([{ jobId: id, agentId: agent.id, provider: agent.provider }], started);
+      const ended = started + 3_000 + Math.floor(rand() ** 2 * 60_000);
+      if (fate < 0.08) await store.endAttempt(id, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, ended);
+      else if (fate < 0.1) await store.endAttempt(id, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, ended);
+      else await store.endAttempt(id, 1, { outcome: 'succeeded', response: 'answer', conversationRef: `cv_${id}`, conversationAddress: 'https://chat/c' }, ended);
+    }
+  } finally {
+    db.pragma(`synchronous = ${synchronous}`);
+  }
   return ids;
 }

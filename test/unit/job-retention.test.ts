@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
+import type { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { DAY_MS, reclaimInSteps } from '../../main/queue/retention.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
+import { submit } from '../support/store.js';
 
 let dir: string;
 let db: Db;
@@ -23,7 +25,7 @@ beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
   outbox = new WebhookOutbox(db);
-  store = new JobStore(db, outbox);
+  store = new SqliteJobStore(db, outbox);
 });
 afterEach(() => {
   db.close();
@@ -31,9 +33,9 @@ afterEach(() => {
 });
 
 let n = 0;
-function job(overrides: Partial<NewJob> = {}): string {
+async function job(overrides: Partial<NewJob> = {}): Promise<string> {
   const id = `job_${String(++n).padStart(6, '0')}`;
-  store.insert({
+  await submit(store, {
     id,
     prompt: `prompt ${n}`,
     req_provider: null,
@@ -53,10 +55,10 @@ function job(overrides: Partial<NewJob> = {}): string {
 }
 
 /** A job that ran on agt_1 and succeeded at `at`, with a conversation. */
-function succeeded(at: number, overrides: Partial<NewJob> = {}): string {
-  const id = job(overrides);
-  store.dispatch(id, 'agt_1', 'chatgpt', at - 2_000);
-  store.endAttempt(id, 1, { outcome: 'succeeded', response: `answer to ${id}`, conversationRef: `cv_${id}`, conversationAddress: 'https://chat/1' }, at);
+async function succeeded(at: number, overrides: Partial<NewJob> = {}): Promise<string> {
+  const id = await await job(overrides);
+  await store.dispatch([{ jobId: id, agentId: 'agt_1', provider: 'chatgpt' }], at - 2_000);
+  await store.endAttempt(id, 1, { outcome: 'succeeded', response: `answer to ${id}`, conversationRef: `cv_${id}`, conversationAddress: 'https://chat/1' }, at);
   return id;
 }
 
@@ -64,86 +66,86 @@ const count = (sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(.
 
 describe('delete', () => {
   it('refuses a queued or running job, with its status; deletes a finished one with its attempts and webhook log', async () => {
-    const queued = job();
-    const running = job();
-    store.dispatch(running, 'agt_1', 'chatgpt', T);
-    expect(store.delete(queued)).toEqual({ deleted: false, status: 'queued' });
-    expect(store.delete(running)).toEqual({ deleted: false, status: 'dispatched' });
-    expect(store.get(queued)!.status).toBe('queued');
-    expect(store.queuePosition(store.get(queued)!)).toBe(1);
+    const queued = await job();
+    const running = await job();
+    await store.dispatch([{ jobId: running, agentId: 'agt_1', provider: 'chatgpt' }], T);
+    expect(await store.delete(queued)).toEqual({ deleted: false, status: 'queued' });
+    expect(await store.delete(running)).toEqual({ deleted: false, status: 'dispatched' });
+    expect((await store.get(queued))!.status).toBe('queued');
+    expect(await store.queuePosition((await store.get(queued))!)).toBe(1);
 
-    const done = succeeded(T + 5_000);
+    const done = await succeeded(T + 5_000);
     await outbox.record({ jobId: done, round: 1, startedAt: T + 5_000, durationMs: 10, statusCode: 500, error: null });
     expect(count(`SELECT COUNT(*) FROM webhook_attempts WHERE job_id = ?`, done)).toBe(1);
-    expect(store.delete(done)).toEqual({ deleted: true });
-    expect(store.get(done)).toBeUndefined();
-    expect(store.attempts(done)).toEqual([]);
+    expect(await store.delete(done)).toEqual({ deleted: true });
+    expect(await store.get(done)).toBeUndefined();
+    expect(await store.attempts(done)).toEqual([]);
     expect(outbox.get(done)).toBeUndefined();
     expect(count(`SELECT COUNT(*) FROM webhook_attempts WHERE job_id = ?`, done)).toBe(0);
     // The conversation stays: other jobs may continue it.
-    expect(store.conversation(`cv_${done}`)).toBeDefined();
-    expect(store.delete(done)).toBeUndefined();
+    expect(await store.conversation(`cv_${done}`)).toBeDefined();
+    expect(await store.delete(done)).toBeUndefined();
   });
 
   it('an attempt that ends after its job was deleted is dropped, not an error', async () => {
-    const done = succeeded(T);
-    store.delete(done);
+    const done = await succeeded(T);
+    await store.delete(done);
     await outbox.record({ jobId: done, round: 1, startedAt: T, durationMs: 10, statusCode: 204, error: null });
     expect(count(`SELECT COUNT(*) FROM webhook_attempts`)).toBe(0);
   });
 });
 
 describe('purge', () => {
-  it('deletes finished jobs before the date in batches, oldest first, and never a live one however old', () => {
-    const old = [succeeded(T + 1_000), succeeded(T + 2_000), succeeded(T + 3_000)];
-    const cancelled = job();
-    store.cancel(cancelled, T + 4_000);
-    const oldQueued = job({ created_at: T - DAY_MS });
-    const oldRunning = job({ created_at: T - DAY_MS });
-    store.dispatch(oldRunning, 'agt_2', 'claude', T);
-    const recent = succeeded(T + 10_000);
+  it('deletes finished jobs before the date in batches, oldest first, and never a live one however old', async () => {
+    const old = [await succeeded(T + 1_000), await succeeded(T + 2_000), await succeeded(T + 3_000)];
+    const cancelled = await job();
+    await store.cancel(cancelled, T + 4_000);
+    const oldQueued = await job({ created_at: T - DAY_MS });
+    const oldRunning = await job({ created_at: T - DAY_MS });
+    await store.dispatch([{ jobId: oldRunning, agentId: 'agt_2', provider: 'claude' }], T);
+    const recent = await succeeded(T + 10_000);
 
-    expect(store.purgeFinishedBefore(T + 5_000, 2)).toBe(2);
-    expect(old.map((id) => store.get(id) === undefined)).toEqual([true, true, false]);
-    expect(store.purgeFinishedBefore(T + 5_000, 2)).toBe(2);
-    expect(store.purgeFinishedBefore(T + 5_000, 2)).toBe(0);
-    expect(store.get(cancelled)).toBeUndefined();
-    expect([oldQueued, oldRunning, recent].map((id) => store.get(id)?.status)).toEqual(['queued', 'dispatched', 'succeeded']);
+    expect(await store.purgeFinishedBefore(T + 5_000, 2)).toBe(2);
+    expect(await Promise.all(old.map(async (id) => (await store.get(id)) === undefined))).toEqual([true, true, false]);
+    expect(await store.purgeFinishedBefore(T + 5_000, 2)).toBe(2);
+    expect(await store.purgeFinishedBefore(T + 5_000, 2)).toBe(0);
+    expect(await store.get(cancelled)).toBeUndefined();
+    expect(await Promise.all([oldQueued, oldRunning, recent].map(async (id) => (await store.get(id))?.status))).toEqual(['queued', 'dispatched', 'succeeded']);
     expect(count(`SELECT COUNT(*) FROM attempts`)).toBe(2); // oldRunning's and recent's
     expect(count(`SELECT COUNT(*) FROM webhook_deliveries`)).toBe(1); // recent's
   });
 });
 
 describe('pruneContent', () => {
-  it('removes prompt and response of jobs finished before the cut, keeping everything else', () => {
-    const old = succeeded(T + 1_000);
-    const failed = job();
-    store.dispatch(failed, 'agt_1', 'chatgpt', T);
-    store.endAttempt(failed, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, T + 2_000);
-    const live = job({ created_at: T - DAY_MS });
-    const recent = succeeded(T + 10_000);
-    const before = store.get(old)!;
+  it('removes prompt and response of jobs finished before the cut, keeping everything else', async () => {
+    const old = await succeeded(T + 1_000);
+    const failed = await job();
+    await store.dispatch([{ jobId: failed, agentId: 'agt_1', provider: 'chatgpt' }], T);
+    await store.endAttempt(failed, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, T + 2_000);
+    const live = await job({ created_at: T - DAY_MS });
+    const recent = await succeeded(T + 10_000);
+    const before = (await store.get(old))!;
 
-    expect(store.pruneContent(T + 5_000, T + 9_000, 1)).toBe(1);
-    expect(store.pruneContent(T + 5_000, T + 9_000, 10)).toBe(1);
-    expect(store.pruneContent(T + 5_000, T + 9_000, 10)).toBe(0); // already pruned ones are not counted again
+    expect(await store.pruneContent(T + 5_000, T + 9_000, 1)).toBe(1);
+    expect(await store.pruneContent(T + 5_000, T + 9_000, 10)).toBe(1);
+    expect(await store.pruneContent(T + 5_000, T + 9_000, 10)).toBe(0); // already pruned ones are not counted again
 
-    const pruned = store.get(old)!;
+    const pruned = (await store.get(old))!;
     expect(pruned).toEqual({ ...before, prompt: '', response: null, content_pruned_at: T + 9_000 });
-    expect(store.get(failed)).toMatchObject({ prompt: '', response: null, error_code: 'PROMPT_REJECTED', content_pruned_at: T + 9_000 });
-    expect(store.attempts(old)).toHaveLength(1);
-    expect(store.conversation(pruned.conversation_ref!)).toBeDefined();
-    expect(store.get(live)).toMatchObject({ prompt: expect.stringMatching(/^prompt/), content_pruned_at: null });
-    expect(store.get(recent)).toMatchObject({ response: `answer to ${recent}`, content_pruned_at: null });
+    expect(await store.get(failed)).toMatchObject({ prompt: '', response: null, error_code: 'PROMPT_REJECTED', content_pruned_at: T + 9_000 });
+    expect(await store.attempts(old)).toHaveLength(1);
+    expect(await store.conversation(pruned.conversation_ref!)).toBeDefined();
+    expect(await store.get(live)).toMatchObject({ prompt: expect.stringMatching(/^prompt/), content_pruned_at: null });
+    expect(await store.get(recent)).toMatchObject({ response: `answer to ${recent}`, content_pruned_at: null });
   });
 });
 
 describe('webhook logs', () => {
   it('clearOld deletes deliveries that are over and older than the cut, keeping pending ones', async () => {
-    const delivered = succeeded(T);
-    const failedForGood = succeeded(T + 1);
-    const pending = succeeded(T + 2);
-    const young = succeeded(T + 50_000);
+    const delivered = await succeeded(T);
+    const failedForGood = await succeeded(T + 1);
+    const pending = await succeeded(T + 2);
+    const young = await succeeded(T + 50_000);
     await outbox.record({ jobId: delivered, round: 1, startedAt: T, durationMs: 5, statusCode: 200, error: null });
     db.prepare(`UPDATE webhook_deliveries SET state = 'failed', next_at = NULL WHERE job_id = ?`).run(failedForGood);
     await outbox.record({ jobId: young, round: 1, startedAt: T + 50_000, durationMs: 5, statusCode: 200, error: null });
@@ -153,7 +155,7 @@ describe('webhook logs', () => {
     expect(outbox.clearOld(T + 10_000, 10)).toBe(0);
     expect([delivered, failedForGood, pending, young].map((id) => outbox.get(id)?.state ?? null)).toEqual([null, null, 'pending', 'delivered']);
     expect(count(`SELECT COUNT(*) FROM webhook_attempts`)).toBe(1); // young's
-    expect(store.get(delivered)).toBeDefined(); // the job itself stays
+    expect(await store.get(delivered)).toBeDefined(); // the job itself stays
   });
 });
 
@@ -161,13 +163,13 @@ describe('space', () => {
   it('a new database reclaims freed pages: the file shrinks after a purge', async () => {
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
     const big = 'x'.repeat(20_000);
-    db.transaction(() => {
-      for (let i = 0; i < 300; i++) store.cancel(job({ prompt: big }), T);
-    })();
+    // Submitted together, they share one commit.
+    const ids = await Promise.all(Array.from({ length: 300 }, () => job({ prompt: big })));
+    for (const id of ids) await store.cancel(id, T);
     db.pragma('wal_checkpoint(TRUNCATE)');
     const file = join(dir, 'chatbridge.db');
     const full = statSync(file).size;
-    while (store.purgeFinishedBefore(T + 1, 100) > 0);
+    while (await store.purgeFinishedBefore(T + 1, 100) > 0);
     expect(db.pragma('freelist_count', { simple: true })).toBeGreaterThan(1_000);
     const steps: number[] = [];
     const reclaimed = await reclaimInSteps(db, 256, async () => {
@@ -180,8 +182,8 @@ describe('space', () => {
     expect(statSync(file).size).toBeLessThan(full / 10);
   });
 
-  it('a database from before this version is migrated: new columns, indexes, and incremental vacuum by one VACUUM', () => {
-    const id = succeeded(T);
+  it('a database from before this version is migrated: new columns, indexes, and incremental vacuum by one VACUUM', async () => {
+    const id = await succeeded(T);
     db.close();
     // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts), auto_vacuum off.
     const raw = new Database(join(dir, 'chatbridge.db'));
@@ -196,10 +198,10 @@ describe('space', () => {
     raw.close();
 
     db = openDatabase(dir);
-    store = new JobStore(db, (outbox = new WebhookOutbox(db)));
+    store = new SqliteJobStore(db, (outbox = new WebhookOutbox(db)));
     expect(db.pragma('user_version', { simple: true })).toBe(5);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null });
-    expect(store.pruneContent(T + 1, T + 2, 10)).toBe(1);
+    expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null });
+    expect(await store.pruneContent(T + 1, T + 2, 10)).toBe(1);
   });
 });

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
+import type { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
+import { submit } from '../support/store.js';
 import { DAY_MS } from '../../main/queue/retention.js';
 import { percentiles, UsageHistory } from '../../main/queue/usage-history.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
@@ -23,7 +25,7 @@ const H = Date.UTC(2026, 10, 21, 10, 0, 0);
 beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
-  store = new JobStore(db, new WebhookOutbox(db));
+  store = new SqliteJobStore(db, new WebhookOutbox(db));
   history = new UsageHistory(db);
   n = 0;
 });
@@ -33,9 +35,9 @@ afterEach(() => {
 });
 
 let n = 0;
-function job(createdAt: number, overrides: Partial<NewJob> = {}): string {
+async function job(createdAt: number, overrides: Partial<NewJob> = {}): Promise<string> {
   const id = `job_${String(++n).padStart(4, '0')}`;
-  store.insert({
+  await submit(store, {
     id,
     prompt: 'p',
     req_provider: null,
@@ -54,10 +56,10 @@ function job(createdAt: number, overrides: Partial<NewJob> = {}): string {
   return id;
 }
 
-function ran(id: string, agent: string, provider: string, queueMs: number, runMs: number, end: 'succeeded' | 'PROVIDER_ERROR' = 'succeeded'): void {
-  const start = store.get(id)!.created_at + queueMs;
-  store.dispatch(id, agent, provider, start);
-  store.endAttempt(
+async function ran(id: string, agent: string, provider: string, queueMs: number, runMs: number, end: 'succeeded' | 'PROVIDER_ERROR' = 'succeeded'): Promise<void> {
+  const start = (await store.get(id))!.created_at + queueMs;
+  await store.dispatch([{ jobId: id, agentId: agent, provider: provider }], start);
+  await store.endAttempt(
     id,
     1,
     end === 'succeeded' ? { outcome: 'succeeded', response: 'r', conversationRef: `cv_${id}`, conversationAddress: 'a' } : { outcome: 'failed', errorCode: end },
@@ -70,20 +72,20 @@ function ran(id: string, agent: string, provider: string, queueMs: number, runMs
  * i×1 000 ms. Hour 1: a claude job that failed on agt_2 (key_b), a claude job that expired
  * in the queue, a cancelled one (admin token). Outside the range: one before, one live.
  */
-function knownJobs(): void {
-  for (let i = 1; i <= 20; i++) ran(job(H + i * 60_000), 'agt_1', 'chatgpt', i * 100, i * 1_000);
-  ran(job(H + HOUR_MS + 60_000, { api_key_id: 'key_b' }), 'agt_2', 'claude', 500, 3_000, 'PROVIDER_ERROR');
-  const expiring = job(H + HOUR_MS, { api_key_id: 'key_b', req_provider: 'claude', deadline_at: H + HOUR_MS + 600_000 });
-  store.expireDue(H + HOUR_MS + 600_000);
-  store.cancel(job(H + HOUR_MS + 120_000, { api_key_id: 'admin' }), H + HOUR_MS + 130_000);
-  ran(job(H - HOUR_MS), 'agt_1', 'chatgpt', 10, 10);
-  job(H + HOUR_MS); // still queued: not counted
-  expect(store.get(expiring)!.status).toBe('expired');
+async function knownJobs(): Promise<void> {
+  for (let i = 1; i <= 20; i++) await ran(await job(H + i * 60_000), 'agt_1', 'chatgpt', i * 100, i * 1_000);
+  await ran(await job(H + HOUR_MS + 60_000, { api_key_id: 'key_b' }), 'agt_2', 'claude', 500, 3_000, 'PROVIDER_ERROR');
+  const expiring = await job(H + HOUR_MS, { api_key_id: 'key_b', req_provider: 'claude', deadline_at: H + HOUR_MS + 600_000 });
+  await store.expireDue(H + HOUR_MS + 600_000);
+  await store.cancel(await job(H + HOUR_MS + 120_000, { api_key_id: 'admin' }), H + HOUR_MS + 130_000);
+  await ran(await job(H - HOUR_MS), 'agt_1', 'chatgpt', 10, 10);
+  await job(H + HOUR_MS); // still queued: not counted
+  expect((await store.get(expiring))!.status).toBe('expired');
 }
 
 describe('UsageHistory', () => {
   it('counts finished jobs per hour and per provider, agent and key, with nearest-rank percentiles', async () => {
-    knownJobs();
+    await knownJobs();
     const report = await history.report({ since: H, until: H + 3 * HOUR_MS });
 
     expect(report.totals).toMatchObject({ jobs: 23, succeeded: 20, failed: 1, cancelled: 1, expired: 1 });
@@ -112,7 +114,7 @@ describe('UsageHistory', () => {
   });
 
   it('filters by key and by agent', async () => {
-    knownJobs();
+    await knownJobs();
     const range = { since: H, until: H + 2 * HOUR_MS };
     expect((await history.report({ ...range, keyId: 'key_b' })).totals).toMatchObject({ jobs: 2, failed: 1, expired: 1 });
     expect((await history.report({ ...range, agentId: 'agt_2' })).totals).toMatchObject({ jobs: 1, failed: 1 });
@@ -121,13 +123,13 @@ describe('UsageHistory', () => {
   });
 
   it('aligns day buckets to an offset (local midnight), and gives the same figures once content is pruned', async () => {
-    knownJobs();
+    await knownJobs();
     // Days starting at 10:00 UTC, midnight of a zone 10 hours east.
     const days = await history.report({ since: H - DAY_MS, until: H + DAY_MS }, DAY_MS, H % DAY_MS);
     expect(days.series.map((b) => [b.start, b.figures.jobs])).toEqual([[H - DAY_MS, 1], [H, 23]]);
 
     const before = await history.report({ since: H, until: H + 2 * HOUR_MS });
-    expect(store.pruneContent(H + DAY_MS, H + DAY_MS, 100)).toBe(24);
+    expect(await store.pruneContent(H + DAY_MS, H + DAY_MS, 100)).toBe(24);
     expect(await history.report({ since: H, until: H + 2 * HOUR_MS })).toEqual(before);
   });
 

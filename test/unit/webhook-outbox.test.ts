@@ -6,9 +6,11 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
-import { SqliteJobStore as JobStore } from '../../main/queue/sqlite/job-store.js';
+import type { JobStore } from '../../main/queue/job-store.js';
+import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
+import { submit } from '../support/store.js';
 
 let dir: string;
 let db: Db;
@@ -21,7 +23,7 @@ beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
   outbox = new WebhookOutbox(db);
-  store = new JobStore(db, outbox);
+  store = new SqliteJobStore(db, outbox);
   enqueued = 0;
   outbox.onEnqueue(() => enqueued++);
 });
@@ -31,9 +33,9 @@ afterEach(() => {
 });
 
 let n = 0;
-function job(overrides: Partial<NewJob> = {}): string {
+async function job(overrides: Partial<NewJob> = {}): Promise<string> {
   const id = `job_${++n}`;
-  store.insert({
+  await submit(store, {
     id,
     prompt: 'p',
     req_provider: null,
@@ -55,30 +57,30 @@ function job(overrides: Partial<NewJob> = {}): string {
 const rows = () => db.prepare(`SELECT COUNT(*) FROM webhook_deliveries`).pluck().get() as number;
 
 describe('every final transition adds the delivery, in its own transaction', () => {
-  it('succeeded, failed (refused, or attempts used up, or lost at a restart), cancelled (queued or running), expired', () => {
+  it('succeeded, failed (refused, or attempts used up, or lost at a restart), cancelled (queued or running), expired', async () => {
     const ids = {
-      succeeded: job(),
-      rejected: job(),
-      exhausted: job({ max_attempts: 1 }),
-      lost: job({ max_attempts: 1 }),
-      cancelledQueued: job(),
-      cancelledRunning: job(),
-      expired: job({ deadline_at: T + 5_000 }),
+      succeeded: await job(),
+      rejected: await job(),
+      exhausted: await job({ max_attempts: 1 }),
+      lost: await job({ max_attempts: 1 }),
+      cancelledQueued: await job(),
+      cancelledRunning: await job(),
+      expired: await job({ deadline_at: T + 5_000 }),
     };
-    for (const id of [ids.succeeded, ids.rejected, ids.exhausted, ids.lost, ids.cancelledRunning]) store.dispatch(id, 'agt_1', 'chatgpt', T);
+    for (const id of [ids.succeeded, ids.rejected, ids.exhausted, ids.lost, ids.cancelledRunning]) await store.dispatch([{ jobId: id, agentId: 'agt_1', provider: 'chatgpt' }], T);
     expect(rows()).toBe(0); // dispatching is not final
 
-    store.endAttempt(ids.succeeded, 1, { outcome: 'succeeded', response: 'r', conversationRef: 'cv_1', conversationAddress: 'a' }, T + 1);
-    store.endAttempt(ids.rejected, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, T + 2);
-    store.endAttempt(ids.exhausted, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, T + 3);
-    store.requeueDispatched(T + 4); // only `lost` and `cancelledRunning` are still dispatched
-    expect(store.get(ids.lost)!.status).toBe('failed');
-    expect(store.get(ids.cancelledRunning)!.status).toBe('queued'); // put back, not final: no delivery
+    await store.endAttempt(ids.succeeded, 1, { outcome: 'succeeded', response: 'r', conversationRef: 'cv_1', conversationAddress: 'a' }, T + 1);
+    await store.endAttempt(ids.rejected, 1, { outcome: 'failed', errorCode: 'PROMPT_REJECTED' }, T + 2);
+    await store.endAttempt(ids.exhausted, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, T + 3);
+    await store.requeueDispatched(T + 4); // only `lost` and `cancelledRunning` are still dispatched
+    expect((await store.get(ids.lost))!.status).toBe('failed');
+    expect((await store.get(ids.cancelledRunning))!.status).toBe('queued'); // put back, not final: no delivery
     expect(outbox.get(ids.cancelledRunning)).toBeUndefined();
-    store.dispatch(ids.cancelledRunning, 'agt_1', 'chatgpt', T + 4);
-    store.cancel(ids.cancelledRunning, T + 5);
-    store.cancel(ids.cancelledQueued, T + 5);
-    store.expireDue(T + 5_000);
+    await store.dispatch([{ jobId: ids.cancelledRunning, agentId: 'agt_1', provider: 'chatgpt' }], T + 4);
+    await store.cancel(ids.cancelledRunning, T + 5);
+    await store.cancel(ids.cancelledQueued, T + 5);
+    await store.expireDue(T + 5_000);
 
     const finalAt: Record<string, number> = {
       succeeded: T + 1,
@@ -103,41 +105,35 @@ describe('every final transition adds the delivery, in its own transaction', () 
     expect(rows()).toBe(7);
     expect(enqueued).toBe(7);
     // A second DELETE of a final job changes nothing and adds nothing.
-    store.cancel(ids.succeeded, T + 6);
+    await store.cancel(ids.succeeded, T + 6);
     expect(rows()).toBe(7);
   });
 
-  it('a job without callback_url, or one that is retried, gets no delivery', () => {
-    const plain = job({ callback_url: null });
-    const retried = job();
-    store.dispatch(plain, 'agt_1', 'chatgpt', T);
-    store.dispatch(retried, 'agt_2', 'claude', T);
-    store.endAttempt(plain, 1, { outcome: 'succeeded', response: 'r', conversationRef: 'cv_1', conversationAddress: 'a' }, T + 1);
-    store.endAttempt(retried, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, T + 1);
-    expect(store.get(retried)!.status).toBe('queued');
+  it('a job without callback_url, or one that is retried, gets no delivery', async () => {
+    const plain = await job({ callback_url: null });
+    const retried = await job();
+    await store.dispatch([{ jobId: plain, agentId: 'agt_1', provider: 'chatgpt' }], T);
+    await store.dispatch([{ jobId: retried, agentId: 'agt_2', provider: 'claude' }], T);
+    await store.endAttempt(plain, 1, { outcome: 'succeeded', response: 'r', conversationRef: 'cv_1', conversationAddress: 'a' }, T + 1);
+    await store.endAttempt(retried, 1, { outcome: 'failed', errorCode: 'PROVIDER_ERROR' }, T + 1);
+    expect((await store.get(retried))!.status).toBe('queued');
     expect(rows()).toBe(0);
   });
 
-  it('rolls back with the transition: no final job without its delivery, no delivery without a final job', () => {
-    const id = job();
+  it('rolls back with the transition: a delivery that cannot be written leaves the job as it was', async () => {
+    const id = await job();
     const insert = db.prepare(`INSERT INTO webhook_deliveries (job_id, origin, state, round, round_attempts, next_at, created_at) VALUES (?, 'x', 'pending', 1, 0, 0, 0)`);
     insert.run(id); // a conflicting row makes the enqueue inside cancel() fail…
-    expect(() => store.cancel(id, T + 1)).toThrow(/UNIQUE/);
-    expect(store.get(id)!.status).toBe('queued'); // …and the job stays as it was
-    db.prepare(`DELETE FROM webhook_deliveries`).run();
-    expect(() => db.transaction(() => {
-      store.cancel(id, T + 1);
-      throw new Error('later failure in the same transaction');
-    })()).toThrow(/later failure/);
-    expect(store.get(id)!.status).toBe('queued');
-    expect(rows()).toBe(0);
+    await expect(store.cancel(id, T + 1)).rejects.toThrow(/UNIQUE/);
+    expect((await store.get(id))!.status).toBe('queued'); // …and the job stays as it was
+    expect(rows()).toBe(1);
   });
 });
 
 describe('the schedule in the outbox', () => {
-  function finalJob(): string {
-    const id = job();
-    store.cancel(id, T);
+  async function finalJob(): Promise<string> {
+    const id = await job();
+    await store.cancel(id, T);
     return id;
   }
   const result = (jobId: string, round: number, startedAt: number, statusCode: number | null, error: string | null = null) => ({
@@ -150,7 +146,7 @@ describe('the schedule in the outbox', () => {
   });
 
   it('failures move next_at by 30 s, 5 min, 30 min, 2 h from the end of each attempt, then give up', async () => {
-    const id = finalJob();
+    const id = await finalJob();
     const expected = [T + 10 + 30_000, T + 10 + 300_000, T + 10 + 1_800_000, T + 10 + 7_200_000, null];
     for (const [i, next] of expected.entries()) {
       await outbox.record(result(id, 1, T, i % 2 ? 500 : null, i % 2 ? null : 'connect ECONNREFUSED'));
@@ -160,8 +156,8 @@ describe('the schedule in the outbox', () => {
   });
 
   it('a 2xx delivers; a 3xx does not', async () => {
-    const a = finalJob();
-    const b = finalJob();
+    const a = await finalJob();
+    const b = await finalJob();
     await outbox.record(result(a, 1, T, 299));
     await outbox.record(result(b, 1, T, 304));
     expect(outbox.get(a)).toMatchObject({ state: 'delivered', next_at: null });
@@ -169,7 +165,7 @@ describe('the schedule in the outbox', () => {
   });
 
   it('redelivery starts a new round at once; a late result of the old round is logged but moves nothing', async () => {
-    const id = finalJob();
+    const id = await finalJob();
     await outbox.record(result(id, 1, T, 500));
     outbox.redeliver(id, T + 100);
     await outbox.record(result(id, 1, T + 50, 500)); // was in flight when the redelivery came
@@ -184,8 +180,8 @@ describe('the schedule in the outbox', () => {
   });
 
   it('dueFor: per origin, oldest due first, leaving out busy jobs; pendingOrigins; nextDueAfter', async () => {
-    const ids = [job({ callback_url: 'https://a.test/x' }), job({ callback_url: 'https://b.test:8443/x' }), job({ callback_url: 'https://a.test/y' })];
-    ids.forEach((id, i) => store.cancel(id, T + i));
+    const ids = [await job({ callback_url: 'https://a.test/x' }), await job({ callback_url: 'https://b.test:8443/x' }), await job({ callback_url: 'https://a.test/y' })];
+    for (const [i, id] of ids.entries()) await store.cancel(id, T + i);
     expect(outbox.pendingOrigins()).toEqual(['https://a.test', 'https://b.test:8443']);
     expect(outbox.dueFor('https://a.test', T + 10, [], 10).map((d) => d.job_id)).toEqual([ids[0], ids[2]]);
     expect(outbox.dueFor('https://a.test', T + 1, [], 10).map((d) => d.job_id)).toEqual([ids[0]]);

@@ -62,7 +62,7 @@ function startSender(limits: Partial<SenderLimits> = {}): void {
   sender = new WebhookSender(
     outbox,
     () => 'whsec_unit',
-    (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
+    async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
     transport,
     clock,
     { ...DEFAULT_LIMITS, shutdownGraceMs: 0, ...limits },

@@ -10,7 +10,7 @@ export function accountRoutes(app: FastifyInstance, report: StatusReport, profil
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: profile.schemas.status, default: ErrorEnvelope } } },
-    async (request) => profile.statusBody(report.status(request.accountId)),
+    async (request) => profile.statusBody(await report.status(request.accountId)),
   );
   app.get(
     '/v1/models',

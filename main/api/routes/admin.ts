@@ -141,7 +141,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
   app.get<{ Querystring: { limit?: string } }>(
     '/admin/v1/jobs',
     { config: admin, schema: schema('Recent jobs, newest first', { querystring: JobsQuery, response: ok(JobList) }) },
-    async (request) => ({ jobs: console.recentJobs(Number(request.query.limit ?? 50)) }),
+    async (request) => ({ jobs: await console.recentJobs(Number(request.query.limit ?? 50)) }),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -179,7 +179,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
       }),
     },
     async (request, reply) => {
-      console.deleteJob(request.params.id);
+      await console.deleteJob(request.params.id);
       return reply.code(204).send();
     },
   );
@@ -259,7 +259,10 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
     };
     streams.add(end);
     res.on('close', end);
-    stop = start((event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`), end);
+    // What is read asynchronously (the state) may come after the stream ended: it is dropped.
+    stop = start((event, data) => {
+      if (!ended) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    }, end);
     // `start` may have ended the stream at once (a page already gone): stop what it began.
     if (ended) stop();
   };
@@ -268,7 +271,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
   // log entry, `job_deleted` ({ id }) for each job deleted.
   app.get('/admin/v1/events', { config: admin, schema: schema('Live updates (text/event-stream)', {}) }, (request, reply) => {
     eventStream(request, reply, (send) => {
-      send('state', console.state());
+      void console.state().then((state) => send('state', state));
       return console.watch(
         (state) => send('state', state),
         (job) => send('job', job),

@@ -80,7 +80,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
         accountId: request.accountId,
       });
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
-      const done = completions.outcome(settled);
+      const done = await completions.outcome(settled);
       return {
         id: done.id,
         object: 'chat.completion',

@@ -41,7 +41,7 @@ export function automaticRepeat(request: FastifyRequest): boolean | undefined {
 }
 
 export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile): void {
-  const present = (job: JobRow) => profile.jobObject(job, completions.agentName(job), completions.queuePosition(job));
+  const present = async (job: JobRow) => profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job));
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 
   app.post<{ Body: CompletionRequest; Headers: { 'idempotency-key'?: string } }>(
@@ -70,7 +70,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
         return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
       const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
-      return present(completions.outcome(settled));
+      return present(await completions.outcome(settled));
     },
   );
 
@@ -86,7 +86,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      let job = completions.get(request.params.id, request.accountId);
+      let job = await completions.get(request.params.id, request.accountId);
       if (request.query.wait === 'true') {
         job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
       }
@@ -100,6 +100,6 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       config: write,
       schema: { summary: 'Cancel a job', params: JobParams, response: { 200: Job, default: ErrorEnvelope } },
     },
-    async (request) => present(completions.cancel(request.params.id, request.accountId)),
+    async (request) => present(await completions.cancel(request.params.id, request.accountId)),
   );
 }

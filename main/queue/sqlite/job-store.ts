@@ -1,38 +1,66 @@
 import type { Db } from '../db.js';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import type { JobStore } from '../job-store.js';
 import { AccountQueues, type QueueKey } from '../queue-order.js';
-import { isFinal, transition } from '../state-machine.js';
 import { decideAfterFailure } from '../retry-policy.js';
-import type { JobFailureCode } from '../../core/errors.js';
+import { isFinal, transition, type JobEvent } from '../state-machine.js';
+import { GroupCommit } from './group-commit.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
   type AttemptOutcome,
   type AttemptRow,
+  type Claim,
   type ConversationRow,
   type Deletion,
   type FailureContext,
+  type IdempotencyClaim,
   type JobRow,
-  type JobStatus,
   type Moved,
-  type NewJob,
   type QueuedJob,
+  type StoreEvent,
+  type SubmitRequest,
+  type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
 import type { WebhookOutbox } from '../../webhooks/outbox.js';
 
+/** What ends a job without an answer: its final status, and the error it carries. */
+interface Settlement {
+  event: Extract<JobEvent, 'cancel' | 'expire' | 'fail'>;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+const CANCELLED: Settlement = { event: 'cancel', errorCode: null, errorMessage: null };
+const EXPIRED: Settlement = { event: 'expire', errorCode: 'JOB_TIMEOUT', errorMessage: 'The job deadline passed before it could finish.' };
+
 /**
- * The only writer of job rows. Each method that changes a job is one SQLite transaction
- * and moves the status only through the state machine. Every move to a final status adds
- * the job's webhook delivery to the outbox in that same transaction.
+ * The job store of one machine, in the data dir's SQLite database (see job-store.ts for the
+ * port). Every method runs synchronously inside; the promises are the port's. Submissions
+ * arriving in one turn of the event loop share one transaction (GroupCommit): with
+ * synchronous=FULL each commit waits for an fsync, paid once per group. The other moves are
+ * one immediate transaction each.
+ *
+ * Each kind of job move is one function below (`dispatchJob`, `succeed`, `afterFailedAttempt`,
+ * `settle`, `requeue`): it goes through the state machine, updates the row, adds the webhook
+ * delivery of a final job, and ends in `moved`, which keeps the in-memory queue order in step
+ * and holds the event until the transaction commits.
  */
-export class SqliteJobStore {
+export class SqliteJobStore implements JobStore {
+  /** The queued jobs in dispatch order, per account: the queue limit and queue_position read it. */
   private order: AccountQueues;
+  private readonly commits: GroupCommit;
+  private readonly listeners = new Set<(event: StoreEvent) => void>();
+  /** Events of the transaction under way, published once it commits. */
+  private unpublished: StoreEvent[] = [];
   private readonly s;
 
   constructor(
     private readonly db: Db,
     private readonly outbox: WebhookOutbox,
   ) {
+    this.commits = new GroupCommit(db, () => this.recount());
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
@@ -103,177 +131,74 @@ export class SqliteJobStore {
       prune: db.prepare(
         `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
       ),
+      findKey: db.prepare(`SELECT request_hash, job_id FROM idempotency WHERE key = ? AND created_at > ?`),
+      rememberKey: db.prepare(
+        `INSERT INTO idempotency (key, request_hash, job_id, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, job_id = excluded.job_id,
+           created_at = excluded.created_at`,
+      ),
+      pruneKeys: db.prepare(`DELETE FROM idempotency WHERE created_at <= ?`),
     };
     this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
   }
 
-  /** Jobs of `viewer` queued now (from memory: the 1 000-job limit is checked on every submission). */
-  queuedCount(viewer: Viewer): number {
-    return viewer === EVERY_ACCOUNT ? this.order.total() : this.order.size(viewer);
+  // ---- moves ----------------------------------------------------------------------------
+
+  async submit(request: SubmitRequest): Promise<SubmitResult> {
+    const result = await this.commits.run(() => this.submitInTransaction(request));
+    if (result.kind === 'created') this.publish({ job: result.job, from: null });
+    return result;
   }
 
-  /** Jobs queued now, every account's. */
-  queuedTotal(): number {
-    return this.queuedCount(EVERY_ACCOUNT);
-  }
-
-  /** Re-reads the queue's order after a rolled-back write, or after another process changed jobs. */
-  recount(): void {
-    this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
-  }
-
-  /** Queued jobs of accounts that were disabled: to be cancelled. */
-  queuedOfDisabledAccounts(): string[] {
-    return this.s.queuedOfDisabledAccounts.all() as string[];
-  }
-
-  /** Adds a queued job. Callers run it inside their own transaction (see GroupCommit). */
-  insert(job: NewJob): JobRow {
-    const row = { ...job, account_id: job.account_id ?? null };
-    this.s.insert.run(row);
-    this.order.add(row);
-    return this.get(job.id)!;
-  }
-
-  get(id: string): JobRow | undefined {
-    return this.s.get.get(id) as JobRow | undefined;
-  }
-
-  queuedInOrder(): QueuedJob[] {
-    return this.s.queuedInOrder.all() as QueuedJob[];
-  }
-
-  /** 1-based place of a queued job in dispatch order among its account's (decisions.md `queue_position`). */
-  queuePosition(job: JobRow): number {
-    return this.order.position(job);
-  }
-
-  oldestQueuedAt(viewer: Viewer): number | null {
-    return (viewer === EVERY_ACCOUNT ? this.s.oldestQueued.get() : this.s.oldestQueuedOf.get(viewer)) as number | null;
-  }
-
-  attempts(id: string): AttemptRow[] {
-    return this.s.attemptsOf.all(id) as AttemptRow[];
-  }
-
-  /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
-  attemptStartsSince(since: number): { agent_id: string; provider: string; started_at: number }[] {
-    return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
-  }
-
-  /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */
-  startsByAccount(today: number, hourAgo: number): Map<string | null, { today: number; hour: number }> {
-    const rows = this.s.startsByAccount.all({ today, hourAgo }) as { account_id: string | null; today: number; hour: number }[];
-    return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
-  }
-
-  /** The newest jobs first, for the dashboard. */
-  recent(limit: number): JobRow[] {
-    return this.s.recent.all(limit) as JobRow[];
-  }
-
-  conversation(ref: string): ConversationRow | undefined {
-    return this.s.conversation.get(ref) as ConversationRow | undefined;
-  }
-
-  nextDeadline(): number | null {
-    return this.s.nextDeadline.get() as number | null;
-  }
-
-  /** Runs several of the methods below as one transaction (one commit, one fsync). */
-  batch<T>(work: () => T): T {
-    return this.tx(work);
-  }
-
-  dispatch(id: string, agentId: string, provider: string, now: number): JobRow {
-    return this.tx(() => {
-      const job = this.must(id);
-      transition(job.status, 'dispatch');
-      this.s.dispatch.run({ id, agent_id: agentId, provider, now });
-      this.s.addAttempt.run(id, job.attempts + 1, agentId, provider, now);
-      this.order.remove(job);
-      return this.get(id)!;
-    });
-  }
-
-  /**
-   * Records how attempt `attempt` of job `id` ended and moves the job on. Returns null
-   * when that attempt was already closed (the job was cancelled or expired meanwhile and
-   * the agent's late result is dropped).
-   */
-  endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Moved | null {
-    return this.tx((): Moved | null => {
-      const job = this.must(id);
-      const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
-      if (!open || open.attempt !== attempt || job.status !== 'dispatched') return null;
-      if (end.outcome === 'succeeded') {
-        this.s.closeAttempt.run({ job_id: id, attempt, now, outcome: 'succeeded', error_code: null, detail: null });
-        this.s.addRunTime.run(now - open.started_at, id);
-        transition(job.status, 'succeed');
-        this.s.saveConversation.run({
-          id: end.conversationRef,
-          agent_id: open.agent_id,
-          provider: open.provider,
-          address: end.conversationAddress,
-          now,
-          account_id: job.account_id,
-        });
-        this.s.succeed.run({ id, response: end.response, conversation_ref: end.conversationRef, now });
-        this.outbox.enqueue(job, now);
-      } else if (this.endAttemptInTransaction(job, open, end.outcome, end.errorCode, now, end) === 'queued') {
-        this.order.add(job);
+  async dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]> {
+    return this.transaction(() => {
+      const dispatched: JobRow[] = [];
+      for (const claim of claims) {
+        const job = this.get_(claim.jobId);
+        if (job?.status === 'queued') dispatched.push(this.dispatchJob(job, claim, now).job);
       }
-      return { job: this.get(id)!, from: job.status };
+      return dispatched;
     });
   }
 
-  /** DELETE: queued and dispatched jobs become cancelled at once; final jobs are left as they are. */
-  cancel(id: string, now: number): Moved | undefined {
-    return this.tx((): Moved | undefined => {
-      const job = this.get(id);
+  async endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Promise<Moved | null> {
+    return this.transaction(() => {
+      const job = this.get_(id);
+      const open = this.openAttempt(id);
+      if (!job || !open || open.attempt !== attempt || job.status !== 'dispatched') return null;
+      return end.outcome === 'succeeded' ? this.succeed(job, open, end, now) : this.afterFailedAttempt(job, open, end.outcome, end.errorCode, now, end);
+    });
+  }
+
+  async cancel(id: string, now: number): Promise<Moved | undefined> {
+    return this.transaction(() => {
+      const job = this.get_(id);
       if (!job) return undefined;
-      if (job.status !== 'queued' && job.status !== 'dispatched') return { job, from: job.status };
-      this.closeOpenAttempt(job, 'cancelled', 'CANCELLED', now);
-      this.s.settle.run({ id, status: transition(job.status, 'cancel'), error_code: null, error_message: null, now });
-      this.outbox.enqueue(job, now);
-      if (job.status === 'queued') this.order.remove(job);
-      return { job: this.get(id)!, from: job.status };
+      if (isFinal(job.status)) return { job, from: job.status };
+      return this.settle(job, CANCELLED, now, { outcome: 'cancelled', errorCode: 'CANCELLED' });
     });
   }
 
-  /** Expires every live job whose deadline has passed. */
-  expireDue(now: number): Moved[] {
-    return this.tx((): Moved[] => {
-      const moved: Moved[] = [];
-      for (const id of this.s.due.all(now) as string[]) {
+  async expireDue(now: number): Promise<Moved[]> {
+    return this.transaction(() =>
+      (this.s.due.all(now) as string[]).map((id) => this.settle(this.must(id), EXPIRED, now, { outcome: 'timed_out', errorCode: 'DEADLINE_EXCEEDED' })),
+    );
+  }
+
+  async requeueDispatched(now: number): Promise<Moved[]> {
+    return this.transaction(() =>
+      (this.s.dispatchedIds.all() as string[]).map((id) => {
         const job = this.must(id);
-        this.closeOpenAttempt(job, 'timed_out', 'DEADLINE_EXCEEDED', now);
-        this.s.settle.run({
-          id,
-          status: transition(job.status, 'expire'),
-          error_code: 'JOB_TIMEOUT',
-          error_message: 'The job deadline passed before it could finish.',
-          now,
-        });
-        this.outbox.enqueue(job, now);
-        if (job.status === 'queued') this.order.remove(job);
-        moved.push({ job: this.get(id)!, from: job.status });
-      }
-      return moved;
-    });
+        const open = this.openAttempt(id);
+        // Defensive: a dispatched job always has an open attempt; without one, requeue it.
+        return open ? this.afterFailedAttempt(job, open, 'agent_lost', 'AGENT_LOST', now) : this.requeue(job);
+      }),
+    );
   }
 
-  /**
-   * Deletes a finished job with its attempts and webhook delivery. A queued or dispatched
-   * job is refused: it must be cancelled first, so no caller waiting on it and no agent
-   * running it is left with a job that is gone. Undefined when there is no such job.
-   *
-   * Its idempotency entry is left to expire (within 24 h): it holds only the id, and a
-   * retry with that key after the deletion makes a new job.
-   */
-  delete(id: string): Deletion | undefined {
-    return this.tx((): Deletion | undefined => {
-      const job = this.get(id);
+  async delete(id: string): Promise<Deletion | undefined> {
+    return this.transaction((): Deletion | undefined => {
+      const job = this.get_(id);
       if (!job) return undefined;
       if (!isFinal(job.status)) return { deleted: false, status: job.status };
       this.deleteRows([id]);
@@ -281,51 +206,190 @@ export class SqliteJobStore {
     });
   }
 
-  /** Deletes up to `limit` jobs that finished before `before`, oldest first; returns how many. */
-  purgeFinishedBefore(before: number, limit: number): number {
-    return this.tx(() => {
+  async purgeFinishedBefore(before: number, limit: number): Promise<number> {
+    return this.transaction(() => {
       const ids = this.s.finishedBefore.all(before, limit) as string[];
       if (ids.length > 0) this.deleteRows(ids);
       return ids.length;
     });
   }
 
-  /**
-   * Retention: removes the prompt and response of up to `limit` jobs that finished before
-   * `before`, oldest first; returns how many. Timings, attempts, usage figures and the
-   * conversation stay.
-   */
-  pruneContent(before: number, now: number, limit: number, account: string | null = null): number {
-    return this.tx(() => {
+  async pruneContent(before: number, now: number, limit: number, account: string | null = null): Promise<number> {
+    return this.transaction(() => {
       const ids = this.s.unprunedBefore.all(before, account, limit) as string[];
       if (ids.length > 0) this.s.prune.run(now, JSON.stringify(ids));
       return ids.length;
     });
   }
 
-  /**
-   * After a crash (or at shutdown), every job still `dispatched` lost its agent: its open
-   * attempt ends as `agent_lost` and the job goes back to the queue, or fails when its
-   * attempts are used up.
-   */
-  requeueDispatched(now: number): Moved[] {
-    return this.tx((): Moved[] => {
-      const moved: Moved[] = [];
-      for (const id of this.s.dispatchedIds.all() as string[]) {
-        const job = this.must(id);
-        const open = this.s.openAttempt.get(id) as AttemptRow | undefined;
-        if (!open) {
-          // Defensive: a dispatched job always has an open attempt; without one, requeue it.
-          this.s.setStatus.run(transition(job.status, 'retry'), id);
-          this.order.add(job);
-        } else {
-          const result = this.endAttemptInTransaction(job, open, 'agent_lost', 'AGENT_LOST', now);
-          if (result === 'queued') this.order.add(job);
-        }
-        moved.push({ job: this.get(id)!, from: job.status });
-      }
-      return moved;
+  async pruneIdempotency(now: number): Promise<void> {
+    this.s.pruneKeys.run(now - IDEMPOTENCY_TTL_MS);
+  }
+
+  // ---- reads ----------------------------------------------------------------------------
+
+  async get(id: string): Promise<JobRow | undefined> {
+    return this.get_(id);
+  }
+
+  async attempts(id: string): Promise<AttemptRow[]> {
+    return this.s.attemptsOf.all(id) as AttemptRow[];
+  }
+
+  async conversation(ref: string): Promise<ConversationRow | undefined> {
+    return this.s.conversation.get(ref) as ConversationRow | undefined;
+  }
+
+  async recent(limit: number): Promise<JobRow[]> {
+    return this.s.recent.all(limit) as JobRow[];
+  }
+
+  async queuedInOrder(): Promise<QueuedJob[]> {
+    return this.s.queuedInOrder.all() as QueuedJob[];
+  }
+
+  /** From memory: the 1 000-job limit is checked on every submission. */
+  async queuedCount(viewer: Viewer): Promise<number> {
+    return this.countQueued(viewer);
+  }
+
+  async queuePosition(job: JobRow): Promise<number> {
+    return this.order.position(job);
+  }
+
+  async oldestQueuedAt(viewer: Viewer): Promise<number | null> {
+    return (viewer === EVERY_ACCOUNT ? this.s.oldestQueued.get() : this.s.oldestQueuedOf.get(viewer)) as number | null;
+  }
+
+  async nextDeadline(): Promise<number | null> {
+    return this.s.nextDeadline.get() as number | null;
+  }
+
+  async queuedOfDisabledAccounts(): Promise<string[]> {
+    return this.s.queuedOfDisabledAccounts.all() as string[];
+  }
+
+  async attemptStartsSince(since: number): Promise<{ agent_id: string; provider: string; started_at: number }[]> {
+    return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  }
+
+  async startsByAccount(today: number, hourAgo: number): Promise<Map<string | null, { today: number; hour: number }>> {
+    const rows = this.s.startsByAccount.all({ today, hourAgo }) as { account_id: string | null; today: number; hour: number }[];
+    return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
+  }
+
+  // ---- events ---------------------------------------------------------------------------
+
+  onEvent(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Waits for the submissions already handed to the group commit; the database is its owner's to close. */
+  async close(): Promise<void> {
+    await this.commits.run(() => {});
+    this.listeners.clear();
+  }
+
+  // ---- one function per move --------------------------------------------------------------
+
+  private submitInTransaction({ job, idempotency, queuedLimit, refuseNew }: SubmitRequest): SubmitResult {
+    const found = idempotency && this.findByKey(idempotency, job.created_at);
+    if (found) return found;
+    if (this.countQueued(job.account_id ?? null) >= queuedLimit) return { kind: 'queue_full' };
+    if (refuseNew) return { kind: 'refused' };
+    const row = { ...job, account_id: job.account_id ?? null };
+    this.s.insert.run(row);
+    this.order.add(row);
+    if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);
+    return { kind: 'created', job: this.get_(job.id)! };
+  }
+
+  /** The job an idempotency entry stands for, or its conflict; undefined: make the job. */
+  private findByKey(claim: IdempotencyClaim, now: number): SubmitResult | undefined {
+    const seen = this.s.findKey.get(claim.key, now - claim.ttlMs) as { request_hash: string; job_id: string } | undefined;
+    if (!seen) return undefined;
+    if (seen.request_hash !== claim.hash && claim.onOtherHash === 'conflict') return { kind: 'conflict' };
+    const original = seen.request_hash === claim.hash ? this.get_(seen.job_id) : undefined;
+    if (!original) return undefined;
+    // A repeat found starts its window again, for the next repeat.
+    if (claim.onOtherHash === 'replace') this.s.rememberKey.run(claim.key, claim.hash, original.id, now);
+    return { kind: 'found', job: original };
+  }
+
+  /** queued -> dispatched, with a new open attempt. */
+  private dispatchJob(job: JobRow, claim: Claim, now: number): Moved {
+    transition(job.status, 'dispatch');
+    this.s.dispatch.run({ id: job.id, agent_id: claim.agentId, provider: claim.provider, now });
+    this.s.addAttempt.run(job.id, job.attempts + 1, claim.agentId, claim.provider, now);
+    return this.moved(job);
+  }
+
+  /** dispatched -> succeeded: the attempt closes, the conversation is saved, the webhook is due. */
+  private succeed(job: JobRow, open: AttemptRow, end: Extract<AttemptEnd, { outcome: 'succeeded' }>, now: number): Moved {
+    transition(job.status, 'succeed');
+    this.closeAttempt(open, { outcome: 'succeeded', errorCode: null }, now);
+    this.s.saveConversation.run({
+      id: end.conversationRef,
+      agent_id: open.agent_id,
+      provider: open.provider,
+      address: end.conversationAddress,
+      now,
+      account_id: job.account_id,
     });
+    this.s.succeed.run({ id: job.id, response: end.response, conversation_ref: end.conversationRef, now });
+    this.outbox.enqueue(job, now);
+    return this.moved(job);
+  }
+
+  /** dispatched -> queued, or failed when the retry policy says so. */
+  private afterFailedAttempt(job: JobRow, open: AttemptRow, outcome: AttemptOutcome, errorCode: string, now: number, context: FailureContext = {}): Moved {
+    this.closeAttempt(open, { outcome, errorCode, detail: context.detail ?? null }, now);
+    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts, context);
+    if (decision.retry) return this.requeue(job);
+    return this.settle(job, { event: 'fail', errorCode: decision.code, errorMessage: decision.message }, now);
+  }
+
+  /** dispatched -> queued. */
+  private requeue(job: JobRow): Moved {
+    this.s.setStatus.run(transition(job.status, 'retry'), job.id);
+    return this.moved(job);
+  }
+
+  /**
+   * A live job ends without an answer (cancelled, expired, failed); a running attempt is
+   * closed with `attemptEnd` (a failed job's attempt was closed by its caller already).
+   */
+  private settle(job: JobRow, how: Settlement, now: number, attemptEnd?: { outcome: AttemptOutcome; errorCode: string }): Moved {
+    const status = transition(job.status, how.event);
+    const open = attemptEnd && job.status === 'dispatched' ? this.openAttempt(job.id) : undefined;
+    if (open) this.closeAttempt(open, attemptEnd!, now);
+    this.s.settle.run({ id: job.id, status, error_code: how.errorCode, error_message: how.errorMessage, now });
+    this.outbox.enqueue(job, now);
+    return this.moved(job);
+  }
+
+  /**
+   * The end of every move: the queue order follows the job in or out of `queued`, and its
+   * event waits for the commit.
+   */
+  private moved(before: JobRow): Moved {
+    const job = this.get_(before.id)!;
+    if (before.status === 'queued' && job.status !== 'queued') this.order.remove(before);
+    else if (before.status !== 'queued' && job.status === 'queued') this.order.add(job);
+    this.unpublished.push({ job, from: before.status });
+    return { job, from: before.status };
+  }
+
+  // ---- pieces -----------------------------------------------------------------------------
+
+  private closeAttempt(open: AttemptRow, end: { outcome: AttemptOutcome; errorCode: string | null; detail?: string | null }, now: number): void {
+    this.s.closeAttempt.run({ job_id: open.job_id, attempt: open.attempt, now, outcome: end.outcome, error_code: end.errorCode, detail: end.detail ?? null });
+    this.s.addRunTime.run(Math.max(0, now - open.started_at), open.job_id);
+  }
+
+  private openAttempt(id: string): AttemptRow | undefined {
+    return this.s.openAttempt.get(id) as AttemptRow | undefined;
   }
 
   private deleteRows(ids: string[]): void {
@@ -334,54 +398,44 @@ export class SqliteJobStore {
     this.s.deleteJobs.run(list);
   }
 
-  private endAttemptInTransaction(
-    job: JobRow,
-    open: AttemptRow,
-    outcome: AttemptOutcome,
-    errorCode: string,
-    now: number,
-    context: FailureContext = {},
-  ): JobStatus {
-    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode, detail: context.detail ?? null });
-    this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
-    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts, context);
-    if (decision.retry) {
-      const to = transition(job.status, 'retry');
-      this.s.setStatus.run(to, job.id);
-      return to;
-    }
-    this.settleFailed(job, decision.code, decision.message, now);
-    return 'failed';
-  }
-
-  private settleFailed(job: JobRow, code: JobFailureCode, message: string, now: number): void {
-    this.s.settle.run({ id: job.id, status: transition(job.status, 'fail'), error_code: code, error_message: message, now });
-    this.outbox.enqueue(job, now);
-  }
-
-  private closeOpenAttempt(job: JobRow, outcome: AttemptOutcome, errorCode: string, now: number): void {
-    if (job.status !== 'dispatched') return;
-    const open = this.s.openAttempt.get(job.id) as AttemptRow | undefined;
-    if (!open) return;
-    this.s.closeAttempt.run({ job_id: job.id, attempt: open.attempt, now, outcome, error_code: errorCode, detail: null });
-    this.s.addRunTime.run(Math.max(0, now - open.started_at), job.id);
+  private countQueued(viewer: Viewer): number {
+    return viewer === EVERY_ACCOUNT ? this.order.total() : this.order.size(viewer);
   }
 
   /**
-   * One immediate transaction. If it fails, the in-memory queue order may have moved
-   * ahead of the rolled-back rows: re-read it.
+   * One immediate transaction, then the events of its moves. If it fails, its events are
+   * dropped and the in-memory queue order, which may have moved ahead of the rolled-back
+   * rows, is read again.
    */
-  private tx<T>(work: () => T): T {
+  private transaction<T>(work: () => T): T {
+    let result: T;
     try {
-      return this.db.transaction(work).immediate();
+      result = this.db.transaction(work).immediate();
     } catch (error) {
+      this.unpublished = [];
       this.recount();
       throw error;
     }
+    const events = this.unpublished;
+    this.unpublished = [];
+    for (const event of events) this.publish(event);
+    return result;
+  }
+
+  private publish(event: StoreEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
+  private recount(): void {
+    this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
+  }
+
+  private get_(id: string): JobRow | undefined {
+    return this.s.get.get(id) as JobRow | undefined;
   }
 
   private must(id: string): JobRow {
-    const job = this.get(id);
+    const job = this.get_(id);
     if (!job) throw new Error(`No job ${id}`);
     return job;
   }

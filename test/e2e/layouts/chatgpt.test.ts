@@ -366,7 +366,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
 
   const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'chatgpt', ...body } });
   const answer = (prompt: string, turn = 1) => simulatedAnswer('ChatGPT', 'chatgpt', prompt, turn);
-  const addressOf = (ref: string) => new URL(e.service.store.conversation(ref)!.address);
+  const addressOf = async (ref: string) => new URL((await e.service.store.conversation(ref))!.address);
 
   it('answers under the A/B chooser with the first answer, and sends once', async () => {
     const prompt = 'Compare [[sim:ab]]';
@@ -379,7 +379,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
   it('keeps a project chat at /g/<project>/c/<id> and continues it there', async () => {
     const first = await ask({ prompt: 'In a project [[sim:project]]' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(addressOf(first.body.conversation_ref).pathname).toMatch(/^\/g\/g-p-[0-9a-f]{32}-simulated-project\/c\/[0-9a-f-]{36}$/);
+    expect((await addressOf(first.body.conversation_ref)).pathname).toMatch(/^\/g\/g-p-[0-9a-f]{32}-simulated-project\/c\/[0-9a-f-]{36}$/);
     const second = await ask({ prompt: 'Still in the project', mode: 'continue', conversation_ref: first.body.conversation_ref });
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect(second.body.response).toBe(answer('Still in the project', 2));
@@ -428,7 +428,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     const r = await ask({ prompt });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const page = await e.browserAgents[0]!.page()!.context().newPage();
-    await page.goto(e.service.store.conversation(r.body.conversation_ref)!.address);
+    await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
     await page.locator('.cm-content').first().waitFor();
     const fromDom = await page.evaluate(() => {
       const h = window.__chatbridge!;

@@ -166,8 +166,8 @@ describe('ChatBridge on the anonymous Gemini page', () => {
     const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Only when signed in'`).pluck().get() as string);
     // Nothing to wait for when nothing happens: a second gives the dispatcher its chance to err.
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(e.service.store.get(id)!.status).toBe('queued');
-    expect(e.service.store.attempts(id)).toEqual([]);
+    expect((await e.service.store.get(id))!.status).toBe('queued');
+    expect(await e.service.store.attempts(id)).toEqual([]);
     expect(e.sim.log.sends.filter((s) => s.anonymous)).toEqual([]);
     // Signed in again, the agent answers the job in a saved conversation.
     await e.signIn(agent);
