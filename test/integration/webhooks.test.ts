@@ -335,7 +335,7 @@ describe('durability and redelivery', () => {
     const hook = await receiver();
     const id = await submitQueued({ prompt: 'again please', callback_url: hook.url() });
     await recorded(id, 1);
-    const asked = t!.service.webhooks.redeliver(id);
+    const asked = await t!.service.webhooks.redeliver(id);
     expect(asked).toMatchObject({ jobId: id, url: hook.url(), state: 'pending', round: 2, nextAttemptAt: clock.now() });
     await hook.waitFor(2);
     await recorded(id, 2);
@@ -350,9 +350,9 @@ describe('durability and redelivery', () => {
     const plain = await submitQueued({ prompt: 'no hook [[hang]]' });
     t!.service.settings.setPaused(true);
     const waiting = await submitQueued({ prompt: 'later', callback_url: hook.url() });
-    expect(() => t!.service.webhooks.log('job_nope')).toThrow(new NoDelivery('No job job_nope.'));
-    expect(() => t!.service.webhooks.redeliver(plain)).toThrow(/has no callback_url/);
-    expect(() => t!.service.webhooks.redeliver(waiting)).toThrow(/is queued: its webhook is sent when it finishes/);
+    await expect(t!.service.webhooks.log('job_nope')).rejects.toThrow(new NoDelivery('No job job_nope.'));
+    await expect(t!.service.webhooks.redeliver(plain)).rejects.toThrow(/has no callback_url/);
+    await expect(t!.service.webhooks.redeliver(waiting)).rejects.toThrow(/is queued: its webhook is sent when it finishes/);
   });
 });
 
