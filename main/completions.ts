@@ -196,6 +196,14 @@ export class Completions {
       const unsubscribe = this.events.subscribe(job.id, (latest) => {
         if (isFinal(latest.status)) done(latest);
       });
+      // The job may have become final between the caller's read and this subscription. If
+      // this read fails, the hold goes on as it is: an event or the timer ends it.
+      this.store.get(job.id).then(
+        (latest) => {
+          if (latest && isFinal(latest.status)) done(latest);
+        },
+        () => {},
+      );
       const timer = this.clock.setTimer(onAbort, holdMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.holds.add(onAbort);

@@ -18,7 +18,7 @@ function before(a: QueueKey, b: QueueKey): boolean {
  * The queued jobs in dispatch order, kept in memory beside the database so that the
  * queue's size (the 1 000-job limit, on every submission) and a job's `queue_position`
  * (on every GET of a queued job) cost a binary search instead of a count over an index.
- * The JobStore, the only writer of job rows, keeps it in step with them.
+ * The SQLite job store, the only writer of job rows, keeps it in step with them.
  */
 export class QueueOrder {
   private keys: QueueKey[] = [];
