@@ -20,7 +20,7 @@ describe('an agent that heals on its own', () => {
     const started = Date.now();
     const pending = e.api('POST', '/v1/completions', { body: { provider: 'qwen', prompt: 'Checked [[sim:challenge]]' } });
     // Once its attempt has ended (busy until then):
-    const view = await until(() => e.service.admin.state().agents.find((a) => a.state === 'error' && a.next_check_at), 30_000, 'the agent set aside by the challenge');
+    const view = await until(async () => (await e.service.admin.state()).agents.find((a) => a.state === 'error' && a.next_check_at), 30_000, 'the agent set aside by the challenge');
     expect(view.detail).toMatch(/verification/);
     const lookAt = Date.parse(view.next_check_at!);
     expect(lookAt - Date.now()).toBeGreaterThan(5_000);
@@ -30,9 +30,9 @@ describe('an agent that heals on its own', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(Date.now()).toBeGreaterThanOrEqual(lookAt);
     expect(Date.now() - started).toBeLessThan(45_000);
-    const attempts = e.service.store.attempts(r.body.id);
+    const attempts = await e.service.store.attempts(r.body.id);
     expect(attempts.map((a) => a.error_code ?? a.outcome)).toEqual(['CHALLENGE', 'succeeded']);
     expect(agent.readiness()).toBe('idle');
-    expect(e.service.admin.state().agents[0]!.next_check_at).toBeNull();
+    expect((await e.service.admin.state()).agents[0]!.next_check_at).toBeNull();
   }, 90_000);
 });
