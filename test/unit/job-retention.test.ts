@@ -185,8 +185,10 @@ describe('space', () => {
   it('a database from before this version is migrated: new columns, indexes, and incremental vacuum by one VACUUM', async () => {
     const id = await succeeded(T);
     db.close();
-    // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts), auto_vacuum off.
+    // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts, nor
+    // the agents' pause and proxy), auto_vacuum off.
     const raw = new Database(join(dir, 'chatbridge.db'));
+    raw.exec(`ALTER TABLE agents DROP COLUMN pause_ms; ALTER TABLE agents DROP COLUMN proxy;`);
     raw.exec(`DROP TABLE accounts; ALTER TABLE api_keys DROP COLUMN account_id; ALTER TABLE jobs DROP COLUMN account_id;
       ALTER TABLE conversations DROP COLUMN account_id;`);
     raw.exec(`DROP INDEX jobs_unpruned; DROP INDEX jobs_finished; DROP INDEX webhook_deliveries_created;
@@ -199,7 +201,7 @@ describe('space', () => {
 
     db = openDatabase(dir);
     store = new SqliteJobStore(db, (outbox = new WebhookOutbox(db)));
-    expect(db.pragma('user_version', { simple: true })).toBe(5);
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
     expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null });
     expect(await store.pruneContent(T + 1, T + 2, 10)).toBe(1);
