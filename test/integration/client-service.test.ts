@@ -56,7 +56,7 @@ describe('chatbridge/client against the service, with faults', () => {
     expect(clock.waits[2]).toBeLessThanOrEqual(8_000);
     expect(posts(proxy)).toHaveLength(4);
     expect(new Set(posts(proxy).map((s) => s.headers['idempotency-key'])).size).toBe(1);
-    expect(jobs()).toHaveLength(1);
+    expect(await jobs()).toHaveLength(1);
   });
 
   it('a connection dropped mid-hold: the retry under the same key waits for the same job, which runs once', async () => {
@@ -79,7 +79,7 @@ describe('chatbridge/client against the service, with faults', () => {
     expect(second).toMatchObject({ status: 'queued' });
     expect(second.id).not.toBe(busy.id);
     expect(clock.waits.length).toBeGreaterThan(0); // it was refused at least once
-    expect(jobs()).toHaveLength(2);
+    expect(await jobs()).toHaveLength(2);
   });
 
   it('enqueue queues a job even while no agent is free, and wait follows it to its answer', async () => {
@@ -96,7 +96,7 @@ describe('chatbridge/client against the service, with faults', () => {
     const done = await client.wait(queued.id, { onProgress: (j) => progress.push(j.status), progressEveryMs: 50 });
     expect(done).toMatchObject({ id: queued.id, status: 'succeeded' });
     expect(progress[0]).toBe('queued');
-    expect(jobs()).toHaveLength(2);
+    expect(await jobs()).toHaveLength(2);
   });
 
   it('a hold that ends with JOB_TIMEOUT while the job is queued is followed by id, never resubmitted', async () => {
@@ -111,6 +111,6 @@ describe('chatbridge/client against the service, with faults', () => {
     attachScriptedAgents(ts.service, { qwen: 1 }); // an account is added: the job runs
     await expect(answer).resolves.toMatchObject({ id, status: 'succeeded' });
     expect(posts(proxy)).toHaveLength(1);
-    expect(jobs()).toHaveLength(1);
+    expect(await jobs()).toHaveLength(1);
   });
 });

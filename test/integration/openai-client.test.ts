@@ -205,7 +205,7 @@ describe('the official openai client', () => {
     expect(error.status).toBe(502);
     expect(error.code).toBe('PROMPT_REJECTED');
     expect(headers?.get('x-should-retry')).toBe('false');
-    expect(jobsOf(prompt)).toHaveLength(1);
+    expect(await jobsOf(prompt)).toHaveLength(1);
   });
 
   it("an SDK repeat after its own timeout waits for the first request's job instead of making another", async () => {
@@ -219,6 +219,6 @@ describe('the official openai client', () => {
     // A person sending the same request again (not a repeat: retry count 0) gets a new job.
     const again = await client.chat.completions.create({ model: 'service/claude', messages: [{ role: 'user', content: prompt }] });
     expect(again.id).not.toBe(completion.id);
-    expect(jobsOf(prompt)).toHaveLength(2);
+    expect(await jobsOf(prompt)).toHaveLength(2);
   });
 });

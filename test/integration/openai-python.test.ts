@@ -54,7 +54,7 @@ describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
   it('a refused prompt is one job, not three', async () => {
     const prompt = 'refuse me [[fail=rejected]]';
     expect(await python([t.url, t.key, 'service/chatgpt', prompt, '20'])).toEqual({ status: 502, code: 'PROMPT_REJECTED' });
-    expect(jobsOf(prompt)).toHaveLength(1);
+    expect(await jobsOf(prompt)).toHaveLength(1);
   });
 
   it("a repeat after the SDK's own timeout waits for the first try's job", async () => {
