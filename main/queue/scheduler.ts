@@ -79,19 +79,21 @@ export class Scheduler {
       this.wakeScheduled = false;
       if (this.stopped) return;
       if (this.rounds) this.roundAgain = true;
-      else this.rounds = this.runRounds();
+      else this.rounds = this.runRounds().finally(() => this.roundsEnded());
     });
   }
 
+  /** Runs after `rounds` was set, whatever happened; a wake that came after the last round's check runs now. */
+  private roundsEnded(): void {
+    this.rounds = null;
+    if (this.roundAgain) this.wake();
+  }
+
   private async runRounds(): Promise<void> {
-    try {
-      do {
-        this.roundAgain = false;
-        await this.dispatchRound();
-      } while (this.roundAgain && !this.stopped);
-    } finally {
-      this.rounds = null;
-    }
+    do {
+      this.roundAgain = false;
+      await this.dispatchRound();
+    } while (this.roundAgain && !this.stopped);
   }
 
   private onStoreEvent({ job, from }: StoreEvent): void {
