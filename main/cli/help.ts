@@ -78,6 +78,10 @@ chatbridge jobs purge --before DATE
 chatbridge webhooks log JOB_ID
 chatbridge webhooks redeliver JOB_ID
   The signing secret (alone on stdout), a job's delivery attempts, a new round of delivery.`,
+  migrate: `chatbridge migrate --database postgres://USER@HOST:PORT/DB
+  Creates or upgrades the PostgreSQL schema that several instances share, and says from which
+  version to which. Safe while instances run: migrations take turns under a database lock.
+  --database URL  also CHATBRIDGE_DATABASE_URL`,
   version: `chatbridge version
   Prints the version.`,
 };
@@ -107,6 +111,7 @@ Usage:
   chatbridge settings retention [--days N|none] | settings pause [--min 10s]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
+  chatbridge migrate --database URL      creates or upgrades the shared PostgreSQL schema
   chatbridge version
 
 chatbridge COMMAND --help says more about each. ${DATA_DIR} ask and mcp call the

@@ -59,6 +59,8 @@ export async function main(argv: string[]): Promise<void> {
         return (await import('./settings.js')).settings(args);
       case 'jobs':
         return await (await import('./jobs.js')).jobs(args);
+      case 'migrate':
+        return await (await import('./migrate.js')).migrate(args);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);
@@ -86,8 +88,12 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** A data dir already served or unusable: told in one line like a usage error. */
+/** A data dir already served or unusable, a database unreachable: told in one line like a usage error. */
 async function isSetupRefusal(error: unknown): Promise<boolean> {
-  const [{ AlreadyRunning }, { DataDirError }] = await Promise.all([import('../service.js'), import('../queue/db.js')]);
-  return error instanceof AlreadyRunning || error instanceof DataDirError;
+  const [{ AlreadyRunning }, { DataDirError }, { PgConnectError }] = await Promise.all([
+    import('../service.js'),
+    import('../queue/db.js'),
+    import('../queue/postgres/connect.js'),
+  ]);
+  return error instanceof AlreadyRunning || error instanceof DataDirError || error instanceof PgConnectError;
 }

@@ -1,0 +1,21 @@
+import { connect } from '../queue/postgres/connect.js';
+import { migrate as migrateSchema } from '../queue/postgres/schema.js';
+import { parse, UsageError } from './args.js';
+
+/**
+ * `chatbridge migrate --database URL`: creates or upgrades the PostgreSQL schema that several
+ * instances share (serve does the same at start). Safe to run while instances are running:
+ * it waits for any other migration to finish first.
+ */
+export async function migrate(args: string[]): Promise<void> {
+  const { values } = parse(args, { database: { type: 'string' } });
+  const url = values.database ?? process.env.CHATBRIDGE_DATABASE_URL;
+  if (!url) throw new UsageError('Which database? chatbridge migrate --database postgres://USER@HOST:PORT/DB (or CHATBRIDGE_DATABASE_URL).');
+  const pool = await connect(url, { max: 1 });
+  try {
+    const { from, to } = await migrateSchema(pool);
+    process.stdout.write(from === to ? `Schema already at version ${to}.\n` : `Schema upgraded from version ${from} to ${to}.\n`);
+  } finally {
+    await pool.end();
+  }
+}

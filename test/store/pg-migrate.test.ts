@@ -1,0 +1,87 @@
+/** The PostgreSQL schema: `migrate` under its advisory lock, and the one-line errors of connect. */
+import { createServer } from 'node:net';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, PgConnectError } from '../../main/queue/postgres/connect.js';
+import { migrate, SCHEMA_VERSION } from '../../main/queue/postgres/schema.js';
+import { startPostgres, type PgCluster } from '../support/postgres.js';
+
+let cluster: PgCluster;
+const pools: pg.Pool[] = [];
+const open = async (url: string) => {
+  const pool = await connect(url);
+  pools.push(pool);
+  return pool;
+};
+
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+  cluster?.stop();
+});
+
+describe('migrate', () => {
+  it('creates the schema from nothing, then finds it done', async () => {
+    const pool = await open(await cluster.createDatabase());
+    expect(await migrate(pool)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(await migrate(pool)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+    const tables = await pool.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+    );
+    expect(tables.rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining(['attempts', 'conversations', 'devices', 'idempotency', 'jobs', 'webhook_deliveries']),
+    );
+  });
+
+  it('lets instances starting together take turns: one migrates, the others find it done', async () => {
+    const url = await cluster.createDatabase();
+    const results = await Promise.all([open(url), open(url), open(url)].map(async (p) => migrate(await p)));
+    expect(results.filter((r) => r.from === 0)).toHaveLength(1);
+    expect(results.every((r) => r.to === SCHEMA_VERSION)).toBe(true);
+  });
+
+  it('refuses a database written by a newer ChatBridge', async () => {
+    const pool = await open(await cluster.createDatabase());
+    await migrate(pool);
+    await pool.query('UPDATE chatbridge_schema SET version = version + 1');
+    await expect(migrate(pool)).rejects.toThrow(new PgConnectError(`The database was written by a newer ChatBridge (schema ${SCHEMA_VERSION + 1}, this one knows ${SCHEMA_VERSION}).`));
+  });
+});
+
+describe('connect says in one line why a database cannot be used', () => {
+  const refusal = (url: string) => connect(url).then(() => { throw new Error('connected'); }, (e: Error) => e);
+
+  it('a URL that is not one, or not postgres', async () => {
+    expect(await refusal('localhost:5432/db')).toBeInstanceOf(PgConnectError);
+    expect((await refusal('not a url')).message).toBe('Not a database URL: "not a url" (use postgres://USER@HOST:PORT/DATABASE).');
+    expect((await refusal('mysql://u@h/db')).message).toMatch(/^Not a PostgreSQL URL: "mysql:/);
+  });
+
+  it('a refused connection, without the password', async () => {
+    const port = await closedPort();
+    const error = await refusal(`postgres://me:s3cret@127.0.0.1:${port}/db`);
+    expect(error).toBeInstanceOf(PgConnectError);
+    expect(error.message).toBe(`Cannot use the database postgres://me:***@127.0.0.1:${port}/db: connection refused (is PostgreSQL running, on that host and port?)`);
+  });
+
+  it('a refused login and a missing database', async () => {
+    const url = new URL(await cluster.createDatabase());
+    url.username = 'nobody_here';
+    expect((await refusal(url.toString())).message).toMatch(/: login refused \(role "nobody_here" does not exist\)$/);
+    url.username = 'postgres';
+    url.pathname = '/no_such_db';
+    expect((await refusal(url.toString())).message).toMatch(/: database "no_such_db" does not exist \(create it first/);
+  });
+});
+
+/** A port nothing listens on (taken, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
