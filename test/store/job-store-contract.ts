@@ -51,11 +51,11 @@ export function newJob(overrides: Partial<NewJob> = {}): NewJob {
   };
 }
 
-const succeeded = (text = '4', ref = 'cv_1'): AttemptEnd => ({
+const succeeded = (text = '4', ref = 'cv_1', address = `https://chat.example/c/${ref}`): AttemptEnd => ({
   outcome: 'succeeded',
   response: text,
   conversationRef: ref,
-  conversationAddress: `https://chat.example/c/${ref}`,
+  conversationAddress: address,
 });
 const providerError: AttemptEnd = { outcome: 'failed', errorCode: 'PROVIDER_ERROR', detail: 'Something went wrong' };
 
@@ -214,7 +214,7 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         const first = await running();
         await store.endAttempt(first.id, 1, succeeded('a', 'cv_c'), T0 + 2000);
         const next = await running({ conversation_in: 'cv_c', created_at: T0 + 3000 }, T0 + 3000);
-        await store.endAttempt(next.id, 1, { ...succeeded('b', 'cv_c'), conversationAddress: 'https://chat.example/c/moved' }, T0 + 5000);
+        await store.endAttempt(next.id, 1, succeeded('b', 'cv_c', 'https://chat.example/c/moved'), T0 + 5000);
         expect(await store.conversation('cv_c')).toMatchObject({ address: 'https://chat.example/c/moved', created_at: T0 + 2000, updated_at: T0 + 5000 });
       });
 
