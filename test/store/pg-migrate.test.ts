@@ -1,9 +1,14 @@
-/** The PostgreSQL schema: `migrate` under its advisory lock, and the one-line errors of connect. */
+/**
+ * The PostgreSQL schema: `migrate` under its advisory lock, the one-line errors of connect,
+ * and `chatbridge migrate` (through the built CLI: needs dist/).
+ */
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, PgConnectError } from '../../main/queue/postgres/connect.js';
 import { migrate, SCHEMA_VERSION } from '../../main/queue/postgres/schema.js';
+import { CLI } from '../support/processes.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 
 let cluster: PgCluster;
@@ -73,6 +78,30 @@ describe('connect says in one line why a database cannot be used', () => {
     url.username = 'postgres';
     url.pathname = '/no_such_db';
     expect((await refusal(url.toString())).message).toMatch(/: database "no_such_db" does not exist \(create it first/);
+  });
+});
+
+describe('chatbridge migrate', () => {
+  const migrateCommand = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const childEnv = { ...process.env, ...env };
+      if (!('CHATBRIDGE_DATABASE_URL' in env)) delete childEnv.CHATBRIDGE_DATABASE_URL;
+      execFile(process.execPath, [CLI, 'migrate', ...args], { env: childEnv }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+
+  it('creates the schema and says so in one line; again, says it is already there', async () => {
+    const url = await cluster.createDatabase();
+    expect(await migrateCommand(['--database', url])).toEqual({ code: 0, stdout: `Schema upgraded from version 0 to ${SCHEMA_VERSION}.\n`, stderr: '' });
+    expect(await migrateCommand([], { CHATBRIDGE_DATABASE_URL: url })).toEqual({ code: 0, stdout: `Schema already at version ${SCHEMA_VERSION}.\n`, stderr: '' });
+  });
+
+  it('says in one line, with exit code 2, when it has no database or cannot use it', async () => {
+    expect(await migrateCommand([])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^chatbridge: Which database\? .*\n$/) });
+    const port = await closedPort();
+    const refused = await migrateCommand(['--database', `postgres://u:pw@127.0.0.1:${port}/db`]);
+    expect(refused).toEqual({ code: 2, stdout: '', stderr: `chatbridge: Cannot use the database postgres://u:***@127.0.0.1:${port}/db: connection refused (is PostgreSQL running, on that host and port?)\n` });
   });
 });
 
