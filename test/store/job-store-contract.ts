@@ -432,13 +432,20 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
     describe('events', () => {
       it('come after the commit: a listener reading the store sees the move', async () => {
+        // Each listener reads the job at once; each move waits for the read of the one before.
+        let reads: Promise<string>[] = [];
+        const stop = store.onEvent((e) => reads.push(store.get(e.job.id).then((row) => `${e.job.status}/${row?.status}`)));
         const seen: string[] = [];
-        const reads: Promise<void>[] = [];
-        const stop = store.onEvent((e) => reads.push(store.get(e.job.id).then((row) => void seen.push(`${e.job.status}/${row?.status}`))));
+        const settled = async () => {
+          seen.push(...(await Promise.all(reads)));
+          reads = [];
+        };
         const job = await submit();
+        await settled();
         await store.dispatch([claim(job)], T0 + 1);
+        await settled();
         await store.endAttempt(job.id, 1, succeeded(), T0 + 2);
-        await Promise.all(reads);
+        await settled();
         expect(seen).toEqual(['queued/queued', 'dispatched/dispatched', 'succeeded/succeeded']);
         stop();
         await submit();

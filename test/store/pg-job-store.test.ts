@@ -4,27 +4,38 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
 import { migrate } from '../../main/queue/postgres/schema.js';
-import type { JobRow, SubmitResult } from '../../main/queue/postgres/port-shim.js';
+import type { JobRow, StoreEvent, SubmitResult } from '../../main/queue/postgres/port-shim.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { jobStoreContract, newJob, T0, type StoreUnderTest } from './job-store-contract.js';
 
 let cluster: PgCluster;
+/** A migrated database nobody uses, copied for each test. */
+let migrated: string;
 beforeAll(async () => {
   cluster = await startPostgres();
   console.log(`test PostgreSQL cluster started in ${cluster.startMs} ms`);
+  const url = await cluster.createDatabase();
+  const pool = await connect(url, { max: 1 });
+  await migrate(pool);
+  await pool.end();
+  migrated = new URL(url).pathname.slice(1);
 });
 afterAll(() => cluster?.stop());
 
-/** A migrated database on a fresh pool, with its URL. */
+/** A migrated database with a pool of its own (for what the test looks at), and its URL. */
 async function freshDatabase(): Promise<{ url: string; pool: pg.Pool }> {
-  const url = await cluster.createDatabase();
-  const pool = await connect(url, { max: 4 });
-  await migrate(pool);
-  return { url, pool };
+  const url = await cluster.createDatabase(migrated);
+  return { url, pool: await connect(url, { max: 4 }) };
 }
 
+/** The contract's database, emptied before each of its tests (much faster than a new one). */
+let contractDb: { url: string; pool: pg.Pool } | undefined;
+afterAll(() => contractDb?.pool.end());
+
 jobStoreContract('PostgreSQL', async (): Promise<StoreUnderTest> => {
-  const { url, pool: admin } = await freshDatabase();
+  contractDb ??= await freshDatabase();
+  const { url, pool: admin } = contractDb;
+  await admin.query(`TRUNCATE jobs, attempts, conversations, idempotency, accounts, webhook_deliveries, devices`);
   const store = new PgJobStore(await connect(url), 'dev_a');
   return {
     store,
@@ -35,7 +46,6 @@ jobStoreContract('PostgreSQL', async (): Promise<StoreUnderTest> => {
     async addDisabledAccount(id, at) {
       await admin.query(`INSERT INTO accounts (id, name, disabled_at, created_at) VALUES ($1, $1, $2, $2)`, [id, at]);
     },
-    close: () => admin.end(),
   };
 });
 
@@ -114,5 +124,72 @@ describe('PostgreSQL job store: two instances on one database', () => {
     expect(moved.map((m) => m.job.id).sort()).toEqual(submitted.slice(0, 2).map((j) => j.id).sort());
     for (const job of submitted.slice(2)) expect(await a.get(job.id)).toMatchObject({ status: 'dispatched', agent_id: 'agt_b' });
     expect(await a.queuedCount(null)).toBe(2);
+  });
+});
+
+describe('PostgreSQL job store: moves heard across instances (LISTEN/NOTIFY)', () => {
+  let a: PgJobStore;
+  let b: PgJobStore;
+  let admin: pg.Pool;
+  afterEach(async () => {
+    await Promise.all([a?.close(), b?.close(), admin?.end()]);
+  });
+
+  /** The next `n` events of `store`, in order. */
+  const nextEvents = (store: PgJobStore, n: number) =>
+    new Promise<StoreEvent[]>((resolve) => {
+      const got: StoreEvent[] = [];
+      const stop = store.onEvent((e) => {
+        got.push(e);
+        if (got.length === n) {
+          stop();
+          resolve(got);
+        }
+      });
+    });
+
+  it("publishes another instance's committed moves, and its own once", async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    await Promise.all([a.listen(), b.listen()]);
+    const own: StoreEvent[] = [];
+    a.onEvent((e) => own.push(e));
+    const heard = nextEvents(b, 3);
+    const job = ((await a.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
+    await a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    // A refusal writes nothing and is not announced.
+    await a.submit({ job: newJob(), queuedLimit: 0 });
+    await a.cancel(job.id, T0 + 2);
+    const events = await heard;
+    expect(events.map((e) => [e.job.id, e.from])).toEqual([
+      [job.id, null],
+      [job.id, 'queued'],
+      [job.id, 'dispatched'],
+    ]);
+    // Each is the job as it is when re-read: here, already cancelled.
+    expect(events.at(-1)!.job).toEqual(await a.get(job.id));
+    expect(own.map((e) => e.from)).toEqual([null, 'queued', 'dispatched']);
+  });
+
+  it('listens again after its listening connection is lost', async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    await b.listen();
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN chatbridge_jobs'`);
+    const heard = nextEvents(b, 1);
+    // Submissions until one is heard: the first ones may land before b listens again.
+    const submitting = (async () => {
+      for (let i = 0; i < 100; i++) {
+        await a.submit({ job: newJob(), queuedLimit: 1000 });
+        if (await Promise.race([heard.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))])) return i;
+      }
+      return -1;
+    })();
+    expect(await submitting).toBeGreaterThanOrEqual(0);
+    expect((await heard)[0]!.from).toBeNull();
   });
 });

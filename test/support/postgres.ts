@@ -10,8 +10,12 @@ import { randomBase62 } from '../../main/core/ids.js';
 export interface PgCluster {
   /** How long initdb plus `pg_ctl start -w` took, in milliseconds. */
   readonly startMs: number;
-  /** A new empty database (`t_<random>`), as a postgres:// URL over 127.0.0.1. */
-  createDatabase(): Promise<string>;
+  /**
+   * A new database (`t_<random>`), as a postgres:// URL over 127.0.0.1: empty, or a copy of
+   * `template` (a database of this cluster nobody is connected to), which is much faster
+   * than migrating each one.
+   */
+  createDatabase(template?: string): Promise<string>;
   stop(): void;
 }
 
@@ -62,12 +66,12 @@ export async function startPostgres(): Promise<PgCluster> {
     const admin = `postgres://postgres@127.0.0.1:${port}`;
     return {
       startMs,
-      async createDatabase() {
+      async createDatabase(template) {
         const name = `t_${randomBase62(12).toLowerCase()}`;
         const client = new pg.Client({ connectionString: `${admin}/postgres` });
         await client.connect();
         try {
-          await client.query(`CREATE DATABASE ${name}`);
+          await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${client.escapeIdentifier(template)}` : ''}`);
         } finally {
           await client.end();
         }
