@@ -100,7 +100,12 @@ export class PgJobStore implements JobStore {
       }
       const account = job.account_id ?? null;
       await c.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [QUEUE_LOCK, account ?? '']);
-      const queued = await one<{ n: number }>(c, `SELECT COUNT(*) AS n FROM jobs WHERE status = 'queued' AND COALESCE(account_id, '') = $1`, [account ?? '']);
+      // Counting stops at the limit: a full queue costs no more to refuse than to fill.
+      const queued = await one<{ n: number }>(
+        c,
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND COALESCE(account_id, '') = $1 LIMIT $2) AS q`,
+        [account ?? '', queuedLimit],
+      );
       if (queued!.n >= queuedLimit) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
       const row = await one<JobRow>(
         c,
