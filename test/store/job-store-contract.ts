@@ -3,15 +3,8 @@
  * with a factory of its own: test/store/sqlite-job-store.test.ts, test/store/pg-job-store.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EVERY_ACCOUNT,
-  type AttemptEnd,
-  type JobRow,
-  type JobStore,
-  type NewJob,
-  type StoreEvent,
-  type SubmitRequest,
-} from '../../main/queue/postgres/port-shim.js';
+import { EVERY_ACCOUNT, type AttemptEnd, type JobRow, type NewJob, type StoreEvent, type SubmitRequest } from '../../main/core/jobs.js';
+import type { JobStore } from '../../main/queue/job-store.js';
 
 /** A store on an empty database, with what the suite must see beyond the port. */
 export interface StoreUnderTest {

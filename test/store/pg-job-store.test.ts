@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
 import { migrate } from '../../main/queue/postgres/schema.js';
-import type { JobRow, StoreEvent, SubmitResult } from '../../main/queue/postgres/port-shim.js';
+import type { JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { jobStoreContract, newJob, T0, type StoreUnderTest } from './job-store-contract.js';
 

@@ -1,24 +1,26 @@
 import type pg from 'pg';
-import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
-import { decideAfterFailure, type AttemptOutcome, type FailureContext } from '../retry-policy.js';
-import { isFinal, transition } from '../state-machine.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
+  type AttemptOutcome,
   type AttemptRow,
   type Claim,
   type ConversationRow,
   type Deletion,
+  type FailureContext,
   type JobRow,
   type JobStatus,
-  type JobStore,
   type Moved,
   type QueuedJob,
   type StoreEvent,
   type SubmitRequest,
   type SubmitResult,
   type Viewer,
-} from './port-shim.js';
+} from '../../core/jobs.js';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import type { JobStore } from '../job-store.js';
+import { decideAfterFailure } from '../retry-policy.js';
+import { isFinal, transition } from '../state-machine.js';
 
 type Client = pg.PoolClient;
 
