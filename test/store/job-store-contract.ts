@@ -127,6 +127,16 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect(await store.submit({ job: newJob({ created_at: T0 + TTL + 3 }), idempotency: key(TTL), queuedLimit: 1000 })).toEqual({ kind: 'found', job: after });
       });
 
+      it('rejects a submission that fails (an id already taken), writing nothing, not even its key', async () => {
+        const job = await submit();
+        events.length = 0;
+        const key = { key: 'k2', hash: 'h', ttlMs: TTL, onOtherHash: 'conflict' as const };
+        await expect(store.submit({ job: newJob({ id: job.id, prompt: 'other' }), idempotency: key, queuedLimit: 1000 })).rejects.toThrow();
+        expect(await store.get(job.id)).toEqual(job);
+        expect(events).toEqual([]);
+        expect((await store.submit({ job: newJob(), idempotency: key, queuedLimit: 1000 })).kind).toBe('created');
+      });
+
       it("refuses a job past the account's queued limit and writes nothing, not even its key", async () => {
         for (let i = 0; i < 3; i++) await submit({ account_id: 'acct_1' }, { queuedLimit: 3 });
         const key = { key: 'acct_1 k', hash: 'h', ttlMs: TTL, onOtherHash: 'conflict' as const };

@@ -18,6 +18,7 @@ import {
   type Viewer,
 } from '../../core/jobs.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import { announce, JobNotices } from './job-notices.js';
 import type { JobStore } from '../job-store.js';
 import { decideAfterFailure } from '../retry-policy.js';
 import { isFinal, transition } from '../state-machine.js';
@@ -32,15 +33,6 @@ type Client = pg.PoolClient;
  */
 const QUEUE_LOCK = 0x63627131; // "cbq1"
 
-/**
- * The channel on which each transaction announces the jobs it moved, as `[device, job id,
- * from]` JSON, one notification per job. PostgreSQL delivers a NOTIFY only when its
- * transaction commits, so other instances never hear of a move that rolled back.
- */
-const CHANNEL = 'chatbridge_jobs';
-/** After the listening connection is lost, how long before listening again. */
-const RELISTEN_MS = 1_000;
-
 /** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
 class Rollback<T> {
   constructor(readonly value: T) {}
@@ -49,13 +41,8 @@ class Rollback<T> {
 /** Where every piece of SQL about a job's life on PostgreSQL lives (the JobStore port). */
 export class PgJobStore implements JobStore {
   private readonly listeners = new Set<(event: StoreEvent) => void>();
-  /** The connection held for LISTEN, while listen() is on. */
-  private listening: Client | undefined;
-  private relisten: NodeJS.Timeout | undefined;
-  private closed = false;
-  /** Moves announced by other instances, waiting to be re-read and published. */
-  private notices: { id: string; from: JobStatus | null }[] = [];
-  private draining = false;
+  /** Other instances' moves, while listen() is on. */
+  private notices: JobNotices | undefined;
 
   /**
    * `pool` comes from connect() (its BIGINTs are numbers) and is the store's to close.
@@ -386,47 +373,17 @@ export class PgJobStore implements JobStore {
   }
 
   /**
-   * Publishes the moves other instances make on this database too: each notification is
-   * re-read here and published as this store's own events are. Holds one connection of the
-   * pool. Notifications sent while that connection is lost (until it is back, a second
-   * later) are not heard: listeners that must not miss a job re-read the store.
+   * Publishes the moves other instances make on this database too, as they commit them
+   * (see JobNotices), besides this store's own. Holds one connection of the pool.
    */
   async listen(): Promise<void> {
-    const client = await this.pool.connect();
-    const lost = (error?: Error) => {
-      if (this.listening !== client) return;
-      this.listening = undefined;
-      client.release(error ?? true);
-      this.listenLater();
-    };
-    client.on('notification', (n) => this.heard(n.payload));
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.listening = client;
-    try {
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
-  }
-
-  private listenLater(): void {
-    if (this.closed || this.relisten) return;
-    this.relisten = setTimeout(() => {
-      this.relisten = undefined;
-      this.listen().catch(() => this.listenLater());
-    }, RELISTEN_MS);
-    this.relisten.unref();
+    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => this.publish(events));
+    await this.notices.listen();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.relisten);
     this.listeners.clear();
-    const client = this.listening;
-    this.listening = undefined;
-    client?.release(true);
+    this.notices?.close();
     await this.pool.end();
   }
 
@@ -442,21 +399,17 @@ export class PgJobStore implements JobStore {
     let value: T;
     try {
       await c.query('BEGIN');
-      try {
-        value = await work(c, events);
-        if (events.length > 0) {
-          const notices = events.map((e) => JSON.stringify([this.deviceId, e.job.id, e.from]));
-          await c.query(`SELECT pg_notify('${CHANNEL}', notice) FROM unnest($1::text[]) AS notice`, [notices]);
-        }
-        await c.query('COMMIT');
-      } catch (error) {
-        await c.query('ROLLBACK');
-        if (error instanceof Rollback) return error.value as T;
-        throw error;
-      }
-    } finally {
-      c.release();
+      value = await work(c, events);
+      await announce(c, this.deviceId, events);
+      await c.query('COMMIT');
+    } catch (error) {
+      // A connection that cannot even roll back is in no state to be reused: it is closed.
+      const rolledBack = await c.query('ROLLBACK').then(() => true, () => false);
+      c.release(!rolledBack);
+      if (error instanceof Rollback) return error.value as T;
+      throw error;
     }
+    c.release();
     this.publish(events);
     return value;
   }
@@ -477,33 +430,6 @@ export class PgJobStore implements JobStore {
         }
       }
     }
-  }
-
-  /** Another instance's move: queued to be re-read (see drainHeard). */
-  private heard(payload: string | undefined): void {
-    const [device, id, from] = JSON.parse(payload ?? '[]') as [string, string, JobStatus | null];
-    if (device === this.deviceId || this.listeners.size === 0) return;
-    this.notices.push({ id, from });
-    if (!this.draining) void this.drainHeard();
-  }
-
-  /**
-   * Re-reads the jobs other instances moved, the notices waiting together in one query, and
-   * publishes them in the order they were announced, each as the job is now.
-   */
-  private async drainHeard(): Promise<void> {
-    this.draining = true;
-    while (this.notices.length > 0 && !this.closed) {
-      const batch = this.notices.splice(0);
-      // A read that fails (the pool closing, the database gone) loses these events, as a lost
-      // listening connection would: there is nothing to report to, and nothing else is harmed.
-      const rows = await this.pool
-        .query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1)`, [[...new Set(batch.map((n) => n.id))]])
-        .then((r) => r.rows, () => []);
-      const now = new Map(rows.map((job) => [job.id, job]));
-      if (!this.closed) this.publish(batch.flatMap(({ id, from }) => (now.has(id) ? [{ job: now.get(id)!, from }] : [])));
-    }
-    this.draining = false;
   }
 
   private read(c: Client, id: string): Promise<JobRow | undefined> {

@@ -1,0 +1,98 @@
+import type pg from 'pg';
+import type { JobRow, JobStatus, StoreEvent } from '../../core/jobs.js';
+
+/**
+ * The channel on which each transaction announces the jobs it moved, as `[device, job id,
+ * from]` JSON, one notification per job. PostgreSQL delivers a NOTIFY only when its
+ * transaction commits, so other instances never hear of a move that rolled back.
+ */
+const CHANNEL = 'chatbridge_jobs';
+/** After the listening connection is lost, how long before listening again. */
+const RELISTEN_MS = 1_000;
+
+/** Announces `events` to the other instances; runs inside the transaction that made them. */
+export async function announce(c: pg.PoolClient, deviceId: string, events: readonly StoreEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const notices = events.map((e) => JSON.stringify([deviceId, e.job.id, e.from]));
+  await c.query(`SELECT pg_notify('${CHANNEL}', notice) FROM unnest($1::text[]) AS notice`, [notices]);
+}
+
+/**
+ * Hears the moves other instances announce: each announced job is re-read (those waiting
+ * together in one query) and handed on in the order announced, as the job is now. Holds one
+ * connection of the pool. What is announced while that connection is lost (until it is
+ * back, a second later) is not heard: whoever must not miss a job re-reads the store.
+ */
+export class JobNotices {
+  private listening: pg.PoolClient | undefined;
+  private relisten: NodeJS.Timeout | undefined;
+  private closed = false;
+  private waiting: { id: string; from: JobStatus | null }[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly deviceId: string,
+    private readonly publish: (events: StoreEvent[]) => void,
+  ) {}
+
+  async listen(): Promise<void> {
+    const client = await this.pool.connect();
+    const lost = (error?: Error) => {
+      if (this.listening !== client) return;
+      this.listening = undefined;
+      client.release(error ?? true);
+      this.listenLater();
+    };
+    client.on('notification', (n) => this.heard(n.payload));
+    client.on('error', lost);
+    client.on('end', () => lost());
+    this.listening = client;
+    try {
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      lost(error as Error);
+      throw error;
+    }
+  }
+
+  /** Stops listening; call before the pool ends. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.relisten);
+    const client = this.listening;
+    this.listening = undefined;
+    client?.release(true);
+  }
+
+  private listenLater(): void {
+    if (this.closed || this.relisten) return;
+    this.relisten = setTimeout(() => {
+      this.relisten = undefined;
+      this.listen().catch(() => this.listenLater());
+    }, RELISTEN_MS);
+    this.relisten.unref();
+  }
+
+  private heard(payload: string | undefined): void {
+    const [device, id, from] = JSON.parse(payload ?? '[]') as [string, string, JobStatus | null];
+    if (device === this.deviceId) return;
+    this.waiting.push({ id, from });
+    if (!this.draining) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    while (this.waiting.length > 0 && !this.closed) {
+      const batch = this.waiting.splice(0);
+      // A read that fails (the pool closing, the database gone) loses these events, as a lost
+      // listening connection would: there is nothing to report to, and nothing else is harmed.
+      const rows = await this.pool
+        .query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1)`, [[...new Set(batch.map((n) => n.id))]])
+        .then((r) => r.rows, () => []);
+      const now = new Map(rows.map((job) => [job.id, job]));
+      if (!this.closed) this.publish(batch.flatMap(({ id, from }) => (now.has(id) ? [{ job: now.get(id)!, from }] : [])));
+    }
+    this.draining = false;
+  }
+}
