@@ -500,6 +500,9 @@ export function installPageHelpers(): void {
       /** A code editor inside a block (CodeMirror 6, Monaco): its lines are the code. */
       const EDITOR_LINES = '.cm-content > .cm-line, .view-lines > .view-line';
       const EDITOR = '.cm-content, .view-lines';
+      /** A code block's header beside its <pre> (a language, Copy): the box around them holds just the two. */
+      const headerBeside = (node: Element): boolean =>
+        node.tagName === 'DIV' && node.nextElementSibling?.tagName === 'PRE' && node.parentElement?.children.length === 2;
       const codeLanguage = (pre: Element): string => {
         const code = pre.querySelector('code');
         const m = /(?:language|lang)-([\w+#-]+)/.exec(`${code?.className ?? ''} ${pre.className}`);
@@ -507,15 +510,26 @@ export function installPageHelpers(): void {
         const label = pre.querySelector(CODE_LABEL) ?? pre.parentElement?.querySelector(`:scope > ${CODE_LABEL.split(', ').join(', :scope > ')}`);
         const attr = label?.getAttribute('data-code-language') ?? label?.querySelector('[data-code-language]')?.getAttribute('data-code-language');
         if (attr) return attr;
+        // The editor's own word for what it highlights (CodeMirror 6's `data-language`, Monaco's
+        // `data-mode-id`): the libraries write these themselves, whatever the site's classes.
+        const mode = pre.querySelector('[data-language], [data-mode-id]');
+        const editorLanguage = mode?.getAttribute('data-language') ?? mode?.getAttribute('data-mode-id');
+        if (editorLanguage) return editorLanguage;
         // The first piece of text outside the code itself: a header's buttons ("Copy") come after it.
         // Headers show a display name ("Bash", "Python"); a fence names the language in lower case.
-        const from = label ?? (pre.querySelector(EDITOR) ? pre : null);
+        // Without a label the pre's own header counts, when the code sits apart from it (an
+        // editor, a <code>), or a header beside a bare <pre> in a box that holds just the two:
+        // a label known only by a test id or a class is still a header.
+        const beside = Array.from(pre.parentElement?.children ?? []).find(headerBeside) ?? null;
+        const from = label ?? (pre.querySelector(`${EDITOR}, code`) ? pre : beside);
         if (!from) return '';
         const walker = document.createTreeWalker(from, NodeFilter.SHOW_TEXT);
         for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-          if (t.parentElement?.closest(`${EDITOR}, button`)) continue;
+          if (t.parentElement?.closest(`${EDITOR}, code, button`)) continue;
           const word = (t.textContent ?? '').trim();
-          if (word) return /^[\w+#.-]{1,24}$/.test(word) ? word.toLowerCase() : '';
+          // Line numbers in an editor's gutter are not a header.
+          if (/^\d*$/.test(word)) continue;
+          return /^[\w+#.-]{1,24}$/.test(word) ? word.toLowerCase() : '';
         }
         return '';
       };
@@ -552,10 +566,15 @@ export function installPageHelpers(): void {
       };
       const codeText = (pre: Element): string => {
         if (pre.querySelector(EDITOR_LINES)) return blockCopy(pre) ?? editorText(pre);
-        return (pre.querySelector('code') ?? pre).textContent ?? '';
+        const code = pre.querySelector('code');
+        if (code) return code.textContent ?? '';
+        // Neither a <code> nor an editor known by its classes (a build renamed them): a block
+        // with its own Copy holds more than its code (a header, lines without newlines), and
+        // that Copy is the exact source; a bare <pre> is its code.
+        return blockCopy(pre) ?? pre.textContent ?? '';
       };
       const block = (node: Element): string[] => {
-        if (node.matches(CODE_LABEL) || !visibleText(node)) return [];
+        if (node.matches(CODE_LABEL) || headerBeside(node) || !visibleText(node)) return [];
         switch (node.tagName) {
           case 'P':
             return [inline(node)];

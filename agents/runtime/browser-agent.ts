@@ -7,7 +7,7 @@ import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
-import type { DiagnosticsKeeper } from './diagnostics.js';
+import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
 import { inspectSite, type PageInspection } from './site-check.js';
 
 /** After this long without a job, the login state is checked again before the next one. */
@@ -143,6 +143,9 @@ export class BrowserAgent implements Agent {
     if (!this.session) throw new AgentFailure('agent_lost', 'The browser is not running.');
     const { page } = this.session;
     const site = this.site;
+    const timeout = new TimeoutBundle(task.signal, () =>
+      this.keepDiagnostics(page, site, task, new AgentFailure('timed_out', `${site.name}: the attempt ran out of its time.`)),
+    );
     try {
       if (!this.fresh || Date.now() - this.lastJobAt > RECHECK_AFTER_MS) {
         if (task.conversation === null) await openNewChat(page, site);
@@ -150,7 +153,7 @@ export class BrowserAgent implements Agent {
       if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
       this.fresh = false;
       await waitUntilReady(page, site, this.note);
-      const result = await runTurn(page, site, task, this.note);
+      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note);
       this.restarts = 0;
       return result;
     } catch (error) {
@@ -158,6 +161,8 @@ export class BrowserAgent implements Agent {
       if (!task.signal.aborted && failure.kind !== 'agent_lost') await this.keepDiagnostics(page, site, task, failure);
       throw failure;
     } finally {
+      // The page stays as it is until a timed-out attempt's bundle has it.
+      await timeout.settled();
       this.lastJobAt = Date.now();
       this.preparing = this.prepareNext();
     }

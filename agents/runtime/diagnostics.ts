@@ -5,6 +5,9 @@ import type { AgentFailure } from '../../main/core/agent.js';
 import { BUNDLE_NAME, DIAGNOSTIC_FILES, DIAGNOSTICS_KEPT, type DiagnosticManifest } from '../../main/core/diagnostics.js';
 import type { ProviderSite, Role } from '../providers/site.js';
 
+/** How long the flow's Stop press may wait for a timed-out attempt's bundle (a hung page may never answer). */
+const TIMEOUT_BUNDLE_MS = 10_000;
+
 export interface FailedAttempt {
   /** `<job id>-<attempt>` (AgentTask.label). */
   label: string;
@@ -85,5 +88,40 @@ export class DiagnosticsKeeper {
     const dated = await Promise.all(names.map(async (n) => ({ n, at: (await stat(join(this.root, n))).mtimeMs })));
     dated.sort((a, b) => b.at - a.at);
     await Promise.all(dated.slice(DIAGNOSTICS_KEPT).map(({ n }) => rm(join(this.root, n), { recursive: true, force: true })));
+  }
+}
+
+/**
+ * Gives a timed-out attempt its bundle. The hung page is the evidence, and the flow's
+ * answer to an abort (press Stop; then the agent opens a fresh chat) would change it; so
+ * the flow runs under `signal`, which passes the scheduler's abort on at once — except a
+ * timeout (`timed_out`), passed on only once `keep` has taken the page as it is. A
+ * cancelled, expired or shut-down attempt keeps nothing. The abort is passed on after
+ * `capMs` even if `keep` never settles: a page that no longer answers must not hold the
+ * attempt open.
+ */
+export class TimeoutBundle {
+  readonly signal: AbortSignal;
+  private kept: Promise<void> = Promise.resolve();
+
+  constructor(outer: AbortSignal, keep: () => Promise<void>, capMs = TIMEOUT_BUNDLE_MS) {
+    const relay = new AbortController();
+    this.signal = relay.signal;
+    const onAbort = () => {
+      if (outer.reason !== 'timed_out') return relay.abort(outer.reason);
+      let cap: NodeJS.Timeout | undefined;
+      const capped = new Promise<void>((resolve) => (cap = setTimeout(resolve, capMs)));
+      this.kept = Promise.race([keep().catch(() => {}), capped]).finally(() => {
+        clearTimeout(cap);
+        relay.abort(outer.reason);
+      });
+    };
+    if (outer.aborted) onAbort();
+    else outer.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** Settles once a timed-out attempt's bundle is kept (or given up on); at once otherwise. */
+  settled(): Promise<void> {
+    return this.kept;
   }
 }

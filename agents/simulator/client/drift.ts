@@ -13,6 +13,7 @@
  */
 import { promoDialog } from './drift-dialog.js';
 import type { DriftKind } from './drift-kinds.js';
+import { followDrift } from './drift-lookups.js';
 import { GERMAN, germanLabel } from './drift-german.js';
 import { buildHash, renamedTestId, renameInSelector, type SelectorRenames } from './drift-names.js';
 import type { AssistantTurn, SkinUi } from './skin.js';
@@ -56,6 +57,8 @@ interface Rewrite {
   stylesheet?(sheet: CSSStyleSheet): void;
   /** The value before the rewrite, when this rewrite owns `attr`. */
   undrifted?(attr: string, value: string): string | null;
+  /** How it renames what selectors name, for the page's own lookups (drift-lookups.ts). */
+  selectors?: SelectorRenames;
 }
 
 /** What the turn-level kinds do as the transcript grows. */
@@ -83,6 +86,10 @@ export function withDrift(kinds: readonly DriftKind[], ui: SkinUi): SkinUi {
   const wrappers = on.has('wrappers') ? wrapControlsAndTurns(turnRoots) : null;
   if (wrappers) rewrites.push(wrappers.rewrite);
   observe(rewrites);
+  followDrift({
+    name: rewrites.find((r) => r.selectors?.name)?.selectors!.name,
+    attribute: rewrites.find((r) => r.selectors?.attribute)?.selectors!.attribute,
+  });
 
   const dialog = on.has('dialog') ? promoDialog() : null;
   dialog?.show();
@@ -194,6 +201,7 @@ function renameTestIds(): Rewrite {
     original.set(renamed, value);
     return renamed;
   };
+  const selectors: SelectorRenames = { attribute: (attr, value) => (TEST_ATTRIBUTES.includes(attr) ? rename(value) : null) };
   return {
     attributes: TEST_ATTRIBUTES,
     element(el) {
@@ -202,8 +210,9 @@ function renameTestIds(): Rewrite {
         if (value !== null && !original.has(value)) el.setAttribute(attr, rename(value));
       }
     },
-    stylesheet: (sheet) => renameSelectors(sheet.cssRules, { attribute: (attr, value) => (TEST_ATTRIBUTES.includes(attr) ? rename(value) : null) }),
+    stylesheet: (sheet) => renameSelectors(sheet.cssRules, selectors),
     undrifted: (attr, value) => (TEST_ATTRIBUTES.includes(attr) ? (original.get(value) ?? value) : null),
+    selectors,
   };
 }
 
@@ -249,6 +258,7 @@ function hashClassesAndIds(): Rewrite {
       }
     },
     stylesheet: (sheet) => renameSelectors(sheet.cssRules, { name: hash }),
+    selectors: { name: hash },
     undrifted(attr, value) {
       if (attr === 'class' || attr === 'id' || ID_REFERENCES.includes(attr)) {
         return value

@@ -5,6 +5,7 @@
  * you prefer?" chooser; and the `[[sim:…]]` directives only the ChatGPT skin obeys, read
  * from the prompt as the page shows it.
  */
+import { simSelector } from '../drift-lookups.js';
 import { el } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { ChatGptWords } from './chatgpt-words.js';
@@ -91,9 +92,9 @@ export function codeMirrorBlock(words: Pick<ChatGptWords, 'copy'>): (block: Code
 export function copyCodeBlocks(container: HTMLElement): void {
   container.addEventListener('click', (event) => {
     const button = (event.target as Element).closest('pre button');
-    const content = button?.closest('pre')?.querySelector('.cm-content');
+    const content = button?.closest('pre')?.querySelector(simSelector('.cm-content'));
     if (!content) return;
-    const code = Array.from(content.querySelectorAll('.cm-line'), (line) => line.textContent ?? '').join('\n');
+    const code = Array.from(content.querySelectorAll(simSelector('.cm-line')), (line) => line.textContent ?? '').join('\n');
     void navigator.clipboard.writeText(`${code}\n`);
   });
 }

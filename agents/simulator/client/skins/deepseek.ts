@@ -34,6 +34,7 @@
  * "Regenerate", …) are inferred from it, not observed.
  */
 import { startApp } from '../app.js';
+import { simSelector } from '../drift-lookups.js';
 import { el } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { ComposerMode, Skin } from '../skin.js';
@@ -154,8 +155,8 @@ const deepseek: Skin = {
 
     // The code banners' own buttons: Copy puts the block's code on the clipboard.
     rows.element.addEventListener('click', (event) => {
-      const button = (event.target as Element).closest('.md-code-block-banner [data-action="copy"]');
-      const pre = button?.closest('.md-code-block')?.querySelector('pre');
+      const button = (event.target as Element).closest(simSelector('.md-code-block-banner [data-action="copy"]'));
+      const pre = button?.closest(simSelector('.md-code-block'))?.querySelector('pre');
       if (pre) void navigator.clipboard.writeText(pre.textContent ?? '');
     });
 

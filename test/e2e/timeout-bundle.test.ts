@@ -1,0 +1,52 @@
+/**
+ * An attempt that hangs until the per-attempt timeout keeps a diagnostic bundle of the page
+ * as the timeout found it (the answer still streaming, its Stop control showing: taken
+ * before the flow presses Stop), without the prompt; a cancelled attempt keeps none.
+ * Real Chromium, the real flow, a simulated Claude.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleName, diagnosticsRoot, type DiagnosticManifest } from '../../main/core/diagnostics.js';
+import { startE2E, type E2E } from '../support/e2e.js';
+import { until } from '../support/until.js';
+
+describe('a hung attempt', () => {
+  let e: E2E;
+  beforeAll(async () => {
+    e = await startE2E('claude', 1);
+  }, 60_000);
+  afterAll(async () => e?.stop());
+
+  it('keeps a bundle of the page as the timeout found it; a cancelled attempt keeps none', async () => {
+    const prompt = 'Hang on the word periwinkle [[sim:hang]]';
+    const r = await e.api('POST', '/v1/completions', { body: { provider: 'claude', prompt, timeout_ms: 5_000, wait: false } });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const id = r.body.id as string;
+    const root = diagnosticsRoot(e.dataDir);
+    const first = join(root, bundleName(id, 1));
+    // The bundle is written before the flow presses Stop: no Stop has reached the site when it appears.
+    await until(() => existsSync(join(first, 'failure.json')), 15_000, 'the bundle');
+    expect(e.sim.log.stops).toHaveLength(0);
+    await until(() => e.sim.log.stops.length === 1, 5_000, 'the Stop press after the bundle');
+    expect((await e.service.store.attempts(id))[0]!.outcome).toBe('timed_out');
+    // The job's next attempt hangs too: cancel it once it runs.
+    await until(async () => (await e.service.store.attempts(id)).length === 2 && e.sim.log.sends.filter((s) => s.prompt === prompt).length === 2, 15_000, 'the second attempt');
+    expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+    await until(() => e.browserAgents[0]!.readiness() === 'idle' && !e.service.scheduler.isRunningOn(e.browserAgents[0]!.id), 15_000, 'the agent free again');
+
+    const manifest = JSON.parse(readFileSync(join(first, 'failure.json'), 'utf8')) as DiagnosticManifest;
+    expect(manifest).toMatchObject({ job_id: id, attempt: 1, provider: 'claude', failure: { kind: 'timed_out' } });
+    expect(manifest.files.sort()).toEqual(['failure.json', 'page.html', 'screenshot.png']);
+    // Taken while the page still worked on the answer: its Stop control was there, and the new turn.
+    expect(manifest.cues.stop).not.toBeNull();
+    expect(manifest.cues.assistantTurn).not.toBeNull();
+    expect(readFileSync(join(first, 'screenshot.png')).subarray(1, 4).toString()).toBe('PNG');
+    const html = readFileSync(join(first, 'page.html'), 'utf8');
+    expect(html).toContain('data-testid="chat-input"');
+    expect(html).not.toContain('periwinkle');
+    // The cancelled attempt left nothing.
+    expect(existsSync(join(root, bundleName(id, 2)))).toBe(false);
+    expect(readdirSync(root).filter((n) => n.startsWith(id))).toEqual([bundleName(id, 1)]);
+  }, 60_000);
+});
