@@ -17,6 +17,7 @@ import { migrate } from '../../main/queue/postgres/schema.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { trackProcesses } from '../support/processes.js';
+import { until } from '../support/until.js';
 import { newJob, T0 } from './job-store-contract.js';
 
 const DEVICE_PROCESS = join(PACKAGE_ROOT, 'dist/test/support/pg-device-process.js');
@@ -163,6 +164,36 @@ describe('devices on one PostgreSQL', () => {
     expect(await a.store.queuedCount(null)).toBe(20);
   });
 
+  it('leaves alone a job that moved on while the sweep waited for it: run again elsewhere, its new attempt is not lost', async () => {
+    await freshDatabase();
+    const clock = new ManualClock(T0);
+    const a = await instance('dev_a', clock);
+    const b = await instance('dev_b', clock);
+    const job = await running(a, 'agt_a');
+    // Another transaction holds the job as the sweep finds it lost...
+    const holder = await admin.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [job.id]);
+      const sweep = b.store.requeueLostDevices(T0 + leaseMs + 1_000, leaseMs);
+      await until(
+        async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lost_attempt%'`)).rowCount,
+        5_000,
+        'the sweep to wait for the job',
+      );
+      // ...and writes what A's late failure and B's new dispatch would: attempt 1 failed, attempt 2 runs on B.
+      await holder.query(`UPDATE attempts SET ended_at = $2, outcome = 'failed', error_code = 'PROVIDER_ERROR' WHERE job_id = $1 AND attempt = 1`, [job.id, T0 + 5_000]);
+      await holder.query(`INSERT INTO attempts (job_id, attempt, agent_id, provider, device_id, started_at) VALUES ($1, 2, 'agt_b', 'chatgpt', 'dev_b', $2)`, [job.id, T0 + 6_000]);
+      await holder.query(`UPDATE jobs SET attempts = 2, agent_id = 'agt_b' WHERE id = $1`, [job.id]);
+      await holder.query('COMMIT');
+      expect(await sweep).toEqual([]);
+    } finally {
+      holder.release();
+    }
+    expect((await b.store.attempts(job.id)).map((t) => [t.attempt, t.outcome])).toEqual([[1, 'failed'], [2, null]]);
+    expect(await b.store.get(job.id)).toMatchObject({ status: 'dispatched', agent_id: 'agt_b' });
+  });
+
   it("fails a lost job whose attempts are used up, as a restart would", async () => {
     await freshDatabase();
     const clock = new ManualClock(T0);
@@ -171,6 +202,8 @@ describe('devices on one PostgreSQL', () => {
     const submitted = await a.store.submit({ job: newJob({ max_attempts: 1 }), queuedLimit: 1000 });
     const [job] = await a.store.dispatch([{ jobId: (submitted as { job: JobRow }).job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0);
     a.device.stop();
+    // A device sweeping after a stall past its own lease leaves its own jobs: it is alive to run them.
+    expect(await a.store.requeueLostDevices(T0 + leaseMs + 1, leaseMs)).toEqual([]);
     const [moved] = await b.store.requeueLostDevices(T0 + leaseMs + 1, leaseMs);
     expect(moved).toMatchObject({ from: 'dispatched', job: { id: job!.id, status: 'failed', finished_at: T0 + leaseMs + 1 } });
   });
