@@ -87,6 +87,16 @@ export async function startPostgres(): Promise<PgCluster> {
   }
 }
 
+/** Whether startPostgres can work here (a benchmark without PostgreSQL says so and skips). */
+export function postgresInstalled(): boolean {
+  try {
+    postgresBinDir();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The directory of initdb and pg_ctl: from PATH, else Debian's newest /usr/lib/postgresql/N/bin. */
 function postgresBinDir(): string {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {

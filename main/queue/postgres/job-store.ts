@@ -33,6 +33,13 @@ type Client = pg.PoolClient;
  */
 const QUEUE_LOCK = 0x63627131; // "cbq1"
 
+/**
+ * The lease sweep's lock (one-int advisory key space, apart from the two-int keys above):
+ * taken with try, so of the live devices sweeping at once one does the work and the others
+ * return at once instead of queuing to find nothing left.
+ */
+const SWEEP_LOCK = 0x63_62_73_77_65_65_70n; // "cbsweep"
+
 /** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
 class Rollback<T> {
   constructor(readonly value: T) {}
@@ -50,7 +57,7 @@ export class PgJobStore implements JobStore {
    */
   constructor(
     private readonly pool: pg.Pool,
-    private readonly deviceId: string,
+    readonly deviceId: string,
   ) {}
 
   // ---- moves ----
@@ -229,6 +236,40 @@ export class PgJobStore implements JobStore {
       const moved: Moved[] = [];
       for (const job of mine.rows) {
         const open = (await this.openAttempt(c, job.id))!;
+        moved.push({ job: await this.failAttempt(c, job, open, 'agent_lost', 'AGENT_LOST', now), from: job.status });
+      }
+      events.push(...moved);
+      return moved;
+    });
+  }
+
+  /**
+   * What requeueDispatched does for a device that cannot do it itself: the open attempts of
+   * devices lost to the others (their heartbeat older than `leaseMs`, or left, or never
+   * registered) end `agent_lost`, and their jobs go back to the queue or fail when attempts
+   * are used up. Only this device's own attempts are left alone: it is alive, it is sweeping.
+   * One transaction, done by one sweeper at a time; the moves are announced as every move is.
+   */
+  async requeueLostDevices(now: number, leaseMs: number): Promise<Moved[]> {
+    return this.tx(async (c, events) => {
+      const sweeping = await one<{ won: boolean }>(c, `SELECT pg_try_advisory_xact_lock($1) AS won`, [SWEEP_LOCK.toString()]);
+      if (!sweeping!.won) return [];
+      const lost = await c.query<JobRow & { lost_attempt: number }>(
+        `SELECT j.*, a.attempt AS lost_attempt FROM jobs j
+         JOIN attempts a ON a.job_id = j.id AND a.ended_at IS NULL
+         LEFT JOIN devices d ON d.id = a.device_id
+         WHERE j.status = 'dispatched' AND a.device_id <> $1
+           AND (d.id IS NULL OR d.left_at IS NOT NULL OR d.heartbeat_at < $2)
+         ORDER BY j.id FOR UPDATE OF j`,
+        [this.deviceId, now - leaseMs],
+      );
+      const moved: Moved[] = [];
+      for (const { lost_attempt, ...job } of lost.rows) {
+        // While this waited for its lock, the job may have moved on (its device's late result
+        // came in, and it may even run again elsewhere): the row locked is the job as it is
+        // now, but the attempt joined to it is as first read, so it is read again.
+        const open = await this.openAttempt(c, job.id);
+        if (open?.attempt !== lost_attempt) continue;
         moved.push({ job: await this.failAttempt(c, job, open, 'agent_lost', 'AGENT_LOST', now), from: job.status });
       }
       events.push(...moved);

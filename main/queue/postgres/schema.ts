@@ -114,6 +114,11 @@ const MIGRATIONS: string[] = [
   CREATE INDEX webhook_deliveries_origin ON webhook_deliveries (origin, next_at) WHERE state = 'pending';
   CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at) WHERE state <> 'pending';
   `,
+  `
+  -- A device that stopped cleanly says so (its jobs are already back in the queue): it is
+  -- offline at once, not a lease later. Registering again clears it.
+  ALTER TABLE devices ADD COLUMN left_at BIGINT;
+  `,
 ];
 
 /** The schema version this ChatBridge writes. */

@@ -1,0 +1,43 @@
+/**
+ * A device in a process of its own, to be killed: registers on the database at argv[2] under
+ * the id argv[3], with the default lease, dispatches one new job to a made-up agent, prints
+ * `dispatched <job id>` and then beats until it is killed (it never finishes the job).
+ * Run from dist/ (test/store/pg-devices.test.ts, bench/failover.ts).
+ */
+import { systemClock } from '../../main/core/clock.js';
+import { randomIds } from '../../main/core/ids.js';
+import { connect } from '../../main/queue/postgres/connect.js';
+import { Device } from '../../main/queue/postgres/devices.js';
+import { PgJobStore } from '../../main/queue/postgres/job-store.js';
+
+const [url, id] = process.argv.slice(2);
+if (!url || !id) throw new Error('usage: pg-device-process.js DATABASE_URL DEVICE_ID');
+
+const pool = await connect(url);
+const store = new PgJobStore(pool, id);
+const device = new Device(pool, store, { name: id, baseUrl: null }, systemClock, (error) => console.error(error.message));
+await device.start();
+const now = systemClock.now();
+const submitted = await store.submit({
+  job: {
+    id: randomIds.job(now),
+    prompt: 'What is 2 + 2?',
+    req_provider: null,
+    req_agent_id: null,
+    conversation_in: null,
+    priority: 0,
+    timeout_ms: 300_000,
+    deadline_at: now + 3_600_000,
+    max_attempts: 3,
+    callback_url: null,
+    metadata: '{}',
+    created_at: now,
+    api_key_id: 'key_1',
+  },
+  queuedLimit: 1_000,
+});
+if (submitted.kind !== 'created') throw new Error(`not created: ${submitted.kind}`);
+const [job] = await store.dispatch([{ jobId: submitted.job.id, agentId: `agt_${id}`, provider: 'chatgpt' }], systemClock.now());
+console.log(`dispatched ${job!.id}`);
+// The clock's timers do not hold the process open (they are unref'd): this does, until the kill.
+setInterval(() => {}, 1 << 30);
