@@ -7,6 +7,7 @@ import { BadProxy, maskProxy, parseProxy } from '../core/proxy.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { withDb } from './account.js';
 import { parse, parsePause, UsageError } from './args.js';
+import { localTime } from './local-time.js';
 import { runningServer, type RunningServer } from './server-client.js';
 import type { ErrorEnvelope } from '../api/schemas.js';
 
@@ -140,16 +141,6 @@ function listLine(a: Listed, now = Date.now()): string {
     a.proxy !== null ? `proxy ${a.proxy}` : '',
   ].filter(Boolean);
   return [`${a.id}  ${a.provider.padEnd(10)} ${state.padEnd(12)} "${a.name}"`, ...extra].join('  ');
-}
-
-/** "14:05:30 (in 4 min)": this terminal's local time, and how far off it is. */
-export function localTime(iso: string, now = Date.now()): string {
-  const at = new Date(iso);
-  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  const day = new Date(now).toDateString() === at.toDateString() ? '' : `${at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' })} `;
-  const s = Math.round((at.getTime() - now) / 1000);
-  const away = Math.abs(s) < 60 ? `${Math.abs(s)} s` : Math.abs(s) < 3600 ? `${Math.round(Math.abs(s) / 60)} min` : `${Math.round(Math.abs(s) / 360) / 10} h`;
-  return `${day}${time} (${s >= 0 ? `in ${away}` : `${away} ago`})`;
 }
 
 function checkedProxy(text: string): string {

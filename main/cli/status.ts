@@ -2,6 +2,7 @@ import type { Status } from '../api/schemas.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';
+import { localTime } from './local-time.js';
 import { runningServer } from './server-client.js';
 
 /** `chatbridge status`: the figures of GET /v1/status, asked of the running server. */
@@ -23,26 +24,28 @@ export async function status(args: string[]): Promise<void> {
 
 const cap = (limit: number | null) => (limit === null ? 'no cap' : String(limit));
 
-export function renderStatus(s: Status): string {
+/** Times in this terminal's local time and how far off they are; the JSON keeps the API's UTC. */
+export function renderStatus(s: Status, now = Date.now()): string {
+  const at = (iso: string) => localTime(iso, now);
   const device = s.devices[0];
   const resting = (device?.agents ?? []).filter((a) => a.state === 'resting').length;
   const lines = [
     `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? 'PAUSED (chatbridge resume)' : 'running'}`,
-    `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${s.queue.oldest_queued_at}` : ''}`,
+    `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${at(s.queue.oldest_queued_at)}` : ''}`,
     `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy${resting ? `, ${resting} resting after a usage limit` : ''}, ${s.agents.total} in all; rotation ${s.rotation}`,
-    `Global:  ${s.global.used_this_hour} used this hour, cap ${cap(s.global.rate_limit_per_hour)}${s.global.next_slot_at ? `, next slot ${s.global.next_slot_at}` : ''}`,
+    `Global:  ${s.global.used_this_hour} used this hour, cap ${cap(s.global.rate_limit_per_hour)}${s.global.next_slot_at ? `, next slot ${at(s.global.next_slot_at)}` : ''}`,
     '',
     `${'provider'.padEnd(12)}${'idle/total'.padEnd(12)}${'used/hour'.padEnd(11)}${'cap'.padEnd(8)}next slot`,
     ...PROVIDERS.map((p) => {
       const v = s.providers[p]!;
-      return `${p.padEnd(12)}${`${v.agents_idle}/${v.agents_total}`.padEnd(12)}${String(v.used_this_hour).padEnd(11)}${cap(v.rate_limit_per_hour).padEnd(8)}${v.next_slot_at ?? '-'}`;
+      return `${p.padEnd(12)}${`${v.agents_idle}/${v.agents_total}`.padEnd(12)}${String(v.used_this_hour).padEnd(11)}${cap(v.rate_limit_per_hour).padEnd(8)}${v.next_slot_at ? at(v.next_slot_at) : '-'}`;
     }),
   ];
   const agents = device?.agents ?? [];
   if (agents.length > 0) {
     lines.push('', 'agents:');
     for (const a of agents) {
-      const until = a.state === 'resting' && a.cooldown_until ? ` until ${a.cooldown_until}` : '';
+      const until = a.state === 'resting' && a.cooldown_until ? ` until ${at(a.cooldown_until)}` : '';
       lines.push(
         `  ${a.id}  ${a.provider.padEnd(10)} ${a.state.padEnd(11)} ${a.used_this_hour}/${cap(a.rate_limit_per_hour)} this hour  "${a.name}"${until}`,
       );

@@ -1,6 +1,7 @@
 import type { AgentState } from '../core/agent.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { Clock } from '../core/clock.js';
+import { maskProxy } from '../core/proxy.js';
 import type { JobEvents } from '../queue/job-events.js';
 import type { JobRow } from '../core/jobs.js';
 import type { WaitReason } from '../queue/wait-reason.js';
@@ -27,10 +28,17 @@ export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
   /** Live agents whose notes (a dialog closed, a fallback taken) go to the log. */
   const heard = new WeakSet<object>();
   const loggedInOnce = new Set<string>();
+  /** Each agent's proxy as last seen: a change (dashboard or command line) is news, its password never. */
+  const proxies = new Map<string, string | null>();
   const look = () => {
     const present = new Set<string>();
     for (const record of pool.list()) {
       present.add(record.id);
+      if (proxies.has(record.id) && proxies.get(record.id) !== record.proxy) {
+        const egress = record.proxy === null ? 'connects directly' : `goes through ${maskProxy(record.proxy)}`;
+        log.info('agent', `${record.name}: now ${egress}`);
+      }
+      proxies.set(record.id, record.proxy);
       const live = pool.liveAgent(record.id);
       if (!live) continue;
       if (!heard.has(live)) {
@@ -58,6 +66,7 @@ export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
       if (!present.has(id)) {
         last.delete(id);
         loggedInOnce.delete(id);
+        proxies.delete(id);
       }
     }
   };

@@ -1,6 +1,6 @@
 /** `chatbridge agents list` says when an agent looks again in the terminal's own time, and how far off that is. */
 import { describe, expect, it } from 'vitest';
-import { localTime } from '../../main/cli/agents.js';
+import { localTime } from '../../main/cli/local-time.js';
 
 describe('times for a person at a terminal', () => {
   it('gives the local clock time and the distance from now', () => {

@@ -71,6 +71,22 @@ describe('agent log', () => {
     expect(lines()).toHaveLength(5);
   });
 
+  it("says when an agent's proxy changes, without its password", () => {
+    const clock = new ManualClock();
+    const pool = new AgentPool(db, clock, randomIds);
+    const log = new LogBook(clock);
+    const gpt = pool.create('chatgpt', 'ChatGPT 1');
+    logAgentChanges(pool, log);
+    pool.setProxy(gpt.id, 'http://ann:s3cret@proxy.example:3128');
+    pool.setProxy(gpt.id, 'http://ann:s3cret@proxy.example:3128');
+    pool.setProxy(gpt.id, null);
+    const lines = log.recent().map((e) => e.message);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^ChatGPT 1: now goes through http:\/\/a.*@proxy\.example:3128$/);
+    expect(lines[1]).toBe('ChatGPT 1: now connects directly');
+    expect(lines.join('\n')).not.toContain('s3cret');
+  });
+
   it('says nothing while a browser agent first opens (it reports error until then), then its first real state', () => {
     const clock = new ManualClock();
     const pool = new AgentPool(db, clock, randomIds);

@@ -8,7 +8,7 @@ const usage = { rate_limit_per_hour: null, used_this_hour: 0, next_slot_at: null
 const agentSummary = (id: string, state: string, cooldown_until: string | null = null) => ({ id, name: id, provider: 'claude', state, cooldown_until, ...usage });
 
 describe('status text', () => {
-  it('counts resting agents apart from idle ones and says until when they rest', () => {
+  it('counts resting agents apart from idle ones and says until when they rest, in local time', () => {
     const status: Status = {
       providers: Object.fromEntries(PROVIDERS.map((p) => [p, { agents_idle: p === 'claude' ? 1 : 0, agents_total: p === 'claude' ? 2 : 0, ...usage }])),
       queue: { depth: 0, oldest_queued_at: null },
@@ -17,8 +17,8 @@ describe('status text', () => {
       global: usage,
       rotation: 'round_robin',
     };
-    const text = renderStatus(status);
+    const text = renderStatus(status, Date.parse('2026-11-21T21:50:00Z'));
     expect(text).toContain('Agents:  1 idle, 0 busy, 1 resting after a usage limit, 2 in all');
-    expect(text).toMatch(/agt_b +claude +resting .* until 2026-11-21T21:54:00Z/);
+    expect(text).toMatch(/agt_b +claude +resting .* until \S+ \(in 4 min\)$/m);
   });
 });
