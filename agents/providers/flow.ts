@@ -13,14 +13,21 @@ import type { PagePack, ProviderSite, Role } from './site.js';
 
 /** The page must finish loading within this. */
 const PAGE_LOAD_MS = 30_000;
-/** Once loaded, its composer (or what stands in for it) must show within this. */
-const COMPOSER_MS = 10_000;
 /** The send control, when the site shows one only once the composer holds text. */
 const SEND_READY_MS = 3_000;
 /** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
 const SENT_MS = 5_000;
-/** A new turn must appear within `appearMs` (90 s while the page shows it is at work); without a finished signal, the answer must settle for `settleMs`. */
-const WATCH: WatchLimits = { appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000 };
+/**
+ * The waits after which the flow decides that a role is missing: a new turn must appear
+ * within `appearMs` (90 s while the page shows it is at work); without a finished signal,
+ * the answer must settle for `settleMs`. Tests of those failures shorten them.
+ */
+export interface FlowLimits extends WatchLimits {
+  /** Once loaded, the page's composer (or what stands in for it) must show within this. */
+  composerMs: number;
+}
+
+export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000 };
 const COPY_WAIT_MS = 2_000;
 const ADDRESS_WAIT_MS = 10_000;
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */
@@ -67,7 +74,7 @@ export async function openNewChat(page: Page, site: ProviderSite): Promise<void>
  * stands in the way for good (a login wall, a challenge, a limit notice) — or that the
  * composer is missing from a page that has loaded.
  */
-export async function waitUntilReady(page: Page, site: ProviderSite, notes: Notes = () => {}): Promise<void> {
+export async function waitUntilReady(page: Page, site: ProviderSite, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<void> {
   if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
   await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
@@ -84,7 +91,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
           return h.obstacle(pack) ? 'obstacle' : null;
         },
         site.page,
-        { timeout: COMPOSER_MS },
+        { timeout: limits.composerMs },
       )
       .then((h) => h.jsonValue() as Promise<TurnProblem | 'ready' | 'obstacle'>)
       .catch(() => null);
@@ -147,14 +154,15 @@ async function clickObstacle(page: Page, site: ProviderSite, obstacle: Obstacle)
 }
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
-export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}): Promise<AgentResult> {
+export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
   const pack = site.page;
   // What is on the page now is history: the answer is the first assistant turn that is not.
   await page.evaluate((p: PagePack) => window.__chatbridge!.markTurns(p), pack);
   await insertPrompt(page, site, task.prompt);
   await send(page, site, notes);
 
-  const watching = page.evaluate(([p, scope, limits]) => window.__chatbridge!.watchTurn(p, scope, limits), [pack, site.turnScope, WATCH] as const);
+  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
+  const watching = page.evaluate(([p, scope, w]) => window.__chatbridge!.watchTurn(p, scope, w), [pack, site.turnScope, watch] as const);
   const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch(async (error: unknown) => {
     if (task.signal.aborted) throw error;
     // A full-page move mid-turn destroys the watching script: to the login page, or to what

@@ -2,6 +2,7 @@ import type { Provider } from '../../main/core/providers.js';
 import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
 import { parseProxy } from '../../main/core/proxy.js';
+import { FLOW_LIMITS, type FlowLimits } from '../providers/flow.js';
 import type { SiteStatus } from '../providers/site-book.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';
@@ -32,6 +33,8 @@ export class AgentRuntime {
     private readonly host: BrowserHost,
     private readonly sites: Sites,
     private readonly diagnostics: DiagnosticsKeeper | null = null,
+    /** The flow's waits for a missing role, for every agent (tests of that failure shorten them). */
+    private readonly limits: FlowLimits = FLOW_LIMITS,
   ) {
     roster.onChange(() => this.followProxies());
   }
@@ -100,7 +103,7 @@ export class AgentRuntime {
       const proxy = this.roster.get(row.id)?.proxy ?? null;
       return proxy === null ? null : parseProxy(proxy);
     };
-    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics, egress);
+    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics, egress, this.limits);
     this.agents.set(row.id, agent);
     this.launchedWith.set(row.id, row.proxy);
     this.roster.attach(agent);

@@ -5,7 +5,7 @@ import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
-import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
+import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../providers/flow.js';
 import type { ProviderSite } from '../providers/site.js';
 import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
 import { inspectSite, type PageInspection } from './site-check.js';
@@ -68,6 +68,7 @@ export class BrowserAgent implements Agent {
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
    * change between jobs. `diagnostics` keeps a bundle of the page for each failed attempt.
    * `egress` gives its proxy at each launch (it throws BadProxy for one that is not valid).
+   * `limits` are the flow's waits for a missing role (shortened by tests of that failure).
    */
   constructor(
     readonly id: string,
@@ -75,6 +76,7 @@ export class BrowserAgent implements Agent {
     private readonly host: BrowserHost,
     private readonly diagnostics: DiagnosticsKeeper | null = null,
     private readonly egress: () => ProxySetting | null = () => null,
+    private readonly limits: FlowLimits = FLOW_LIMITS,
   ) {
     this.provider = siteOf().provider;
   }
@@ -131,7 +133,7 @@ export class BrowserAgent implements Agent {
       await this.preparing;
       const site = this.site;
       this.fresh = false;
-      return { site, inspection: await inspectSite(page, site, send, this.note) };
+      return { site, inspection: await inspectSite(page, site, send, this.note, this.limits) };
     } finally {
       this.checking = false;
       void this.recheck();
@@ -152,8 +154,8 @@ export class BrowserAgent implements Agent {
       }
       if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
       this.fresh = false;
-      await waitUntilReady(page, site, this.note);
-      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note);
+      await waitUntilReady(page, site, this.note, this.limits);
+      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note, this.limits);
       this.restarts = 0;
       return result;
     } catch (error) {
@@ -195,7 +197,7 @@ export class BrowserAgent implements Agent {
     if (!this.session) return this.lookAgain();
     try {
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note);
+      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
       await rest(this.session.page);
       this.fresh = true;
       this.set('idle', 'ready');
@@ -217,7 +219,7 @@ export class BrowserAgent implements Agent {
       this.session = await this.host.open(this.id, { proxy: this.egress() });
       this.session.onLost(() => this.lost());
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note);
+      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
       await rest(this.session.page);
       this.fresh = true;
       this.lastJobAt = Date.now();
@@ -243,7 +245,7 @@ export class BrowserAgent implements Agent {
     if (!this.session || this.state !== 'idle') return;
     try {
       await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note);
+      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
       await rest(this.session.page);
       this.fresh = true;
     } catch (error) {

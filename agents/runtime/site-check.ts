@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/site-check.js';
-import { openNewChat, runTurn, waitUntilReady, type Notes } from '../providers/flow.js';
+import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits, type Notes } from '../providers/flow.js';
 import { ROLES, type PagePack, type ProviderSite, type Role } from '../providers/site.js';
 
 /** Every fresh chat shows these; without them no job can run. */
@@ -26,13 +26,13 @@ export interface PageInspection {
  * a probe prompt through the normal flow, watching for the stop control while the answer
  * comes, then the answer's roles. Nothing here changes the agent's state.
  */
-export async function inspectSite(page: Page, site: ProviderSite, send: boolean, notes: Notes): Promise<PageInspection> {
+export async function inspectSite(page: Page, site: ProviderSite, send: boolean, notes: Notes, limits: FlowLimits = FLOW_LIMITS): Promise<PageInspection> {
   const found: Partial<Record<Role, number>> = {};
   let problem: string | null = null;
   let answered = false;
   await openNewChat(page, site);
   try {
-    await waitUntilReady(page, site, notes);
+    await waitUntilReady(page, site, notes, limits);
     Object.assign(found, await report(page, site));
     found.send = await withProbeText(page, site, () => page.evaluate((p: PagePack) => window.__chatbridge!.which(p.send), site.page));
     if (send) {
@@ -42,7 +42,7 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
         .then((h) => h.jsonValue())
         .then((n) => (stopSeen = n - 1), () => {});
       try {
-        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check' }, notes);
+        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check' }, notes, limits);
         answered = true;
       } catch (error) {
         problem = `The probe prompt failed: ${messageOf(error)}`;

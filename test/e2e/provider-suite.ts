@@ -8,6 +8,7 @@ import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { SimLook } from '../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../support/e2e.js';
+import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
 
 /**
@@ -30,8 +31,10 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
 
   describe(`${name} end to end (layout ${layout}${drift})`, () => {
     let e: E2E;
+    /** The service's clock: a test that waits for a per-attempt timeout skips it. */
+    const clock = new SkippingClock();
     beforeAll(async () => {
-      e = await startE2E(provider, full ? 2 : 1, look);
+      e = await startE2E(provider, full ? 2 : 1, look, { clock });
     }, 60_000);
     afterAll(async () => e?.stop());
 
@@ -131,6 +134,9 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     fullIt('times out a hung attempt, pressing Stop', async () => {
       const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
       const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
+      await until(() => e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 10_000, 'the hung prompt sent');
+      // Its 5 s on the service's clock, which times attempts: skipped rather than sat out.
+      clock.skip(5_000);
       await until(async () => (await e.service.store.attempts(id)).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
       await until(() => e.sim.log.stops.length > 0 && e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 5_000);
       const stopsBefore = e.sim.log.stops.length;

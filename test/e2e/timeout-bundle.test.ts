@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleName, diagnosticsRoot, type DiagnosticManifest } from '../../main/core/diagnostics.js';
 import { startE2E, type E2E } from '../support/e2e.js';
+import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
 
 describe('a hung attempt', () => {
   let e: E2E;
+  /** The service's clock, which times attempts: the 5 s timeout is skipped, not sat out. */
+  const clock = new SkippingClock();
   beforeAll(async () => {
-    e = await startE2E('claude', 1);
+    e = await startE2E('claude', 1, {}, { clock });
   }, 60_000);
   afterAll(async () => e?.stop());
 
@@ -25,6 +28,8 @@ describe('a hung attempt', () => {
     const id = r.body.id as string;
     const root = diagnosticsRoot(e.dataDir);
     const first = join(root, bundleName(id, 1));
+    await until(() => e.sim.log.sends.some((s) => s.prompt === prompt), 15_000, 'the prompt sent');
+    clock.skip(5_000);
     // The bundle is written before the flow presses Stop: no Stop has reached the site when it appears.
     await until(() => existsSync(join(first, 'failure.json')), 15_000, 'the bundle');
     expect(e.sim.log.stops).toHaveLength(0);

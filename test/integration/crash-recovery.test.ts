@@ -32,8 +32,9 @@ async function createKey(dataDir: string, name: string): Promise<string> {
 
 type Server = Running;
 
-const startServer = (dataDir: string, agents: string): Promise<Server> =>
-  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents]));
+/** `aheadMs`: the restarted service's clock runs that far ahead, as if it had been down that long. */
+const startServer = (dataDir: string, agents: string, aheadMs = 0): Promise<Server> =>
+  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--ahead-ms', String(aheadMs)]));
 
 async function sigkill(server: Server): Promise<void> {
   server.child.kill('SIGKILL');
@@ -412,9 +413,8 @@ describe('crash recovery (service in its own process)', () => {
     );
     await sigkill(server);
 
-    // Down until the 10 s deadline has passed.
-    await sleep(Math.max(0, submittedAt + 10_300 - Date.now()));
-    server = await startServer(dir, AGENTS);
+    // Down until the 10 s deadline has passed: back on a clock that far on.
+    server = await startServer(dir, AGENTS, Math.max(0, submittedAt + 10_300 - Date.now()));
 
     for (const id of [running, queued]) {
       const r = await api(server.url, key, 'GET', `/v1/completions/${id}`);

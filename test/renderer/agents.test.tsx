@@ -61,7 +61,10 @@ describe('Agents', () => {
     fireEvent.change(proxy, { target: { value: ' socks5://10.0.0.2:1080 ' } });
     fireEvent.click(within(card).getByRole('button', { name: 'Replace' }));
     await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { proxy: 'socks5://10.0.0.2:1080' }));
-    fireEvent.click(within(card).getByRole('button', { name: 'No proxy' }));
+    // Disabled until the replacement's save has settled: a click before then does nothing.
+    const noProxy = within(card).getByRole('button', { name: 'No proxy' }) as HTMLButtonElement;
+    await waitFor(() => expect(noProxy.disabled).toBe(false));
+    fireEvent.click(noProxy);
     await waitFor(() => expect(api.updateAgent).toHaveBeenCalledWith('agt_1', { proxy: null }));
   });
 

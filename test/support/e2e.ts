@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow.js';
 import { checkOverride, compileSite, mergeOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import type { ProviderSite } from '../../agents/providers/site.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
@@ -12,6 +13,7 @@ import type { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { signInToSimulator } from '../../agents/simulator/sign-in.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
+import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startTestService, type TestService } from './harness.js';
 
@@ -28,22 +30,30 @@ export interface E2E extends TestService {
   killBrowser(agent: BrowserAgent): void;
 }
 
+export interface E2EOptions {
+  /** The flow's waits for a missing role: a test of that failure shortens them, so as not to wait 10 s for it. */
+  limits?: Partial<FlowLimits>;
+  /** The service's clock (a test that skips a back-off moves it on). */
+  clock?: Clock;
+}
+
 /**
  * The service with `count` real browser agents for `provider`, on the simulated site (in
  * the layout and drift `look` names), each signed in through the site's login page: the
  * same adapter code that drives the real site.
  */
-export async function startE2E(provider: Provider, count = 2, look: SimLook = {}): Promise<E2E> {
+export async function startE2E(provider: Provider, count = 2, look: SimLook = {}, options: E2EOptions = {}): Promise<E2E> {
   const config = SIM_SITES[provider]!;
   const sim = await startSiteServer(config, look);
-  const t = await startTestService();
+  const t = await startTestService(options.clock ? { clock: options.clock } : {});
   const site = atBaseUrl(PROVIDER_SITES[provider]!, sim.url);
   let current = site;
   for (let i = 1; i <= count; i++) t.service.pool.create(provider, `${config.name} ${i}`);
   const profilesDir = join(t.dataDir, 'profiles');
   const diagnostics = new DiagnosticsKeeper(diagnosticsRoot(t.dataDir));
   const sites = { site: (p: Provider) => (p === provider ? current : undefined) };
-  const runtime = new AgentRuntime(t.service.pool, new ChromiumHost(profilesDir, findBrowser()), sites, diagnostics);
+  const limits = { ...FLOW_LIMITS, ...options.limits };
+  const runtime = new AgentRuntime(t.service.pool, new ChromiumHost(profilesDir, findBrowser()), sites, diagnostics, limits);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
   await Promise.all(runtime.list().map(signIn));

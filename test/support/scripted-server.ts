@@ -1,18 +1,21 @@
 /**
  * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
  * service in its own process (SIGKILL, restarts) and for benchmarks:
- *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1]
+ *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1] [--ahead-ms N]
  * Prints "listening on URL" like serve; stops on SIGINT/SIGTERM as serve does. Agents added
  * through the admin API (`chatbridge agents add`) are scripted too (ScriptedControl).
+ * `--ahead-ms` runs the service's clock that far ahead of the system's: a restart "later"
+ * without waiting for it.
  */
 import { parseArgs } from 'node:util';
+import { systemClock, type Clock } from '../../main/core/clock.js';
 import { isProvider, type Provider } from '../../main/core/providers.js';
 import { Service } from '../../main/service.js';
 import { attachScriptedAgents } from './harness.js';
 import { ScriptedControl } from './scripted-control.js';
 
 const { values } = parseArgs({
-  options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, agents: { type: 'string' } },
+  options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, agents: { type: 'string' }, 'ahead-ms': { type: 'string' } },
 });
 const counts: Partial<Record<Provider, number>> = {};
 for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
@@ -20,7 +23,9 @@ for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
   if (!isProvider(provider)) throw new Error(`unknown provider ${provider}`);
   counts[provider] = Number(n ?? 1);
 }
-const service = await Service.start({ dataDir: values['data-dir']!, port: Number(values.port ?? 0) });
+const ahead = Number(values['ahead-ms'] ?? 0);
+const clock: Clock = { now: () => systemClock.now() + ahead, setTimer: systemClock.setTimer };
+const service = await Service.start({ dataDir: values['data-dir']!, port: Number(values.port ?? 0), clock });
 attachScriptedAgents(service, counts);
 service.attachAgents(new ScriptedControl(service));
 const stop = () => void service.stop().then(() => process.exit(0));
