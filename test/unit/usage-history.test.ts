@@ -14,6 +14,7 @@ import { DAY_MS } from '../../main/queue/retention.js';
 import { percentiles, UsageHistory } from '../../main/queue/usage-history.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
+import { seedFinishedJobs } from '../support/seed-history.js';
 
 let dir: string;
 let db: Db;
@@ -131,6 +132,27 @@ describe('UsageHistory', () => {
     const before = await history.report({ since: H, until: H + 2 * HOUR_MS });
     expect(await store.pruneContent(H + DAY_MS, H + DAY_MS, 100)).toBe(24);
     expect(await history.report({ since: H, until: H + 2 * HOUR_MS })).toEqual(before);
+  });
+
+  it('lets other callbacks run while it sorts the samples of a range read in one slice', async () => {
+    // 4 000 jobs in one day: one slice, and some 50 000 samples to sort over the tallies
+    // (totals, bucket, provider, agent, key), done in one go before, in shares now.
+    const agents = [
+      { id: 'agt_1', provider: 'chatgpt' },
+      { id: 'agt_2', provider: 'claude' },
+    ];
+    await seedFinishedJobs(store, db, { count: 4_000, from: H, to: H + DAY_MS, agents, keys: ['key_a', 'key_b'] });
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const report = await history.report({ since: H, until: H + DAY_MS });
+    ticking = false;
+    expect(report.totals.jobs).toBe(4_000);
+    expect(turns).toBeGreaterThanOrEqual(2);
   });
 
   it('reads only the covering index', () => {
