@@ -15,11 +15,12 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import type { JobRow, NewJob, StoreEvent } from '../main/core/jobs.js';
+import type { JobRow, StoreEvent } from '../main/core/jobs.js';
 import { connect } from '../main/queue/postgres/connect.js';
 import { DEFAULT_LEASE, Device } from '../main/queue/postgres/devices.js';
 import { PgJobStore } from '../main/queue/postgres/job-store.js';
 import { migrate } from '../main/queue/postgres/schema.js';
+import { newJob } from '../test/support/new-job.js';
 import { postgresInstalled, startPostgres } from '../test/support/postgres.js';
 import { ascending, heading, ms, percentile, printMachineLoad, printTable, ROOT, runMain, sleep, verdict } from './support.js';
 
@@ -121,7 +122,7 @@ async function crossInstanceEvents(url: string): Promise<void> {
   try {
     for (let i = 0; latencies.length < MOVES; i++) {
       const now = systemClock.now();
-      const job = await timed('queued', async () => ((await a.submit({ job: newJob(now), queuedLimit: 1_000 })) as { job: JobRow }).job);
+      const job = await timed('queued', async () => ((await a.submit({ job: newJob({ id: randomIds.job(now), created_at: now }), queuedLimit: 1_000 })) as { job: JobRow }).job);
       await timed('dispatched', () => a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], now));
       await timed('succeeded', () =>
         a.endAttempt(job.id, 1, { outcome: 'succeeded', response: '4', conversationRef: `cv_${i}`, conversationAddress: 'https://chat.example/c/1' }, now),
@@ -136,24 +137,6 @@ async function crossInstanceEvents(url: string): Promise<void> {
     ['moves', 'median', 'p95', 'max'],
     [String(sorted.length), ms(percentile(sorted, 50)), ms(percentile(sorted, 95)), ms(sorted.at(-1)!)],
   ]);
-}
-
-function newJob(now: number): NewJob {
-  return {
-    id: randomIds.job(now),
-    prompt: 'What is 2 + 2?',
-    req_provider: null,
-    req_agent_id: null,
-    conversation_in: null,
-    priority: 0,
-    timeout_ms: 300_000,
-    deadline_at: now + 3_600_000,
-    max_attempts: 3,
-    callback_url: null,
-    metadata: '{}',
-    created_at: now,
-    api_key_id: 'key_1',
-  };
 }
 
 runMain(main);

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVERY_ACCOUNT, type AttemptEnd, type JobRow, type NewJob, type StoreEvent, type SubmitRequest } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
+import { newJob, T0 } from '../support/new-job.js';
 
 /** A store on an empty database, with what the suite must see beyond the port. */
 export interface StoreUnderTest {
@@ -17,32 +18,9 @@ export interface StoreUnderTest {
   close?(): Promise<void>;
 }
 
-export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
 const DAY = 86_400_000;
 const TTL = DAY;
 
-let serial = 0;
-/** A job as the API would make it; ids sort by creation time, as ids.job() makes them. */
-export function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  const created = overrides.created_at ?? T0;
-  return {
-    id: `job_${created.toString(36)}_${String(++serial).padStart(6, '0')}`,
-    prompt: 'What is 2 + 2?',
-    req_provider: null,
-    req_agent_id: null,
-    conversation_in: null,
-    priority: 0,
-    timeout_ms: 300_000,
-    deadline_at: created + 3_600_000,
-    max_attempts: 3,
-    callback_url: null,
-    metadata: '{"n":1}',
-    created_at: created,
-    api_key_id: 'key_1',
-    account_id: null,
-    ...overrides,
-  };
-}
 
 const succeeded = (text = '4', ref = 'cv_1', address = `https://chat.example/c/${ref}`): AttemptEnd => ({
   outcome: 'succeeded',

@@ -18,7 +18,7 @@ import { ManualClock } from '../support/manual-clock.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { trackProcesses } from '../support/processes.js';
 import { until } from '../support/until.js';
-import { newJob, T0 } from './job-store-contract.js';
+import { newJob, T0 } from '../support/new-job.js';
 
 const DEVICE_PROCESS = join(PACKAGE_ROOT, 'dist/test/support/pg-device-process.js');
 const { heartbeatMs, leaseMs } = DEFAULT_LEASE;

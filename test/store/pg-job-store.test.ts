@@ -6,7 +6,8 @@ import { PgJobStore } from '../../main/queue/postgres/job-store.js';
 import { migrate } from '../../main/queue/postgres/schema.js';
 import type { JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
-import { jobStoreContract, newJob, T0, type StoreUnderTest } from './job-store-contract.js';
+import { newJob, T0 } from '../support/new-job.js';
+import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 
 let cluster: PgCluster;
 /** A migrated database nobody uses, copied for each test. */

@@ -9,6 +9,7 @@ import { randomIds } from '../../main/core/ids.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { Device } from '../../main/queue/postgres/devices.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
+import { newJob } from './new-job.js';
 
 const [url, id] = process.argv.slice(2);
 if (!url || !id) throw new Error('usage: pg-device-process.js DATABASE_URL DEVICE_ID');
@@ -19,21 +20,7 @@ const device = new Device(pool, store, { name: id, baseUrl: null }, systemClock,
 await device.start();
 const now = systemClock.now();
 const submitted = await store.submit({
-  job: {
-    id: randomIds.job(now),
-    prompt: 'What is 2 + 2?',
-    req_provider: null,
-    req_agent_id: null,
-    conversation_in: null,
-    priority: 0,
-    timeout_ms: 300_000,
-    deadline_at: now + 3_600_000,
-    max_attempts: 3,
-    callback_url: null,
-    metadata: '{}',
-    created_at: now,
-    api_key_id: 'key_1',
-  },
+  job: newJob({ id: randomIds.job(now), created_at: now }),
   queuedLimit: 1_000,
 });
 if (submitted.kind !== 'created') throw new Error(`not created: ${submitted.kind}`);

@@ -14,6 +14,7 @@ import { GroupCommit } from '../../main/queue/sqlite/group-commit.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
+import { newJob as aJob } from '../support/new-job.js';
 
 let dir: string;
 let db: Db;
@@ -34,25 +35,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let n = 0;
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    id: `job_${String(++n).padStart(4, '0')}`,
-    prompt: 'p',
-    req_provider: null,
-    req_agent_id: null,
-    conversation_in: null,
-    priority: 0,
-    timeout_ms: 10_000,
-    deadline_at: T + 60_000,
-    max_attempts: 3,
-    callback_url: 'https://hooks.example/in',
-    metadata: '{}',
-    created_at: T,
-    api_key_id: 'key_1',
-    ...overrides,
-  };
-}
+/** Jobs at T with a webhook, so that final moves write an outbox row. */
+const newJob = (overrides: Partial<NewJob> = {}): NewJob => aJob({ created_at: T, callback_url: 'https://hooks.example/in', ...overrides });
 
 const explicit = (key: string, hash: string): IdempotencyClaim => ({ key, hash, ttlMs: 86_400_000, onOtherHash: 'conflict' });
 
