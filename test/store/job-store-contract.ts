@@ -129,6 +129,20 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect((await store.submit({ job: newJob({ account_id: 'acct_1' }), idempotency: key, queuedLimit: 3 })).kind).toBe('created');
         expect(events.filter((e) => e.from === null)).toHaveLength(6);
       });
+
+      it('with refuseNew, still finds the key\'s job and still says the queue is full, and otherwise writes nothing', async () => {
+        const key = (k: string) => ({ key: k, hash: 'h', ttlMs: TTL, onOtherHash: 'conflict' as const });
+        const original = await submit({}, { idempotency: key('k3'), queuedLimit: 1000 });
+        events.length = 0;
+        expect(await store.submit({ job: newJob(), idempotency: key('k3'), queuedLimit: 1000, refuseNew: true })).toEqual({ kind: 'found', job: original });
+        expect(await store.submit({ job: newJob(), queuedLimit: 1, refuseNew: true })).toEqual({ kind: 'queue_full' });
+        const refused = newJob();
+        expect(await store.submit({ job: refused, idempotency: key('k4'), queuedLimit: 1000, refuseNew: true })).toEqual({ kind: 'refused' });
+        expect(await store.get(refused.id)).toBeUndefined();
+        expect(events).toEqual([]);
+        // The refused request's key was not recorded: the same key with another request makes a job, no conflict.
+        expect((await store.submit({ job: newJob(), idempotency: { ...key('k4'), hash: 'other' }, queuedLimit: 1000 })).kind).toBe('created');
+      });
     });
 
     describe('dispatch', () => {

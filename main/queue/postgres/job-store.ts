@@ -62,7 +62,7 @@ export class PgJobStore implements JobStore {
 
   // ---- moves ----
 
-  async submit({ job, idempotency, queuedLimit }: SubmitRequest): Promise<SubmitResult> {
+  async submit({ job, idempotency, queuedLimit, refuseNew }: SubmitRequest): Promise<SubmitResult> {
     const now = job.created_at;
     return this.tx(async (c, events): Promise<SubmitResult> => {
       if (idempotency) {
@@ -103,6 +103,8 @@ export class PgJobStore implements JobStore {
         [account ?? '', queuedLimit],
       );
       if (queued!.n >= queuedLimit) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
+      // The rollback also takes back the key recorded above: a refused request leaves nothing.
+      if (refuseNew) throw new Rollback<SubmitResult>({ kind: 'refused' });
       const row = await one<JobRow>(
         c,
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
