@@ -436,7 +436,7 @@ describe('caps, rotation, pause and status on a running server', () => {
 
     const text = (await ok(['status', '--data-dir', dir])).stdout;
     expect(text).toContain(`ChatBridge at ${server.url}: running`);
-    expect(text).toMatch(/^Queue: +2 queued, oldest since \d\d:\d\d:\d\d \(\d+ (s|min) ago\)$/m);
+    expect(text).toMatch(/^Queue: +2 queued, oldest since \d\d:\d\d:\d\d \((\d+ (s|min) ago|now)\)$/m);
     expect(text).toMatch(/^Agents: +2 idle, 1 busy, 3 in all; rotation round_robin$/m);
     expect(text).toMatch(/^chatgpt +1\/2 +1 +no cap/m);
     expect(text).toMatch(/^claude +1\/1 +0 +no cap/m);

@@ -11,5 +11,7 @@ describe('times for a person at a terminal', () => {
     expect(localTime(at(4 * 60_000 + 20_000), now)).toBe(`${clock(260_000)} (in 4 min)`);
     expect(localTime(at(-90_000), now)).toBe(`${clock(-90_000)} (2 min ago)`);
     expect(localTime(at(3 * 3_600_000), now)).toMatch(/\(in 3 h\)$/);
+    // A whole-second API time a moment ago rounds to neither "in 0 s" nor "0 s ago".
+    expect(localTime(at(-400), now)).toBe(`${clock(-400)} (now)`);
   });
 });
