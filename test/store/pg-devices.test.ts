@@ -13,28 +13,21 @@ import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { DEFAULT_LEASE, Device } from '../../main/queue/postgres/devices.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { migrate } from '../../main/queue/postgres/schema.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { trackProcesses } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { newJob, T0 } from '../support/new-job.js';
+import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 
 const DEVICE_PROCESS = join(PACKAGE_ROOT, 'dist/test/support/pg-device-process.js');
 const { heartbeatMs, leaseMs } = DEFAULT_LEASE;
 const BUDGET_MS = 15_000;
 
-let cluster: PgCluster;
-let migrated: string;
+let postgres: MigratedCluster;
 beforeAll(async () => {
-  cluster = await startPostgres();
-  const url = await cluster.createDatabase();
-  const pool = await connect(url, { max: 1 });
-  await migrate(pool);
-  await pool.end();
-  migrated = new URL(url).pathname.slice(1);
+  postgres = await startMigratedCluster();
 });
-afterAll(() => cluster?.stop());
+afterAll(() => postgres?.cluster.stop());
 
 const processes = trackProcesses('chatbridge-pg-devices-');
 
@@ -54,7 +47,7 @@ afterEach(async () => {
 });
 
 async function freshDatabase(): Promise<void> {
-  url = await cluster.createDatabase(migrated);
+  url = await postgres.newDatabase();
   admin = await connect(url, { max: 4 });
 }
 

@@ -3,29 +3,21 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { migrate } from '../../main/queue/postgres/schema.js';
 import type { JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { newJob, T0 } from '../support/new-job.js';
+import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 
-let cluster: PgCluster;
-/** A migrated database nobody uses, copied for each test. */
-let migrated: string;
+let postgres: MigratedCluster;
 beforeAll(async () => {
-  cluster = await startPostgres();
-  console.log(`test PostgreSQL cluster started in ${cluster.startMs} ms`);
-  const url = await cluster.createDatabase();
-  const pool = await connect(url, { max: 1 });
-  await migrate(pool);
-  await pool.end();
-  migrated = new URL(url).pathname.slice(1);
+  postgres = await startMigratedCluster();
+  console.log(`test PostgreSQL cluster started in ${postgres.cluster.startMs} ms`);
 });
-afterAll(() => cluster?.stop());
+afterAll(() => postgres?.cluster.stop());
 
 /** A migrated database with a pool of its own (for what the test looks at), and its URL. */
 async function freshDatabase(): Promise<{ url: string; pool: pg.Pool }> {
-  const url = await cluster.createDatabase(migrated);
+  const url = await postgres.newDatabase();
   return { url, pool: await connect(url, { max: 4 }) };
 }
 
