@@ -1,6 +1,7 @@
 import { connect } from '../queue/postgres/connect.js';
 import { migrate as migrateSchema } from '../queue/postgres/schema.js';
 import { parse, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl } from './database.js';
 
 /**
  * `chatbridge migrate --database URL`: creates or upgrades the PostgreSQL schema that several
@@ -8,8 +9,8 @@ import { parse, UsageError } from './args.js';
  * it waits for any other migration to finish first.
  */
 export async function migrate(args: string[]): Promise<void> {
-  const { values } = parse(args, { database: { type: 'string' } });
-  const url = values.database ?? process.env.CHATBRIDGE_DATABASE_URL;
+  const { values } = parse(args, DATABASE_OPTION);
+  const url = databaseUrl(values);
   if (!url) throw new UsageError('Which database? chatbridge migrate --database postgres://USER@HOST:PORT/DB (or CHATBRIDGE_DATABASE_URL).');
   const pool = await connect(url, { max: 1 });
   try {
