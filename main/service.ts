@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { secureDataDir } from './core/data-dir.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
-import { readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { deviceId, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { AccountStore } from './keys/account-store.js';
@@ -21,6 +21,7 @@ import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
 import { JobEvents } from './queue/job-events.js';
 import type { JobStore } from './queue/job-store.js';
 import { SqliteJobStore } from './queue/sqlite/job-store.js';
+import { SharedDatabase } from './shared-database.js';
 import { Retention } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
@@ -55,6 +56,13 @@ export interface ServiceOptions {
   onWarning?: (line: string) => void;
   /** Request time and connection limits; tests shorten them. */
   connections?: ConnectionLimits;
+  /**
+   * Shares the queue and the account's state with other instances through this PostgreSQL
+   * (`serve --database`), as the device `deviceName`. Without it, all of it is in the data dir.
+   */
+  database?: { url: string; deviceName: string };
+  /** False: answers no HTTP (`serve --no-api`), only runs its agents on the shared queue. */
+  api?: boolean;
 }
 
 export class AlreadyRunning extends Error {}
@@ -90,6 +98,8 @@ export class Service {
   /** Attempt starts in the rolling hour, for the hourly caps. */
   private readonly usage: HourlyUsage;
   readonly app: FastifyInstance;
+  /** This instance's name among the devices sharing a database; null on its own data dir. */
+  deviceName: string | null = null;
   private url = '';
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
@@ -104,10 +114,12 @@ export class Service {
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
     connections: ConnectionLimits | undefined,
+    /** The PostgreSQL shared with other instances; null: everything is in the data dir. */
+    private readonly shared: SharedDatabase | null,
   ) {
     this.log = new LogBook(clock);
     this.outbox = new WebhookOutbox(db);
-    this.store = new SqliteJobStore(db, this.outbox);
+    this.store = shared ? shared.store : new SqliteJobStore(db, this.outbox);
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
     this.settings = new SettingsStore(db);
@@ -214,8 +226,10 @@ export class Service {
     const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
     const profile = options.profile ?? 'personal';
+    let shared: SharedDatabase | null = null;
     try {
       claimProfile(db, options.dataDir, profile);
+      if (options.database) shared = await SharedDatabase.open(options.database.url, deviceId(options.dataDir), clock);
     } catch (error) {
       db.close();
       throw error;
@@ -230,6 +244,7 @@ export class Service {
       options.ids ?? randomIds,
       typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
+      shared,
     );
     if (privacyWarning) {
       service.log.warn('service', privacyWarning);
@@ -242,12 +257,18 @@ export class Service {
     await service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
-    await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
-    const address = service.app.server.address();
-    if (!address || typeof address === 'string') throw new Error('The server has no TCP address');
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    service.url = `http://${host}:${address.port}`;
-    writeServerInfo(options.dataDir, { pid: process.pid, url: service.url });
+    if (options.api !== false) {
+      await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+      const address = service.app.server.address();
+      if (!address || typeof address === 'string') throw new Error('The server has no TCP address');
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      service.url = `http://${host}:${address.port}`;
+      writeServerInfo(options.dataDir, { pid: process.pid, url: service.url });
+    }
+    service.deviceName = options.database?.deviceName ?? null;
+    await shared?.join({ name: options.database!.deviceName, baseUrl: service.url || null }, (error) =>
+      service.log.warn('service', `The shared database did not answer a heartbeat or sweep (the next one tries again): ${error.message}`),
+    );
     service.stopWatching = watchExternalChanges(db, () => service.onExternalChange());
     service.log.info('service', `ChatBridge ${VERSION} started on ${service.url}`);
     return service;
@@ -268,12 +289,13 @@ export class Service {
    * GET /readyz: the database takes a write lock (a read-only, full-locked or closed database
    * fails), and every enabled agent has its browser attached (false while they start).
    */
-  private notReadyBecause(): 'database' | 'agents' | null {
+  private async notReadyBecause(): Promise<'database' | 'agents' | null> {
     try {
       this.db.transaction(() => {}).immediate();
     } catch {
       return 'database';
     }
+    if (this.shared && !(await this.shared.answers())) return 'database';
     const attached = this.pool.list().every((a) => !a.enabled || this.pool.liveAgent(a.id) !== undefined);
     return attached ? null : 'agents';
   }
@@ -322,7 +344,8 @@ export class Service {
     this.metrics.stop();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
-    await this.store.close();
+    // On a shared database this device leaves: offline for the others at once.
+    await (this.shared ? this.shared.close() : this.store.close());
     this.db.close();
   }
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
@@ -12,6 +13,7 @@ import { isProfileName, PROFILE_NAMES } from '../api/profile.js';
 import { noAccountNotice } from '../first-run.js';
 import { Service } from '../service.js';
 import { parse, parsePort, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl } from './database.js';
 
 export const SERVE_OPTIONS = {
   profile: { type: 'string' },
@@ -24,10 +26,14 @@ export const SERVE_OPTIONS = {
   'simulate-agents': { type: 'string' },
   'simulate-layout': { type: 'string' },
   'simulate-drift': { type: 'string' },
+  ...DATABASE_OPTION,
+  'device-name': { type: 'string' },
+  'no-api': { type: 'boolean' },
 } as const;
 
 export const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]]
   The service, headless, until Ctrl-C (running jobs go back to the queue).
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
@@ -38,6 +44,11 @@ export const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port 
   --host ADDR              listen on ADDR (default 127.0.0.1)
   --allow-remote           needed with a --host that is not loopback: the API is then reachable
                            from the network, in plain HTTP
+  --database URL           share one queue with other instances through this PostgreSQL (also
+                           CHATBRIDGE_DATABASE_URL); each instance is a device running its own
+                           agents from its own data dir. Without it, SQLite in the data dir
+  --device-name NAME       how this device is listed in status and the dashboard (default: host name)
+  --no-api                 with --database: run this device's agents only, answering no HTTP
   --simulate               run against six simulated provider sites, one agent each, in
                            <data dir>/simulator; prints an API key for the run
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
@@ -59,6 +70,11 @@ export async function serve(args: string[]): Promise<void> {
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
   const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
+  const database = databaseUrl(values);
+  if (!database && (values['device-name'] !== undefined || values['no-api'])) {
+    throw new UsageError('--device-name and --no-api are for a device sharing a database: add --database postgres://… (or set CHATBRIDGE_DATABASE_URL).');
+  }
+  const api = values['no-api'] !== true;
   const host = values.host ?? '127.0.0.1';
   const remote = !isLoopback(host.replace(/^\[|\]$/g, ''));
   if (remote && !values['allow-remote']) {
@@ -74,6 +90,8 @@ export async function serve(args: string[]): Promise<void> {
     allowPrivateWebhooks: values['allow-private-webhooks'] === true,
     host,
     port: parsePort(values.port),
+    api,
+    ...(database ? { database: { url: database, deviceName: values['device-name'] ?? hostname() } } : {}),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
   });
   const closers: (() => Promise<void>)[] = [];
@@ -97,8 +115,10 @@ export async function serve(args: string[]): Promise<void> {
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the others.
   const token = adminToken(dataDir);
-  const notice = simulate ? null : noAccountNotice(service.pool, `${service.baseUrl}/#/agents/add&token=${token}`);
-  process.stdout.write(`listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${token}\n${notice ? `${notice}\n` : ''}`);
+  const notice = simulate || !api ? null : noAccountNotice(service.pool, `${service.baseUrl}/#/agents/add&token=${token}`);
+  const device = database ? `device ${service.deviceName} on the shared database\n` : '';
+  const where = api ? `listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${token}\n` : 'running agents only (--no-api): no HTTP\n';
+  process.stdout.write(`${where}${device}${notice ? `${notice}\n` : ''}`);
   if (remote) {
     const warning =
       `--allow-remote: the API listens on ${service.baseUrl} in plain HTTP: keys, the admin token, prompts and answers cross ` +

@@ -68,3 +68,17 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+const DEVICE_ID_FILE = 'device-id';
+
+/**
+ * This data dir's id among the devices sharing a database: made once, so an instance that
+ * restarts is the same device (its own unfinished attempts are its to re-queue at start).
+ */
+export function deviceId(dataDir: string): string {
+  const file = join(dataDir, DEVICE_ID_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const id = `dev_${randomBytes(12).toString('base64url')}`;
+  writeFileSync(file, id, { mode: 0o600, flag: 'wx' });
+  return id;
+}

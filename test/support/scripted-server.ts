@@ -2,7 +2,9 @@
  * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
  * service in its own process (SIGKILL, restarts) and for benchmarks:
  *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1] [--ahead-ms N]
- * Prints "listening on URL" like serve; stops on SIGINT/SIGTERM as serve does. Agents added
+ *     [--database URL --device-name NAME [--no-api]]
+ * Prints "listening on URL" like serve (with --no-api, "running"); with --database it is one
+ * device of several sharing that PostgreSQL, as `serve --database` is; stops on SIGINT/SIGTERM as serve does. Agents added
  * through the admin API (`chatbridge agents add`) are scripted too (ScriptedControl).
  * `--ahead-ms` runs the service's clock that far ahead of the system's: a restart "later"
  * without waiting for it.
@@ -15,7 +17,15 @@ import { attachScriptedAgents } from './harness.js';
 import { ScriptedControl } from './scripted-control.js';
 
 const { values } = parseArgs({
-  options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, agents: { type: 'string' }, 'ahead-ms': { type: 'string' } },
+  options: {
+    'data-dir': { type: 'string' },
+    port: { type: 'string' },
+    agents: { type: 'string' },
+    'ahead-ms': { type: 'string' },
+    database: { type: 'string' },
+    'device-name': { type: 'string' },
+    'no-api': { type: 'boolean' },
+  },
 });
 const counts: Partial<Record<Provider, number>> = {};
 for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
@@ -25,10 +35,16 @@ for (const part of (values.agents ?? '').split(',').filter(Boolean)) {
 }
 const ahead = Number(values['ahead-ms'] ?? 0);
 const clock: Clock = { now: () => systemClock.now() + ahead, setTimer: systemClock.setTimer };
-const service = await Service.start({ dataDir: values['data-dir']!, port: Number(values.port ?? 0), clock });
+const service = await Service.start({
+  dataDir: values['data-dir']!,
+  port: Number(values.port ?? 0),
+  clock,
+  api: values['no-api'] !== true,
+  ...(values.database ? { database: { url: values.database, deviceName: values['device-name'] ?? 'scripted' } } : {}),
+});
 attachScriptedAgents(service, counts);
 service.attachAgents(new ScriptedControl(service));
 const stop = () => void service.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-process.stdout.write(`listening on ${service.baseUrl}\n`);
+process.stdout.write(service.baseUrl ? `listening on ${service.baseUrl}\n` : 'running\n');

@@ -10,7 +10,7 @@ export interface OperationsDeps {
   metrics: ServiceMetrics;
   adminToken: AdminToken;
   /** Null when ready, else the reason word. */
-  notReadyBecause: () => Health['reason'] | null;
+  notReadyBecause: () => Promise<Health['reason'] | null>;
   baseUrl: () => string;
 }
 
@@ -25,7 +25,7 @@ export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): voi
   app.get('/healthz', { schema: { summary: 'The process answers', response: health } }, async (): Promise<Health> => ({ status: 'up' }));
 
   app.get('/readyz', { schema: { summary: 'The database is writable and the agents are attached', response: health } }, async (_request, reply) => {
-    const reason = deps.notReadyBecause();
+    const reason = await deps.notReadyBecause();
     return reason ? reply.code(503).send({ status: 'down', reason } satisfies Health) : ({ status: 'up' } satisfies Health);
   });
 

@@ -1,0 +1,147 @@
+/**
+ * Several instances on one PostgreSQL (issue 11), each a real process of its own
+ * (dist/test/support/scripted-server.js with --database: `serve --database` with scripted
+ * agents instead of browsers), each with its own data dir and agents:
+ *
+ * - a job submitted on one instance is run by another's agent, and its `wait: true` caller
+ *   on the first hears the answer;
+ * - a long poll on one instance ends when the job finishes on another;
+ * - a cancel received by one instance stops the run on another;
+ * - an instance SIGKILLed mid-job: its job gets an `agent_lost` attempt and is finished by a
+ *   surviving instance within 15 s;
+ * - concurrent repeats of one Idempotency-Key spread over the instances make one job;
+ * - /v1/status.devices lists the instances.
+ *
+ * Needs dist/ built and Debian's postgresql (initdb) installed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listening, SCRIPTED_SERVER, trackProcesses, type Proc, type Running } from '../support/processes.js';
+import { startPostgres, type PgCluster } from '../support/postgres.js';
+import { until } from '../support/until.js';
+
+const { launch, tempDir } = trackProcesses('chatbridge-cluster-');
+
+let cluster: PgCluster;
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(() => cluster?.stop());
+
+interface Instance extends Running {
+  name: string;
+  dataDir: string;
+  /** The instance's admin token: every scope, on that instance. */
+  token: string;
+}
+
+/** One instance: a device named `name` on `database`, with scripted `agents` (e.g. "chatgpt=1"; "" for none). */
+async function instance(database: string, name: string, agents: string): Promise<Instance> {
+  const dataDir = tempDir();
+  const started = await listening(
+    launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--database', database, '--device-name', name]),
+  );
+  return { ...started, name, dataDir, token: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() };
+}
+
+interface Res {
+  status: number;
+  body: any;
+}
+
+async function call(at: Instance, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+  const res = await fetch(at.url + path, {
+    method,
+    headers: { authorization: `Bearer ${at.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The ids of the agents an instance runs itself (its dashboard's list). */
+async function localAgents(at: Instance): Promise<string[]> {
+  const state = await call(at, 'GET', '/admin/v1/state');
+  expect(state.status).toBe(200);
+  return (state.body.agents as { id: string }[]).map((a) => a.id);
+}
+
+const exited = (p: Proc) => p.closed;
+
+describe('instances sharing one PostgreSQL', () => {
+  it('a job submitted on one instance runs on another, and the waiting caller, a long poll and a cancel all cross over', async () => {
+    const db = await cluster.createDatabase();
+    // A answers the API but runs no agent; B runs the only one.
+    const [a, b] = await Promise.all([instance(db, 'front', ''), instance(db, 'worker', 'chatgpt=1')]);
+    const [agent] = await localAgents(b);
+
+    const waited = await call(a, 'POST', '/v1/completions', { prompt: 'hello from A', wait: true });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    expect(waited.body.status).toBe('succeeded');
+    expect(waited.body.response).toMatch(new RegExp(`^echo\\(${agent}#1\\): hello from A$`));
+
+    // A long poll on A ends when the job, run by B, finishes.
+    const queued = await call(a, 'POST', '/v1/completions', { prompt: '[[ms=400]] polled', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    expect(queued.status).toBe(202);
+    const polled = await call(a, 'GET', `/v1/completions/${queued.body.id}?wait=true`);
+    expect(polled.body.status).toBe('succeeded');
+    expect(polled.body.response).toContain('polled');
+
+    // A cancel received by A stops the run on B: the job is cancelled, B's agent free again.
+    const hanging = await call(a, 'POST', '/v1/completions', { prompt: '[[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    await until(async () => (await call(b, 'GET', `/v1/completions/${hanging.body.id}`)).body.status === 'dispatched', 5_000, 'B running the job');
+    const cancelled = await call(a, 'DELETE', `/v1/completions/${hanging.body.id}`);
+    expect(cancelled.body.status).toBe('cancelled');
+    const after = await call(b, 'POST', '/v1/completions', { prompt: 'after the cancel', wait: true });
+    expect(after.body.status).toBe('succeeded');
+  });
+
+  it('SIGKILL of an instance mid-job: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
+    const db = await cluster.createDatabase();
+    const a = await instance(db, 'a', 'claude=1');
+    const job = await call(a, 'POST', '/v1/completions', { prompt: '[[ms=1500]] long', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    expect(job.status).toBe(202);
+    await until(async () => (await call(a, 'GET', `/v1/completions/${job.body.id}`)).body.status === 'dispatched', 5_000, 'A running the job');
+    // B starts after A took the job, so only A's death can bring the job to B.
+    const b = await instance(db, 'b', 'claude=1');
+    const [survivor] = await localAgents(b);
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await exited(a);
+
+    const done = await until(
+      async () => {
+        const now = (await call(b, 'GET', `/v1/completions/${job.body.id}?wait=true`)).body;
+        return now.status === 'succeeded' ? now : undefined;
+      },
+      20_000,
+      'the job finished by the survivor',
+    );
+    const took = Date.now() - killedAt;
+    expect(done.agent_id).toBe(survivor);
+    expect(done.attempts).toBe(2);
+    const detail = await call(b, 'GET', `/admin/v1/jobs/${job.body.id}`);
+    expect(detail.body.attempts.map((t: { outcome: string }) => t.outcome)).toEqual(['agent_lost', 'succeeded']);
+    // Re-queued within 15 s of the kill, then 1.5 s of the survivor's run.
+    expect(took).toBeLessThan(15_000 + 1_500);
+  });
+
+  it('repeats of one Idempotency-Key spread over three instances make one job; status lists the devices', async () => {
+    const db = await cluster.createDatabase();
+    const nodes = await Promise.all(['one', 'two', 'three'].map((n) => instance(db, n, 'gemini=1')));
+    const body = { prompt: '[[ms=200]] once', wait: false, callback_url: 'https://127.0.0.1:9/hook' };
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => call(nodes[i % 3]!, 'POST', '/v1/completions', body, { 'idempotency-key': 'spread-1' })),
+    );
+    const ids = new Set(answers.map((r) => r.body.id));
+    expect(ids.size, JSON.stringify(answers.map((r) => [r.status, r.body]))).toBe(1);
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(1);
+    expect(answers.every((r) => r.status === 202 || r.status === 200)).toBe(true);
+
+    const status = await call(nodes[0]!, 'GET', '/v1/status');
+    const devices = status.body.devices as { base_url: string | null; online: boolean }[];
+    expect(devices.map((d) => d.base_url).sort()).toEqual(nodes.map((n) => n.url).sort());
+    expect(devices.every((d) => d.online)).toBe(true);
+  });
+});
