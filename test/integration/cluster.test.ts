@@ -14,7 +14,7 @@
  *
  * Needs dist/ built and Debian's postgresql (initdb) installed.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listening, SCRIPTED_SERVER, trackProcesses, type Proc, type Running } from '../support/processes.js';
@@ -95,6 +95,18 @@ describe('instances sharing one PostgreSQL', () => {
     expect(cancelled.body.status).toBe('cancelled');
     const after = await call(b, 'POST', '/v1/completions', { prompt: 'after the cancel', wait: true });
     expect(after.body.status).toBe('succeeded');
+  });
+
+  it('a --no-api device answers no HTTP and runs the jobs other instances take in', async () => {
+    const db = await cluster.createDatabase();
+    const front = await instance(db, 'front', '');
+    const dataDir = tempDir();
+    const headless = launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--agents', 'qwen=1', '--database', db, '--device-name', 'back', '--no-api']);
+    await until(() => headless.out.stdout.includes('running\n'), 15_000, 'the --no-api device running');
+    expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
+    const answered = await call(front, 'POST', '/v1/completions', { prompt: 'via the back room', wait: true });
+    expect(answered.body.status).toBe('succeeded');
+    expect(answered.body.provider).toBe('qwen');
   });
 
   it('SIGKILL of an instance mid-job: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
