@@ -23,7 +23,7 @@ import { openDatabase } from '../main/queue/db.js';
 import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
 import { UsageHistory } from '../main/queue/usage-history.js';
-import { SettingsStore } from '../main/settings/settings-store.js';
+import { SqliteSettingsStore } from '../main/settings/settings-store.js';
 import { WebhookOutbox } from '../main/webhooks/outbox.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
 import {
@@ -60,12 +60,12 @@ async function seeded(label: string, count: number, from: number, to: number): P
     const keys = new KeyStore(db, systemClock, randomIds);
     const keyIds = ['a', 'b', 'c'].map((name) => keys.create({ name, scopes: ['completions:write'], expiresAt: null }).key.id);
     await seedFinishedJobs(new SqliteJobStore(db, new WebhookOutbox(db)), db, { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
-    const settings = new SettingsStore(db);
+    const settings = new SqliteSettingsStore(db);
     // Content is kept until the run changes it: the seeded history is older than the default 90 days' cut for some runs.
-    settings.setRetentionDays(null);
+    await settings.setRetentionDays(null);
     // The clients measure the API, not the guard against bans: with the default 10 s pause
     // after each job, a run alone (not through run-all.ts) counted no request at all.
-    settings.setPauseMs(0);
+    await settings.setPauseMs(0);
     return { dir, keyId: keyIds[0]! };
   } finally {
     db.close();

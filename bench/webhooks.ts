@@ -125,7 +125,7 @@ async function main(): Promise<void> {
 
     // -- throughput: a burst finishing in one transaction -------------------------------------
     heading(`throughput: ${BURST} jobs final in one transaction (per-origin limit ${DEFAULT_LIMITS.perOrigin} in flight)`);
-    service.settings.setPaused(true);
+    await service.settings.setPaused(true);
     const rows: string[][] = [
       ['round', 'final txn', 'deliveries/s', 'last arrival', 'duplicates', 'loop delay p99', 'loop delay max', 'GET /v1/status p50', 'max'],
     ];

@@ -98,15 +98,15 @@ export class AdminConsole {
     };
   }
 
-  updateSettings(patch: SettingsPatch): Promise<AdminState> {
+  async updateSettings(patch: SettingsPatch): Promise<AdminState> {
     const { settings, scheduler } = this.deps;
-    if (patch.paused !== undefined) settings.setPaused(patch.paused);
-    if (patch.rotation !== undefined) settings.setRotation(patch.rotation);
-    if (patch.global_cap !== undefined) settings.setGlobalCap(patch.global_cap);
-    if (patch.retention_days !== undefined) settings.setRetentionDays(patch.retention_days);
-    if (patch.pause_ms !== undefined) settings.setPauseMs(patch.pause_ms);
+    if (patch.paused !== undefined) await settings.setPaused(patch.paused);
+    if (patch.rotation !== undefined) await settings.setRotation(patch.rotation);
+    if (patch.global_cap !== undefined) await settings.setGlobalCap(patch.global_cap);
+    if (patch.retention_days !== undefined) await settings.setRetentionDays(patch.retention_days);
+    if (patch.pause_ms !== undefined) await settings.setPauseMs(patch.pause_ms);
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
-      if (cap !== undefined) settings.setProviderCap(provider as Provider, cap);
+      if (cap !== undefined) await settings.setProviderCap(provider as Provider, cap);
     }
     scheduler.wake();
     return this.state();
@@ -396,7 +396,7 @@ export class AdminConsole {
     return this.deps.signingSecret.get();
   }
 
-  rotateSigningSecret(): string {
+  rotateSigningSecret(): Promise<string> {
     return this.deps.signingSecret.rotate();
   }
 

@@ -25,7 +25,7 @@ import { SharedDatabase } from './shared-database.js';
 import { Retention } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
-import { SettingsStore, watchExternalChanges } from './settings/settings-store.js';
+import { SqliteSettingsStore, watchExternalChanges, type SettingsStore } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
 import { UsageHistory } from './queue/usage-history.js';
 import { UsageReport } from './usage-report.js';
@@ -35,7 +35,7 @@ import { WebhookDeliveries } from './webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from './webhooks/https-transport.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { WebhookSender } from './webhooks/sender.js';
-import { SigningSecret } from './webhooks/signing-secret.js';
+import { SqliteSigningSecret, type SigningSecret } from './webhooks/signing-secret.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -122,7 +122,7 @@ export class Service {
     this.store = shared ? shared.store : new SqliteJobStore(db, this.outbox);
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
-    this.settings = new SettingsStore(db);
+    this.settings = new SqliteSettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
     this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
@@ -139,7 +139,7 @@ export class Service {
       clock,
       ids,
     );
-    this.signingSecret = new SigningSecret(db, ids, clock);
+    this.signingSecret = new SqliteSigningSecret(db, ids, clock);
     this.webhookSender = new WebhookSender(
       this.outbox,
       () => this.signingSecret.get(),

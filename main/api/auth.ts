@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { AdminToken } from '../keys/admin-token.js';
 import type { KeyStore, Scope } from '../keys/key-store.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RequestLimits } from './rate-limit.js';
 
 /** What a route declares in its `config`: the scope it needs and which request budget it spends. */
 export interface RouteAccess {
@@ -42,17 +42,17 @@ const BEARER = /^Bearer ([^\s]+)$/i;
  * and spends a budget of its own, as a key does. A key's last use is recorded only for a
  * request it was allowed to make.
  */
-export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; write: RateLimiter }, adminToken: AdminToken) {
-  const spend = (access: RouteAccess, bucket: string, whose: string) => {
+export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminToken: AdminToken) {
+  const spend = async (access: RouteAccess, bucket: string, whose: string) => {
     if (!access.budget) return;
-    const wait = limits[access.budget].take(bucket);
+    const wait = await limits[access.budget].take(bucket);
     if (wait > 0) {
       throw new ApiError('RATE_LIMITED', `Too many ${access.budget} requests for ${whose}; retry in ${wait} s.`, undefined, {
         'retry-after': String(wait),
       });
     }
   };
-  return function authenticate(request: FastifyRequest, access: RouteAccess): Caller {
+  return async function authenticate(request: FastifyRequest, access: RouteAccess): Promise<Caller> {
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) {
       throw new ApiError('UNAUTHORIZED', 'Send your API key as "Authorization: Bearer <key>".');
@@ -60,7 +60,7 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
     const secret = match[1]!;
     if (adminToken.matches(secret)) {
       // Key ids are key_…, so this bucket is the token's own.
-      spend(access, 'admin', 'the admin token');
+      await spend(access, 'admin', 'the admin token');
       return { keyId: 'admin', accountId: null };
     }
     const auth = keys.authenticate(secret);
@@ -78,7 +78,7 @@ export function makeAuthenticator(keys: KeyStore, limits: { read: RateLimiter; w
     if (access.scope && !auth.key.scopes.includes(access.scope)) {
       throw new ApiError('FORBIDDEN', `This API key lacks the ${access.scope} scope.`);
     }
-    spend(access, auth.key.id, 'this key');
+    await spend(access, auth.key.id, 'this key');
     keys.recordUse(auth.key);
     return { keyId: auth.key.id, accountId: auth.key.account_id };
   };

@@ -12,7 +12,7 @@ import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
-import { RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, type RequestLimits } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import { adminRoutes } from './routes/admin.js';
 import { operationRoutes, type OperationsDeps } from './routes/operations.js';
@@ -32,6 +32,8 @@ export interface ServerDeps extends OperationsDeps {
   ids: IdGenerator;
   version: string;
   connections?: ConnectionLimits;
+  /** The per-key request budgets; in memory unless given (several instances share theirs through PostgreSQL). */
+  limits?: RequestLimits;
 }
 
 /** How long a client may take to send its request, and how many connections may be open. */
@@ -87,7 +89,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.decorateRequest('accountId', null);
   const authenticate = makeAuthenticator(
     deps.keys,
-    { read: new RateLimiter(deps.clock, LIMITS.readsPerMinute), write: new RateLimiter(deps.clock, LIMITS.writesPerMinute) },
+    deps.limits ?? {
+      read: new MemoryRateLimiter(deps.clock, LIMITS.readsPerMinute),
+      write: new MemoryRateLimiter(deps.clock, LIMITS.writesPerMinute),
+    },
     deps.adminToken,
   );
   app.server.maxConnections = limits.maxConnections;
@@ -99,7 +104,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
     const access = request.routeOptions.config as RouteAccess;
     if (access.scope || access.admin) {
-      const caller = authenticate(request, access);
+      const caller = await authenticate(request, access);
       request.keyId = caller.keyId;
       request.accountId = caller.accountId;
     }

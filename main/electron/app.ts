@@ -164,9 +164,13 @@ async function start(): Promise<void> {
   const act = (action: TrayAction) => {
     if (action === 'dashboard') return showDashboard();
     if (action === 'quit') return app.quit();
-    service.settings.setPaused(action === 'pause');
-    service.scheduler.wake();
-    trayControl.refresh();
+    service.settings.setPaused(action === 'pause').then(
+      () => {
+        service.scheduler.wake();
+        trayControl.refresh();
+      },
+      (error: Error) => service.log.warn('service', `The tray could not ${action}: ${error.message}`),
+    );
   };
   const trayControl = startTray(
     electron,

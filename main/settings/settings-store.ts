@@ -49,6 +49,14 @@ export function checkPause(ms: number): number {
   return ms;
 }
 
+/** Retention is whole days from 1 to MAX_RETENTION_DAYS, or null (kept forever). */
+export function checkRetention(days: number | null): number | null {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
+    throw new RangeError(`Retention is a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  }
+  return days;
+}
+
 const DEFAULTS: Settings = {
   globalCap: null,
   providerCaps: Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, number | null>,
@@ -59,10 +67,50 @@ const DEFAULTS: Settings = {
 };
 
 /**
- * Account-wide settings, shared through the database by the server and the command line.
- * Reads are cached; `invalidate` drops the cache when another process changed them.
+ * Account-wide settings, shared by the server, the dashboard and the command line: SQLite
+ * in the data dir (SqliteSettingsStore, below) or PostgreSQL shared by several instances
+ * (postgres/settings-store.ts). Read on every request, so `get` answers from memory; a
+ * setter resolves once its change is committed and `get` already shows it.
  */
-export class SettingsStore {
+export interface SettingsStore {
+  get(): Settings;
+  setGlobalCap(cap: number | null): Promise<void>;
+  /** Changes one provider's cap; another provider's cap changed at the same time is kept. */
+  setProviderCap(provider: Provider, cap: number | null): Promise<void>;
+  setRotation(rotation: Rotation): Promise<void>;
+  setPaused(paused: boolean): Promise<void>;
+  /** Rejects with a RangeError outside checkPause's range. */
+  setPauseMs(ms: number): Promise<void>;
+  /** Rejects with a RangeError outside checkRetention's range. */
+  setRetentionDays(days: number | null): Promise<void>;
+  /**
+   * Hears that the settings may have changed: here (the tray, the dashboard), by another
+   * instance, or by `chatbridge pause` and the other commands. Returns the function that stops it.
+   */
+  onChange(listener: () => void): () => void;
+  /** Another process may have committed a change: read again, then tell the listeners. */
+  invalidate(): void;
+}
+
+/** The settings as stored, one JSON value per name (the same rows in SQLite and PostgreSQL), with defaults for what is missing. */
+export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): Settings {
+  const s = stored as Partial<Settings>;
+  return {
+    globalCap: s.globalCap ?? DEFAULTS.globalCap,
+    providerCaps: { ...DEFAULTS.providerCaps, ...s.providerCaps },
+    rotation: s.rotation ?? DEFAULTS.rotation,
+    paused: s.paused ?? DEFAULTS.paused,
+    // null is a choice (keep forever), so only a missing entry takes the default.
+    retentionDays: s.retentionDays === undefined ? DEFAULTS.retentionDays : s.retentionDays,
+    pauseMs: s.pauseMs ?? DEFAULTS.pauseMs,
+  };
+}
+
+/**
+ * The settings of one data dir. Reads are cached; `invalidate` drops the cache when another
+ * process changed them (the service watches with watchExternalChanges).
+ */
+export class SqliteSettingsStore implements SettingsStore {
   private cached: Settings | null = null;
   private readonly listeners = new Set<() => void>();
   private readonly read;
@@ -85,62 +133,47 @@ export class SettingsStore {
     for (const l of [...this.listeners]) l();
   }
 
-  /**
-   * Hears that the settings may have changed: here (the tray, the dashboard) or, once the
-   * service invalidates, by `chatbridge pause` and the other commands. Returns the function that stops it.
-   */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   private load(): Settings {
-    const stored = Object.fromEntries(
-      (this.read.all() as { name: string; value: string }[]).map((r) => [r.name, JSON.parse(r.value)]),
-    ) as Partial<Settings>;
-    return {
-      globalCap: stored.globalCap ?? DEFAULTS.globalCap,
-      providerCaps: { ...DEFAULTS.providerCaps, ...stored.providerCaps },
-      rotation: stored.rotation ?? DEFAULTS.rotation,
-      paused: stored.paused ?? DEFAULTS.paused,
-      // null is a choice (keep forever), so only a missing entry takes the default.
-      retentionDays: stored.retentionDays === undefined ? DEFAULTS.retentionDays : stored.retentionDays,
-      pauseMs: stored.pauseMs ?? DEFAULTS.pauseMs,
-    };
+    return settingsFrom(
+      Object.fromEntries((this.read.all() as { name: string; value: string }[]).map((r) => [r.name, JSON.parse(r.value)])),
+    );
   }
 
-  setGlobalCap(cap: number | null): void {
-    this.write.run('globalCap', JSON.stringify(cap));
-    this.invalidate();
+  async setGlobalCap(cap: number | null): Promise<void> {
+    this.set('globalCap', cap);
   }
 
-  setProviderCap(provider: Provider, cap: number | null): void {
+  async setProviderCap(provider: Provider, cap: number | null): Promise<void> {
+    // Read and written under one write lock, so another process's change to another provider stays.
     this.db.transaction(() => {
       this.write.run('providerCaps', JSON.stringify({ ...this.load().providerCaps, [provider]: cap }));
     }).immediate();
     this.invalidate();
   }
 
-  setRotation(rotation: Rotation): void {
-    this.write.run('rotation', JSON.stringify(rotation));
-    this.invalidate();
+  async setRotation(rotation: Rotation): Promise<void> {
+    this.set('rotation', rotation);
   }
 
-  setPaused(paused: boolean): void {
-    this.write.run('paused', JSON.stringify(paused));
-    this.invalidate();
+  async setPaused(paused: boolean): Promise<void> {
+    this.set('paused', paused);
   }
 
-  setPauseMs(ms: number): void {
-    this.write.run('pauseMs', JSON.stringify(checkPause(ms)));
-    this.invalidate();
+  async setPauseMs(ms: number): Promise<void> {
+    this.set('pauseMs', checkPause(ms));
   }
 
-  setRetentionDays(days: number | null): void {
-    if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
-      throw new RangeError(`Retention is a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
-    }
-    this.write.run('retentionDays', JSON.stringify(days));
+  async setRetentionDays(days: number | null): Promise<void> {
+    this.set('retentionDays', checkRetention(days));
+  }
+
+  private set<K extends keyof Settings>(name: K, value: Settings[K]): void {
+    this.write.run(name, JSON.stringify(value));
     this.invalidate();
   }
 }

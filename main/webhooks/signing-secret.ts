@@ -3,11 +3,19 @@ import type { IdGenerator } from '../core/ids.js';
 import type { Db } from '../queue/db.js';
 
 /**
- * The account's webhook signing secret (`whsec_` + random, decisions.md), shared through
- * the database by the server, the command line and the dashboard. The sender reads it at
- * every attempt, so a rotation applies from the next attempt on, retries included.
+ * The account's webhook signing secret (`whsec_` + random, decisions.md), shared by the
+ * server, the command line and the dashboard: SQLite in the data dir (SqliteSigningSecret,
+ * below) or PostgreSQL shared by several instances (postgres/signing-secret.ts). The sender
+ * reads it at every attempt, so a rotation applies from the next attempt on, retries included.
  */
-export class SigningSecret {
+export interface SigningSecret {
+  /** The current secret (made on first use where none exists yet). */
+  get(): string;
+  /** Replaces the secret and resolves with the new one once committed; the old one verifies nothing sent from now on. */
+  rotate(): Promise<string>;
+}
+
+export class SqliteSigningSecret implements SigningSecret {
   private readonly s;
 
   constructor(
@@ -26,7 +34,6 @@ export class SigningSecret {
     };
   }
 
-  /** The current secret, made on first use. */
   get(): string {
     const current = this.s.read.get() as string | undefined;
     if (current !== undefined) return current;
@@ -34,8 +41,7 @@ export class SigningSecret {
     return this.s.read.get() as string;
   }
 
-  /** Replaces the secret; the old one verifies nothing sent from now on. */
-  rotate(): string {
+  async rotate(): Promise<string> {
     const secret = this.ids.signingSecret();
     this.s.replace.run(secret, this.clock.now());
     return secret;

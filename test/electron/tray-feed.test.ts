@@ -92,14 +92,14 @@ describe('feedTray on a running service', () => {
 
     tray.stop();
     const seen = tray.shown.length;
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(tray.shown).toHaveLength(seen);
   });
 
   it('coalesces a burst of job changes into a few refreshes', async () => {
     t = await startTestService({ agents: { chatgpt: 1 } });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const tray = watchTray(t.service);
     for (let i = 0; i < 20; i++) {
       await t.api('POST', '/v1/completions', { body: { prompt: `p${i}`, wait: false, callback_url: 'https://127.0.0.1:9/hook' } });

@@ -175,7 +175,7 @@ describe('capacity answers for wait:false without callback_url', () => {
 
   it('503 NO_DEVICE_ONLINE while paused; other jobs still queue', async () => {
     t = await startTestService({ agents: { chatgpt: 1 } });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false } });
     expect(r.body.error.code).toBe('NO_DEVICE_ONLINE');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } })).status).toBe(202);

@@ -320,7 +320,7 @@ describe('fairness between accounts (H)', () => {
 describe('/v1/status (H)', () => {
   it("shows the per-provider figures all accounts share and the caller's own queue, nothing of the operator's agents", async () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 2 } });
-    t.service.settings.setProviderCap('claude', 50);
+    await t.service.settings.setProviderCap('claude', 50);
     const other = t.createAccount('other');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: other.key })).status).toBe(200);
     await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });

@@ -112,8 +112,8 @@ describe('GET /metrics', () => {
     const a = await startTestService();
     const b = await startTestService();
     running.push(a, b);
-    a.service.settings.setGlobalCap(10);
-    a.service.settings.setProviderCap('claude', 3);
+    await a.service.settings.setGlobalCap(10);
+    await a.service.settings.setProviderCap('claude', 3);
     expect((await a.api('POST', '/v1/completions', { body: { prompt: 'waits', wait: false, callback_url: HOOK } })).status).toBe(202);
     const ma = await scrape(a);
     expect(sampleValue(ma, 'chatbridge_hourly_cap', { provider: 'all' })).toBe(10);

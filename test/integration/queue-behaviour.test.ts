@@ -25,7 +25,7 @@ const job = async (id: string) => (await t.service.store.get(id))!;
 describe('dispatch order', () => {
   it('runs higher priority first, then older; reports queue_position', async () => {
     await start({ chatgpt: 1 });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const ids: string[] = [];
     for (const [prompt, priority] of [['a', 0], ['b', 5], ['c', 5], ['d', -1], ['e', 100]] as const) {
       const r = await t.api('POST', '/v1/completions', { body: { prompt, priority, ...queued } });
@@ -35,7 +35,7 @@ describe('dispatch order', () => {
     }
     const positions = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/completions/${id}`)).body.queue_position));
     expect(positions).toEqual([4, 2, 3, 5, 1]);
-    t.service.settings.setPaused(false);
+    await t.service.settings.setPaused(false);
     t.service.scheduler.wake();
     await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
@@ -60,10 +60,10 @@ describe('dispatch order', () => {
       expect(r.status).toBe(200);
     }
     expect(t.agents.map((a) => a.runs.length)).toEqual([2, 2, 2]);
-    t.service.settings.setRotation('ordered');
+    await t.service.settings.setRotation('ordered');
     for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 2, 2]);
-    t.service.settings.setRotation('least_used');
+    await t.service.settings.setRotation('least_used');
     for (let i = 0; i < 6; i++) await t.api('POST', '/v1/completions', { body: { prompt: `l${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 5, 5]);
   });
@@ -81,10 +81,10 @@ describe('dispatch order', () => {
 describe('attempts, timeouts and deadlines', () => {
   it('retries a failed attempt and keeps the original queue_ms', async () => {
     await start({ deepseek: 1 });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[fail-once=provider_error]]', ...queued } });
     clock.advance(2_500);
-    t.service.settings.setPaused(false);
+    await t.service.settings.setPaused(false);
     t.service.scheduler.wake();
     await until(async () => (await job(sub.body.id)).status === 'succeeded');
     const done = await job(sub.body.id);
@@ -137,7 +137,7 @@ describe('attempts, timeouts and deadlines', () => {
 
   it('holds wait:true for min(deadline, 600 s), then 504 while the job continues', async () => {
     await start({ perplexity: 1 });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 3_600_000 } });
     await until(() => t.service.events.size() === 1);
     clock.advance(599_999);
@@ -165,12 +165,12 @@ describe('attempts, timeouts and deadlines', () => {
 describe('cancel', () => {
   it('cancels a queued job at once; it never runs', async () => {
     await start({ chatgpt: 1 });
-    t.service.settings.setPaused(true);
+    await t.service.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } });
     const r = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
-    t.service.settings.setPaused(false);
+    await t.service.settings.setPaused(false);
     t.service.scheduler.wake();
     await new Promise((r) => setTimeout(r, 30));
     expect(t.agents[0]!.runs).toHaveLength(0);
@@ -225,11 +225,11 @@ describe('hourly caps', () => {
 
   it('applies provider and global caps, and sends the job to an agent still under them', async () => {
     await start({ chatgpt: 1, claude: 1 });
-    t.service.settings.setProviderCap('chatgpt', 1);
+    await t.service.settings.setProviderCap('chatgpt', 1);
     await t.api('POST', '/v1/completions', { body: { prompt: 'a', provider: 'chatgpt' } });
     const b = await t.api('POST', '/v1/completions', { body: { prompt: 'b' } });
     expect(b.body.provider).toBe('claude');
-    t.service.settings.setGlobalCap(2);
+    await t.service.settings.setGlobalCap(2);
     const c = await t.api('POST', '/v1/completions', { body: { prompt: 'c', wait: false } });
     expect(c.body.error.code).toBe('PROVIDER_RATE_LIMITED');
     const status = (await t.api('GET', '/v1/status')).body;
@@ -251,7 +251,7 @@ describe('agent conditions', () => {
     expect(cooling.cooldown_until).not.toBeNull();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'q' } })).body.agent_id).toBe(second!.id);
     clock.advance(HOUR_MS);
-    t.service.settings.setRotation('ordered');
+    await t.service.settings.setRotation('ordered');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r' } })).body.agent_id).toBe(first!.id);
   });
 

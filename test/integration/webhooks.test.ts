@@ -111,7 +111,7 @@ describe('the request', () => {
     await until(async () => (await t!.service.store.get(ids.cancelledRunning!))!.status === 'dispatched');
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledRunning}`)).body.status).toBe('cancelled');
 
-    t!.service.settings.setPaused(true);
+    await t!.service.settings.setPaused(true);
     ids.cancelledQueued = await submitQueued({ prompt: 'never runs', callback_url, metadata: meta('cancelledQueued') });
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledQueued}`)).body.status).toBe('cancelled');
     ids.expired = await submitQueued({ prompt: 'too late', callback_url, deadline_ms: 10_000, metadata: meta('expired') });
@@ -145,7 +145,7 @@ describe('the request', () => {
   it('a job cancelled while queued is delivered as cancelled, never having run', async () => {
     await start({ claude: 1 });
     const hook = await receiver();
-    t!.service.settings.setPaused(true);
+    await t!.service.settings.setPaused(true);
     const id = await submitQueued({ prompt: 'changed my mind', callback_url: hook.url(), metadata: { k: 'v' } });
     await t!.api('DELETE', `/v1/completions/${id}`);
     const [got] = await hook.waitFor(1);
@@ -280,7 +280,7 @@ describe('failures and the retry schedule', () => {
     const id = await submitQueued({ prompt: 'rotate', callback_url: hook.url() });
     await recorded(id, 1);
     const before = t!.service.signingSecret.get();
-    const after = t!.service.signingSecret.rotate();
+    const after = await t!.service.signingSecret.rotate();
     expect(after).not.toBe(before);
     clock.advance(30_000);
     await hook.waitFor(2);
@@ -348,7 +348,7 @@ describe('durability and redelivery', () => {
     expect(hook.received[1]!.body.equals(hook.received[0]!.body)).toBe(true);
 
     const plain = await submitQueued({ prompt: 'no hook [[hang]]' });
-    t!.service.settings.setPaused(true);
+    await t!.service.settings.setPaused(true);
     const waiting = await submitQueued({ prompt: 'later', callback_url: hook.url() });
     await expect(t!.service.webhooks.log('job_nope')).rejects.toThrow(new NoDelivery('No job job_nope.'));
     await expect(t!.service.webhooks.redeliver(plain)).rejects.toThrow(/has no callback_url/);
@@ -360,7 +360,7 @@ describe('load', () => {
   it('500 jobs finishing at once are each delivered exactly once to a healthy receiver', async () => {
     await start({ chatgpt: 1 });
     const hook = await receiver();
-    t!.service.settings.setPaused(true);
+    await t!.service.settings.setPaused(true);
     const ids = new Set<string>();
     for (let batch = 0; batch < 10; batch++) {
       const accepted = await Promise.all(
@@ -385,7 +385,7 @@ describe('load', () => {
     await start({ chatgpt: 1 });
     const stuck = await receiver(() => new Promise(() => {}));
     const healthy = await receiver();
-    t!.service.settings.setPaused(true);
+    await t!.service.settings.setPaused(true);
     for (let i = 0; i < 20; i++) await submitQueued({ prompt: `stuck ${i}`, callback_url: stuck.url(), deadline_ms: 10_000 });
     clock.advance(10_000);
     await stuck.waitFor(8);

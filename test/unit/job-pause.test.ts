@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import { AgentPool, PAUSE_JITTER } from '../../main/queue/agent-pool.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
-import { DEFAULT_PAUSE_MS, SettingsStore } from '../../main/settings/settings-store.js';
+import { DEFAULT_PAUSE_MS, SqliteSettingsStore } from '../../main/settings/settings-store.js';
 import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';
@@ -76,14 +76,14 @@ describe('the pause between jobs', () => {
     expect(pool.isReady(id)).toBe(true);
   });
 
-  it('is on by default in a real install (10 s); the test suite runs with 0', () => {
+  it('is on by default in a real install (10 s); the test suite runs with 0', async () => {
     expect(DEFAULT_PAUSE_MS).toBe(10_000);
     expect(process.env.CHATBRIDGE_PAUSE_MS).toBe('0');
-    const settings = new SettingsStore(db);
+    const settings = new SqliteSettingsStore(db);
     expect(settings.get().pauseMs).toBe(0);
-    settings.setPauseMs(15_000);
-    expect(new SettingsStore(db).get().pauseMs).toBe(15_000);
-    expect(() => settings.setPauseMs(-1)).toThrow(RangeError);
+    await settings.setPauseMs(15_000);
+    expect(new SqliteSettingsStore(db).get().pauseMs).toBe(15_000);
+    await expect(settings.setPauseMs(-1)).rejects.toThrow(RangeError);
   });
 });
 
@@ -94,7 +94,7 @@ describe('the scheduler and the pause', () => {
   it('gives a pausing agent no job until its pause is over, and a waiting job says why', async () => {
     const clock = new ManualClock();
     t = await startTestService({ clock, agents: { claude: 1 } });
-    t.service.settings.setPauseMs(10_000);
+    await t.service.settings.setPauseMs(10_000);
     const agent = t.agents[0]!;
     const first = await t.api('POST', '/v1/completions', { body: { prompt: 'one', provider: 'claude' } });
     expect(first.status).toBe(200);

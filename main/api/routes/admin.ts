@@ -218,7 +218,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
   app.post(
     '/admin/v1/webhooks/secret/rotate',
     { config: admin, schema: schema('Replace the signing secret', { response: ok(SigningSecretView) }) },
-    async () => ({ secret: console.rotateSigningSecret() }),
+    async () => ({ secret: await console.rotateSigningSecret() }),
   );
 
   // Open event streams end when the server closes, so shutdown does not wait on them.

@@ -1,0 +1,82 @@
+/**
+ * What every settings store must do (the SettingsStore port), as one suite each
+ * implementation runs: test/store/sqlite-settings.test.ts, test/store/pg-settings.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_PAUSE_MS, settingsFrom, type SettingsStore } from '../../main/settings/settings-store.js';
+
+export interface SettingsUnderTest {
+  store: SettingsStore;
+  /** Another store on the same database, as another process would open it (loaded). */
+  another(): Promise<SettingsStore>;
+  close(): Promise<void>;
+}
+
+export function settingsContract(name: string, makeStore: () => Promise<SettingsUnderTest>): void {
+  describe(`${name} settings (the SettingsStore contract)`, () => {
+    let t: SettingsUnderTest;
+    let store: SettingsStore;
+    beforeEach(async () => {
+      t = await makeStore();
+      store = t.store;
+    });
+    afterEach(() => t.close());
+
+    it('starts from the defaults', () => {
+      expect(store.get()).toEqual(settingsFrom({}));
+      expect(store.get()).toMatchObject({ globalCap: null, rotation: 'round_robin', paused: false, retentionDays: 90 });
+    });
+
+    it('shows each change once its setter resolves, here and to another store on the database', async () => {
+      await store.setGlobalCap(40);
+      await store.setProviderCap('claude', 7);
+      await store.setRotation('least_used');
+      await store.setPaused(true);
+      await store.setPauseMs(12_000);
+      await store.setRetentionDays(null);
+      const expected = { globalCap: 40, rotation: 'least_used', paused: true, pauseMs: 12_000, retentionDays: null };
+      expect(store.get()).toMatchObject(expected);
+      expect(store.get().providerCaps).toMatchObject({ claude: 7, chatgpt: null });
+      expect((await t.another()).get()).toEqual(store.get());
+    });
+
+    it("changes one provider's cap and keeps the others, even one set by another store", async () => {
+      const other = await t.another();
+      await store.setProviderCap('chatgpt', 3);
+      await other.setProviderCap('gemini', 5);
+      await store.setProviderCap('claude', 4);
+      await store.setProviderCap('chatgpt', null);
+      expect(store.get().providerCaps).toMatchObject({ chatgpt: null, claude: 4, gemini: 5, deepseek: null });
+    });
+
+    it('refuses a pause or a retention out of range, and keeps what was set', async () => {
+      await store.setPauseMs(5_000);
+      await store.setRetentionDays(30);
+      for (const bad of [-1, 1.5, MAX_PAUSE_MS + 1]) await expect(store.setPauseMs(bad)).rejects.toThrow(RangeError);
+      for (const bad of [0, 2.5, 3_651]) await expect(store.setRetentionDays(bad)).rejects.toThrow(/from 1 to 3650/);
+      expect(store.get()).toMatchObject({ pauseMs: 5_000, retentionDays: 30 });
+      expect((await t.another()).get()).toMatchObject({ pauseMs: 5_000, retentionDays: 30 });
+    });
+
+    it('tells its listeners of its own changes, until they stop listening', async () => {
+      let heard = 0;
+      const stop = store.onChange(() => heard++);
+      await store.setPaused(true);
+      expect(heard).toBeGreaterThanOrEqual(1);
+      stop();
+      const before = heard;
+      await store.setPaused(false);
+      expect(heard).toBe(before);
+    });
+
+    it("reads another store's change on invalidate, and tells its listeners", async () => {
+      expect(store.get().rotation).toBe('round_robin');
+      const heard = new Promise<void>((resolve) => store.onChange(resolve));
+      const other = await t.another();
+      await other.setRotation('random');
+      store.invalidate();
+      await heard;
+      expect(store.get().rotation).toBe('random');
+    });
+  });
+}

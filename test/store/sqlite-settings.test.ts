@@ -1,0 +1,49 @@
+/** The settings, signing secret and request limit contracts on one machine: SQLite in a data dir of its own per test, limits in memory. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryRateLimiter } from '../../main/api/rate-limit.js';
+import { systemClock } from '../../main/core/clock.js';
+import { randomIds } from '../../main/core/ids.js';
+import { openDatabase, type Db } from '../../main/queue/db.js';
+import { SqliteSettingsStore } from '../../main/settings/settings-store.js';
+import { SqliteSigningSecret } from '../../main/webhooks/signing-secret.js';
+import { rateLimitContract } from './rate-limit-contract.js';
+import { settingsContract } from './settings-contract.js';
+import { signingSecretContract } from './signing-secret-contract.js';
+
+/** A data dir and its database, opened again for each "other process". */
+function dataDir(): { open(): Db; close(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'chatbridge-settings-'));
+  const opened: Db[] = [];
+  return {
+    open() {
+      const db = openDatabase(dir);
+      opened.push(db);
+      return db;
+    },
+    async close() {
+      for (const db of opened) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+settingsContract('SQLite', async () => {
+  const dir = dataDir();
+  return {
+    store: new SqliteSettingsStore(dir.open()),
+    another: async () => new SqliteSettingsStore(dir.open()),
+    close: dir.close,
+  };
+});
+
+signingSecretContract('SQLite', async () => {
+  const dir = dataDir();
+  return { open: async () => new SqliteSigningSecret(dir.open(), randomIds, systemClock), close: dir.close };
+});
+
+rateLimitContract('In-memory', async () => ({
+  limiter: async (clock, _budget, perMinute) => new MemoryRateLimiter(clock, perMinute),
+  close: async () => {},
+}));
