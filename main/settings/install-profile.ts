@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import { DataDirError, type Db } from '../queue/db.js';
+import { PgConnectError } from '../queue/postgres/connect.js';
 import { isProfileName, type ProfileName } from '../api/profile.js';
 
 /**
@@ -20,6 +22,27 @@ export function claimProfile(db: Db, dataDir: string, requested: ProfileName): v
   if (stored !== requested) {
     throw new DataDirError(
       `The data dir ${dataDir} belongs to the ${stored} profile; serve it with --profile ${stored}, or use another --data-dir for ${requested}.`,
+    );
+  }
+}
+
+/**
+ * A shared database belongs to one profile too (decisions.md "Profile H"): the first instance
+ * served on it records its profile, and `serve --database` with the other one is refused in
+ * one line (a PgConnectError, told as a setup refusal). Instances starting together with
+ * different profiles: the first insert wins, the others wait for it and are refused.
+ */
+export async function claimDatabaseProfile(pool: pg.Pool, requested: ProfileName): Promise<void> {
+  await pool.query(`INSERT INTO settings (name, value) VALUES ('profile', $1::jsonb) ON CONFLICT (name) DO NOTHING`, [
+    JSON.stringify(requested),
+  ]);
+  const { rows } = await pool.query<{ value: unknown; database: string }>(
+    `SELECT value, current_database() AS database FROM settings WHERE name = 'profile'`,
+  );
+  const stored = rows[0]!.value;
+  if (stored !== requested) {
+    throw new PgConnectError(
+      `The database ${rows[0]!.database} belongs to the ${String(stored)} profile; serve it with --profile ${String(stored)}, or use another --database for ${requested}.`,
     );
   }
 }

@@ -1,0 +1,67 @@
+import type pg from 'pg';
+import type { Clock } from '../../core/clock.js';
+import type { IdGenerator } from '../../core/ids.js';
+import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
+import type { TableChanges } from '../../queue/postgres/table-changes.js';
+import type { SigningSecret } from '../signing-secret.js';
+
+const TABLE = 'webhook_signing_secret';
+
+/**
+ * The signing secret of several instances on one PostgreSQL, kept in memory on each (the
+ * sender signs every attempt with it) and read again when any instance rotates it: a
+ * rotation on one is what the others sign with once they hear of it, milliseconds later.
+ */
+export class PgSigningSecret implements SigningSecret {
+  private readonly copy: TableCopy<string>;
+
+  /**
+   * `pool` and `changes` are shared with the other stores and closed by their owner.
+   * `onError`: a read after another instance's rotation failed (the database out of reach);
+   * TableChanges reads everything again once it listens again.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    changes: TableChanges,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    onError: (error: Error) => void,
+  ) {
+    this.copy = new TableCopy(async () => {
+      const { rows } = await pool.query<{ secret: string }>(`SELECT secret FROM webhook_signing_secret WHERE id = 1`);
+      // Only load() runs before the row exists, and it makes the row first.
+      return rows[0]!.secret;
+    });
+    changes.on(TABLE, () => this.copy.refresh().catch((error: unknown) => onError(error as Error)));
+  }
+
+  /**
+   * Makes the secret if the database has none yet, and reads it; call once before get().
+   * Instances starting together on an empty database each offer one: the first insert
+   * wins, the others wait for it on the primary key and then read the winner's.
+   */
+  async load(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`,
+      [this.ids.signingSecret(), this.clock.now()],
+    );
+    await this.copy.refresh();
+  }
+
+  get(): string {
+    return this.copy.current;
+  }
+
+  async rotate(): Promise<string> {
+    const secret = this.ids.signingSecret();
+    await changeSharedTable(this.pool, TABLE, (c) =>
+      c.query(
+        `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, $1, $2)
+         ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
+        [secret, this.clock.now()],
+      ),
+    );
+    await this.copy.refresh();
+    return secret;
+  }
+}
