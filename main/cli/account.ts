@@ -1,15 +1,17 @@
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
-import { isProvider, PROVIDERS } from '../core/providers.js';
+import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { profileNamed } from '../api/profile.js';
 import { AccountStore } from '../keys/account-store.js';
 import { KeyStore, SCOPES, type Scope } from '../keys/key-store.js';
 import { storedProfile } from '../settings/install-profile.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { openDatabase, type Db } from '../queue/db.js';
-import { ROTATIONS, SettingsStore, type Rotation } from '../settings/settings-store.js';
+import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl } from './database.js';
+import { withSettings } from './shared-settings.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 
@@ -109,11 +111,12 @@ function keyAccount(db: Db, flag: string | undefined): string | null {
   return account.id;
 }
 
-export function caps(args: string[]): void {
+export async function caps(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== 'set') throw new UsageError('Use: chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none');
   const { values } = parse(rest, {
     ...DATA_DIR,
+    ...DATABASE_OPTION,
     global: { type: 'boolean' },
     provider: { type: 'string' },
     agent: { type: 'string' },
@@ -123,38 +126,41 @@ export function caps(args: string[]): void {
   if (targets !== 1) throw new UsageError('Say which cap: exactly one of --global, --provider P, --agent ID.');
   const cap = parseCap(values['per-hour']);
   const shown = cap === null ? 'no cap' : `${cap} per hour`;
-  withDb(values['data-dir'], (db) => {
-    const settings = new SettingsStore(db);
-    if (values.global) {
-      settings.setGlobalCap(cap);
-      out(`Global cap: ${shown}.`);
-    } else if (values.provider !== undefined) {
-      if (!isProvider(values.provider)) throw new UsageError(`Unknown provider "${values.provider}"; providers are ${PROVIDERS.join(', ')}.`);
-      settings.setProviderCap(values.provider, cap);
-      out(`${values.provider} cap: ${shown}.`);
-    } else {
+  if (values.provider !== undefined && !isProvider(values.provider)) {
+    throw new UsageError(`Unknown provider "${values.provider}"; providers are ${PROVIDERS.join(', ')}.`);
+  }
+  if (values.agent !== undefined) {
+    // An agent's cap lives on its row, which stays in the data dir of the device that runs it.
+    if (databaseUrl(values)) throw new UsageError("caps set --agent takes the agent's data dir (--data-dir), not --database.");
+    withDb(values['data-dir'], (db) => {
       const pool = new AgentPool(db, systemClock, randomIds);
       if (!pool.get(values.agent!)) throw new UsageError(`No agent ${values.agent}.`);
       pool.setCap(values.agent!, cap);
-      out(`${values.agent} cap: ${shown}.`);
-    }
+    });
+    out(`${values.agent} cap: ${shown}.`);
+    return;
+  }
+  await withSettings(values, async (settings) => {
+    if (values.global) await settings.setGlobalCap(cap);
+    else await settings.setProviderCap(values.provider as Provider, cap);
   });
+  out(values.global ? `Global cap: ${shown}.` : `${values.provider} cap: ${shown}.`);
 }
 
-export function rotation(args: string[]): void {
+export async function rotation(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, DATA_DIR, 1);
+  const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
   const strategy = positionals[0];
   if (sub !== 'set' || !strategy) throw new UsageError(`Use: chatbridge rotation set ${ROTATIONS.join('|')}`);
   if (!(ROTATIONS as readonly string[]).includes(strategy)) {
     throw new UsageError(`Unknown strategy "${strategy}"; choose ${ROTATIONS.join(', ')}.`);
   }
-  withDb(values['data-dir'], (db) => new SettingsStore(db).setRotation(strategy as Rotation));
+  await withSettings(values, (settings) => settings.setRotation(strategy as Rotation));
   out(`Rotation: ${strategy}.`);
 }
 
-export function setPaused(paused: boolean, args: string[]): void {
-  const { values } = parse(args, DATA_DIR);
-  withDb(values['data-dir'], (db) => new SettingsStore(db).setPaused(paused));
+export async function setPaused(paused: boolean, args: string[]): Promise<void> {
+  const { values } = parse(args, { ...DATA_DIR, ...DATABASE_OPTION });
+  await withSettings(values, (settings) => settings.setPaused(paused));
   out(paused ? 'Paused: agents take no new jobs (running ones finish).' : 'Resumed: agents take jobs again.');
 }

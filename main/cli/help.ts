@@ -43,14 +43,19 @@ chatbridge accounts disable ACCT_ID
   its last line. A disabled account's keys get 401 and its queued jobs are cancelled; a running
   server sees changes within a second.
   --retention-days N|none  finished jobs of the account lose their prompt and response after N days`,
-  caps: `chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none
-  Hourly caps over a rolling hour: jobs wait (or go to another agent) once one is reached.`,
-  rotation: `chatbridge rotation set round_robin|least_used|ordered|random
-  How jobs without a provider (service/auto) choose among agents.`,
-  pause: `chatbridge pause
-  Agents take no new jobs (running ones finish); jobs queue. chatbridge resume undoes it.`,
-  resume: `chatbridge resume
-  Agents take jobs again after chatbridge pause.`,
+  caps: `chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none [--database URL]
+  Hourly caps over a rolling hour: jobs wait (or go to another agent) once one is reached.
+  --database URL  sets a global or provider cap of the instances sharing that PostgreSQL (also
+                  CHATBRIDGE_DATABASE_URL); they apply it at once. An agent's cap takes --data-dir.`,
+  rotation: `chatbridge rotation set round_robin|least_used|ordered|random [--database URL]
+  How jobs without a provider (service/auto) choose among agents.
+  --database URL  of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
+  pause: `chatbridge pause [--database URL]
+  Agents take no new jobs (running ones finish); jobs queue. chatbridge resume undoes it.
+  --database URL  pauses every instance sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
+  resume: `chatbridge resume [--database URL]
+  Agents take jobs again after chatbridge pause.
+  --database URL  resumes every instance sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   status: `chatbridge status [--json]
   Agents, queue and hourly use, from the running server (GET /v1/status).`,
   sites: `chatbridge sites check [--provider P] [--send] [--json]
@@ -66,18 +71,21 @@ chatbridge accounts disable ACCT_ID
   A Model Context Protocol server on stdio over the running service (needs CHATBRIDGE_API_KEY).`,
   usage: `chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
   Jobs, outcomes and timings over time.`,
-  settings: `chatbridge settings retention [--days N|none]
-chatbridge settings pause [--min 10s]
+  settings: `chatbridge settings retention [--days N|none] [--database URL]
+chatbridge settings pause [--min 10s] [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
-             up to half again is added at random; 0 for none); agents set ID --pause overrides it`,
+             up to half again is added at random; 0 for none); agents set ID --pause overrides it
+  --database URL  the settings of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   jobs: `chatbridge jobs delete JOB_ID
 chatbridge jobs purge --before DATE
   Deletes one finished job, or every finished job before a date.`,
-  webhooks: `chatbridge webhooks secret [--rotate]
+  webhooks: `chatbridge webhooks secret [--rotate] [--database URL]
 chatbridge webhooks log JOB_ID
 chatbridge webhooks redeliver JOB_ID
-  The signing secret (alone on stdout), a job's delivery attempts, a new round of delivery.`,
+  The signing secret (alone on stdout), a job's delivery attempts, a new round of delivery.
+  secret --database URL  the secret of the instances sharing that PostgreSQL (also
+                         CHATBRIDGE_DATABASE_URL); after --rotate they all sign with the new one`,
   migrate: `chatbridge migrate --database postgres://USER@HOST:PORT/DB
   Creates or upgrades the PostgreSQL schema that several instances share, and says from which
   version to which. Safe while instances run: migrations take turns under a database lock.

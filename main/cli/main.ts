@@ -32,13 +32,13 @@ export async function main(argv: string[]): Promise<void> {
       case 'accounts':
         return (await import('./accounts.js')).accounts(args);
       case 'caps':
-        return (await account()).caps(args);
+        return await (await account()).caps(args);
       case 'rotation':
-        return (await account()).rotation(args);
+        return await (await account()).rotation(args);
       case 'pause':
-        return (await account()).setPaused(true, args);
+        return await (await account()).setPaused(true, args);
       case 'resume':
-        return (await account()).setPaused(false, args);
+        return await (await account()).setPaused(false, args);
       case 'status':
         return await (await import('./status.js')).status(args);
       case 'sites':
@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'usage':
         return await (await import('./usage.js')).usage(args);
       case 'settings':
-        return (await import('./settings.js')).settings(args);
+        return await (await import('./settings.js')).settings(args);
       case 'jobs':
         return await (await import('./jobs.js')).jobs(args);
       case 'migrate':

@@ -1,7 +1,7 @@
-import { resolveDataDir } from '../core/data-dir.js';
-import { openDatabase } from '../queue/db.js';
-import { MAX_RETENTION_DAYS, SettingsStore } from '../settings/settings-store.js';
+import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
+import { DATABASE_OPTION } from './database.js';
+import { withSettings } from './shared-settings.js';
 
 const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]';
 
@@ -10,36 +10,33 @@ const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause
  * are kept. `chatbridge settings pause`: shows, or with --min sets, the least pause between
  * an agent's jobs (agents set their own with `agents set ID --pause`).
  */
-export function settings(args: string[]): void {
+export async function settings(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub !== 'retention' && sub !== 'pause') throw new UsageError(USE);
-  const { values } = parse(rest, { 'data-dir': { type: 'string' }, days: { type: 'string' }, min: { type: 'string' } });
+  const { values } = parse(rest, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION, days: { type: 'string' }, min: { type: 'string' } });
   if (values[sub === 'pause' ? 'days' : 'min'] !== undefined) throw new UsageError(USE);
   const days = values.days === undefined ? undefined : parseDays(values.days);
   const pause = values.min === undefined ? undefined : parsePause(values.min, '--min');
-  const db = openDatabase(resolveDataDir(values['data-dir']));
-  try {
-    const store = new SettingsStore(db);
-    if (sub === 'pause') {
-      if (pause !== undefined) store.setPauseMs(pause);
-      const ms = store.get().pauseMs;
-      process.stdout.write(
-        ms === 0
-          ? 'Pause between jobs: none. An agent takes its next job as soon as it is free (agents with a pause of their own keep it).\n'
-          : `Pause between jobs: at least ${ms / 1000} s, plus up to ${ms / 2000} s at random, after each job of an agent (agents with a pause of their own keep it).\n`,
-      );
-      return;
-    }
-    if (days !== undefined) store.setRetentionDays(days);
-    const kept = store.get().retentionDays;
+  const shown = await withSettings(values, async (store) => {
+    if (pause !== undefined) await store.setPauseMs(pause);
+    if (days !== undefined) await store.setRetentionDays(days);
+    return store.get();
+  });
+  if (sub === 'pause') {
+    const ms = shown.pauseMs;
     process.stdout.write(
-      kept === null
-        ? 'Retention: none. Prompts and answers are kept until you delete them.\n'
-        : `Retention: ${kept} day${kept === 1 ? '' : 's'}. Prompts and answers of jobs that finished longer ago are removed; timings and usage stay.\n`,
+      ms === 0
+        ? 'Pause between jobs: none. An agent takes its next job as soon as it is free (agents with a pause of their own keep it).\n'
+        : `Pause between jobs: at least ${ms / 1000} s, plus up to ${ms / 2000} s at random, after each job of an agent (agents with a pause of their own keep it).\n`,
     );
-  } finally {
-    db.close();
+    return;
   }
+  const kept = shown.retentionDays;
+  process.stdout.write(
+    kept === null
+      ? 'Retention: none. Prompts and answers are kept until you delete them.\n'
+      : `Retention: ${kept} day${kept === 1 ? '' : 's'}. Prompts and answers of jobs that finished longer ago are removed; timings and usage stay.\n`,
+  );
 }
 
 function parseDays(text: string): number | null {

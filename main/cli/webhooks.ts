@@ -3,12 +3,15 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { readServerInfo } from '../core/runtime-files.js';
 import { openDatabase } from '../queue/db.js';
+import { TableChanges } from '../queue/postgres/table-changes.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
 import { isDelivered, WebhookOutbox } from '../webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
-import { SigningSecret } from '../webhooks/signing-secret.js';
+import { PgSigningSecret } from '../webhooks/postgres/signing-secret.js';
+import { SqliteSigningSecret, type SigningSecret } from '../webhooks/signing-secret.js';
 import { parse, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 const USE = 'Use: chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]';
@@ -24,16 +27,11 @@ export async function webhooks(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'secret': {
-      const { values } = parse(rest, { ...DATA_DIR, rotate: { type: 'boolean' } });
-      const db = openDatabase(resolveDataDir(values['data-dir']));
-      try {
-        const secrets = new SigningSecret(db, randomIds, systemClock);
-        // The secret alone on stdout, so a script can capture it.
-        out(values.rotate ? secrets.rotate() : secrets.get());
-        if (values.rotate) process.stderr.write('Rotated: deliveries from now on, retries included, are signed with this secret only.\n');
-      } finally {
-        db.close();
-      }
+      const { values } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION, rotate: { type: 'boolean' } });
+      const secret = await withSigningSecret(values, (secrets) => (values.rotate ? secrets.rotate() : Promise.resolve(secrets.get())));
+      // The secret alone on stdout, so a script can capture it.
+      out(secret);
+      if (values.rotate) process.stderr.write('Rotated: deliveries from now on, retries included, are signed with this secret only.\n');
       return;
     }
     case 'log':
@@ -64,6 +62,30 @@ export async function webhooks(args: string[]): Promise<void> {
     }
     default:
       throw new UsageError(USE);
+  }
+}
+
+/** Runs `work` on the signing secret of the shared database (--database) or of the data dir. */
+async function withSigningSecret<T>(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  work: (secrets: SigningSecret) => Promise<T>,
+): Promise<T> {
+  const url = databaseUrl(values);
+  if (url) {
+    return withSharedDatabase(url, async (pool) => {
+      // A command never listens: only load() and rotate() read, and both report their own errors.
+      const secrets = new PgSigningSecret(pool, new TableChanges(pool), randomIds, systemClock, (error) => {
+        throw error;
+      });
+      await secrets.load();
+      return work(secrets);
+    });
+  }
+  const db = openDatabase(resolveDataDir(values['data-dir']));
+  try {
+    return await work(new SqliteSigningSecret(db, randomIds, systemClock));
+  } finally {
+    db.close();
   }
 }
 

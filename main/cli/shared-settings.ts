@@ -1,0 +1,34 @@
+import { resolveDataDir } from '../core/data-dir.js';
+import { openDatabase } from '../queue/db.js';
+import { TableChanges } from '../queue/postgres/table-changes.js';
+import { PgSettingsStore } from '../settings/postgres/settings-store.js';
+import { SqliteSettingsStore, type SettingsStore } from '../settings/settings-store.js';
+import { databaseUrl, withSharedDatabase } from './database.js';
+
+/**
+ * Runs `work` on the settings the command's flags name: the shared PostgreSQL with
+ * --database (running instances hear the change at once), else the data dir (a running
+ * server sees it within a second).
+ */
+export async function withSettings<T>(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  work: (settings: SettingsStore) => Promise<T>,
+): Promise<T> {
+  const url = databaseUrl(values);
+  if (url) {
+    return withSharedDatabase(url, async (pool) => {
+      // A command never listens: only load() and the setters read, and each reports its own errors.
+      const settings = new PgSettingsStore(pool, new TableChanges(pool), (error) => {
+        throw error;
+      });
+      await settings.load();
+      return work(settings);
+    });
+  }
+  const db = openDatabase(resolveDataDir(values['data-dir']));
+  try {
+    return await work(new SqliteSettingsStore(db));
+  } finally {
+    db.close();
+  }
+}
