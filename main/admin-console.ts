@@ -98,8 +98,9 @@ export class AdminConsole {
     };
   }
 
+  /** The service hears each change (SettingsStore.onChange) and wakes the scheduler. */
   async updateSettings(patch: SettingsPatch): Promise<AdminState> {
-    const { settings, scheduler } = this.deps;
+    const { settings } = this.deps;
     if (patch.paused !== undefined) await settings.setPaused(patch.paused);
     if (patch.rotation !== undefined) await settings.setRotation(patch.rotation);
     if (patch.global_cap !== undefined) await settings.setGlobalCap(patch.global_cap);
@@ -108,7 +109,6 @@ export class AdminConsole {
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
       if (cap !== undefined) await settings.setProviderCap(provider as Provider, cap);
     }
-    scheduler.wake();
     return this.state();
   }
 

@@ -167,8 +167,10 @@ export class Service {
       this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
     );
     let retentionDays = this.settings.get().retentionDays;
-    // A changed period applies at once, not at the next sweep (wake does nothing once stopped).
+    // Settings changed here, by the command line or by another instance apply at once: a
+    // resume or a lifted cap dispatches now, a changed period sweeps now (wakes do nothing once stopped).
     this.settings.onChange(() => {
+      this.scheduler.wake();
       if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
       retentionDays = this.settings.get().retentionDays;
     });

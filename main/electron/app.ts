@@ -164,11 +164,9 @@ async function start(): Promise<void> {
   const act = (action: TrayAction) => {
     if (action === 'dashboard') return showDashboard();
     if (action === 'quit') return app.quit();
+    // The service hears the change and wakes the scheduler.
     service.settings.setPaused(action === 'pause').then(
-      () => {
-        service.scheduler.wake();
-        trayControl.refresh();
-      },
+      () => trayControl.refresh(),
       (error: Error) => service.log.warn('service', `The tray could not ${action}: ${error.message}`),
     );
   };

@@ -35,8 +35,8 @@ describe('dispatch order', () => {
     }
     const positions = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/completions/${id}`)).body.queue_position));
     expect(positions).toEqual([4, 2, 3, 5, 1]);
+    // The scheduler hears the change: nobody wakes it by hand.
     await t.service.settings.setPaused(false);
-    t.service.scheduler.wake();
     await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
     const done = (await t.api('GET', `/v1/completions/${ids[0]}`)).body;
@@ -85,7 +85,6 @@ describe('attempts, timeouts and deadlines', () => {
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[fail-once=provider_error]]', ...queued } });
     clock.advance(2_500);
     await t.service.settings.setPaused(false);
-    t.service.scheduler.wake();
     await until(async () => (await job(sub.body.id)).status === 'succeeded');
     const done = await job(sub.body.id);
     expect(done.attempts).toBe(2);
@@ -171,7 +170,6 @@ describe('cancel', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     await t.service.settings.setPaused(false);
-    t.service.scheduler.wake();
     await new Promise((r) => setTimeout(r, 30));
     expect(t.agents[0]!.runs).toHaveLength(0);
     const again = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
