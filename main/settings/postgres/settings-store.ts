@@ -102,7 +102,19 @@ export class PgSettingsStore implements SettingsStore {
     await this.copy.refresh();
   }
 
+  /**
+   * A listener that throws must not turn a committed change into a failed setter, nor keep
+   * the others from hearing it: its error is rethrown on its own, outside the read.
+   */
   private tell(): void {
-    for (const listener of [...this.listeners]) listener();
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
 }
