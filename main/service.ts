@@ -122,7 +122,7 @@ export class Service {
     this.store = shared ? shared.store : new SqliteJobStore(db, this.outbox);
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
-    this.settings = new SqliteSettingsStore(db);
+    this.settings = shared?.settings ?? new SqliteSettingsStore(db);
     this.keys = new KeyStore(db, clock, ids);
     this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
@@ -139,7 +139,7 @@ export class Service {
       clock,
       ids,
     );
-    this.signingSecret = new SqliteSigningSecret(db, ids, clock);
+    this.signingSecret = shared?.signingSecret ?? new SqliteSigningSecret(db, ids, clock);
     this.webhookSender = new WebhookSender(
       this.outbox,
       () => this.signingSecret.get(),
@@ -211,6 +211,7 @@ export class Service {
       ids,
       version: VERSION,
       ...(connections ? { connections } : {}),
+      ...(shared ? { limits: shared.limits } : {}),
     });
   }
 
@@ -231,7 +232,16 @@ export class Service {
     let shared: SharedDatabase | null = null;
     try {
       claimProfile(db, options.dataDir, profile);
-      if (options.database) shared = await SharedDatabase.open(options.database.url, deviceId(options.dataDir), clock);
+      if (options.database) {
+        shared = await SharedDatabase.open(options.database.url, {
+          deviceId: deviceId(options.dataDir),
+          profile,
+          clock,
+          ids: options.ids ?? randomIds,
+          // The service's log does not exist yet; a failed re-read is rare enough to go to stderr.
+          onError: (error) => options.onWarning?.(`A shared table could not be read again (the next change tries again): ${error.message}`),
+        });
+      }
     } catch (error) {
       db.close();
       throw error;

@@ -1,10 +1,31 @@
 import type pg from 'pg';
+import { PgRateLimiter } from './api/postgres/rate-limit.js';
+import type { ProfileName } from './api/profile.js';
+import type { RequestLimits } from './api/rate-limit.js';
 import type { Clock } from './core/clock.js';
+import type { IdGenerator } from './core/ids.js';
+import { LIMITS } from './core/limits.js';
 import { connect } from './queue/postgres/connect.js';
 import { DEFAULT_LEASE, Device, type DeviceStatus, type LeaseTiming } from './queue/postgres/devices.js';
 import { PgJobStore } from './queue/postgres/job-store.js';
 import { migrate } from './queue/postgres/schema.js';
 import { TableChanges } from './queue/postgres/table-changes.js';
+import { claimDatabaseProfile } from './settings/install-profile.js';
+import { PgSettingsStore } from './settings/postgres/settings-store.js';
+import { PgSigningSecret } from './webhooks/postgres/signing-secret.js';
+
+/** What opening a shared database needs besides its URL. */
+export interface SharedDatabaseOptions {
+  /** This data dir's device id (runtime-files.ts `deviceId`). */
+  deviceId: string;
+  /** The profile served: a database keeps the one it was first served in. */
+  profile: ProfileName;
+  clock: Clock;
+  ids: IdGenerator;
+  /** A copy of a shared table could not be read again after another instance changed it. */
+  onError: (error: Error) => void;
+  lease?: LeaseTiming;
+}
 
 /**
  * The PostgreSQL several instances share (`serve --database`): its schema brought up to
@@ -15,22 +36,47 @@ import { TableChanges } from './queue/postgres/table-changes.js';
 export class SharedDatabase {
   private device: Device | undefined;
 
+  readonly store: PgJobStore;
+  readonly changes: TableChanges;
+  readonly settings: PgSettingsStore;
+  readonly signingSecret: PgSigningSecret;
+  /** Per-key request budgets, counted in the database so instances share each key's. */
+  readonly limits: RequestLimits;
+  private readonly clock: Clock;
+  private readonly lease: LeaseTiming;
+
   private constructor(
     readonly pool: pg.Pool,
-    readonly store: PgJobStore,
-    readonly changes: TableChanges,
-    private readonly clock: Clock,
-    private readonly lease: LeaseTiming,
-  ) {}
+    options: SharedDatabaseOptions,
+  ) {
+    const { clock, ids, onError } = options;
+    this.clock = clock;
+    this.lease = options.lease ?? DEFAULT_LEASE;
+    this.store = new PgJobStore(pool, options.deviceId);
+    this.changes = new TableChanges(pool);
+    this.settings = new PgSettingsStore(pool, this.changes, onError);
+    this.signingSecret = new PgSigningSecret(pool, this.changes, ids, clock, onError);
+    this.limits = {
+      read: new PgRateLimiter(pool, clock, 'read', LIMITS.readsPerMinute),
+      write: new PgRateLimiter(pool, clock, 'write', LIMITS.writesPerMinute),
+    };
+  }
 
-  /** Connects, migrates (under the schema's advisory lock: instances starting together take turns) and listens. */
-  static async open(url: string, deviceId: string, clock: Clock, lease: LeaseTiming = DEFAULT_LEASE): Promise<SharedDatabase> {
+  /**
+   * Connects, migrates (under the schema's advisory lock: instances starting together take
+   * turns), claims the profile, listens, then copies the shared tables: listening first, so
+   * no change made between the copy and the LISTEN is missed.
+   */
+  static async open(url: string, options: SharedDatabaseOptions): Promise<SharedDatabase> {
     const pool = await connect(url, { max: 20 });
     try {
       await migrate(pool);
-      const shared = new SharedDatabase(pool, new PgJobStore(pool, deviceId), new TableChanges(pool), clock, lease);
+      await claimDatabaseProfile(pool, options.profile);
+      const shared = new SharedDatabase(pool, options);
       await shared.store.listen();
       await shared.changes.listen();
+      await shared.settings.load();
+      await shared.signingSecret.load();
       return shared;
     } catch (error) {
       await pool.end().catch(() => {});

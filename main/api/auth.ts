@@ -39,13 +39,14 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 /**
  * Authenticates the bearer key, checks the route's scope and spends one request of the
  * key's budget. The admin token (the dashboard's, stored in the data dir) holds every scope
- * and spends a budget of its own, as a key does. A key's last use is recorded only for a
- * request it was allowed to make.
+ * and spends a budget of its own, as a key does, in `adminLimits`: the token is this
+ * instance's, so its budget is too, even where the keys' budgets are shared with other
+ * instances. A key's last use is recorded only for a request it was allowed to make.
  */
-export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminToken: AdminToken) {
-  const spend = async (access: RouteAccess, bucket: string, whose: string) => {
+export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminToken: AdminToken, adminLimits: RequestLimits = limits) {
+  const spend = async (access: RouteAccess, bucket: string, whose: string, from = limits) => {
     if (!access.budget) return;
-    const wait = await limits[access.budget].take(bucket);
+    const wait = await from[access.budget].take(bucket);
     if (wait > 0) {
       throw new ApiError('RATE_LIMITED', `Too many ${access.budget} requests for ${whose}; retry in ${wait} s.`, undefined, {
         'retry-after': String(wait),
@@ -60,7 +61,7 @@ export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminTo
     const secret = match[1]!;
     if (adminToken.matches(secret)) {
       // Key ids are key_…, so this bucket is the token's own.
-      await spend(access, 'admin', 'the admin token');
+      await spend(access, 'admin', 'the admin token', adminLimits);
       return { keyId: 'admin', accountId: null };
     }
     const auth = keys.authenticate(secret);

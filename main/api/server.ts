@@ -87,14 +87,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   app.decorateRequest('keyId', '');
   app.decorateRequest('accountId', null);
-  const authenticate = makeAuthenticator(
-    deps.keys,
-    deps.limits ?? {
-      read: new MemoryRateLimiter(deps.clock, LIMITS.readsPerMinute),
-      write: new MemoryRateLimiter(deps.clock, LIMITS.writesPerMinute),
-    },
-    deps.adminToken,
-  );
+  const inMemory = {
+    read: new MemoryRateLimiter(deps.clock, LIMITS.readsPerMinute),
+    write: new MemoryRateLimiter(deps.clock, LIMITS.writesPerMinute),
+  };
+  const authenticate = makeAuthenticator(deps.keys, deps.limits ?? inMemory, deps.adminToken, inMemory);
   app.server.maxConnections = limits.maxConnections;
 
   app.addHook('onRequest', async (request, reply) => {

@@ -109,6 +109,22 @@ describe('instances sharing one PostgreSQL', () => {
     expect(answered.body.provider).toBe('qwen');
   });
 
+  it('settings are shared: agents paused on one instance are paused on all, and resumed from another', async () => {
+    const db = await cluster.createDatabase();
+    const [a, b] = await Promise.all([instance(db, 'a', ''), instance(db, 'b', 'deepseek=1')]);
+    expect((await call(a, 'PATCH', '/admin/v1/settings', { paused: true })).status).toBe(200);
+    // B hears the pause: a job that must start now is refused there, one with a callback waits.
+    await until(async () => (await call(b, 'POST', '/v1/completions', { prompt: 'now?', wait: false })).status === 503, 5_000, 'B paused');
+    const refused = await call(b, 'POST', '/v1/completions', { prompt: 'now?', wait: false });
+    expect(refused.body.error.code).toBe('NO_DEVICE_ONLINE');
+    const later = await call(a, 'POST', '/v1/completions', { prompt: 'later', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await call(b, 'GET', `/v1/completions/${later.body.id}`)).body.status).toBe('queued');
+    expect((await call(b, 'PATCH', '/admin/v1/settings', { paused: false })).status).toBe(200);
+    const done = await call(a, 'GET', `/v1/completions/${later.body.id}?wait=true`);
+    expect(done.body.status).toBe('succeeded');
+  });
+
   it('SIGKILL of an instance mid-job: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
     const db = await cluster.createDatabase();
     const a = await instance(db, 'a', 'claude=1');
