@@ -16,6 +16,7 @@ import type { AccountStore } from './keys/account-store.js';
 import type { ApiKey, KeyStore } from './keys/key-store.js';
 import { HOUR_MS } from './queue/hourly-usage.js';
 import type { AgentPool } from './queue/agent-pool.js';
+import type { ClusterAgents } from './queue/cluster-agents.js';
 import type { HourlyUsage } from './queue/hourly-usage.js';
 import type { LogBook, LogEntry, LogLevel } from './logs/log-book.js';
 import type { JobEvents } from './queue/job-events.js';
@@ -46,6 +47,8 @@ export class AdminConsole {
       dataDir: string;
       store: JobStore;
       pool: AgentPool;
+      /** Every device's agents: the status the dashboard shows follows them. */
+      cluster: ClusterAgents;
       usage: HourlyUsage;
       settings: SettingsStore;
       keys: KeyStore;
@@ -423,6 +426,7 @@ export class AdminConsole {
       changed();
     });
     const unsubscribePool = this.deps.pool.onChange(changed);
+    const unsubscribeCluster = this.deps.cluster.onChange(changed);
     // A pause or cap changed in another tab, the tray or the command line.
     const unsubscribeSettings = this.deps.settings.onChange(changed);
     this.loginListeners.add(changed);
@@ -432,6 +436,7 @@ export class AdminConsole {
       if (onJobDeleted) this.deletionListeners.delete(onJobDeleted);
       unsubscribeJobs();
       unsubscribePool();
+      unsubscribeCluster();
       unsubscribeSettings();
       this.loginListeners.delete(changed);
       unsubscribeLog();

@@ -4,12 +4,12 @@ import type { IdGenerator } from './core/ids.js';
 import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
 import type { Profile } from './api/profile.js';
-import type { AgentPool } from './queue/agent-pool.js';
+import type { ClusterAgents } from './queue/cluster-agents.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from './queue/idempotency.js';
 import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from './core/jobs.js';
 import type { JobStore } from './queue/job-store.js';
-import type { JobConstraint, Scheduler } from './queue/scheduler.js';
+import { matches, type JobConstraint, type Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
 import { waitReason, type WaitReason } from './queue/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
@@ -88,7 +88,8 @@ export class Completions {
   constructor(
     private readonly store: JobStore,
     private readonly scheduler: Scheduler,
-    private readonly pool: AgentPool,
+    /** Every device's agents: a job may name, and wait for, an agent of any of them. */
+    private readonly cluster: ClusterAgents,
     private readonly settings: SettingsStore,
     private readonly events: JobEvents,
     private readonly profile: Profile,
@@ -159,7 +160,7 @@ export class Completions {
   }
 
   agentName(job: JobRow): string | null {
-    return job.agent_id ? (this.pool.get(job.agent_id)?.name ?? null) : null;
+    return job.agent_id ? (this.cluster.get(job.agent_id)?.name ?? null) : null;
   }
 
   /** The scheduler hears of the move from the store, and stops the job's agent if it was running. */
@@ -252,7 +253,7 @@ export class Completions {
   }
 
   private reasonFor(job: JobConstraint): WaitReason {
-    return waitReason(job, { pool: this.pool, scheduler: this.scheduler, settings: this.settings.get() });
+    return waitReason(job, { cluster: this.cluster, scheduler: this.scheduler, settings: this.settings.get() });
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */
@@ -274,7 +275,7 @@ export class Completions {
     }
     let constraint: JobConstraint = { req_provider: b.provider, req_agent_id: b.agent_id };
     if (b.agent_id !== null) {
-      const agent = this.pool.get(b.agent_id);
+      const agent = this.cluster.get(b.agent_id);
       if (!agent) throw invalid('agent_id', `No agent ${b.agent_id} on this account.`);
       if (b.provider !== null && agent.provider !== b.provider) {
         throw invalid('agent_id', `Agent ${b.agent_id} is a ${agent.provider} agent, not ${b.provider}.`);
@@ -285,7 +286,7 @@ export class Completions {
       const conversation = await this.store.conversation(b.conversation_ref);
       // Another account's conversation is as unknown as a made-up one.
       if (!conversation || conversation.account_id !== accountId) throw invalid('conversation_ref', 'Unknown conversation_ref.');
-      if (!this.pool.get(conversation.agent_id)) {
+      if (!this.cluster.get(conversation.agent_id)) {
         throw invalid('conversation_ref', 'The agent that held this conversation was removed; start a new one.');
       }
       if (b.provider !== null && conversation.provider !== b.provider) {
@@ -299,14 +300,22 @@ export class Completions {
     return constraint;
   }
 
-  /** For `wait: false` without `callback_url`: the 503 of a job that cannot start now, if it cannot. */
+  /**
+   * For `wait: false` without `callback_url`: the 503 of a job that cannot start now on any
+   * device, if it cannot. NO_DEVICE_ONLINE when the agents are paused, or no device that has
+   * agents is online (with none anywhere, there is no device to be online: NO_AGENT_AVAILABLE).
+   */
   private whyCannotStartNow(constraint: JobConstraint): ApiError | undefined {
     const provider = constraint.req_provider;
     const details = provider ? { provider } : undefined;
     if (this.settings.get().paused) {
       return new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
     }
-    const ready = this.scheduler.candidates(constraint).filter((a) => this.pool.isReady(a.id));
+    const online = this.cluster.online();
+    if (online.length === 0 && this.cluster.devices().some((d) => d.agents.length > 0)) {
+      return new ApiError('NO_DEVICE_ONLINE', 'No device with agents is online; start ChatBridge on one of them.');
+    }
+    const ready = online.filter((a) => a.ready && matches(a, constraint));
     if (ready.length === 0) {
       return new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
     }

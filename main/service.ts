@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { AdminConsole } from './admin-console.js';
 import type { AgentControl } from './core/agent-control.js';
@@ -16,6 +17,8 @@ import { KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
 import { AgentPool } from './queue/agent-pool.js';
+import type { ClusterAgents } from './queue/cluster-agents.js';
+import { LocalAgents } from './queue/local-agents.js';
 import { openDatabase, type Db } from './queue/db.js';
 import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
 import { JobEvents } from './queue/job-events.js';
@@ -74,6 +77,8 @@ export class AlreadyRunning extends Error {}
 export class Service {
   readonly store: JobStore;
   readonly pool: AgentPool;
+  /** Every device's agents, as the API reports and decides on them (the pool: this device's). */
+  readonly cluster: ClusterAgents;
   readonly settings: SettingsStore;
   readonly keys: KeyStore;
   /** (H) The accounts the operator serves; none in Profile F. */
@@ -126,13 +131,14 @@ export class Service {
     this.keys = new KeyStore(db, clock, ids);
     this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
+    this.cluster = new LocalAgents(this.pool, { id: 'local', name: hostname(), baseUrl: () => this.url || null });
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
     this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
     this.completions = new Completions(
       this.store,
       this.scheduler,
-      this.pool,
+      this.cluster,
       this.settings,
       this.events,
       profile,
@@ -174,12 +180,13 @@ export class Service {
       if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
       retentionDays = this.settings.get().retentionDays;
     });
-    const report = new StatusReport(this.store, this.pool, usage, this.settings, () => this.url, profile.timestamp);
+    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp);
     this.admin = new AdminConsole({
       version: VERSION,
       dataDir,
       store: this.store,
       pool: this.pool,
+      cluster: this.cluster,
       usage,
       settings: this.settings,
       keys: this.keys,

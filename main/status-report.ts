@@ -1,6 +1,6 @@
 import { PROVIDERS } from './core/providers.js';
 import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
-import type { AgentPool } from './queue/agent-pool.js';
+import { isUsable, type ClusterAgent, type ClusterAgents } from './queue/cluster-agents.js';
 import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
 import type { Viewer } from './core/jobs.js';
 import type { JobStore } from './queue/job-store.js';
@@ -10,10 +10,10 @@ import type { SettingsStore } from './settings/settings-store.js';
 export class StatusReport {
   constructor(
     private readonly store: JobStore,
-    private readonly pool: AgentPool,
+    /** Every device's agents: any instance answers for the whole cluster. */
+    private readonly cluster: ClusterAgents,
     private readonly usage: HourlyUsage,
     private readonly settings: SettingsStore,
-    private readonly baseUrl: () => string,
     /** The profile's timestamp format. */
     private readonly timestamp: (ms: number) => string,
   ) {}
@@ -21,7 +21,6 @@ export class StatusReport {
   /** The figures every caller may see, and `account`'s own queue (null: Profile F's one account; the dashboard sees every account's). */
   async status(account: Viewer): Promise<Status> {
     const settings = this.settings.get();
-    const agents = this.pool.list();
     const cap = (scope: UsageScope, limit: number | null) => {
       const next = this.usage.nextSlotAt(scope, limit);
       return {
@@ -30,24 +29,24 @@ export class StatusReport {
         next_slot_at: next === null ? null : this.timestamp(next),
       };
     };
-    const summaries = agents.map((a) => {
-      const cooldown = this.pool.cooldownUntil(a.id);
-      return {
-        id: a.id,
-        name: a.name,
-        provider: a.provider,
-        state: this.pool.state(a.id),
-        cooldown_until: cooldown === null ? null : this.timestamp(cooldown),
-        ...cap({ agentId: a.id }, a.cap_per_hour),
-      };
+    const summary = (a: ClusterAgent) => ({
+      id: a.id,
+      name: a.name,
+      provider: a.provider,
+      state: a.state,
+      cooldown_until: a.cooldown_until === null ? null : this.timestamp(a.cooldown_until),
+      ...cap({ agentId: a.id }, a.cap_per_hour),
     });
-    const idle = summaries.filter((a) => a.state === 'idle').length;
+    const devices = this.cluster.devices();
+    // An offline device's agents are shown with it, and counted nowhere.
+    const counted = devices.filter((d) => d.online).flatMap((d) => d.agents);
+    const idle = counted.filter((a) => a.state === 'idle').length;
     const oldest = await this.store.oldestQueuedAt(account);
     const depth = await this.store.queuedCount(account);
     return {
       providers: Object.fromEntries(
         PROVIDERS.map((p) => {
-          const mine = summaries.filter((a) => a.provider === p);
+          const mine = counted.filter((a) => a.provider === p);
           return [
             p,
             {
@@ -59,19 +58,29 @@ export class StatusReport {
         }),
       ),
       queue: { depth, oldest_queued_at: oldest === null ? null : this.timestamp(oldest) },
-      agents: { idle, busy: summaries.filter((a) => a.state === 'busy').length, total: summaries.length },
-      devices: [{ base_url: this.baseUrl(), online: !settings.paused, paused: settings.paused, agents: summaries }],
+      agents: { idle, busy: counted.filter((a) => a.state === 'busy').length, total: counted.length },
+      // The pause is the cluster's: paused, no device counts as online (decisions.md).
+      devices: devices.map((d) => ({
+        name: d.name,
+        base_url: d.base_url,
+        online: d.online && !settings.paused,
+        paused: settings.paused,
+        agents: d.agents.map(summary),
+      })),
       global: cap('global', settings.globalCap),
       rotation: settings.rotation,
     };
   }
 
-  /** `service/auto` first while any agent is enabled, then each provider with an enabled, logged-in agent. */
+  /**
+   * `service/auto` first while any agent of an online device is enabled, then each provider
+   * with an enabled, logged-in agent there.
+   */
   models(): ModelList {
-    const enabled = this.pool.list().filter((a) => a.enabled);
+    const enabled = this.cluster.online().filter((a) => a.enabled);
     if (enabled.length === 0) return { object: 'list', data: [] };
     const created = Math.floor(Math.min(...enabled.map((a) => a.created_at)) / 1000);
-    const loggedIn = new Set(enabled.filter((a) => this.pool.isUsable(a.id)).map((a) => a.provider));
+    const loggedIn = new Set(enabled.filter(isUsable).map((a) => a.provider));
     return {
       object: 'list',
       data: CHAT_MODELS.filter((m) => m === 'service/auto' || loggedIn.has(m.slice('service/'.length) as never)).map(

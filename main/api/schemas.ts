@@ -217,9 +217,19 @@ export const Status = Type.Object({
     Type.Object({ agents_idle: Type.Integer(), agents_total: Type.Integer(), ...CapUsage }),
   ),
   queue: Type.Object({ depth: Type.Integer(), oldest_queued_at: Nullable(Timestamp) }),
-  agents: Type.Object({ idle: Type.Integer(), busy: Type.Integer(), total: Type.Integer() }),
+  agents: Type.Object({ idle: Type.Integer(), busy: Type.Integer(), total: Type.Integer() }, { description: 'The agents of online devices' }),
   devices: Type.Array(
-    Type.Object({ base_url: Type.String(), online: Type.Boolean(), paused: Type.Boolean(), agents: Type.Array(AgentSummary) }),
+    Type.Object({
+      name: Type.String({ description: 'The device as its owner named it (serve --device-name; the host name by default)' }),
+      base_url: Nullable(Type.String({ description: 'Where its API answers; null for a device started with --no-api' })),
+      online: Type.Boolean({ description: 'Running (beating within its lease) and its agents not paused' }),
+      paused: Type.Boolean(),
+      agents: Type.Array(AgentSummary),
+    }),
+    {
+      description:
+        'Every instance sharing the queue (one for a desktop): the one answering first, then the online ones. The agents of an offline device are listed as it last published them and count nowhere else.',
+    },
   ),
   global: Type.Object(CapUsage),
   rotation: Type.String(),

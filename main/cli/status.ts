@@ -28,9 +28,13 @@ const cap = (limit: number | null) => (limit === null ? 'no cap' : String(limit)
 export function renderStatus(s: Status, now = Date.now()): string {
   const at = (iso: string) => localTime(iso, now);
   const device = s.devices[0];
-  const resting = (device?.agents ?? []).filter((a) => a.state === 'resting').length;
+  const resting = s.devices
+    .filter((d) => d.online || d.paused)
+    .flatMap((d) => d.agents)
+    .filter((a) => a.state === 'resting').length;
   const lines = [
     `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? 'PAUSED (chatbridge resume)' : 'running'}`,
+    ...(s.devices.length > 1 ? [`Devices: ${s.devices.map((d) => `${d.name} (${d.online ? 'online' : d.paused ? 'paused' : 'offline'})`).join(', ')}`] : []),
     `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${at(s.queue.oldest_queued_at)}` : ''}`,
     `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy${resting ? `, ${resting} resting after a usage limit` : ''}, ${s.agents.total} in all; rotation ${s.rotation}`,
     `Global:  ${s.global.used_this_hour} used this hour, cap ${cap(s.global.rate_limit_per_hour)}${s.global.next_slot_at ? `, next slot ${at(s.global.next_slot_at)}` : ''}`,
@@ -41,16 +45,18 @@ export function renderStatus(s: Status, now = Date.now()): string {
       return `${p.padEnd(12)}${`${v.agents_idle}/${v.agents_total}`.padEnd(12)}${String(v.used_this_hour).padEnd(11)}${cap(v.rate_limit_per_hour).padEnd(8)}${v.next_slot_at ? at(v.next_slot_at) : '-'}`;
     }),
   ];
-  const agents = device?.agents ?? [];
-  if (agents.length > 0) {
-    lines.push('', 'agents:');
-    for (const a of agents) {
+  // Several devices share a database: each one's agents under its name.
+  const several = s.devices.length > 1;
+  for (const d of s.devices.filter((d) => d.agents.length > 0)) {
+    lines.push('', several ? `agents on ${d.name}${d.online || d.paused ? '' : ' (offline)'}:` : 'agents:');
+    for (const a of d.agents) {
       const until = a.state === 'resting' && a.cooldown_until ? ` until ${at(a.cooldown_until)}` : '';
       lines.push(
         `  ${a.id}  ${a.provider.padEnd(10)} ${a.state.padEnd(11)} ${a.used_this_hour}/${cap(a.rate_limit_per_hour)} this hour  "${a.name}"${until}`,
       );
     }
-  } else {
+  }
+  if (s.devices.every((d) => d.agents.length === 0)) {
     lines.push('', 'No account is paired yet: add one in the dashboard, or with chatbridge agents add PROVIDER.');
   }
   return `${lines.join('\n')}\n`;

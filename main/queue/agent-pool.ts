@@ -34,6 +34,7 @@ export class AgentPool implements AgentRoster {
   private readonly rechecks: RecheckSchedule;
   private looker: (id: string) => Promise<unknown> = (id) => this.live.get(id)!.recheck!();
   private readonly listeners: (() => void)[] = [];
+  private readonly watchers = new Set<() => void>();
   private readonly s;
 
   constructor(
@@ -167,6 +168,8 @@ export class AgentPool implements AgentRoster {
     if (busy) this.busy.add(id);
     else this.busy.delete(id);
     if (!busy) this.changed();
+    // Going busy frees no capacity (onChange stays quiet), but the other devices must see it.
+    else for (const w of this.watchers) w();
   }
 
   /** Until when the agent pauses between jobs; null when it does not now. */
@@ -236,9 +239,19 @@ export class AgentPool implements AgentRoster {
     };
   }
 
+  /**
+   * Hears of every change to what the agents' summaries show, an agent going busy included
+   * (the devices sharing a database publish them); returns the function that stops it.
+   */
+  watch(listener: () => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
   private changed(): void {
     for (const id of this.live.keys()) this.rechecks.update(id);
     for (const l of this.listeners) l();
+    for (const w of this.watchers) w();
   }
 
   private conditionOf(id: string): Condition {

@@ -124,7 +124,7 @@ export class Scheduler {
    * Whether `agent` could take one more job under its own, its provider's and the global cap,
    * counting the dispatches `planned` in the round under way besides those recorded.
    */
-  underCaps(agent: AgentRecord, settings = this.settings(), planned: readonly AgentRecord[] = []): boolean {
+  underCaps(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings(), planned: readonly AgentRecord[] = []): boolean {
     const inScope = (scope: UsageScope) =>
       planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : p.provider === scope.provider)).length;
     const fits = (scope: UsageScope, cap: number | null) => this.usage.allows(scope, cap, inScope(scope));
@@ -281,7 +281,8 @@ export class Scheduler {
   }
 }
 
-function matches(agent: AgentRecord, job: JobConstraint): boolean {
+/** Whether `agent` may run `job`: the agent it is pinned to, else one of the provider asked for, if any. */
+export function matches(agent: Pick<AgentRecord, 'id' | 'provider'>, job: JobConstraint): boolean {
   if (job.req_agent_id) return agent.id === job.req_agent_id;
   return !job.req_provider || agent.provider === job.req_provider;
 }

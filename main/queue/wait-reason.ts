@@ -1,8 +1,8 @@
 import { timestamp } from '../core/timestamps.js';
 import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
-import type { AgentPool } from './agent-pool.js';
-import type { JobConstraint, Scheduler } from './scheduler.js';
+import { isUsable, type ClusterAgents } from './cluster-agents.js';
+import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
 
 export interface WaitReason {
   /** Why the job has not started, in words for a person: "no ChatGPT account is paired". */
@@ -12,38 +12,43 @@ export interface WaitReason {
 }
 
 /**
- * Why a queued job is not running now. A job with no agent for it keeps waiting (the
- * contract: it runs as soon as one is added), so this is what makes that wait visible: in
- * the dashboard's job view, the log, and the message of a 504 at the end of a hold.
+ * Why a queued job is not running now on any device. A job with no agent for it keeps waiting
+ * (the contract: it runs as soon as one is added), so this is what makes that wait visible:
+ * in the dashboard's job view, the log, and the message of a 504 at the end of a hold.
  */
 export function waitReason(
   job: JobConstraint,
-  deps: { pool: AgentPool; scheduler: Scheduler; settings: Settings },
+  deps: { cluster: ClusterAgents; scheduler: Scheduler; settings: Settings },
 ): WaitReason {
-  const { pool, scheduler, settings } = deps;
+  const { cluster, scheduler, settings } = deps;
   if (settings.paused) return { text: 'the agents are paused (resume them in the dashboard or with chatbridge resume)', needsPerson: true };
   const provider = job.req_provider && isProvider(job.req_provider) ? PROVIDER_NAMES[job.req_provider] : null;
-  const pinned = job.req_agent_id ? pool.get(job.req_agent_id) : undefined;
+  const pinned = job.req_agent_id ? cluster.get(job.req_agent_id) : undefined;
   const who = pinned ? `its agent ${pinned.name}` : provider ? `every ${provider} agent` : 'every agent';
-  const candidates = scheduler.candidates(job);
+  const candidates = cluster.online().filter((a) => matches(a, job));
   if (candidates.length === 0) {
+    const offline = cluster.devices().filter((d) => !d.online && d.agents.some((a) => matches(a, job)));
+    if (offline.length > 0) {
+      const whose = pinned ? `the device of its agent ${pinned.name} is` : `every device with ${provider ? `a ${provider}` : 'an'} agent is`;
+      return { text: `${whose} offline (${offline.map((d) => d.name).join(', ')})`, needsPerson: true };
+    }
     if (job.req_agent_id) return { text: 'the agent it must run on was removed', needsPerson: true };
     const add = `add one in the dashboard or with chatbridge agents add ${job.req_provider ?? 'PROVIDER'}`;
     return { text: `no ${provider ? `${provider} ` : ''}account is paired (${add})`, needsPerson: true };
   }
-  const states = candidates.map((a) => pool.state(a.id));
-  if (!states.some((s) => s === 'idle' || s === 'busy' || s === 'resting')) {
+  const states = candidates.map((a) => a.state);
+  if (!candidates.some(isUsable)) {
     if (states.every((s) => s === 'paused')) return { text: `${who} is paused (enable it on the Agents page)`, needsPerson: true };
     const none = pinned ? `its agent ${pinned.name} is not` : `no ${provider ? `${provider} ` : ''}agent is`;
     return { text: `${none} logged in (log in on the Agents page)`, needsPerson: true };
   }
-  const ready = candidates.filter((a) => pool.isReady(a.id));
+  const ready = candidates.filter((a) => a.ready);
   if (ready.length === 0) {
-    const rests = candidates.map((a) => pool.cooldownUntil(a.id)).filter((t): t is number => t !== null);
+    const rests = candidates.map((a) => a.cooldown_until).filter((t): t is number => t !== null);
     if (states.every((s) => s === 'resting' || s === 'paused' || s === 'needs_login' || s === 'error') && rests.length > 0) {
       return { text: `${who} is resting after the provider's usage limit, until ${timestamp(Math.min(...rests))}`, needsPerson: false };
     }
-    const pauses = candidates.map((a) => pool.pauseUntil(a.id)).filter((t): t is number => t !== null);
+    const pauses = candidates.map((a) => a.pause_until).filter((t): t is number => t !== null);
     if (pauses.length > 0 && states.every((s) => s !== 'busy')) {
       return { text: `${who} is pausing between jobs (a guard against bans), until ${timestamp(Math.min(...pauses))}`, needsPerson: false };
     }

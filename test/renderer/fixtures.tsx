@@ -63,7 +63,7 @@ export function adminState(agents: AgentView[] = [], over: Partial<AdminState['s
       providers,
       queue: { depth: 0, oldest_queued_at: null },
       agents: { idle: agents.filter((a) => a.state === 'idle').length, busy: agents.filter((a) => a.state === 'busy').length, total: agents.length },
-      devices: [{ base_url: 'http://127.0.0.1:4555', online: true, paused: false, agents: [] }],
+      devices: [{ name: 'laptop', base_url: 'http://127.0.0.1:4555', online: true, paused: false, agents: [] }],
       global: { ...usage },
       rotation: 'round_robin',
     },

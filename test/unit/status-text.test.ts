@@ -13,7 +13,7 @@ describe('status text', () => {
       providers: Object.fromEntries(PROVIDERS.map((p) => [p, { agents_idle: p === 'claude' ? 1 : 0, agents_total: p === 'claude' ? 2 : 0, ...usage }])),
       queue: { depth: 0, oldest_queued_at: null },
       agents: { idle: 1, busy: 0, total: 2 },
-      devices: [{ base_url: 'http://127.0.0.1:8787', online: true, paused: false, agents: [agentSummary('agt_a', 'idle'), agentSummary('agt_b', 'resting', '2026-11-21T21:54:00Z')] }],
+      devices: [{ name: 'laptop', base_url: 'http://127.0.0.1:8787', online: true, paused: false, agents: [agentSummary('agt_a', 'idle'), agentSummary('agt_b', 'resting', '2026-11-21T21:54:00Z')] }],
       global: usage,
       rotation: 'round_robin',
     };
