@@ -128,7 +128,7 @@ export class Device {
  * before this one starts, so a slow run does not push the beats apart; a run that comes due
  * while the last one is still going is skipped, so runs never pile up on a slow database.
  */
-class Every {
+export class Every {
   private timer: TimerHandle | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
