@@ -19,6 +19,7 @@ import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './
 import { AgentPool } from './queue/agent-pool.js';
 import type { ClusterAgents } from './queue/cluster-agents.js';
 import { LocalAgents } from './queue/local-agents.js';
+import { PgClusterAgents } from './queue/postgres/cluster-agents.js';
 import { openDatabase, type Db } from './queue/db.js';
 import { HourlyUsage, HOUR_MS } from './queue/hourly-usage.js';
 import { JobEvents } from './queue/job-events.js';
@@ -79,6 +80,7 @@ export class Service {
   readonly pool: AgentPool;
   /** Every device's agents, as the API reports and decides on them (the pool: this device's). */
   readonly cluster: ClusterAgents;
+  private readonly sharedAgents: PgClusterAgents | null;
   readonly settings: SettingsStore;
   readonly keys: KeyStore;
   /** (H) The accounts the operator serves; none in Profile F. */
@@ -121,6 +123,8 @@ export class Service {
     connections: ConnectionLimits | undefined,
     /** The PostgreSQL shared with other instances; null: everything is in the data dir. */
     private readonly shared: SharedDatabase | null,
+    /** How this device is listed among the devices (the host name on a desktop). */
+    deviceName: string,
   ) {
     this.log = new LogBook(clock);
     this.outbox = new WebhookOutbox(db);
@@ -131,7 +135,14 @@ export class Service {
     this.keys = new KeyStore(db, clock, ids);
     this.accounts = new AccountStore(db, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
-    this.cluster = new LocalAgents(this.pool, { id: 'local', name: hostname(), baseUrl: () => this.url || null });
+    const baseUrl = () => this.url || null;
+    // On a shared database, this device publishes its agents and sees every other device's.
+    this.sharedAgents = shared
+      ? new PgClusterAgents(shared.pool, shared.changes, this.pool, { id: shared.store.deviceId, name: deviceName, baseUrl }, clock, (error) =>
+          this.log.warn('service', `The shared database did not take or give the devices' agents (the next try is in 2 s): ${error.message}`),
+        )
+      : null;
+    this.cluster = this.sharedAgents ?? new LocalAgents(this.pool, { id: 'local', name: deviceName, baseUrl });
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
     this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
@@ -264,6 +275,7 @@ export class Service {
       typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
       shared,
+      options.database?.deviceName ?? hostname(),
     );
     if (privacyWarning) {
       service.log.warn('service', privacyWarning);
@@ -276,6 +288,7 @@ export class Service {
     await service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
+    await service.sharedAgents?.start();
     if (options.api !== false) {
       await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
       const address = service.app.server.address();
@@ -361,6 +374,8 @@ export class Service {
     // Closing agents changes their state; that is shutdown, not news.
     for (const stop of this.stopLogging) stop();
     this.metrics.stop();
+    // The others keep this device's agents as last published, offline once it has left.
+    await this.sharedAgents?.close();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     removeServerInfo(this.dataDir);
     // On a shared database this device leaves: offline for the others at once.
