@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, screen, within } from '@testing-library/react';
+import { act, cleanup, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { useDashboard } from '../../renderer/src/store.js';
 import { adminState, agent, job, renderPage } from './fixtures.js';
@@ -44,5 +44,32 @@ describe('Overview', () => {
     expect(screen.getByRole('link', { name: /Live one/ })).toBeTruthy();
     act(() => useDashboard.getState().upsertJob(job({ id: 'job_live', status: 'succeeded', prompt_excerpt: 'Live one' })));
     expect(screen.getByText('No job is running')).toBeTruthy();
+  });
+
+  it('shows no devices on a desktop (one device, itself), and every device with its agents when several share a database', () => {
+    renderPage('#/overview', adminState([agent()]));
+    expect(screen.queryByRole('region', { name: 'Devices' })).toBeNull();
+
+    const state = adminState([agent()]);
+    const summary = (id: string, name: string, provider: string, state: string) => ({ id, name, provider, state, cooldown_until: null, rate_limit_per_hour: null, used_this_hour: 0, next_slot_at: null });
+    state.status.devices = [
+      { name: 'desk', base_url: 'http://desk.lan:8787', online: true, paused: false, agents: [summary('agt_1', 'chatgpt-1', 'chatgpt', 'idle')] },
+      { name: 'basement', base_url: null, online: true, paused: false, agents: [summary('agt_2', 'gemini-1', 'gemini', 'busy')] },
+      { name: 'laptop', base_url: 'http://laptop.lan:8787', online: false, paused: false, agents: [summary('agt_3', 'claude-1', 'claude', 'idle')] },
+    ];
+    cleanup();
+    renderPage('#/overview', state);
+    const devices = within(screen.getByRole('region', { name: 'Devices' }));
+    const desk = within(devices.getByRole('article', { name: 'desk' }));
+    expect(desk.getByText('this one')).toBeTruthy();
+    expect(desk.getByText('online')).toBeTruthy();
+    expect(desk.getByText('http://desk.lan:8787')).toBeTruthy();
+    const basement = within(devices.getByRole('article', { name: 'basement' }));
+    expect(basement.getByText('--no-api')).toBeTruthy();
+    expect(basement.getByText('gemini-1').parentElement!.textContent).toBe('gemini-1Geminibusy');
+    const laptop = within(devices.getByRole('article', { name: 'laptop' }));
+    expect(laptop.getByText('offline')).toBeTruthy();
+    expect(laptop.queryByText('this one')).toBeNull();
+    expect(laptop.getByText(/take no jobs until it is back/)).toBeTruthy();
   });
 });

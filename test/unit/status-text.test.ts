@@ -21,4 +21,27 @@ describe('status text', () => {
     expect(text).toContain('Agents:  1 idle, 0 busy, 1 resting after a usage limit, 2 in all');
     expect(text).toMatch(/agt_b +claude +resting .* until \S+ \(in 4 min\)$/m);
   });
+
+  it('lists the devices sharing a database, and the agents of each under its name', () => {
+    const status: Status = {
+      providers: Object.fromEntries(PROVIDERS.map((p) => [p, { agents_idle: p === 'claude' ? 1 : 0, agents_total: p === 'claude' ? 1 : 0, ...usage }])),
+      queue: { depth: 0, oldest_queued_at: null },
+      agents: { idle: 1, busy: 0, total: 1 },
+      devices: [
+        { name: 'desk', base_url: 'http://desk.lan:8787', online: true, paused: false, agents: [] },
+        { name: 'basement', base_url: null, online: true, paused: false, agents: [agentSummary('agt_a', 'idle')] },
+        { name: 'laptop', base_url: 'http://laptop.lan:8787', online: false, paused: false, agents: [agentSummary('agt_b', 'resting', '2026-11-21T21:54:00Z')] },
+      ],
+      global: usage,
+      rotation: 'round_robin',
+    };
+    const text = renderStatus(status, Date.parse('2026-11-21T21:50:00Z'));
+    expect(text).toContain('ChatBridge at http://desk.lan:8787: running');
+    expect(text).toContain('Devices: desk (online), basement (online), laptop (offline)');
+    // The offline device's resting agent counts nowhere.
+    expect(text).toContain('Agents:  1 idle, 0 busy, 1 in all');
+    expect(text).toMatch(/agents on basement:\n  agt_a +claude +idle/);
+    expect(text).toMatch(/agents on laptop \(offline\):\n  agt_b +claude +resting/);
+    expect(text).not.toContain('No account is paired yet');
+  });
 });

@@ -1,5 +1,6 @@
 import type { AdminState, JobSummary } from '../api.js';
 import { JobStatus } from '../components/Badge.js';
+import { Devices } from '../components/Devices.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Meter } from '../components/Meter.js';
 import { NoAgents } from '../components/NoAgents.js';
@@ -54,6 +55,9 @@ export function Overview({ admin }: { admin: AdminState }) {
           <p className="note">The overall hourly cap is reached; the next job can start at {clockTime(status.global.next_slot_at)}.</p>
         )}
       </section>
+
+      {/* A desktop is one device, itself: the section is for instances sharing a database. */}
+      {status.devices.length > 1 && <Devices devices={status.devices} />}
 
       <section aria-labelledby="running-title">
         <h2 id="running-title">Running now</h2>
