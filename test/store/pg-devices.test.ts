@@ -11,7 +11,7 @@ import { systemClock } from '../../main/core/clock.js';
 import type { JobRow, StoreEvent } from '../../main/core/jobs.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { connect } from '../../main/queue/postgres/connect.js';
-import { DEFAULT_LEASE, Device } from '../../main/queue/postgres/devices.js';
+import { DEFAULT_LEASE, FORGET_AFTER_MS, Device } from '../../main/queue/postgres/devices.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { trackProcesses } from '../support/processes.js';
@@ -220,6 +220,27 @@ describe('devices on one PostgreSQL', () => {
     // Registering again brings it back online.
     await a.device.start();
     expect((await b.device.list()).every((d) => d.online)).toBe(true);
+  });
+
+  it('forgets a device silent for a week, with the agents it published; a live one stays', async () => {
+    await freshDatabase();
+    const clock = new ManualClock(T0);
+    const a = await instance('dev_a', clock, 'old laptop');
+    const b = await instance('dev_b', clock, 'desktop');
+    await admin.query(
+      `INSERT INTO device_agents (id, device_id, provider, name, enabled, position, created_at, state, ready)
+       VALUES ('agt_old', 'dev_a', 'claude', 'claude-1', true, 0, $1, 'idle', true)`,
+      [T0],
+    );
+    a.device.stop();
+    // A week less a lease of silence: still listed (offline).
+    clock.advance(FORGET_AFTER_MS - leaseMs);
+    await run(clock, leaseMs - 500, [b]);
+    expect((await b.device.list()).map((d) => [d.id, d.online])).toEqual([['dev_b', true], ['dev_a', false]]);
+    // A week and a sweep: gone.
+    await run(clock, 500 + DEFAULT_LEASE.sweepMs, [b]);
+    expect((await b.device.list()).map((d) => d.id)).toEqual(['dev_b']);
+    expect((await admin.query(`SELECT id FROM device_agents`)).rows).toEqual([]);
   });
 
   it('drops the late result of a device that comes back after its job was re-queued', async () => {

@@ -17,6 +17,9 @@ export interface LeaseTiming {
   sweepMs: number;
 }
 
+/** A device silent this long is dropped from the list (7 days: a laptop away for a week comes back as new). */
+export const FORGET_AFTER_MS = 7 * 24 * 3_600_000;
+
 export const DEFAULT_LEASE: LeaseTiming = { heartbeatMs: 3_000, leaseMs: 10_000, sweepMs: 2_000 };
 
 /** An instance sharing the database, as /v1/status.devices shows it. */
@@ -62,7 +65,7 @@ export class Device {
     private readonly timing: LeaseTiming = DEFAULT_LEASE,
   ) {
     this.heartbeat = new Every(clock, timing.heartbeatMs, () => this.beat(), onError);
-    this.sweep = new Every(clock, timing.sweepMs, () => this.store.requeueLostDevices(this.clock.now(), this.timing.leaseMs), onError);
+    this.sweep = new Every(clock, timing.sweepMs, () => this.sweepOnce(), onError);
   }
 
   get id(): string {
@@ -111,6 +114,21 @@ export class Device {
   /** Every device on this database, as this one sees them now. */
   list(): Promise<DeviceStatus[]> {
     return listDevices(this.pool, this.clock.now(), this.timing.leaseMs);
+  }
+
+  /**
+   * Re-queues the jobs of devices that died, then forgets devices silent for FORGET_AFTER_MS
+   * (a data dir thrown away, a machine retired), so the list stays the devices in use. Their
+   * jobs came back long ago; one that returns registers again.
+   */
+  private async sweepOnce(): Promise<void> {
+    const now = this.clock.now();
+    await this.store.requeueLostDevices(now, this.timing.leaseMs);
+    await this.pool.query(
+      `WITH gone AS (DELETE FROM devices WHERE COALESCE(left_at, heartbeat_at) < $1::bigint RETURNING id)
+       DELETE FROM device_agents WHERE device_id IN (SELECT id FROM gone)`,
+      [now - FORGET_AFTER_MS],
+    );
   }
 
   /** One beat; a row removed meanwhile (by hand) is written again. */
