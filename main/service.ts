@@ -282,7 +282,7 @@ export class Service {
       options.onWarning?.(privacyWarning);
     }
     await service.store.requeueDispatched(clock.now());
-    for (const s of await service.store.attemptStartsSince(clock.now() - HOUR_MS)) service.usage.record(s.agent_id, s.provider, s.started_at);
+    await service.usage.follow(service.store);
     await service.store.pruneIdempotency(clock.now());
     await service.completions.cancelDisabledAccounts();
     await service.scheduler.start();

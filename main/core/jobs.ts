@@ -157,10 +157,32 @@ export type SubmitResult =
   /** refuseNew, and neither of the above: nothing written. */
   | { kind: 'refused' };
 
+/** An attempt started: what the rolling hourly window of the caps counts (decisions.md). */
+export interface AttemptStart {
+  job_id: string;
+  attempt: number;
+  agent_id: string;
+  provider: string;
+  started_at: number;
+}
+
 /** A store event, published after the commit that made it. `from` is null for a job just created. */
 export interface StoreEvent {
   job: JobRow;
   from: JobStatus | null;
+  /**
+   * The attempt a dispatch started, as the store wrote it; only on a move to dispatched. An
+   * event of another instance's move carries it as announced, while `job` is re-read (and may
+   * have moved on since).
+   */
+  start?: AttemptStart;
+}
+
+/** Hourly caps over the rolling 60-minute window of attempt starts; null means no cap. */
+export interface HourlyCaps {
+  agent: number | null;
+  provider: number | null;
+  global: number | null;
 }
 
 /** What a dispatch round asks for: this job on this agent. */
@@ -168,4 +190,9 @@ export interface Claim {
   jobId: string;
   agentId: string;
   provider: string;
+  /**
+   * The caps of this agent, its provider and all: the store skips the claim when its start
+   * would pass any of them, counting in its transaction. None given: no cap.
+   */
+  caps?: HourlyCaps;
 }

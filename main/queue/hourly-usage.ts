@@ -1,8 +1,12 @@
 import type { Clock } from '../core/clock.js';
+import type { AttemptStart } from '../core/jobs.js';
+import type { JobStore } from './job-store.js';
 
 export const HOUR_MS = 3_600_000;
 
 interface Start {
+  /** job:attempt, which names one start wherever it is heard from. */
+  id: string;
   agentId: string;
   provider: string;
   at: number;
@@ -12,18 +16,39 @@ export type UsageScope = { agentId: string } | { provider: string } | 'global';
 
 /**
  * Dispatches (attempt starts) over a rolling 60-minute window, counted per agent, per
- * provider and overall, for the hourly caps of decisions.md. Starts arrive in time order,
- * so the window is a queue whose head falls off as it ages.
+ * provider and overall, for the hourly caps of decisions.md, the status and the rotation.
+ * It counts what the job store publishes: on a shared database, every instance's starts.
+ * Starts arrive nearly in time order (another instance's a few milliseconds late), so the
+ * window is a time-ordered queue whose head falls off as it ages.
  */
 export class HourlyUsage {
   private starts: Start[] = [];
   private head = 0;
   private readonly byKey = new Map<string, number>();
+  /** The ids of the starts in the window: a start heard twice is counted once. */
+  private readonly counted = new Set<string>();
 
   constructor(private readonly clock: Clock) {}
 
-  record(agentId: string, provider: string, at: number): void {
-    this.starts.push({ agentId, provider, at });
+  /**
+   * Counts every start `store` publishes from now on (this instance's, and on a shared
+   * database the other instances', whose events carry theirs), then those of the past hour
+   * already committed. Hearing first: a start committed meanwhile is in both, counted once.
+   */
+  async follow(store: Pick<JobStore, 'onEvent' | 'attemptStartsSince'>): Promise<void> {
+    store.onEvent(({ start }) => {
+      if (start) this.record(start);
+    });
+    for (const start of await store.attemptStartsSince(this.clock.now() - HOUR_MS)) this.record(start);
+  }
+
+  record({ job_id, attempt, agent_id: agentId, provider, started_at: at }: AttemptStart): void {
+    const id = `${job_id}:${attempt}`;
+    if (at <= this.clock.now() - HOUR_MS || this.counted.has(id)) return;
+    let i = this.starts.length;
+    while (i > this.head && this.starts[i - 1]!.at > at) i--;
+    this.starts.splice(i, 0, { id, agentId, provider, at });
+    this.counted.add(id);
     this.bump(`a:${agentId}`, 1);
     this.bump(`p:${provider}`, 1);
   }
@@ -57,6 +82,7 @@ export class HourlyUsage {
     const cutoff = this.clock.now() - HOUR_MS;
     while (this.head < this.starts.length && this.starts[this.head]!.at <= cutoff) {
       const s = this.starts[this.head++]!;
+      this.counted.delete(s.id);
       this.bump(`a:${s.agentId}`, -1);
       this.bump(`p:${s.provider}`, -1);
     }

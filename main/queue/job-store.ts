@@ -1,6 +1,7 @@
 import type {
   AttemptEnd,
   AttemptRow,
+  AttemptStart,
   Claim,
   ConversationRow,
   Deletion,
@@ -31,7 +32,11 @@ export interface JobStore {
    * Claims queued jobs for agents, all in one transaction (one fsync per dispatch round): each
    * claim that still finds its job queued moves it to dispatched with a new open attempt. Claims
    * whose job is no longer queued (cancelled, expired, or claimed by another instance) are
-   * skipped. Returns the dispatched jobs, in claim order.
+   * skipped, and so is a claim whose start would pass one of its caps: the attempts started in
+   * the hour before `now` are counted inside the transaction, with the claims accepted before
+   * it in the call, exactly even with several instances dispatching at once. Without caps,
+   * nothing is counted. Returns the dispatched jobs, in claim order; each one's event carries
+   * its `start`.
    */
   dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]>;
   /**
@@ -85,8 +90,8 @@ export interface JobStore {
   nextDeadline(): Promise<number | null>;
   /** Queued jobs of accounts that were disabled: to be cancelled. */
   queuedOfDisabledAccounts(): Promise<string[]>;
-  /** Attempt starts after `since`: the rolling hourly window is rebuilt from these. */
-  attemptStartsSince(since: number): Promise<{ agent_id: string; provider: string; started_at: number }[]>;
+  /** Attempt starts after `since`, oldest first: the rolling hourly window is rebuilt from these. */
+  attemptStartsSince(since: number): Promise<AttemptStart[]>;
   /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */
   startsByAccount(today: number, hourAgo: number): Promise<Map<string | null, { today: number; hour: number }>>;
 

@@ -4,7 +4,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
-import type { AttemptEnd, Claim, JobRow, StoreEvent } from '../core/jobs.js';
+import type { AttemptEnd, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
@@ -43,6 +43,12 @@ export class Scheduler {
   private capTimer: { at: number; handle: TimerHandle } | null = null;
   /** The account whose job was dispatched last: the next round starts with the account after it. */
   private lastServed: string | null | undefined = undefined;
+  /**
+   * The store skipped claims of the last round: another instance may have taken a cap's
+   * last slots with starts not heard yet. The next start heard asks for a round, which then
+   * sees the cap full and waits for its slot.
+   */
+  private skippedClaims = false;
 
   constructor(
     private readonly store: JobStore,
@@ -96,7 +102,11 @@ export class Scheduler {
     } while (this.roundAgain && !this.stopped);
   }
 
-  private onStoreEvent({ job, from }: StoreEvent): void {
+  private onStoreEvent({ job, from, start }: StoreEvent): void {
+    if (start && this.skippedClaims) {
+      this.skippedClaims = false;
+      this.wake();
+    }
     if (from === null) {
       // A job was accepted: keep the deadline timer on the earliest deadline and try to run it.
       this.armDeadline(job.deadline_at);
@@ -128,11 +138,8 @@ export class Scheduler {
     const inScope = (scope: UsageScope) =>
       planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : p.provider === scope.provider)).length;
     const fits = (scope: UsageScope, cap: number | null) => this.usage.allows(scope, cap, inScope(scope));
-    return (
-      fits({ agentId: agent.id }, agent.cap_per_hour) &&
-      fits({ provider: agent.provider }, settings.providerCaps[agent.provider]) &&
-      fits('global', settings.globalCap)
-    );
+    const caps = capsOf(agent, settings);
+    return fits({ agentId: agent.id }, caps.agent) && fits({ provider: agent.provider }, caps.provider) && fits('global', caps.global);
   }
 
   /**
@@ -153,9 +160,10 @@ export class Scheduler {
   /**
    * Matches queued jobs, in dispatch order (each account's by priority then age, the
    * accounts in turn: roundRobinByAccount), with ready agents under their caps. All the
-   * claims of one round are one transaction (one fsync), then the attempts start. A claim
-   * whose job left the queue meanwhile is skipped by the store: only what was dispatched
-   * counts against the hourly caps.
+   * claims of one round are one transaction (one fsync), then the attempts start. The store
+   * holds each claim to its caps again, counting in that transaction (other instances
+   * dispatch too), and skips a claim whose job left the queue meanwhile: only what was
+   * dispatched counts against the hourly caps, as HourlyUsage hears from the store's events.
    */
   private async dispatchRound(): Promise<void> {
     const settings = this.settings();
@@ -176,15 +184,15 @@ export class Scheduler {
       }
       const chosen = this.rotation.pick(settings.rotation, allowed);
       planned.push(chosen);
-      claims.push({ jobId: job.id, agentId: chosen.id, provider: chosen.provider });
+      claims.push({ jobId: job.id, agentId: chosen.id, provider: chosen.provider, caps: capsOf(chosen, settings) });
       lastServed.set(job.id, job.account_id);
       ready = ready.filter((a) => a !== chosen);
       if (ready.length === 0) break;
     }
     if (claims.length > 0) {
-      const now = this.clock.now();
-      for (const job of await this.store.dispatch(claims, now)) {
-        this.usage.record(job.agent_id!, job.provider!, now);
+      const dispatched = await this.store.dispatch(claims, this.clock.now());
+      this.skippedClaims = dispatched.length < claims.length;
+      for (const job of dispatched) {
         this.lastServed = lastServed.get(job.id)!;
         // Stopping meanwhile: stop() puts the job back in the queue with the running ones.
         if (this.stopped) continue;
@@ -279,6 +287,11 @@ export class Scheduler {
       }, at - this.clock.now()),
     };
   }
+}
+
+/** The caps a start on `agent` counts against. */
+function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings: Settings): HourlyCaps {
+  return { agent: agent.cap_per_hour, provider: settings.providerCaps[agent.provider] ?? null, global: settings.globalCap };
 }
 
 /** Whether `agent` may run `job`: the agent it is pinned to, else one of the provider asked for, if any. */

@@ -18,6 +18,7 @@ export interface StoreUnderTest {
   close?(): Promise<void>;
 }
 
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const TTL = DAY;
 
@@ -172,7 +173,59 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
           [b.id, 'queued', 'dispatched'],
           [a.id, 'queued', 'dispatched'],
         ]);
+        // Each event carries the attempt it started, for the hourly window of every instance.
+        expect(events.map((e) => e.start)).toEqual([
+          { job_id: b.id, attempt: 1, agent_id: 'agt_b', provider: 'claude', started_at: T0 + 500 },
+          { job_id: a.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 500 },
+        ]);
         expect(await store.queuedInOrder()).toEqual([]);
+      });
+
+      it('holds each claim to its agent, provider and global caps: the starts of the hour before now and the claims before it count', async () => {
+        const now = T0 + 2 * HOUR;
+        const past = async (agentId: string, provider: string, at: number) => store.dispatch([{ jobId: (await submit()).id, agentId, provider }], at);
+        await past('agt_a', 'chatgpt', now - HOUR); // an hour old: out of the window
+        await past('agt_a', 'chatgpt', now - HOUR + 1);
+        await past('agt_b', 'claude', now - 10);
+        const q = await Promise.all(Array.from({ length: 6 }, () => submit()));
+        events.length = 0;
+        const capped = (job: JobRow, agentId: string, provider: string, agent: number | null, prov: number | null, global: number | null) => ({
+          ...claim(job, agentId, provider),
+          caps: { agent, provider: prov, global },
+        });
+        const out = await store.dispatch(
+          [
+            capped(q[0]!, 'agt_a', 'chatgpt', 2, null, null), // agt_a: 1 in the hour, 2 with this one
+            capped(q[1]!, 'agt_a', 'chatgpt', 2, null, null), // agt_a full
+            capped(q[2]!, 'agt_c', 'chatgpt', null, 3, null), // chatgpt: 2 before, 3 with this one
+            capped(q[3]!, 'agt_d', 'chatgpt', null, 3, null), // chatgpt full
+            capped(q[4]!, 'agt_b', 'claude', 5, 5, 5), // all: 4 before, 5 with this one
+            capped(q[5]!, 'agt_e', 'qwen', null, null, 5), // all full
+            claim(q[1]!, 'agt_f', 'qwen'), // no cap: a job skipped for a cap is still there to claim
+          ],
+          now,
+        );
+        expect(out.map((j) => [j.id, j.agent_id])).toEqual([
+          [q[0]!.id, 'agt_a'],
+          [q[2]!.id, 'agt_c'],
+          [q[4]!.id, 'agt_b'],
+          [q[1]!.id, 'agt_f'],
+        ]);
+        expect(events.map((e) => e.start?.agent_id)).toEqual(['agt_a', 'agt_c', 'agt_b', 'agt_f']);
+        for (const skipped of [q[3]!, q[5]!]) {
+          expect((await store.get(skipped.id))!.status).toBe('queued');
+          expect(await store.attempts(skipped.id)).toEqual([]);
+        }
+        // A minute later agt_a's start of an hour and a minute ago has left; agt_a's cap of 2 has room again.
+        expect((await store.dispatch([capped(q[3]!, 'agt_a', 'chatgpt', 2, null, null)], now + 1)).map((j) => j.id)).toEqual([q[3]!.id]);
+        expect(await store.dispatch([capped(q[5]!, 'agt_a', 'chatgpt', 2, null, null)], now + 2)).toEqual([]);
+      });
+
+      it('counts nothing against caps of null', async () => {
+        for (let i = 0; i < 3; i++) await store.dispatch([claim(await submit(), 'agt_a')], T0 + i);
+        const job = await submit();
+        const out = await store.dispatch([{ ...claim(job, 'agt_a'), caps: { agent: null, provider: null, global: null } }], T0 + 10);
+        expect(out.map((j) => j.id)).toEqual([job.id]);
       });
 
       it('skips claims whose job is no longer queued, and a job claimed twice in one round', async () => {
@@ -415,8 +468,8 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect((await store.recent(2)).map((j) => j.id)).toEqual([off.id, c.id]);
         expect((await store.recent(10)).map((j) => j.id)).toEqual([off.id, c.id, b.id, a.id]);
         expect(await store.attemptStartsSince(T0 + 100)).toEqual([
-          { agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_000 },
-          { agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_001 },
+          { job_id: b.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_000 },
+          { job_id: c.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_001 },
         ]);
         const starts = await store.startsByAccount(T0, T0 + 200);
         expect(starts.get('acct_1')).toEqual({ today: 2, hour: 1 });

@@ -3,7 +3,10 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import type { JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
+import type { HourlyCaps, JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
+import { HourlyUsage } from '../../main/queue/hourly-usage.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
 import { newJob, T0 } from '../support/new-job.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
@@ -117,6 +120,103 @@ describe('PostgreSQL job store: two instances on one database', () => {
     expect(moved.map((m) => m.job.id).sort()).toEqual(submitted.slice(0, 2).map((j) => j.id).sort());
     for (const job of submitted.slice(2)) expect(await a.get(job.id)).toMatchObject({ status: 'dispatched', agent_id: 'agt_b' });
     expect(await a.queuedCount(null)).toBe(2);
+  });
+});
+
+describe('PostgreSQL job store: hourly caps held across instances', () => {
+  let a: PgJobStore;
+  let b: PgJobStore;
+  let admin: pg.Pool;
+  afterEach(async () => {
+    await Promise.all([a?.close(), b?.close(), admin?.end()]);
+  });
+  const bothStores = async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    const jobs: JobRow[] = [];
+    for (let i = 0; i < 40; i++) jobs.push(((await a.submit({ job: newJob({ created_at: T0 + i }), queuedLimit: 1000 })) as { job: JobRow }).job);
+    return jobs;
+  };
+  /** Each instance claims every job, 4 a round, as its scheduler would with 4 free agents under the caps it sees. */
+  const claimAll = async (store: PgJobStore, order: JobRow[], agentOf: (i: number) => { agentId: string; provider: string }, caps: HourlyCaps) => {
+    const won: JobRow[] = [];
+    for (let i = 0; i < order.length; i += 4) {
+      const claims = order.slice(i, i + 4).map((j, k) => ({ jobId: j.id, ...agentOf(i + k), caps }));
+      won.push(...(await store.dispatch(claims, T0 + 100)));
+    }
+    return won;
+  };
+  const started = async () =>
+    (await admin.query<{ provider: string; n: number }>(`SELECT provider, COUNT(*)::int AS n FROM attempts GROUP BY provider ORDER BY provider`)).rows;
+
+  it('starts exactly a provider cap of jobs when two instances dispatch at once', async () => {
+    const jobs = await bothStores();
+    const caps = { agent: null, provider: 7, global: null };
+    const [wonA, wonB] = await Promise.all([
+      claimAll(a, jobs, (i) => ({ agentId: `agt_a${i % 4}`, provider: 'chatgpt' }), caps),
+      claimAll(b, [...jobs].reverse(), (i) => ({ agentId: `agt_b${i % 4}`, provider: 'chatgpt' }), caps),
+    ]);
+    console.log(`provider cap 7 over two instances: ${wonA.length} on A, ${wonB.length} on B`);
+    expect(wonA.length + wonB.length).toBe(7);
+    expect(await started()).toEqual([{ provider: 'chatgpt', n: 7 }]);
+  });
+
+  it('starts exactly a global cap of jobs, no provider past its cap, when two instances dispatch at once', async () => {
+    const jobs = await bothStores();
+    const caps = { agent: null, provider: 4, global: 9 };
+    // A runs chatgpt agents; B runs qwen and claude in turn.
+    const [wonA, wonB] = await Promise.all([
+      claimAll(a, jobs, (i) => ({ agentId: `agt_a${i % 4}`, provider: 'chatgpt' }), caps),
+      claimAll(b, [...jobs].reverse(), (i) => ({ agentId: `agt_b${i % 4}`, provider: i % 2 ? 'claude' : 'qwen' }), caps),
+    ]);
+    const byProvider = await started();
+    console.log(`global cap 9, provider cap 4 over two instances: ${wonA.length} on A, ${wonB.length} on B (${JSON.stringify(byProvider)})`);
+    // Three providers of 4 at most each: the global cap of 9 is what stops them.
+    expect(wonA.length + wonB.length).toBe(9);
+    expect(byProvider.reduce((sum, p) => sum + p.n, 0)).toBe(9);
+    expect(byProvider.every((p) => p.n <= 4)).toBe(true);
+  });
+
+  it('takes the caps lock only when a cap is set: a dispatch without caps never waits for it', async () => {
+    const jobs = await bothStores();
+    const holder = await admin.connect();
+    try {
+      // Another instance's capped dispatch, in the middle of its count.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${0x63_62_63_61_70_73})`);
+      expect((await a.dispatch([{ jobId: jobs[0]!.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1)).length).toBe(1);
+      let capped = false;
+      const waiting = a.dispatch([{ jobId: jobs[1]!.id, agentId: 'agt_a', provider: 'chatgpt', caps: { agent: 5, provider: null, global: null } }], T0 + 2).then((out) => {
+        capped = true;
+        return out;
+      });
+      // It waits for the lock: it is seen waiting on it in pg_locks, and has not returned.
+      await until(async () => (await admin.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows.length > 0, 5_000, 'a capped dispatch waiting');
+      expect(capped).toBe(false);
+      await holder.query('COMMIT');
+      expect((await waiting).length).toBe(1);
+    } finally {
+      holder.release();
+    }
+  });
+
+  it("counts every instance's starts once in each one's hourly usage: its own, the others' heard, the past hour read at start", async () => {
+    const jobs = await bothStores();
+    await a.dispatch([{ jobId: jobs[0]!.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    await Promise.all([a.listen(), b.listen()]);
+    const clock = new ManualClock(T0 + 10);
+    const usage = new HourlyUsage(clock);
+    await usage.follow(b);
+    expect(usage.count('global')).toBe(1);
+    const heard = new Promise<void>((resolve) => b.onEvent((e) => e.job.id === jobs[2]!.id && e.from === 'queued' && resolve()));
+    await a.dispatch([{ jobId: jobs[1]!.id, agentId: 'agt_a', provider: 'chatgpt' }, { jobId: jobs[2]!.id, agentId: 'agt_a2', provider: 'claude' }], T0 + 20);
+    await b.dispatch([{ jobId: jobs[3]!.id, agentId: 'agt_b', provider: 'claude' }], T0 + 30);
+    await heard;
+    expect([usage.count('global'), usage.count({ agentId: 'agt_a' }), usage.count({ provider: 'claude' })]).toEqual([4, 2, 2]);
+    // As the next slot says: the first start leaves an hour after it.
+    expect(usage.nextSlotAt('global', 4)).toBe(T0 + 1 + 3_600_000);
   });
 });
 

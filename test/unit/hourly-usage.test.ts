@@ -1,15 +1,33 @@
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { AttemptStart } from '../../main/core/jobs.js';
+import { openDatabase } from '../../main/queue/db.js';
 import { HOUR_MS, HourlyUsage } from '../../main/queue/hourly-usage.js';
+import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
+import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { newJob } from '../support/new-job.js';
+import { submit } from '../support/store.js';
+
+let serial = 0;
+/** A start of its own job (each call another attempt). */
+const start = (agent_id: string, provider: string, started_at: number, job_id = `job_${++serial}`, attempt = 1): AttemptStart => ({
+  job_id,
+  attempt,
+  agent_id,
+  provider,
+  started_at,
+});
 
 describe('hourly usage over a rolling window', () => {
   it('counts per agent, per provider and overall, and forgets after an hour', () => {
     const clock = new ManualClock();
     const usage = new HourlyUsage(clock);
-    usage.record('a1', 'chatgpt', clock.now());
+    usage.record(start('a1', 'chatgpt', clock.now()));
     clock.advance(10 * 60_000);
-    usage.record('a2', 'chatgpt', clock.now());
-    usage.record('a3', 'claude', clock.now());
+    usage.record(start('a2', 'chatgpt', clock.now()));
+    usage.record(start('a3', 'claude', clock.now()));
     expect(usage.count({ agentId: 'a1' })).toBe(1);
     expect(usage.count({ provider: 'chatgpt' })).toBe(2);
     expect(usage.count('global')).toBe(3);
@@ -23,11 +41,11 @@ describe('hourly usage over a rolling window', () => {
     const clock = new ManualClock();
     const usage = new HourlyUsage(clock);
     const t0 = clock.now();
-    usage.record('a1', 'chatgpt', t0);
+    usage.record(start('a1', 'chatgpt', t0));
     clock.advance(1_000);
-    usage.record('a1', 'chatgpt', t0 + 1_000);
+    usage.record(start('a1', 'chatgpt', t0 + 1_000));
     clock.advance(1_000);
-    usage.record('a1', 'chatgpt', t0 + 2_000);
+    usage.record(start('a1', 'chatgpt', t0 + 2_000));
     expect(usage.allows({ agentId: 'a1' }, 3)).toBe(false);
     expect(usage.allows({ agentId: 'a1' }, null)).toBe(true);
     expect(usage.nextSlotAt({ agentId: 'a1' }, 3)).toBe(t0 + HOUR_MS);
@@ -40,12 +58,70 @@ describe('hourly usage over a rolling window', () => {
     const clock = new ManualClock();
     const usage = new HourlyUsage(clock);
     for (let i = 0; i < 5_000; i++) {
-      usage.record(`a${i % 2}`, 'qwen', clock.now());
+      usage.record(start(`a${i % 2}`, 'qwen', clock.now()));
       clock.advance(1_000);
     }
     // Starts every second for 5 000 s: the last hour holds 3 600 of them (the one exactly
     // an hour old has left).
     expect(usage.count('global')).toBe(3_599);
     expect(usage.count({ agentId: 'a0' }) + usage.count({ agentId: 'a1' })).toBe(3_599);
+  });
+
+  it("keeps the window in time order when a start is heard late (another instance's)", () => {
+    const clock = new ManualClock();
+    const usage = new HourlyUsage(clock);
+    const t0 = clock.now();
+    clock.advance(2_000);
+    usage.record(start('a1', 'chatgpt', t0 + 2_000));
+    usage.record(start('a2', 'chatgpt', t0));
+    expect(usage.nextSlotAt({ provider: 'chatgpt' }, 2)).toBe(t0 + HOUR_MS);
+    clock.advance(HOUR_MS - 2_000);
+    expect(usage.count({ agentId: 'a2' })).toBe(0);
+    expect(usage.count({ agentId: 'a1' })).toBe(1);
+    // Heard after it left the window: nothing to count.
+    usage.record(start('a3', 'claude', t0));
+    expect(usage.count('global')).toBe(1);
+  });
+
+  it('counts a start once, however often it is heard', () => {
+    const clock = new ManualClock();
+    const usage = new HourlyUsage(clock);
+    const once = start('a1', 'chatgpt', clock.now(), 'job_x', 1);
+    usage.record(once);
+    usage.record({ ...once });
+    usage.record({ ...once, attempt: 2 });
+    expect(usage.count({ agentId: 'a1' })).toBe(2);
+  });
+});
+
+describe('hourly usage following a job store', () => {
+  it("counts the past hour's starts and each dispatch after, a start committed while it reads the past once", async () => {
+    const dir = tempDataDir();
+    const db = openDatabase(dir);
+    const store = new SqliteJobStore(db, new WebhookOutbox(db));
+    try {
+      const clock = new ManualClock();
+      const dispatch = async (agentId: string, at: number) => {
+        const job = await submit(store, newJob({ created_at: at }));
+        await store.dispatch([{ jobId: job.id, agentId, provider: 'chatgpt' }], at);
+      };
+      await dispatch('a_old', clock.now() - HOUR_MS); // left the window
+      await dispatch('a1', clock.now() - 60_000);
+      const usage = new HourlyUsage(clock);
+      // The past is read just after a dispatch that the events carry too.
+      await usage.follow({
+        onEvent: (listener) => store.onEvent(listener),
+        attemptStartsSince: async (since) => {
+          await dispatch('a2', clock.now());
+          return store.attemptStartsSince(since);
+        },
+      });
+      expect(usage.count('global')).toBe(2);
+      await dispatch('a2', clock.now());
+      expect([usage.count('global'), usage.count({ agentId: 'a1' }), usage.count({ agentId: 'a2' }), usage.count({ agentId: 'a_old' })]).toEqual([3, 1, 2, 0]);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,10 @@
 import type pg from 'pg';
-import type { JobRow, JobStatus, StoreEvent } from '../../core/jobs.js';
+import type { AttemptStart, JobRow, JobStatus, StoreEvent } from '../../core/jobs.js';
 
 /**
  * The channel on which each transaction announces the jobs it moved, as `[device, job id,
- * from]` JSON, one notification per job. PostgreSQL delivers a NOTIFY only when its
+ * from]` JSON (and, for a dispatch, the attempt it started: every instance counts the hourly
+ * caps' starts), one notification per job. PostgreSQL delivers a NOTIFY only when its
  * transaction commits, so other instances never hear of a move that rolled back.
  */
 const CHANNEL = 'chatbridge_jobs';
@@ -13,7 +14,7 @@ const RELISTEN_MS = 1_000;
 /** Announces `events` to the other instances; runs inside the transaction that made them. */
 export async function announce(c: pg.PoolClient, deviceId: string, events: readonly StoreEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const notices = events.map((e) => JSON.stringify([deviceId, e.job.id, e.from]));
+  const notices = events.map((e) => JSON.stringify(e.start ? [deviceId, e.job.id, e.from, e.start] : [deviceId, e.job.id, e.from]));
   await c.query(`SELECT pg_notify('${CHANNEL}', notice) FROM unnest($1::text[]) AS notice`, [notices]);
 }
 
@@ -27,7 +28,7 @@ export class JobNotices {
   private listening: pg.PoolClient | undefined;
   private relisten: NodeJS.Timeout | undefined;
   private closed = false;
-  private waiting: { id: string; from: JobStatus | null }[] = [];
+  private waiting: { id: string; from: JobStatus | null; start: AttemptStart | undefined }[] = [];
   private draining = false;
 
   constructor(
@@ -75,9 +76,9 @@ export class JobNotices {
   }
 
   private heard(payload: string | undefined): void {
-    const [device, id, from] = JSON.parse(payload ?? '[]') as [string, string, JobStatus | null];
+    const [device, id, from, start] = JSON.parse(payload ?? '[]') as [string, string, JobStatus | null, AttemptStart?];
     if (device === this.deviceId) return;
-    this.waiting.push({ id, from });
+    this.waiting.push({ id, from, start });
     if (!this.draining) void this.drain();
   }
 
@@ -91,7 +92,7 @@ export class JobNotices {
         .query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1)`, [[...new Set(batch.map((n) => n.id))]])
         .then((r) => r.rows, () => []);
       const now = new Map(rows.map((job) => [job.id, job]));
-      if (!this.closed) this.publish(batch.flatMap(({ id, from }) => (now.has(id) ? [{ job: now.get(id)!, from }] : [])));
+      if (!this.closed) this.publish(batch.flatMap(({ id, from, start }) => (now.has(id) ? [start ? { job: now.get(id)!, from, start } : { job: now.get(id)!, from }] : [])));
     }
     this.draining = false;
   }

@@ -4,6 +4,7 @@ import {
   type AttemptEnd,
   type AttemptOutcome,
   type AttemptRow,
+  type AttemptStart,
   type Claim,
   type ConversationRow,
   type Deletion,
@@ -17,6 +18,7 @@ import {
   type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
+import { CapCount, capsAsked, capWindowStart, type StartCount } from '../cap-count.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
 import { announce, JobNotices } from './job-notices.js';
 import type { JobStore } from '../job-store.js';
@@ -39,6 +41,12 @@ const QUEUE_LOCK = 0x63627131; // "cbq1"
  * return at once instead of queuing to find nothing left.
  */
 const SWEEP_LOCK = 0x63_62_73_77_65_65_70n; // "cbsweep"
+
+/**
+ * The hourly caps' lock (one-int key space): dispatches with caps take turns, so each one's
+ * count of the hour's starts includes every start committed before it.
+ */
+const CAPS_LOCK = 0x63_62_63_61_70_73n; // "cbcaps"
 
 /** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
 class Rollback<T> {
@@ -136,6 +144,7 @@ export class PgJobStore implements JobStore {
   async dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]> {
     if (claims.length === 0) return [];
     return this.tx(async (c, events) => {
+      const caps = capsAsked(claims) ? await this.countStarts(c, now) : undefined;
       // Locked in id order, skipping rows another transaction holds: two instances claiming
       // overlapping jobs never wait on each other, and a job one of them holds is its to move.
       const free = await c.query<{ id: string }>(
@@ -145,7 +154,8 @@ export class PgJobStore implements JobStore {
       const claimable = new Set(free.rows.map((r) => r.id));
       const dispatched: JobRow[] = [];
       for (const claim of claims) {
-        if (!claimable.delete(claim.jobId)) continue;
+        if (!claimable.has(claim.jobId) || !(caps?.take(claim) ?? true)) continue;
+        claimable.delete(claim.jobId);
         const to = transition('queued', 'dispatch');
         const job = (await one<JobRow>(
           c,
@@ -154,11 +164,12 @@ export class PgJobStore implements JobStore {
            WHERE id = $1 RETURNING *`,
           [claim.jobId, to, claim.agentId, claim.provider, now],
         ))!;
+        const start: AttemptStart = { job_id: job.id, attempt: job.attempts, agent_id: claim.agentId, provider: claim.provider, started_at: now };
         await c.query(
           `INSERT INTO attempts (job_id, attempt, agent_id, provider, device_id, started_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-          [job.id, job.attempts, claim.agentId, claim.provider, this.deviceId, now],
+          [start.job_id, start.attempt, start.agent_id, start.provider, this.deviceId, start.started_at],
         );
-        events.push({ job, from: 'queued' });
+        events.push({ job, from: 'queued', start });
         dispatched.push(job);
       }
       return dispatched;
@@ -389,9 +400,9 @@ export class PgJobStore implements JobStore {
     return rows.map((r) => r.id);
   }
 
-  async attemptStartsSince(since: number): Promise<{ agent_id: string; provider: string; started_at: number }[]> {
-    const { rows } = await this.pool.query<{ agent_id: string; provider: string; started_at: number }>(
-      `SELECT agent_id, provider, started_at FROM attempts WHERE started_at > $1 ORDER BY started_at`,
+  async attemptStartsSince(since: number): Promise<AttemptStart[]> {
+    const { rows } = await this.pool.query<AttemptStart>(
+      `SELECT job_id, attempt, agent_id, provider, started_at FROM attempts WHERE started_at > $1 ORDER BY started_at, job_id, attempt`,
       [since],
     );
     return rows;
@@ -473,6 +484,20 @@ export class PgJobStore implements JobStore {
         }
       }
     }
+  }
+
+  /**
+   * The starts of the rolling hour before `now`, counted under the caps lock: every instance
+   * dispatching with caps takes it first and holds it to its commit, so each counts the others'
+   * committed starts, and two cannot both take the last slot.
+   */
+  private async countStarts(c: Client, now: number): Promise<CapCount> {
+    await c.query(`SELECT pg_advisory_xact_lock($1)`, [CAPS_LOCK.toString()]);
+    const { rows } = await c.query<StartCount>(
+      `SELECT agent_id, provider, COUNT(*) AS n FROM attempts WHERE started_at > $1 GROUP BY agent_id, provider`,
+      [capWindowStart(now)],
+    );
+    return new CapCount(rows);
   }
 
   private read(c: Client, id: string): Promise<JobRow | undefined> {

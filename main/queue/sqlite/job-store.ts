@@ -1,6 +1,7 @@
 import type { Db } from '../db.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
 import type { JobStore } from '../job-store.js';
+import { CapCount, capsAsked, capWindowStart, type StartCount } from '../cap-count.js';
 import { AccountQueues, type QueueKey } from '../queue-order.js';
 import { decideAfterFailure } from '../retry-policy.js';
 import { isFinal, transition, type JobEvent } from '../state-machine.js';
@@ -8,6 +9,7 @@ import { GroupCommit } from './group-commit.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
+  type AttemptStart,
   type AttemptOutcome,
   type AttemptRow,
   type Claim,
@@ -115,7 +117,8 @@ export class SqliteJobStore implements JobStore {
         `SELECT j.account_id AS account_id, SUM(a.started_at >= @today) AS today, SUM(a.started_at > @hourAgo) AS hour
          FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.started_at >= MIN(@today, @hourAgo) GROUP BY j.account_id`,
       ),
-      startsSince: db.prepare(`SELECT agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at`),
+      startsSince: db.prepare(`SELECT job_id, attempt, agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at, job_id, attempt`),
+      startsPerAgent: db.prepare(`SELECT agent_id, provider, COUNT(*) AS n FROM attempts WHERE started_at > ? GROUP BY agent_id, provider`),
       // A job's webhook delivery and its attempt log go with it (ON DELETE CASCADE).
       deleteJobs: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))`),
       deleteAttempts: db.prepare(`DELETE FROM attempts WHERE job_id IN (SELECT value FROM json_each(?))`),
@@ -152,10 +155,12 @@ export class SqliteJobStore implements JobStore {
 
   async dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]> {
     return this.transaction(() => {
+      // The immediate transaction holds every other writer off: the count stays exact.
+      const caps = capsAsked(claims) ? new CapCount(this.s.startsPerAgent.all(capWindowStart(now)) as StartCount[]) : undefined;
       const dispatched: JobRow[] = [];
       for (const claim of claims) {
         const job = this.get_(claim.jobId);
-        if (job?.status === 'queued') dispatched.push(this.dispatchJob(job, claim, now).job);
+        if (job?.status === 'queued' && (caps?.take(claim) ?? true)) dispatched.push(this.dispatchJob(job, claim, now).job);
       }
       return dispatched;
     });
@@ -269,8 +274,8 @@ export class SqliteJobStore implements JobStore {
     return this.s.queuedOfDisabledAccounts.all() as string[];
   }
 
-  async attemptStartsSince(since: number): Promise<{ agent_id: string; provider: string; started_at: number }[]> {
-    return this.s.startsSince.all(since) as { agent_id: string; provider: string; started_at: number }[];
+  async attemptStartsSince(since: number): Promise<AttemptStart[]> {
+    return this.s.startsSince.all(since) as AttemptStart[];
   }
 
   async startsByAccount(today: number, hourAgo: number): Promise<Map<string | null, { today: number; hour: number }>> {
@@ -320,9 +325,10 @@ export class SqliteJobStore implements JobStore {
   /** queued -> dispatched, with a new open attempt. */
   private dispatchJob(job: JobRow, claim: Claim, now: number): Moved {
     transition(job.status, 'dispatch');
+    const start: AttemptStart = { job_id: job.id, attempt: job.attempts + 1, agent_id: claim.agentId, provider: claim.provider, started_at: now };
     this.s.dispatch.run({ id: job.id, agent_id: claim.agentId, provider: claim.provider, now });
-    this.s.addAttempt.run(job.id, job.attempts + 1, claim.agentId, claim.provider, now);
-    return this.moved(job);
+    this.s.addAttempt.run(start.job_id, start.attempt, start.agent_id, start.provider, start.started_at);
+    return this.moved(job, start);
   }
 
   /** dispatched -> succeeded: the attempt closes, the conversation is saved, the webhook is due. */
@@ -371,13 +377,13 @@ export class SqliteJobStore implements JobStore {
 
   /**
    * The end of every move: the queue order follows the job in or out of `queued`, and its
-   * event waits for the commit.
+   * event (with the attempt a dispatch started) waits for the commit.
    */
-  private moved(before: JobRow): Moved {
+  private moved(before: JobRow, start?: AttemptStart): Moved {
     const job = this.get_(before.id)!;
     if (before.status === 'queued' && job.status !== 'queued') this.order.remove(before);
     else if (before.status !== 'queued' && job.status === 'queued') this.order.add(job);
-    this.unpublished.push({ job, from: before.status });
+    this.unpublished.push(start ? { job, from: before.status, start } : { job, from: before.status });
     return { job, from: before.status };
   }
 
