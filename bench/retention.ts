@@ -22,7 +22,7 @@ import { AgentPool } from '../main/queue/agent-pool.js';
 import { openDatabase } from '../main/queue/db.js';
 import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
-import { UsageHistory } from '../main/queue/usage-history.js';
+import { SqliteUsageHistory } from '../main/queue/sqlite/usage-history.js';
 import { SqliteSettingsStore } from '../main/settings/settings-store.js';
 import { WebhookOutbox } from '../main/webhooks/outbox.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
@@ -77,7 +77,7 @@ async function usageQueries(): Promise<void> {
   const now = Date.now();
   const { dir, keyId } = await seeded('usage', 100_000, now - 90 * DAY_MS, now);
   const db = openDatabase(dir);
-  const history = new UsageHistory(db);
+  const history = new SqliteUsageHistory(db);
   const rows = [['range', 'filter', 'jobs counted', 'median of 7', 'slowest', 'loop held at most', 'aim']];
   for (const [range, days, bucket] of [['24h', 1, 3_600_000], ['7d', 7, 3_600_000], ['90d', 90, DAY_MS]] as const) {
     for (const [filter, q] of [['all jobs', {}], ['one key', { keyId }]] as const) {

@@ -2,8 +2,6 @@ import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from './api/
 import { timestamp } from './core/timestamps.js';
 import type { Clock } from './core/clock.js';
 import { PROVIDER_NAMES, isProvider } from './core/providers.js';
-import type { KeyStore } from './keys/key-store.js';
-import type { AgentPool } from './queue/agent-pool.js';
 import { HOUR_MS } from './queue/hourly-usage.js';
 import { DAY_MS } from './queue/retention.js';
 import type { UsageGroup, UsageGroupRow, UsageHistory, UsageQuery } from './queue/usage-history.js';
@@ -18,6 +16,11 @@ const RANGES: Record<UsageRange, { spanMs: number; bucketMs: number }> = {
 /** The sender of jobs submitted with the dashboard's token (auth.ts calls it 'admin'). */
 export const ADMIN_KEY_ID = 'admin';
 
+/** Where a report finds the name of an agent or a key (an AgentPool, a KeyStore); undefined: not known there. */
+export interface Names {
+  get(id: string): { name: string } | undefined;
+}
+
 /**
  * Usage history as the dashboard and `chatbridge usage` show it: the figures of
  * UsageHistory with names for a person (agents and keys, removed and revoked ones included).
@@ -25,8 +28,8 @@ export const ADMIN_KEY_ID = 'admin';
 export class UsageReport {
   constructor(
     private readonly history: UsageHistory,
-    private readonly pool: AgentPool,
-    private readonly keys: KeyStore,
+    private readonly agents: Names,
+    private readonly keys: Names,
     private readonly clock: Clock,
   ) {}
 
@@ -70,7 +73,7 @@ export class UsageReport {
       case 'provider':
         return id === null ? 'any provider (never ran)' : isProvider(id) ? PROVIDER_NAMES[id] : id;
       case 'agent':
-        return id === null ? 'no agent (never ran)' : (this.pool.get(id)?.name ?? `${id} (removed)`);
+        return id === null ? 'no agent (never ran)' : (this.agents.get(id)?.name ?? `${id} (removed)`);
       case 'key':
         if (id === null) return 'unknown (sent before keys were recorded)';
         if (id === ADMIN_KEY_ID) return 'admin token (dashboard)';

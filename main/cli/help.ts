@@ -69,17 +69,20 @@ chatbridge accounts disable ACCT_ID
   CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
   mcp: `chatbridge mcp [--max-wait 5m]
   A Model Context Protocol server on stdio over the running service (needs CHATBRIDGE_API_KEY).`,
-  usage: `chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  Jobs, outcomes and timings over time.`,
+  usage: `chatbridge usage [--since 7d] [--by provider|agent|key] [--json] [--database URL]
+  Jobs, outcomes and timings over time.
+  --database URL  the jobs of every instance sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL);
+                  keys are shown by id there`,
   settings: `chatbridge settings retention [--days N|none] [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
   --database URL  the settings of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
-  jobs: `chatbridge jobs delete JOB_ID
-chatbridge jobs purge --before DATE
-  Deletes one finished job, or every finished job before a date.`,
+  jobs: `chatbridge jobs delete JOB_ID [--database URL]
+chatbridge jobs purge --before DATE [--database URL]
+  Deletes one finished job, or every finished job before a date.
+  --database URL  the jobs of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   webhooks: `chatbridge webhooks secret [--rotate] [--database URL]
 chatbridge webhooks log JOB_ID
 chatbridge webhooks redeliver JOB_ID

@@ -1,11 +1,19 @@
 import { resolveDataDir } from '../core/data-dir.js';
-import { openDatabase } from '../queue/db.js';
+import { openDatabase, type Db } from '../queue/db.js';
+import type { JobStore } from '../queue/job-store.js';
+import { PgJobStore } from '../queue/postgres/job-store.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { reclaimInSteps } from '../queue/retention.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { parse, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
-const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
+/**
+ * The command line is no device: it deletes, it never dispatches or re-queues, which are
+ * the only moves that use a device id.
+ */
+const NO_DEVICE = 'cli';
 const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
 /** Rows per transaction, and the pause after each: a running server's writes get their turn in between. */
 const BATCH = 200;
@@ -30,8 +38,9 @@ export function parseDate(text: string | undefined): number {
 }
 
 /**
- * `chatbridge jobs …`: deleting jobs straight in the database, with or without a running
- * server. A job that is queued or running is never deleted: cancel it first.
+ * `chatbridge jobs …`: deleting jobs straight in the database (the data dir's, or with
+ * --database the PostgreSQL instances share), with or without a running server. A job that
+ * is queued or running is never deleted: cancel it first.
  */
 export async function jobs(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -40,38 +49,51 @@ export async function jobs(args: string[]): Promise<void> {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
-      const db = openDatabase(resolveDataDir(values['data-dir']));
-      try {
-        const result = await new SqliteJobStore(db, new WebhookOutbox(db)).delete(id);
-        if (!result) throw new UsageError(`No job ${id}.`);
-        if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
-        out(`Deleted ${id}, with its attempts and webhook log.`);
-      } finally {
-        db.close();
-      }
+      const result = await withJobStore(values, (store) => store.delete(id));
+      if (!result) throw new UsageError(`No job ${id}.`);
+      if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
+      out(`Deleted ${id}, with its attempts and webhook log.`);
       return;
     }
     case 'purge': {
       const { values } = parse(rest, { ...DATA_DIR, before: { type: 'string' } });
       const before = parseDate(values.before);
-      const db = openDatabase(resolveDataDir(values['data-dir']));
-      try {
-        const store = new SqliteJobStore(db, new WebhookOutbox(db));
-        let deleted = 0;
-        for (;;) {
-          const n = await store.purgeFinishedBefore(before, BATCH);
-          deleted += n;
-          if (n < BATCH) break;
-          await pause();
-        }
-        await reclaimInSteps(db, 256, pause);
-        out(`Deleted ${deleted} finished job${deleted === 1 ? '' : 's'} (finished before ${iso(before)}), with their attempts and webhook logs.`);
-      } finally {
-        db.close();
-      }
+      const deleted = await withJobStore(
+        values,
+        async (store) => {
+          let n = 0;
+          for (;;) {
+            const batch = await store.purgeFinishedBefore(before, BATCH);
+            n += batch;
+            if (batch < BATCH) return n;
+            await pause();
+          }
+        },
+        // SQLite gives the space back in steps; PostgreSQL's autovacuum does it on its own.
+        (db) => reclaimInSteps(db, 256, pause),
+      );
+      out(`Deleted ${deleted} finished job${deleted === 1 ? '' : 's'} (finished before ${iso(before)}), with their attempts and webhook logs.`);
       return;
     }
     default:
       throw new UsageError(USE);
+  }
+}
+
+/** Runs `work` on the job store the flags name; `afterSqlite` runs after it on the data dir's database. */
+async function withJobStore<T>(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  work: (store: JobStore) => Promise<T>,
+  afterSqlite?: (db: Db) => Promise<unknown>,
+): Promise<T> {
+  const url = databaseUrl(values);
+  if (url) return withSharedDatabase(url, (pool) => work(new PgJobStore(pool, NO_DEVICE)));
+  const db = openDatabase(resolveDataDir(values['data-dir']));
+  try {
+    const result = await work(new SqliteJobStore(db, new WebhookOutbox(db)));
+    await afterSqlite?.(db);
+    return result;
+  } finally {
+    db.close();
   }
 }

@@ -7,17 +7,22 @@ import { KeyStore } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { openDatabase } from '../queue/db.js';
 import { DAY_MS } from '../queue/retention.js';
-import { USAGE_DAYS, USAGE_GROUPS, UsageHistory, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
+import { PgUsageHistory } from '../queue/postgres/usage-history.js';
+import { SqliteUsageHistory } from '../queue/sqlite/usage-history.js';
+import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
 import { UsageReport } from '../usage-report.js';
 import { parse, parseDuration, UsageError } from './args.js';
+import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
 /**
- * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir
- * (the server need not run). A table for a person; --json for scripts.
+ * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir, or
+ * with --database from the jobs of every instance sharing that PostgreSQL (no server need
+ * run). A table for a person; --json for scripts.
  */
 export async function usage(args: string[]): Promise<void> {
   const { values } = parse(args, {
     'data-dir': { type: 'string' },
+    ...DATABASE_OPTION,
     since: { type: 'string' },
     by: { type: 'string' },
     json: { type: 'boolean' },
@@ -27,15 +32,26 @@ export async function usage(args: string[]): Promise<void> {
   const by = (values.by ?? 'provider') as UsageGroup;
   if (!USAGE_GROUPS.includes(by)) throw new UsageError(`--by takes ${USAGE_GROUPS.join(', ')}, not "${values.by}".`);
 
+  const print = async (report: UsageReport) => {
+    const { since, until, rows, totals } = await report.groups(sinceMs, by);
+    process.stdout.write(
+      values.json ? `${JSON.stringify({ since: timestamp(since), until: timestamp(until), by, totals, groups: rows }, null, 2)}\n` : renderUsage(by, since, until, rows, totals),
+    );
+  };
+
+  const url = databaseUrl(values);
+  if (url) {
+    await withSharedDatabase(url, async (pool) => {
+      // Agents by the names their devices published; keys are still each data dir's, so
+      // they are shown by id here.
+      const { rows: agents } = await pool.query<{ id: string; name: string }>(`SELECT id, name FROM device_agents`);
+      await print(new UsageReport(new PgUsageHistory(pool), new Map(agents.map((a) => [a.id, a])), new Map(), systemClock));
+    });
+    return;
+  }
   const db = openDatabase(resolveDataDir(values['data-dir']));
   try {
-    const report = new UsageReport(new UsageHistory(db), new AgentPool(db, systemClock, randomIds), new KeyStore(db, systemClock, randomIds), systemClock);
-    const { since, until, rows, totals } = await report.groups(sinceMs, by);
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify({ since: timestamp(since), until: timestamp(until), by, totals, groups: rows }, null, 2)}\n`);
-      return;
-    }
-    process.stdout.write(renderUsage(by, since, until, rows, totals));
+    await print(new UsageReport(new SqliteUsageHistory(db), new AgentPool(db, systemClock, randomIds), new KeyStore(db, systemClock, randomIds), systemClock));
   } finally {
     db.close();
   }

@@ -1,4 +1,3 @@
-import type { Db } from './db.js';
 import { HOUR_MS } from './hourly-usage.js';
 import type { JobStatus } from '../core/jobs.js';
 
@@ -90,8 +89,23 @@ export interface UsageHistoryReport {
   groups: Record<UsageGroup, UsageGroupRow[]>;
 }
 
-/** The columns of the covering index `jobs_finished`, in the order the query lists them. */
-type Row = [
+/**
+ * Usage history, computed from the job rows themselves: a restart loses nothing, and
+ * pruning content changes nothing (only prompt and response go). Jobs count in the bucket
+ * of the time they finished; live jobs are not counted yet. The data dir's SQLite
+ * (sqlite/usage-history.ts) and the shared PostgreSQL (postgres/usage-history.ts) read the
+ * rows; `reportFrom` turns them into the same figures.
+ */
+export interface UsageHistory {
+  /**
+   * Totals, a series of buckets of `bucketMs` (aligned to `offsetMs` past the epoch's
+   * multiples, so days can start at local midnight), and the figures per provider, agent and key.
+   */
+  report(q: UsageQuery, bucketMs?: number, offsetMs?: number): Promise<UsageHistoryReport>;
+}
+
+/** One finished job as a report counts it, in this column order (SQLite's covering index `jobs_finished`). */
+export type UsageRow = [
   finished_at: number,
   /** The provider that ran it, else the one it asked for. */
   provider: string | null,
@@ -114,7 +128,7 @@ class Tally {
   readonly run: number[] = [];
   readonly answer: number[] = [];
 
-  add(r: Row): void {
+  add(r: UsageRow): void {
     const [finishedAt, , , , status, errorCode, createdAt, queueMs, runMs, attempts] = r;
     this.jobs++;
     if (status in this.status) this.status[status as keyof Tally['status']]++;
@@ -150,77 +164,50 @@ export function percentiles(samples: number[]): Percentiles | null {
 }
 
 /**
- * Usage history, computed from the job rows themselves: a restart loses nothing, and
- * pruning content changes nothing (only prompt and response go). Jobs count in the bucket
- * of the time they finished; live jobs are not counted yet. Range scans of the covering
- * index `jobs_finished`, slice by slice, then counting and percentiles in memory.
+ * A UsageHistory report from the rows `read` gives, slice by slice (a few days each, with a
+ * turn of the event loop between), then counting and percentiles in memory.
  */
-export class UsageHistory {
-  private readonly s;
+export async function reportFrom(read: (slice: UsageQuery) => Promise<UsageRow[]>, q: UsageQuery, bucketMs = HOUR_MS, offsetMs = 0): Promise<UsageHistoryReport> {
+  const first = Math.floor((q.since - offsetMs) / bucketMs) * bucketMs + offsetMs;
+  const buckets = Array.from({ length: Math.max(0, Math.ceil((q.until - first) / bucketMs)) }, () => ({
+    tally: new Tally(),
+    providers: {} as Record<string, number>,
+  }));
+  const totals = new Tally();
+  const groups = { provider: new Map<string | null, Tally>(), agent: new Map<string | null, Tally>(), key: new Map<string | null, Tally>() };
+  const into = (map: Map<string | null, Tally>, id: string | null) => {
+    let tally = map.get(id);
+    if (!tally) map.set(id, (tally = new Tally()));
+    return tally;
+  };
 
-  constructor(db: Db) {
-    // The rows come back as one JSON array: for 100 000 jobs, SQLite's json_group_array and
-    // one JSON.parse take a fifth of the time of handing over 100 000 rows one by one.
-    const rows = `json_group_array(json_array(finished_at, COALESCE(provider, req_provider), agent_id, api_key_id, status, error_code,
-      created_at, queue_ms, run_ms, attempts))`;
-    const range = `FROM jobs INDEXED BY jobs_finished WHERE finished_at >= @since AND finished_at < @until`;
-    this.s = {
-      all: db.prepare(`SELECT ${rows} ${range}`).pluck(),
-      byKey: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId`).pluck(),
-      byAgent: db.prepare(`SELECT ${rows} ${range} AND agent_id = @agentId`).pluck(),
-      byBoth: db.prepare(`SELECT ${rows} ${range} AND api_key_id = @keyId AND agent_id = @agentId`).pluck(),
-    };
-  }
-
-  /**
-   * Totals, a series of buckets of `bucketMs` (aligned to `offsetMs` past the epoch's
-   * multiples, so days can start at local midnight), and the figures per provider, agent and key.
-   */
-  async report(q: UsageQuery, bucketMs = HOUR_MS, offsetMs = 0): Promise<UsageHistoryReport> {
-    const statement =
-      q.keyId !== undefined && q.agentId !== undefined ? this.s.byBoth : q.keyId !== undefined ? this.s.byKey : q.agentId !== undefined ? this.s.byAgent : this.s.all;
-
-    const first = Math.floor((q.since - offsetMs) / bucketMs) * bucketMs + offsetMs;
-    const buckets = Array.from({ length: Math.max(0, Math.ceil((q.until - first) / bucketMs)) }, () => ({
-      tally: new Tally(),
-      providers: {} as Record<string, number>,
-    }));
-    const totals = new Tally();
-    const groups = { provider: new Map<string | null, Tally>(), agent: new Map<string | null, Tally>(), key: new Map<string | null, Tally>() };
-    const into = (map: Map<string | null, Tally>, id: string | null) => {
-      let tally = map.get(id);
-      if (!tally) map.set(id, (tally = new Tally()));
-      return tally;
-    };
-
-    const turns = new Turns(TURN_SHARE);
-    for (let since = q.since; since < q.until; since += SLICE_MS) {
-      if (since > q.since) await nextTurn();
-      const slice = { since, until: Math.min(since + SLICE_MS, q.until), keyId: q.keyId, agentId: q.agentId };
-      for (const r of JSON.parse(statement.get(slice) as string) as Row[]) {
-        const bucket = buckets[Math.floor((r[0] - first) / bucketMs)]!;
-        bucket.tally.add(r);
-        const provider = r[1] ?? 'none';
-        bucket.providers[provider] = (bucket.providers[provider] ?? 0) + 1;
-        totals.add(r);
-        into(groups.provider, r[1]).add(r);
-        into(groups.agent, r[2]).add(r);
-        into(groups.key, r[3]).add(r);
-      }
+  const turns = new Turns(TURN_SHARE);
+  for (let since = q.since; since < q.until; since += SLICE_MS) {
+    if (since > q.since) await nextTurn();
+    const slice = { since, until: Math.min(since + SLICE_MS, q.until), keyId: q.keyId, agentId: q.agentId };
+    for (const r of await read(slice)) {
+      const bucket = buckets[Math.floor((r[0] - first) / bucketMs)]!;
+      bucket.tally.add(r);
+      const provider = r[1] ?? 'none';
+      bucket.providers[provider] = (bucket.providers[provider] ?? 0) + 1;
+      totals.add(r);
+      into(groups.provider, r[1]).add(r);
+      into(groups.agent, r[2]).add(r);
+      into(groups.key, r[3]).add(r);
     }
-
-    const rowsOf = async (map: Map<string | null, Tally>): Promise<UsageGroupRow[]> => {
-      const rows: UsageGroupRow[] = [];
-      for (const [id, tally] of map) rows.push({ id, figures: await tally.figures(turns) });
-      // Most jobs first; ties in id order, unknown last, so the order is the same on every call.
-      return rows.sort((a, b) => b.figures.jobs - a.figures.jobs || (a.id ?? '\uffff').localeCompare(b.id ?? '\uffff'));
-    };
-    const series: UsageBucket[] = [];
-    for (const [i, b] of buckets.entries()) series.push({ start: first + i * bucketMs, figures: await b.tally.figures(turns), providers: b.providers });
-    return {
-      totals: await totals.figures(turns),
-      series,
-      groups: { provider: await rowsOf(groups.provider), agent: await rowsOf(groups.agent), key: await rowsOf(groups.key) },
-    };
   }
+
+  const rowsOf = async (map: Map<string | null, Tally>): Promise<UsageGroupRow[]> => {
+    const rows: UsageGroupRow[] = [];
+    for (const [id, tally] of map) rows.push({ id, figures: await tally.figures(turns) });
+    // Most jobs first; ties in id order, unknown last, so the order is the same on every call.
+    return rows.sort((a, b) => b.figures.jobs - a.figures.jobs || (a.id ?? '\uffff').localeCompare(b.id ?? '\uffff'));
+  };
+  const series: UsageBucket[] = [];
+  for (const [i, b] of buckets.entries()) series.push({ start: first + i * bucketMs, figures: await b.tally.figures(turns), providers: b.providers });
+  return {
+    totals: await totals.figures(turns),
+    series,
+    groups: { provider: await rowsOf(groups.provider), agent: await rowsOf(groups.agent), key: await rowsOf(groups.key) },
+  };
 }

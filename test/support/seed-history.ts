@@ -31,10 +31,10 @@ function random(seed: number): () => number {
  * Writes `count` finished jobs through the store, as the scheduler would have: most
  * succeed, some fail (PROVIDER_ERROR, PROMPT_REJECTED), some are cancelled or expire in the
  * queue. Busier in the afternoon, with waits and run times spread like a real day's. Each
- * move is its own transaction, as in service; `db` goes without fsync meanwhile (a fixture
- * need not survive a power cut), so thousands of jobs take seconds.
+ * move is its own transaction, as in service; a SQLite store's `db` goes without fsync
+ * meanwhile (a fixture need not survive a power cut), so thousands of jobs take seconds.
  */
-export async function seedFinishedJobs(store: JobStore, db: Db, o: SeedOptions): Promise<string[]> {
+export async function seedFinishedJobs(store: JobStore, db: Db | undefined, o: SeedOptions): Promise<string[]> {
   const rand = random(o.seed ?? 1);
   const prompt = 'p'.repeat(o.promptBytes ?? 40);
   const ids: string[] = [];
@@ -47,8 +47,8 @@ export async function seedFinishedJobs(store: JobStore, db: Db, o: SeedOptions):
       if (rand() < 0.25 + 0.75 * Math.exp(-(((hour - 15) / 4) ** 2))) return t;
     }
   };
-  const synchronous = db.pragma('synchronous', { simple: true }) as number;
-  db.pragma('synchronous = OFF');
+  const synchronous = db?.pragma('synchronous', { simple: true }) as number;
+  db?.pragma('synchronous = OFF');
   try {
     for (let i = 0; i < o.count; i++) {
       const created = createdAt();
@@ -70,7 +70,7 @@ export async function seedFinishedJobs(store: JobStore, db: Db, o: SeedOptions):
         created_at: created,
         api_key_id: o.keys[Math.floor(rand() * o.keys.length)]!,
       };
-      await store.submit({ job, queuedLimit: Infinity });
+      await store.submit({ job, queuedLimit: Number.MAX_SAFE_INTEGER });
       const fate = rand();
       if (fate < 0.02) {
         await store.cancel(id, created + 1_000 + Math.floor(rand() * 5_000));
@@ -88,7 +88,7 @@ export async function seedFinishedJobs(store: JobStore, db: Db, o: SeedOptions):
       else await store.endAttempt(id, 1, { outcome: 'succeeded', response: 'answer', conversationRef: `cv_${id}`, conversationAddress: 'https://chat/c' }, ended);
     }
   } finally {
-    db.pragma(`synchronous = ${synchronous}`);
+    db?.pragma(`synchronous = ${synchronous}`);
   }
   return ids;
 }

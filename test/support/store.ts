@@ -3,7 +3,7 @@ import type { JobStore } from '../../main/queue/job-store.js';
 
 /** Adds a queued job through the port, as an accepted submission does, with no queue limit. */
 export async function submit(store: JobStore, job: NewJob): Promise<JobRow> {
-  const result = await store.submit({ job, queuedLimit: Infinity });
+  const result = await store.submit({ job, queuedLimit: Number.MAX_SAFE_INTEGER });
   if (result.kind !== 'created') throw new Error(`job ${job.id} was not created: ${result.kind}`);
   return result.job;
 }
