@@ -31,6 +31,7 @@ import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SqliteSettingsStore, watchExternalChanges, type SettingsStore } from './settings/settings-store.js';
 import { StatusReport } from './status-report.js';
+import { PgUsageHistory } from './queue/postgres/usage-history.js';
 import { SqliteUsageHistory } from './queue/sqlite/usage-history.js';
 import { UsageReport } from './usage-report.js';
 import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
@@ -210,7 +211,7 @@ export class Service {
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
       log: this.log,
-      usageReport: new UsageReport(new SqliteUsageHistory(db), this.pool, this.keys, clock),
+      usageReport: new UsageReport(shared ? new PgUsageHistory(shared.pool) : new SqliteUsageHistory(db), this.cluster, this.keys, clock),
       diagnostics: new DiagnosticBundles(dataDir),
       clock,
     });

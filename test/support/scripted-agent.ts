@@ -8,6 +8,7 @@ import type { Provider } from '../../main/core/providers.js';
  *   [[fail-once=KIND]]    throw it on the first attempt of this prompt only (on any agent
  *                         of the process)
  *   [[hang]]              never answer; only an abort ends the attempt
+ *   [[hang-on=AGENT]]     never answer when run by the agent of that id; others answer
  * The answer is `echo(<agent id>#<turn>): <prompt>`; the conversation address is
  * `script://<agent id>/<n>`, and a continued conversation keeps its address.
  */
@@ -67,7 +68,7 @@ export class ScriptedAgent implements Agent {
       failedOnce.add(p);
       throw new AgentFailure(failOnce as AgentFailureKind, `scripted ${failOnce}`);
     }
-    const ms = p.includes('[[hang]]') ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    const ms = p.includes('[[hang]]') || p.includes(`[[hang-on=${this.id}]]`) ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
     if (ms > 0) await sleep(ms, task.signal);
     if (task.signal.aborted) throw task.signal.reason;
     const conversation = task.conversation ?? `script://${this.id}/${++this.conversations}`;
