@@ -24,7 +24,7 @@ import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
 import { SqliteUsageHistory } from '../main/queue/sqlite/usage-history.js';
 import { SqliteSettingsStore } from '../main/settings/settings-store.js';
-import { WebhookOutbox } from '../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../main/webhooks/sqlite-outbox.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
 import {
   api,
@@ -59,7 +59,7 @@ async function seeded(label: string, count: number, from: number, to: number): P
     const agents = [pool.create('chatgpt', 'chatgpt-1'), pool.create('claude', 'claude-1')].map((a) => ({ id: a.id, provider: a.provider }));
     const keys = new KeyStore(db, systemClock, randomIds);
     const keyIds = ['a', 'b', 'c'].map((name) => keys.create({ name, scopes: ['completions:write'], expiresAt: null }).key.id);
-    await seedFinishedJobs(new SqliteJobStore(db, new WebhookOutbox(db)), db, { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
+    await seedFinishedJobs(new SqliteJobStore(db, new SqliteWebhookOutbox(db)), db, { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
     const settings = new SqliteSettingsStore(db);
     // Content is kept until the run changes it: the seeded history is older than the default 90 days' cut for some runs.
     await settings.setRetentionDays(null);

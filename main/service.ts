@@ -26,7 +26,7 @@ import { JobEvents } from './queue/job-events.js';
 import type { JobStore } from './queue/job-store.js';
 import { SqliteJobStore } from './queue/sqlite/job-store.js';
 import { SharedDatabase } from './shared-database.js';
-import { Retention } from './queue/retention.js';
+import { Retention, sqliteReclaim } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SqliteSettingsStore, watchExternalChanges, type SettingsStore } from './settings/settings-store.js';
@@ -38,7 +38,8 @@ import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
 import { claimProfile } from './settings/install-profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from './webhooks/https-transport.js';
-import { WebhookOutbox } from './webhooks/outbox.js';
+import type { WebhookOutbox } from './webhooks/outbox.js';
+import { SqliteWebhookOutbox } from './webhooks/sqlite-outbox.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SqliteSigningSecret, type SigningSecret } from './webhooks/signing-secret.js';
 
@@ -128,8 +129,9 @@ export class Service {
     deviceName: string,
   ) {
     this.log = new LogBook(clock);
-    this.outbox = new WebhookOutbox(db);
-    this.store = shared ? shared.store : new SqliteJobStore(db, this.outbox);
+    const outbox = new SqliteWebhookOutbox(db);
+    this.outbox = outbox;
+    this.store = shared ? shared.store : new SqliteJobStore(db, outbox);
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
     this.settings = shared?.settings ?? new SqliteSettingsStore(db);
@@ -169,7 +171,10 @@ export class Service {
       clock,
     );
     this.metrics = new ServiceMetrics({ store: this.store, pool: this.pool, usage, settings: this.settings, events: this.events, clock });
+    // The sender's own timer waits for the retries.
+    this.webhookSender.wakeOnFinalJobs(this.store);
     this.webhookSender.onAttempt(logWebhookFailures((jobId) => this.outbox.get(jobId), this.log));
+    this.webhookSender.onError((error) => this.log.warn('webhook', `Webhooks could not reach the outbox (they are tried again): ${error.message}`));
     this.webhookSender.onAttempt((attempt) => this.metrics.webhookAttempt(attempt));
     this.stopLogging.push(
       logAgentChanges(this.pool, this.log),
@@ -181,8 +186,13 @@ export class Service {
       { account: null, days: this.settings.get().retentionDays },
       ...this.accounts.list().map((a) => ({ account: a.id, days: a.retention_days })),
     ];
-    this.retention = new Retention(db, this.store, this.outbox, retentionPeriods, clock, (error) =>
-      this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
+    this.retention = new Retention(
+      this.store,
+      this.outbox,
+      retentionPeriods,
+      clock,
+      (error) => this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
+      sqliteReclaim(db),
     );
     let retentionDays = this.settings.get().retentionDays;
     // Settings changed here, by the command line or by another instance apply at once: a

@@ -4,7 +4,7 @@ import type { JobStore } from '../queue/job-store.js';
 import { PgJobStore } from '../queue/postgres/job-store.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { reclaimInSteps } from '../queue/retention.js';
-import { WebhookOutbox } from '../webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../webhooks/sqlite-outbox.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
@@ -90,7 +90,7 @@ async function withJobStore<T>(
   if (url) return withSharedDatabase(url, (pool) => work(new PgJobStore(pool, NO_DEVICE)));
   const db = openDatabase(resolveDataDir(values['data-dir']));
   try {
-    const result = await work(new SqliteJobStore(db, new WebhookOutbox(db)));
+    const result = await work(new SqliteJobStore(db, new SqliteWebhookOutbox(db)));
     await afterSqlite?.(db);
     return result;
   } finally {

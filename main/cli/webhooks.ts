@@ -1,27 +1,35 @@
+import type pg from 'pg';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { readServerInfo } from '../core/runtime-files.js';
 import { openDatabase } from '../queue/db.js';
+import { listDevices } from '../queue/postgres/devices.js';
+import { PgJobStore } from '../queue/postgres/job-store.js';
 import { TableChanges } from '../queue/postgres/table-changes.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
-import { isDelivered, WebhookOutbox } from '../webhooks/outbox.js';
+import { isDelivered } from '../webhooks/outbox.js';
+import { PgWebhookOutbox } from '../webhooks/pg-outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
 import { PgSigningSecret } from '../webhooks/postgres/signing-secret.js';
 import { SqliteSigningSecret, type SigningSecret } from '../webhooks/signing-secret.js';
+import { SqliteWebhookOutbox } from '../webhooks/sqlite-outbox.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 const USE = 'Use: chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]';
+/** Who the command line is among the instances: it claims nothing and sends nothing. */
+const CLI_DEVICE = 'cli';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * `chatbridge webhooks …`: the signing secret, a job's delivery log, redelivery. Changes go
- * to the database; a running server sends a redelivery within a second.
+ * to the database; a running server sends a redelivery within a second. With --database,
+ * the log and redelivery are those of the shared PostgreSQL, where any instance sends it.
  */
 export async function webhooks(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
@@ -36,27 +44,25 @@ export async function webhooks(args: string[]): Promise<void> {
     }
     case 'log':
     case 'redeliver': {
-      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
       const jobId = positionals[0];
       if (!jobId) throw new UsageError(`Which job? chatbridge webhooks ${sub} JOB_ID`);
-      const dataDir = resolveDataDir(values['data-dir']);
-      // Neither looking up a job nor redelivering one can start from an empty data dir.
-      const db = openDatabase(dataDir, { create: false });
+      const url = databaseUrl(values);
       try {
-        const outbox = new WebhookOutbox(db);
-        const deliveries = new WebhookDeliveries(new SqliteJobStore(db, outbox), outbox, systemClock);
-        if (sub === 'log') return printLog(await deliveries.log(jobId));
-        const log = await deliveries.redeliver(jobId);
-        out(
-          readServerInfo(dataDir)
-            ? `Redelivery of ${jobId} to ${log.url} asked for: the running server sends it within a second.`
-            : `Redelivery of ${jobId} to ${log.url} asked for: it is sent when ChatBridge next starts.`,
-        );
+        if (url) return await withSharedDatabase(url, (pool) => logOrRedeliver(sub, jobId, shared(pool), () => anyoneOnline(pool)));
+        const dataDir = resolveDataDir(values['data-dir']);
+        // Neither looking up a job nor redelivering one can start from an empty data dir.
+        const db = openDatabase(dataDir, { create: false });
+        try {
+          const outbox = new SqliteWebhookOutbox(db);
+          const deliveries = new WebhookDeliveries(new SqliteJobStore(db, outbox), outbox, systemClock);
+          await logOrRedeliver(sub, jobId, deliveries, async () => readServerInfo(dataDir) !== null);
+        } finally {
+          db.close();
+        }
       } catch (error) {
         if (error instanceof NoDelivery) throw new UsageError(error.message);
         throw error;
-      } finally {
-        db.close();
       }
       return;
     }
@@ -87,6 +93,28 @@ async function withSigningSecret<T>(
   } finally {
     db.close();
   }
+}
+
+/** The jobs and outbox of the shared database, read and changed on `pool` (which the caller ends). */
+function shared(pool: pg.Pool): WebhookDeliveries {
+  // Nothing here listens: the outbox announces a redelivery, it has no sender to wake.
+  const outbox = new PgWebhookOutbox(pool, CLI_DEVICE, new TableChanges(pool));
+  return new WebhookDeliveries(new PgJobStore(pool, CLI_DEVICE), outbox, systemClock);
+}
+
+/** An instance is sending webhooks: it has beaten within its lease and has not left. */
+async function anyoneOnline(pool: pg.Pool): Promise<boolean> {
+  return (await listDevices(pool, Date.now())).some((d) => d.online);
+}
+
+async function logOrRedeliver(sub: 'log' | 'redeliver', jobId: string, deliveries: WebhookDeliveries, senderRunning: () => Promise<boolean>): Promise<void> {
+  if (sub === 'log') return printLog(await deliveries.log(jobId));
+  const log = await deliveries.redeliver(jobId);
+  out(
+    (await senderRunning())
+      ? `Redelivery of ${jobId} to ${log.url} asked for: the running server sends it within a second.`
+      : `Redelivery of ${jobId} to ${log.url} asked for: it is sent when ChatBridge next starts.`,
+  );
 }
 
 function printLog(log: DeliveryLog): void {

@@ -108,17 +108,22 @@ export function logJobWaits(events: JobEvents, reason: (job: JobRow) => WaitReas
 /**
  * Logs webhook attempts that did not deliver, with what comes next (from the outbox, which
  * has just recorded the attempt). The receiver is named by its origin only: a callback URL's
- * path and query can carry the caller's own tokens.
+ * path and query can carry the caller's own tokens. Lines keep the order of the attempts,
+ * however long each look-up takes.
  */
-export function logWebhookFailures(delivery: (jobId: string) => DeliveryRow | undefined, log: LogBook): (attempt: WebhookAttempt) => void {
+export function logWebhookFailures(delivery: (jobId: string) => Promise<DeliveryRow | undefined>, log: LogBook): (attempt: WebhookAttempt) => void {
+  let previous = Promise.resolve();
   return (attempt) => {
     if (attempt.delivered) return;
     const why = attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'no answer');
-    const row = delivery(attempt.jobId);
-    if (row?.state === 'failed') {
-      log.error('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); no more tries (redeliver from the job's page)`);
-    } else {
-      log.warn('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); it will be tried again`);
-    }
+    // A look-up that fails (the database out of reach) is told as the common case: a retry.
+    const row = delivery(attempt.jobId).catch(() => undefined);
+    previous = previous.then(async () => {
+      if ((await row)?.state === 'failed') {
+        log.error('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); no more tries (redeliver from the job's page)`);
+      } else {
+        log.warn('webhook', `Webhook for job ${attempt.jobId} to ${attempt.origin} failed (${why}); it will be tried again`);
+      }
+    });
   };
 }

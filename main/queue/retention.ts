@@ -61,9 +61,22 @@ export async function reclaimInSteps(db: Db, pages: number, between: () => Promi
 }
 
 /**
+ * The last step of a sweep: gives the freed space back to the file system, `pages` per step,
+ * awaiting `between` after each while `keepGoing` holds; resolves with the pages given back.
+ * SQLite's (reclaimInSteps); PostgreSQL's autovacuum does it by itself.
+ */
+export type Reclaim = (pages: number, between: () => Promise<void>, keepGoing: () => boolean) => Promise<number>;
+
+/** The reclaim step of a data dir's SQLite database. */
+export const sqliteReclaim =
+  (db: Db): Reclaim =>
+  (pages, between, keepGoing) =>
+    reclaimInSteps(db, pages, between, keepGoing);
+
+/**
  * Keeps what is stored to what the person chose: removes the prompt and response of jobs
  * that finished longer ago than the retention setting, clears webhook logs older than 30
- * days, and gives the freed space back (incremental vacuum). It sweeps at start, every
+ * days, and gives the freed space back (`reclaim`, on SQLite). It sweeps at start, every
  * `intervalMs` on the injected clock, and when woken (the setting changed); each step is
  * a small transaction followed by a turn of the event loop, so requests never wait long.
  */
@@ -75,13 +88,13 @@ export class Retention {
   private readonly listeners = new Set<(result: SweepResult) => void>();
 
   constructor(
-    private readonly db: Db,
     private readonly store: JobStore,
     private readonly outbox: WebhookOutbox,
     /** Each account's period: Profile F has the install's setting alone, Profile H each account's too. */
     private readonly periods: () => RetentionPeriod[],
     private readonly clock: Clock,
     private readonly onError: (error: Error) => void,
+    private readonly reclaim: Reclaim | null,
     private readonly pacing: RetentionPacing = DEFAULT_PACING,
   ) {}
 
@@ -139,12 +152,12 @@ export class Retention {
       result.pruned += await this.inBatches(() => this.store.pruneContent(now - days * DAY_MS, now, this.pacing.batch, account));
     }
     result.webhookLogsCleared = await this.inBatches(() => this.outbox.clearOld(now - WEBHOOK_LOG_DAYS * DAY_MS, this.pacing.batch));
-    result.pagesReclaimed = await reclaimInSteps(this.db, this.pacing.vacuumPages, nextTurn, () => !this.stopped);
+    if (this.reclaim) result.pagesReclaimed = await this.reclaim(this.pacing.vacuumPages, nextTurn, () => !this.stopped);
     return result;
   }
 
   /** Runs `step` (one small transaction, returning rows done) until it does less than a batch. */
-  private async inBatches(step: () => number | Promise<number>): Promise<number> {
+  private async inBatches(step: () => Promise<number>): Promise<number> {
     let total = 0;
     while (!this.stopped) {
       const done = await step();

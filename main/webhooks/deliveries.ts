@@ -20,7 +20,8 @@ export class NoDelivery extends Error {}
  * A job's webhook as the command line and the dashboard show it: its log, and redelivery
  * on demand. A redelivery is a new round with the full schedule, sent by the running
  * server: `onRedeliver` wakes it in-process; a server in another process notices the
- * database change within a second.
+ * database change within a second (SQLite), or hears it at once (PostgreSQL: any instance
+ * may send it).
  */
 export class WebhookDeliveries {
   constructor(
@@ -38,13 +39,13 @@ export class WebhookDeliveries {
       state: delivery.state,
       round: delivery.round,
       nextAttemptAt: delivery.next_at,
-      attempts: this.outbox.attempts(jobId),
+      attempts: await this.outbox.attempts(jobId),
     };
   }
 
   async redeliver(jobId: string): Promise<DeliveryLog> {
     await this.find(jobId);
-    this.outbox.redeliver(jobId, this.clock.now());
+    await this.outbox.redeliver(jobId, this.clock.now());
     this.onRedeliver();
     return this.log(jobId);
   }
@@ -53,7 +54,7 @@ export class WebhookDeliveries {
     const job = await this.jobs.get(jobId);
     if (!job) throw new NoDelivery(`No job ${jobId}.`);
     if (job.callback_url === null) throw new NoDelivery(`Job ${jobId} has no callback_url, so it has no webhook.`);
-    const delivery = this.outbox.get(jobId);
+    const delivery = await this.outbox.get(jobId);
     if (!delivery) throw new NoDelivery(`Job ${jobId} is ${job.status}: its webhook is sent when it finishes.`);
     return { job, delivery };
   }

@@ -1,7 +1,3 @@
-import type { Db } from '../queue/db.js';
-import { GroupCommit } from '../queue/sqlite/group-commit.js';
-import { nextAttemptAt } from './schedule.js';
-
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 export interface DeliveryRow {
@@ -44,129 +40,41 @@ export function isDelivered(statusCode: number | null): boolean {
 
 /**
  * The durable webhook outbox: one row per final job with a callback_url, its schedule, and
- * the log of its attempts. JobStore adds the row in the transaction that makes the job
- * final; the sender reads what is due and records how each attempt ended.
+ * the log of its attempts. The job store adds the row in the transaction that makes the job
+ * final; the sender reads what is due and records how each attempt ended. Two
+ * implementations: SQLite in the data dir (sqlite-outbox.ts, one sender) and PostgreSQL
+ * shared by several instances (pg-outbox.ts), where each sender claims what it sends.
  */
-export class WebhookOutbox {
-  private readonly listeners: (() => void)[] = [];
-  /** Attempt results arriving together share one commit (and its fsync). */
-  private readonly commits: GroupCommit;
-  private readonly s;
-
-  constructor(db: Db) {
-    this.commits = new GroupCommit(db);
-    this.s = {
-      insert: db.prepare(
-        `INSERT INTO webhook_deliveries (job_id, origin, state, round, round_attempts, next_at, created_at)
-         VALUES (@job_id, @origin, 'pending', 1, 0, @now, @now)`,
-      ),
-      get: db.prepare(`SELECT * FROM webhook_deliveries WHERE job_id = ?`),
-      // A loose index scan: one seek per origin, however long the backlog behind each.
-      origins: db
-        .prepare(
-          `WITH RECURSIVE o (origin) AS (
-             SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending'
-             UNION ALL
-             SELECT (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND origin > o.origin)
-             FROM o WHERE o.origin IS NOT NULL)
-           SELECT origin FROM o WHERE origin IS NOT NULL`,
-        )
-        .pluck(),
-      dueFor: db.prepare(
-        `SELECT job_id, origin, round FROM webhook_deliveries
-         WHERE state = 'pending' AND origin = @origin AND next_at <= @now
-           AND job_id NOT IN (SELECT value FROM json_each(@busy))
-         ORDER BY next_at LIMIT @limit`,
-      ),
-      nextAfter: db.prepare(`SELECT MIN(next_at) FROM webhook_deliveries WHERE state = 'pending' AND next_at > ?`).pluck(),
-      addAttempt: db.prepare(
-        `INSERT INTO webhook_attempts (job_id, attempt, round, started_at, duration_ms, status_code, error)
-         VALUES (@jobId, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE job_id = @jobId),
-           @round, @startedAt, @durationMs, @statusCode, @error)`,
-      ),
-      // Only the round the attempt belonged to moves on: a redelivery asked for while it
-      // was in flight has started a new round, which keeps its own schedule.
-      advance: db.prepare(
-        `UPDATE webhook_deliveries SET state = @state, round_attempts = round_attempts + 1, next_at = @next_at
-         WHERE job_id = @job_id AND round = @round`,
-      ),
-      attempts: db.prepare(`SELECT * FROM webhook_attempts WHERE job_id = ? ORDER BY attempt`),
-      redeliver: db.prepare(
-        `UPDATE webhook_deliveries SET state = 'pending', round = round + 1, round_attempts = 0, next_at = ? WHERE job_id = ?`,
-      ),
-      // Its attempt log goes with it (ON DELETE CASCADE).
-      clearOld: db.prepare(
-        `DELETE FROM webhook_deliveries WHERE job_id IN (
-           SELECT job_id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ? ORDER BY created_at LIMIT ?)`,
-      ),
-    };
-  }
-
+export interface WebhookOutbox {
   /**
-   * Adds the delivery of a job that has just become final, if it has a callback_url. Runs
-   * inside JobStore's transaction. Listeners are called at once, still inside it: they may
-   * only schedule work for a later turn of the event loop, when the commit has happened.
+   * `listener` hears that a delivery may be due before any scheduled time: one was added in
+   * this process (SQLite), or a redelivery was asked for by any instance or the command
+   * line (PostgreSQL). Deliveries of jobs made final on other instances are heard as their
+   * job store's events instead.
    */
-  enqueue(job: { id: string; callback_url: string | null }, now: number): void {
-    if (job.callback_url === null) return;
-    this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, now });
-    for (const listener of this.listeners) listener();
-  }
-
-  /** `listener` hears of every delivery added (see `enqueue`). */
-  onEnqueue(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  /** The origins with a pending delivery, due or not, in order. */
-  pendingOrigins(): string[] {
-    return this.s.origins.all() as string[];
-  }
-
-  /** Up to `limit` deliveries to `origin` due at `now`, oldest due first, except those of `busy` jobs. */
-  dueFor(origin: string, now: number, busy: string[], limit: number): DueDelivery[] {
-    return this.s.dueFor.all({ origin, now, busy: JSON.stringify(busy), limit }) as DueDelivery[];
-  }
-
-  /** When the earliest attempt after `now` is due; null when none is scheduled. */
-  nextDueAfter(now: number): number | null {
-    return this.s.nextAfter.get(now) as number | null;
-  }
-
+  onEnqueue(listener: () => void): void;
+  /** The origins with a pending delivery, due or not, in byte order. */
+  pendingOrigins(): Promise<string[]>;
+  /**
+   * Up to `limit` deliveries to `origin` due at `now`, oldest due first, except those of
+   * `busy` jobs. On a shared database they are claimed for this instance: no other instance
+   * gets them until they are recorded, released, or the claim's lease has passed.
+   */
+  dueFor(origin: string, now: number, busy: string[], limit: number): Promise<DueDelivery[]>;
+  /** When the outbox should be looked at again after `now` (a retry due, a claim lapsing); null when never. */
+  nextDueAfter(now: number): Promise<number | null>;
   /** Logs an attempt and moves its round on: delivered, the next attempt, or failed for good. */
-  record(result: AttemptResult): Promise<void> {
-    return this.commits.run(() => {
-      const delivery = this.get(result.jobId);
-      // The job was deleted while the attempt was in flight: nothing is left to log it in.
-      if (!delivery) return;
-      this.s.addAttempt.run(result);
-      const endedAt = result.startedAt + result.durationMs;
-      const next = isDelivered(result.statusCode) ? null : nextAttemptAt(delivery.round_attempts + 1, endedAt);
-      const state: DeliveryState = isDelivered(result.statusCode) ? 'delivered' : next === null ? 'failed' : 'pending';
-      this.s.advance.run({ job_id: result.jobId, round: result.round, state, next_at: next });
-    });
-  }
-
-  get(jobId: string): DeliveryRow | undefined {
-    return this.s.get.get(jobId) as DeliveryRow | undefined;
-  }
-
-  attempts(jobId: string): DeliveryAttemptRow[] {
-    return this.s.attempts.all(jobId) as DeliveryAttemptRow[];
-  }
-
+  record(result: AttemptResult): Promise<void>;
+  /** Hands back deliveries taken by `dueFor` and never attempted (shutdown), so another sender takes them at once. */
+  release(jobIds: string[]): Promise<void>;
+  get(jobId: string): Promise<DeliveryRow | undefined>;
+  attempts(jobId: string): Promise<DeliveryAttemptRow[]>;
   /**
    * Deletes up to `limit` deliveries that are over (delivered, or failed for good) and were
    * created before `before`, with their attempt logs; returns how many. A pending one stays
    * whatever its age: it still has attempts to make.
    */
-  clearOld(before: number, limit: number): number {
-    return this.s.clearOld.run(before, limit).changes;
-  }
-
+  clearOld(before: number, limit: number): Promise<number>;
   /** Starts a new round of attempts at `now`, whatever the state of the last one. */
-  redeliver(jobId: string, now: number): DeliveryRow | undefined {
-    this.s.redeliver.run(now, jobId);
-    return this.get(jobId);
-  }
+  redeliver(jobId: string, now: number): Promise<DeliveryRow | undefined>;
 }

@@ -1,4 +1,6 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
+import type { StoreEvent } from '../core/jobs.js';
+import { isFinal } from '../queue/state-machine.js';
 import type { WebhookTransport } from './https-transport.js';
 import { isDelivered, type DueDelivery, type WebhookOutbox } from './outbox.js';
 import { signature } from './signature.js';
@@ -33,6 +35,9 @@ export interface WebhookAttempt {
   error: string | null;
 }
 
+/** After a look at the outbox failed (the database out of reach), when to look again. */
+const LOOK_AGAIN_MS = 5_000;
+
 /** Why an attempt was aborted from here. */
 const TIMED_OUT = 'timed_out';
 const SHUTDOWN = 'shutdown';
@@ -46,9 +51,10 @@ interface Flight {
 /**
  * Drains the webhook outbox: signs and POSTs each due delivery and records how it ended.
  * It never touches job rows, and runs beside the queue and the API without holding either
- * up: attempts are bounded in number overall and per origin, each has its own timeout on
- * the injected clock, and results are committed in groups. One timer waits for the
- * earliest scheduled retry; a restart finds the schedule in the database where it stood.
+ * up: attempts are bounded in number overall and per origin (per instance, when several
+ * share one outbox: each sends only what it claimed), each has its own timeout on the
+ * injected clock, and results are committed in groups. One timer waits for the earliest
+ * scheduled retry; a restart finds the schedule in the database where it stood.
  */
 export class WebhookSender {
   private readonly inFlight = new Map<string, Flight>();
@@ -56,9 +62,13 @@ export class WebhookSender {
   private timer: TimerHandle | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private wakeScheduled = false;
+  /** The look at the outbox under way; looks never overlap, one asked for meanwhile follows it. */
+  private looking: Promise<void> | null = null;
+  private lookAgain = false;
   /** The origin that last got an attempt started, for taking turns. */
   private lastServed = '';
   private readonly attemptListeners: ((attempt: WebhookAttempt) => void)[] = [];
+  private readonly errorListeners: ((error: Error) => void)[] = [];
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -91,9 +101,30 @@ export class WebhookSender {
     });
   }
 
+  /**
+   * Wakes for each job made final with a callback_url that `jobs` publishes: its first attempt
+   * is due at once. A store shared by several instances publishes their moves too, so the
+   * delivery of a job finished on another instance goes out at once from whichever sender
+   * claims it first. Returns the function that stops it.
+   */
+  wakeOnFinalJobs(jobs: { onEvent(listener: (event: StoreEvent) => void): () => void }): () => void {
+    return jobs.onEvent(({ job }) => {
+      if (job.callback_url !== null && isFinal(job.status)) this.wake();
+    });
+  }
+
   /** `listener` hears how each attempt ended, after it is recorded (not those cut by shutdown). */
   onAttempt(listener: (attempt: WebhookAttempt) => void): void {
     this.attemptListeners.push(listener);
+  }
+
+  /**
+   * `listener` hears what went wrong outside an attempt: a look at the outbox, or the
+   * recording of an attempt, that failed (the database out of reach). The sender goes on:
+   * it looks again later, and an unrecorded attempt is made again (at least once).
+   */
+  onError(listener: (error: Error) => void): void {
+    this.errorListeners.push(listener);
   }
 
   /** Attempts in flight now; for tests and benchmarks. */
@@ -113,6 +144,7 @@ export class WebhookSender {
     }
     this.state = 'stopping';
     this.timer?.cancel();
+    await this.looking;
     const flights = [...this.inFlight.values()];
     if (flights.length > 0) {
       let grace: NodeJS.Timeout | undefined;
@@ -121,11 +153,35 @@ export class WebhookSender {
         new Promise((resolve) => (grace = setTimeout(resolve, this.limits.shutdownGraceMs))),
       ]);
       clearTimeout(grace);
+      const abandoned = [...this.inFlight.keys()];
       for (const f of this.inFlight.values()) f.controller.abort(SHUTDOWN);
       await Promise.allSettled(flights.map((f) => f.done));
+      // Another instance may send them at once; failing that, they wait for the claim's lease.
+      await this.outbox.release(abandoned).catch((error: Error) => this.failed(error));
     }
     this.transport.close();
     this.state = 'stopped';
+  }
+
+  /** Looks at the outbox now, or right after the look under way. */
+  private pump(): void {
+    if (this.state !== 'running') return;
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
+    }
+    this.looking = this.look()
+      .catch((error: Error) => {
+        this.failed(error);
+        this.setTimer(LOOK_AGAIN_MS);
+      })
+      .finally(() => {
+        this.looking = null;
+        if (this.lookAgain) {
+          this.lookAgain = false;
+          this.pump();
+        }
+      });
   }
 
   /**
@@ -133,24 +189,44 @@ export class WebhookSender {
    * seeks per origin, never a walk through one receiver's backlog. When the overall limit
    * binds, the next look starts after the last origin served, so origins take turns.
    */
-  private pump(): void {
-    if (this.state !== 'running') return;
+  private async look(): Promise<void> {
     const now = this.clock.now();
-    const origins = this.outbox.pendingOrigins();
+    const origins = await this.outbox.pendingOrigins();
     const after = origins.findIndex((o) => o > this.lastServed);
     for (const origin of after <= 0 ? origins : [...origins.slice(after), ...origins.slice(0, after)]) {
+      if (this.state !== 'running') return;
       const room = Math.min(this.limits.perOrigin - this.load(origin), this.limits.concurrency - this.inFlight.size);
       if (room <= 0) continue;
       const busy = [...this.inFlight].filter(([, f]) => f.origin === origin).map(([jobId]) => jobId);
-      const due = this.outbox.dueFor(origin, now, busy, room);
+      const due = await this.outbox.dueFor(origin, now, busy, room);
+      if (this.state !== 'running') {
+        // Stopped while they were being claimed: handed back unattempted, as at shutdown.
+        await this.outbox.release(due.map((d) => d.job_id));
+        return;
+      }
       for (const delivery of due) this.launch(delivery);
       if (due.length > 0) this.lastServed = origin;
       if (this.inFlight.size >= this.limits.concurrency) break;
     }
+    const next = await this.outbox.nextDueAfter(now);
+    if (this.state !== 'running') return;
+    this.setTimer(next === null ? null : next - now);
+  }
+
+  /** The one timer: the next look in `ms` on the injected clock, or none. */
+  private setTimer(ms: number | null): void {
     this.timer?.cancel();
-    this.timer = null;
-    const next = this.outbox.nextDueAfter(now);
-    if (next !== null) this.timer = this.clock.setTimer(() => this.pump(), next - now);
+    this.timer = ms === null || this.state !== 'running' ? null : this.clock.setTimer(() => this.pump(), ms);
+  }
+
+  private failed(error: Error): void {
+    for (const listener of this.errorListeners) {
+      try {
+        listener(error);
+      } catch {
+        // A watcher's failure must not stop the sender.
+      }
+    }
   }
 
   private load(origin: string): number {
@@ -160,7 +236,8 @@ export class WebhookSender {
   private launch(delivery: DueDelivery): void {
     const controller = new AbortController();
     this.perOrigin.set(delivery.origin, this.load(delivery.origin) + 1);
-    const done = this.attempt(delivery, controller).finally(() => {
+    // An attempt whose result could not be recorded stays due (claimed until its lease ends).
+    const done = this.attempt(delivery, controller).catch((error: Error) => this.failed(error)).finally(() => {
       this.inFlight.delete(delivery.job_id);
       const left = this.load(delivery.origin) - 1;
       if (left === 0) this.perOrigin.delete(delivery.origin);

@@ -48,8 +48,8 @@ async function receiver(respond?: Responder) {
 
 /** The delivery log of the job once its first attempt is recorded. */
 async function firstAttempt(id: string) {
-  await until(() => t!.service.outbox.attempts(id).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
-  return t!.service.outbox.attempts(id)[0]!;
+  await until(async () => (await t!.service.outbox.attempts(id)).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
+  return (await t!.service.outbox.attempts(id))[0]!;
 }
 
 describe('webhooks (H)', () => {
@@ -79,7 +79,7 @@ describe('webhooks (H)', () => {
       expect(attempt.status_code).toBeNull();
       expect(attempt.error).toMatch(/not a public address/);
       // The five-attempt schedule goes on (a receiver may be fixed), each attempt refused the same way.
-      expect(t!.service.outbox.get(r.body.id)).toMatchObject({ state: 'pending', round_attempts: 1 });
+      expect(await t!.service.outbox.get(r.body.id)).toMatchObject({ state: 'pending', round_attempts: 1 });
     }
     expect(hook.received).toHaveLength(0);
   });
@@ -93,7 +93,7 @@ describe('webhooks (H)', () => {
     expect(attempt.status_code).toBe(307);
     expect(redirecting.received).toHaveLength(1);
     expect(target.received).toHaveLength(0);
-    expect(t!.service.outbox.get(r.body.id)!.state).toBe('pending');
+    expect((await t!.service.outbox.get(r.body.id))!.state).toBe('pending');
   });
 });
 

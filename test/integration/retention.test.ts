@@ -121,7 +121,7 @@ describe('deleting a job', () => {
     expect((await as('GET', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
     expect((await as('DELETE', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
     expect(await t.service.store.attempts(running.id)).toEqual([]);
-    expect(t.service.outbox.get(running.id)).toBeUndefined();
+    expect(await t.service.outbox.get(running.id)).toBeUndefined();
     expect((await as('GET', '/admin/v1/jobs')).body.jobs.map((j: { id: string }) => j.id)).not.toContain(running.id);
 
     // The queued job ran meanwhile; finished, it can go too.

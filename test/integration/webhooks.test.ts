@@ -43,10 +43,10 @@ async function receiver(respond?: Responder) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const delivery = (id: string) => t!.service.outbox.get(id)!;
+const delivery = async (id: string) => (await t!.service.outbox.get(id))!;
 /** Waits until `n` attempts of the job are recorded and none is in flight. */
 const recorded = (id: string, n: number) =>
-  until(() => t!.service.outbox.attempts(id).length >= n && t!.service.webhookSender.inFlightCount() === 0, 5_000, `${n} recorded attempts`);
+  until(async () => (await t!.service.outbox.attempts(id)).length >= n && t!.service.webhookSender.inFlightCount() === 0, 5_000, `${n} recorded attempts`);
 
 async function submitQueued(body: Record<string, unknown>): Promise<string> {
   const r = await t!.api('POST', '/v1/completions', { body: { wait: false, ...body } });
@@ -88,8 +88,8 @@ describe('the request', () => {
     expect(job).not.toHaveProperty('queue_position');
 
     await recorded(r.body.id, 1);
-    expect(delivery(r.body.id)).toMatchObject({ state: 'delivered', round: 1, round_attempts: 1, next_at: null });
-    expect(t!.service.outbox.attempts(r.body.id)).toEqual([
+    expect(await delivery(r.body.id)).toMatchObject({ state: 'delivered', round: 1, round_attempts: 1, next_at: null });
+    expect(await t!.service.outbox.attempts(r.body.id)).toEqual([
       { job_id: r.body.id, attempt: 1, round: 1, started_at: clock.now(), duration_ms: 0, status_code: 204, error: null },
     ]);
   });
@@ -116,7 +116,7 @@ describe('the request', () => {
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledQueued}`)).body.status).toBe('cancelled');
     ids.expired = await submitQueued({ prompt: 'too late', callback_url, deadline_ms: 10_000, metadata: meta('expired') });
     await hook.waitFor(4);
-    expect(t!.service.outbox.get(ids.expired)).toBeUndefined(); // not final yet: no delivery
+    expect(await t!.service.outbox.get(ids.expired)).toBeUndefined(); // not final yet: no delivery
     clock.advance(10_000);
     await hook.waitFor(5);
 
@@ -137,7 +137,7 @@ describe('the request', () => {
     expect(byCase.get('succeeded').response).toMatch(/^echo\(/);
     expect(byCase.get('cancelledQueued').attempts).toBe(0);
     expect((await t!.service.store.get(plain))!.status).toBe('succeeded');
-    expect(t!.service.outbox.get(plain)).toBeUndefined(); // no callback_url, no delivery
+    expect(await t!.service.outbox.get(plain)).toBeUndefined(); // no callback_url, no delivery
     await sleep(100);
     expect(hook.received).toHaveLength(5);
   });
@@ -171,7 +171,7 @@ describe('failures and the retry schedule', () => {
     const id = await submitQueued({ prompt: 'retry me', callback_url: hook.url() });
     await hook.waitFor(1);
     await recorded(id, 1);
-    expect(delivery(id)).toMatchObject({ state: 'pending', round_attempts: 1, next_at: started + 30_000 });
+    expect(await delivery(id)).toMatchObject({ state: 'pending', round_attempts: 1, next_at: started + 30_000 });
 
     clock.advance(29_999);
     await sleep(100);
@@ -179,8 +179,8 @@ describe('failures and the retry schedule', () => {
     clock.advance(1);
     await hook.waitFor(2);
     await recorded(id, 2);
-    expect(delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 2, next_at: null });
-    expect(t!.service.outbox.attempts(id).map((a) => [a.started_at - started, a.status_code, a.error])).toEqual([
+    expect(await delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 2, next_at: null });
+    expect((await t!.service.outbox.attempts(id)).map((a) => [a.started_at - started, a.status_code, a.error])).toEqual([
       [0, 500, null],
       [30_000, 200, null],
     ]);
@@ -200,8 +200,8 @@ describe('failures and the retry schedule', () => {
       clock.advance(gap);
       await recorded(id, i + 2);
     }
-    expect(t!.service.outbox.attempts(id).map((a) => a.started_at - started)).toEqual([0, 30_000, 330_000, 2_130_000, 9_330_000]);
-    expect(delivery(id)).toMatchObject({ state: 'failed', round_attempts: 5, next_at: null });
+    expect((await t!.service.outbox.attempts(id)).map((a) => a.started_at - started)).toEqual([0, 30_000, 330_000, 2_130_000, 9_330_000]);
+    expect(await delivery(id)).toMatchObject({ state: 'failed', round_attempts: 5, next_at: null });
     clock.advance(24 * 3_600_000);
     await sleep(100);
     expect(hook.received).toHaveLength(5);
@@ -220,8 +220,8 @@ describe('failures and the retry schedule', () => {
     await sleep(100);
     expect(hook.received).toHaveLength(1);
     expect(elsewhere.received).toHaveLength(0);
-    expect(t!.service.outbox.attempts(id)[0]).toMatchObject({ status_code: 302, error: null });
-    expect(delivery(id)).toMatchObject({ state: 'pending', next_at: clock.now() + 30_000 });
+    expect((await t!.service.outbox.attempts(id))[0]).toMatchObject({ status_code: 302, error: null });
+    expect(await delivery(id)).toMatchObject({ state: 'pending', next_at: clock.now() + 30_000 });
   });
 
   it('a handler that takes 12 s fails at 10 s (injected clock); its late answer changes nothing; the retry succeeds', async () => {
@@ -238,18 +238,18 @@ describe('failures and the retry schedule', () => {
     await hook.waitFor(1);
     clock.advance(9_999);
     await sleep(50);
-    expect(t!.service.outbox.attempts(id)).toHaveLength(0);
+    expect(await t!.service.outbox.attempts(id)).toHaveLength(0);
     clock.advance(1);
     await recorded(id, 1);
-    expect(t!.service.outbox.attempts(id)[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
+    expect((await t!.service.outbox.attempts(id))[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
     clock.advance(2_000);
     release();
     await sleep(50);
-    expect(delivery(id)).toMatchObject({ state: 'pending', next_at: started + 10_000 + 30_000 });
+    expect(await delivery(id)).toMatchObject({ state: 'pending', next_at: started + 10_000 + 30_000 });
     clock.advance(28_000);
     await hook.waitFor(2);
     await recorded(id, 2);
-    expect(delivery(id).state).toBe('delivered');
+    expect((await delivery(id)).state).toBe('delivered');
   });
 
   it('a refused connection and an untrusted certificate are failed attempts', async () => {
@@ -267,10 +267,10 @@ describe('failures and the retry schedule', () => {
     const untrusted = await submitQueued({ prompt: 'who are you', callback_url: hook.url() });
     await recorded(refused, 1);
     await recorded(untrusted, 1);
-    expect(t.service.outbox.attempts(refused)[0]!.error).toMatch(/ECONNREFUSED/);
-    expect(t.service.outbox.attempts(untrusted)[0]!.error).toMatch(/self-signed certificate/);
+    expect((await t.service.outbox.attempts(refused))[0]!.error).toMatch(/ECONNREFUSED/);
+    expect((await t.service.outbox.attempts(untrusted))[0]!.error).toMatch(/self-signed certificate/);
     expect(hook.received).toHaveLength(0); // the TLS handshake failed before any request
-    expect(delivery(untrusted)).toMatchObject({ state: 'pending', round_attempts: 1 });
+    expect(await delivery(untrusted)).toMatchObject({ state: 'pending', round_attempts: 1 });
   });
 
   it('a rotated secret signs the next attempt, retries included', async () => {
@@ -311,7 +311,7 @@ describe('durability and redelivery', () => {
     clock.advance(1);
     await hook.waitFor(2);
     await recorded(id, 2);
-    expect(delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 2 });
+    expect(await delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 2 });
     expect(JSON.parse(hook.received[1]!.body.toString())).toMatchObject({ id, status: 'succeeded' });
   });
 
@@ -326,8 +326,8 @@ describe('durability and redelivery', () => {
     await start({ chatgpt: 1 }, { dataDir, at: clock.now() });
     await hook.waitFor(2);
     await recorded(id, 1);
-    expect(t!.service.outbox.attempts(id).map((a) => a.status_code)).toEqual([204]);
-    expect(delivery(id).state).toBe('delivered');
+    expect((await t!.service.outbox.attempts(id)).map((a) => a.status_code)).toEqual([204]);
+    expect((await delivery(id)).state).toBe('delivered');
   });
 
   it('redelivery on demand starts a new round; the log keeps every attempt', async () => {
@@ -377,7 +377,7 @@ describe('load', () => {
     expect(delivered).toHaveLength(500);
     expect(new Set(delivered.map((j) => j.id))).toEqual(ids);
     expect(delivered.every((j) => j.status === 'expired')).toBe(true);
-    for (const id of ids) expect(delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 1 });
+    for (const id of ids) expect(await delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 1 });
     expect(hook.maxActive).toBeLessThanOrEqual(8); // the per-origin bound
   });
 

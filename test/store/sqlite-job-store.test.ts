@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../main/queue/db.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 
 jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));
   const db = openDatabase(dir);
-  const outbox = new WebhookOutbox(db);
+  const outbox = new SqliteWebhookOutbox(db);
   return {
     store: new SqliteJobStore(db, outbox),
     async delivery(jobId) {

@@ -1,6 +1,6 @@
 /**
- * The store's deleting, purging and pruning, the outbox's clearing of old logs, and the
- * database giving freed space back (incremental vacuum, turned on for older databases).
+ * The store's deleting, purging and pruning (the outbox's clearing of old logs is in
+ * test/store/webhook-outbox-contract.ts), and the database giving freed space back (incremental vacuum, turned on for older databases).
  */
 import Database from 'better-sqlite3';
 import { rmSync, statSync } from 'node:fs';
@@ -11,20 +11,20 @@ import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { DAY_MS, reclaimInSteps } from '../../main/queue/retention.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { submit } from '../support/store.js';
 
 let dir: string;
 let db: Db;
-let outbox: WebhookOutbox;
+let outbox: SqliteWebhookOutbox;
 let store: JobStore;
 const T = 1_800_000_000_000;
 
 beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
-  outbox = new WebhookOutbox(db);
+  outbox = new SqliteWebhookOutbox(db);
   store = new SqliteJobStore(db, outbox);
 });
 afterEach(() => {
@@ -80,18 +80,11 @@ describe('delete', () => {
     expect(await store.delete(done)).toEqual({ deleted: true });
     expect(await store.get(done)).toBeUndefined();
     expect(await store.attempts(done)).toEqual([]);
-    expect(outbox.get(done)).toBeUndefined();
+    expect(await outbox.get(done)).toBeUndefined();
     expect(count(`SELECT COUNT(*) FROM webhook_attempts WHERE job_id = ?`, done)).toBe(0);
     // The conversation stays: other jobs may continue it.
     expect(await store.conversation(`cv_${done}`)).toBeDefined();
     expect(await store.delete(done)).toBeUndefined();
-  });
-
-  it('an attempt that ends after its job was deleted is dropped, not an error', async () => {
-    const done = await succeeded(T);
-    await store.delete(done);
-    await outbox.record({ jobId: done, round: 1, startedAt: T, durationMs: 10, statusCode: 204, error: null });
-    expect(count(`SELECT COUNT(*) FROM webhook_attempts`)).toBe(0);
   });
 });
 
@@ -140,25 +133,6 @@ describe('pruneContent', () => {
   });
 });
 
-describe('webhook logs', () => {
-  it('clearOld deletes deliveries that are over and older than the cut, keeping pending ones', async () => {
-    const delivered = await succeeded(T);
-    const failedForGood = await succeeded(T + 1);
-    const pending = await succeeded(T + 2);
-    const young = await succeeded(T + 50_000);
-    await outbox.record({ jobId: delivered, round: 1, startedAt: T, durationMs: 5, statusCode: 200, error: null });
-    db.prepare(`UPDATE webhook_deliveries SET state = 'failed', next_at = NULL WHERE job_id = ?`).run(failedForGood);
-    await outbox.record({ jobId: young, round: 1, startedAt: T + 50_000, durationMs: 5, statusCode: 200, error: null });
-
-    expect(outbox.clearOld(T + 10_000, 1)).toBe(1);
-    expect(outbox.clearOld(T + 10_000, 10)).toBe(1);
-    expect(outbox.clearOld(T + 10_000, 10)).toBe(0);
-    expect([delivered, failedForGood, pending, young].map((id) => outbox.get(id)?.state ?? null)).toEqual([null, null, 'pending', 'delivered']);
-    expect(count(`SELECT COUNT(*) FROM webhook_attempts`)).toBe(1); // young's
-    expect(await store.get(delivered)).toBeDefined(); // the job itself stays
-  });
-});
-
 describe('space', () => {
   it('a new database reclaims freed pages: the file shrinks after a purge', async () => {
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
@@ -200,7 +174,7 @@ describe('space', () => {
     raw.close();
 
     db = openDatabase(dir);
-    store = new SqliteJobStore(db, (outbox = new WebhookOutbox(db)));
+    store = new SqliteJobStore(db, (outbox = new SqliteWebhookOutbox(db)));
     expect(db.pragma('user_version', { simple: true })).toBe(6);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
     expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null });

@@ -1,6 +1,6 @@
 /**
- * The outbox row is written by the very transaction that makes a job final, on every path
- * there is to a final status, and its schedule moves as attempts are recorded.
+ * The SQLite outbox row is written by the very transaction that makes a job final, on every
+ * path there is to a final status (its schedule, as every outbox's: test/store/webhook-outbox-contract.ts).
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,13 +8,13 @@ import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { submit } from '../support/store.js';
 
 let dir: string;
 let db: Db;
-let outbox: WebhookOutbox;
+let outbox: SqliteWebhookOutbox;
 let store: JobStore;
 let enqueued: number;
 const T = 1_800_000_000_000;
@@ -22,7 +22,7 @@ const T = 1_800_000_000_000;
 beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
-  outbox = new WebhookOutbox(db);
+  outbox = new SqliteWebhookOutbox(db);
   store = new SqliteJobStore(db, outbox);
   enqueued = 0;
   outbox.onEnqueue(() => enqueued++);
@@ -76,7 +76,7 @@ describe('every final transition adds the delivery, in its own transaction', () 
     await store.requeueDispatched(T + 4); // only `lost` and `cancelledRunning` are still dispatched
     expect((await store.get(ids.lost))!.status).toBe('failed');
     expect((await store.get(ids.cancelledRunning))!.status).toBe('queued'); // put back, not final: no delivery
-    expect(outbox.get(ids.cancelledRunning)).toBeUndefined();
+    expect(await outbox.get(ids.cancelledRunning)).toBeUndefined();
     await store.dispatch([{ jobId: ids.cancelledRunning, agentId: 'agt_1', provider: 'chatgpt' }], T + 4);
     await store.cancel(ids.cancelledRunning, T + 5);
     await store.cancel(ids.cancelledQueued, T + 5);
@@ -92,7 +92,7 @@ describe('every final transition adds the delivery, in its own transaction', () 
       expired: T + 5_000,
     };
     for (const [name, id] of Object.entries(ids)) {
-      expect(outbox.get(id), name).toEqual({
+      expect(await outbox.get(id), name).toEqual({
         job_id: id,
         origin: 'https://hooks.example:8443',
         state: 'pending',
@@ -127,69 +127,5 @@ describe('every final transition adds the delivery, in its own transaction', () 
     await expect(store.cancel(id, T + 1)).rejects.toThrow(/UNIQUE/);
     expect((await store.get(id))!.status).toBe('queued'); // …and the job stays as it was
     expect(rows()).toBe(1);
-  });
-});
-
-describe('the schedule in the outbox', () => {
-  async function finalJob(): Promise<string> {
-    const id = await job();
-    await store.cancel(id, T);
-    return id;
-  }
-  const result = (jobId: string, round: number, startedAt: number, statusCode: number | null, error: string | null = null) => ({
-    jobId,
-    round,
-    startedAt,
-    durationMs: 10,
-    statusCode,
-    error,
-  });
-
-  it('failures move next_at by 30 s, 5 min, 30 min, 2 h from the end of each attempt, then give up', async () => {
-    const id = await finalJob();
-    const expected = [T + 10 + 30_000, T + 10 + 300_000, T + 10 + 1_800_000, T + 10 + 7_200_000, null];
-    for (const [i, next] of expected.entries()) {
-      await outbox.record(result(id, 1, T, i % 2 ? 500 : null, i % 2 ? null : 'connect ECONNREFUSED'));
-      expect(outbox.get(id), `after attempt ${i + 1}`).toMatchObject({ round_attempts: i + 1, next_at: next, state: next === null ? 'failed' : 'pending' });
-    }
-    expect(outbox.attempts(id).map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
-  });
-
-  it('a 2xx delivers; a 3xx does not', async () => {
-    const a = await finalJob();
-    const b = await finalJob();
-    await outbox.record(result(a, 1, T, 299));
-    await outbox.record(result(b, 1, T, 304));
-    expect(outbox.get(a)).toMatchObject({ state: 'delivered', next_at: null });
-    expect(outbox.get(b)).toMatchObject({ state: 'pending', next_at: T + 10 + 30_000 });
-  });
-
-  it('redelivery starts a new round at once; a late result of the old round is logged but moves nothing', async () => {
-    const id = await finalJob();
-    await outbox.record(result(id, 1, T, 500));
-    outbox.redeliver(id, T + 100);
-    await outbox.record(result(id, 1, T + 50, 500)); // was in flight when the redelivery came
-    expect(outbox.get(id)).toMatchObject({ state: 'pending', round: 2, round_attempts: 0, next_at: T + 100 });
-    await outbox.record(result(id, 2, T + 100, 204));
-    expect(outbox.get(id)).toMatchObject({ state: 'delivered', round: 2, round_attempts: 1 });
-    expect(outbox.attempts(id).map((x) => [x.attempt, x.round, x.status_code])).toEqual([
-      [1, 1, 500],
-      [2, 1, 500],
-      [3, 2, 204],
-    ]);
-  });
-
-  it('dueFor: per origin, oldest due first, leaving out busy jobs; pendingOrigins; nextDueAfter', async () => {
-    const ids = [await job({ callback_url: 'https://a.test/x' }), await job({ callback_url: 'https://b.test:8443/x' }), await job({ callback_url: 'https://a.test/y' })];
-    for (const [i, id] of ids.entries()) await store.cancel(id, T + i);
-    expect(outbox.pendingOrigins()).toEqual(['https://a.test', 'https://b.test:8443']);
-    expect(outbox.dueFor('https://a.test', T + 10, [], 10).map((d) => d.job_id)).toEqual([ids[0], ids[2]]);
-    expect(outbox.dueFor('https://a.test', T + 1, [], 10).map((d) => d.job_id)).toEqual([ids[0]]);
-    expect(outbox.dueFor('https://a.test', T + 10, [ids[0]!], 10).map((d) => d.job_id)).toEqual([ids[2]]);
-    expect(outbox.dueFor('https://a.test', T + 10, [], 1)).toEqual([{ job_id: ids[0], origin: 'https://a.test', round: 1 }]);
-    await outbox.record(result(ids[1]!, 1, T + 20, 503));
-    expect(outbox.nextDueAfter(T + 20)).toBe(T + 30 + 30_000);
-    await outbox.record(result(ids[1]!, 1, T + 20, 200));
-    expect(outbox.pendingOrigins()).toEqual(['https://a.test']); // nothing pending for b any more
   });
 });

@@ -9,7 +9,7 @@ import { LogBook } from '../../main/logs/log-book.js';
 import { logWebhookFailures } from '../../main/logs/log-feeds.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
 import { DEFAULT_LIMITS, WebhookSender, type SenderLimits, type WebhookAttempt } from '../../main/webhooks/sender.js';
 import { RETRY_DELAYS_MS } from '../../main/webhooks/schedule.js';
 import { tempDataDir } from '../support/harness.js';
@@ -52,7 +52,7 @@ class ScriptedTransport implements WebhookTransport {
 
 let dir: string;
 let db: Db;
-let outbox: WebhookOutbox;
+let outbox: SqliteWebhookOutbox;
 let clock: ManualClock;
 let transport: ScriptedTransport;
 let sender: WebhookSender;
@@ -87,7 +87,7 @@ function finished(origin: string): string {
 beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
-  outbox = new WebhookOutbox(db);
+  outbox = new SqliteWebhookOutbox(db);
   clock = new ManualClock();
   transport = new ScriptedTransport();
 });
@@ -112,7 +112,7 @@ describe('webhook sender', () => {
     transport.answer(204, FAST);
     await until(() => transport.to(FAST) === 1);
     transport.answer(204, FAST);
-    await until(() => fast.every((id) => outbox.get(id)!.state === 'delivered'));
+    await until(async () => (await Promise.all(fast.map((id) => outbox.get(id)))).every((d) => d!.state === 'delivered'));
     expect(transport.to(SLOW)).toBe(4);
   });
 
@@ -150,10 +150,10 @@ describe('webhook sender', () => {
     const id = finished(SLOW);
     await until(() => transport.pending.length === 1);
     clock.advance(DEFAULT_LIMITS.timeoutMs);
-    await until(() => outbox.attempts(id).length === 1);
+    await until(async () => (await outbox.attempts(id)).length === 1);
     expect(transport.aborted).toEqual(['timed_out']);
-    expect(outbox.attempts(id)[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
-    expect(outbox.get(id)!.next_at).toBe(clock.now() + 30_000);
+    expect((await outbox.attempts(id))[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
+    expect((await outbox.get(id))!.next_at).toBe(clock.now() + 30_000);
   });
 
   it('wakes for a delivery only once its transaction committed; a rolled-back one is never sent', async () => {
@@ -178,9 +178,9 @@ describe('webhook sender', () => {
     await stopping;
     expect(transport.aborted).toEqual(['shutdown']);
     expect(transport.closed).toBe(true);
-    expect(outbox.get(quick)!.state).toBe('delivered');
-    expect(outbox.attempts(stuck)).toHaveLength(0);
-    expect(outbox.dueFor(SLOW, clock.now(), [], 10).map((d) => d.job_id)).toEqual([stuck]);
+    expect((await outbox.get(quick))!.state).toBe('delivered');
+    expect(await outbox.attempts(stuck)).toHaveLength(0);
+    expect((await outbox.dueFor(SLOW, clock.now(), [], 10)).map((d) => d.job_id)).toEqual([stuck]);
   });
 });
 
@@ -196,7 +196,7 @@ describe('webhook sender, watched', () => {
     await until(() => transport.pending.length === 1);
     transport.answer(204);
     await until(() => heard.length === 1);
-    expect(heard[0]).toEqual({ jobId: ok, origin: FAST, round: outbox.get(ok)!.round, delivered: true, statusCode: 204, error: null });
+    expect(heard[0]).toEqual({ jobId: ok, origin: FAST, round: (await outbox.get(ok))!.round, delivered: true, statusCode: 204, error: null });
     expect(log.recent()).toEqual([]);
 
     const bad = finished(SLOW);
@@ -207,7 +207,9 @@ describe('webhook sender, watched', () => {
       transport.answer(500);
       await until(() => heard.length === before + 1);
     }
-    expect(outbox.get(bad)!.state).toBe('failed');
+    expect((await outbox.get(bad))!.state).toBe('failed');
+    // Each line waits for its look-up of what comes next.
+    await until(() => log.recent().length === RETRY_DELAYS_MS.length + 1);
     const lines = log.recent().map((e) => `${e.level} ${e.source} ${e.message}`);
     expect(lines).toHaveLength(RETRY_DELAYS_MS.length + 1);
     expect(lines[0]).toBe(`warn webhook Webhook for job ${bad} to ${SLOW} failed (HTTP 500); it will be tried again`);

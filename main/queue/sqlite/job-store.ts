@@ -25,7 +25,7 @@ import {
   type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
-import type { WebhookOutbox } from '../../webhooks/outbox.js';
+import type { SqliteWebhookOutbox } from '../../webhooks/sqlite-outbox.js';
 
 /** What ends a job without an answer: its final status, and the error it carries. */
 interface Settlement {
@@ -60,7 +60,7 @@ export class SqliteJobStore implements JobStore {
 
   constructor(
     private readonly db: Db,
-    private readonly outbox: WebhookOutbox,
+    private readonly outbox: SqliteWebhookOutbox,
   ) {
     this.commits = new GroupCommit(db, () => this.recount());
     this.s = {
