@@ -84,11 +84,12 @@ chatbridge jobs purge --before DATE [--database URL]
   Deletes one finished job, or every finished job before a date.
   --database URL  the jobs of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   webhooks: `chatbridge webhooks secret [--rotate] [--database URL]
-chatbridge webhooks log JOB_ID
-chatbridge webhooks redeliver JOB_ID
+chatbridge webhooks log JOB_ID [--database URL]
+chatbridge webhooks redeliver JOB_ID [--database URL]
   The signing secret (alone on stdout), a job's delivery attempts, a new round of delivery.
-  secret --database URL  the secret of the instances sharing that PostgreSQL (also
-                         CHATBRIDGE_DATABASE_URL); after --rotate they all sign with the new one`,
+  --database URL  the PostgreSQL the instances share (also CHATBRIDGE_DATABASE_URL): after
+                  secret --rotate they all sign with the new one; any running instance
+                  sends a redelivery`,
   migrate: `chatbridge migrate --database postgres://USER@HOST:PORT/DB
   Creates or upgrades the PostgreSQL schema that several instances share, and says from which
   version to which. Safe while instances run: migrations take turns under a database lock.
