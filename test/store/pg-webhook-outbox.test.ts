@@ -13,6 +13,7 @@ import type { JobRow } from '../../main/core/jobs.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
 import { TableChanges } from '../../main/queue/postgres/table-changes.js';
+import { DAY_MS, Retention, WEBHOOK_LOG_DAYS } from '../../main/queue/retention.js';
 import { WebhookDeliveries } from '../../main/webhooks/deliveries.js';
 import { httpsTransport } from '../../main/webhooks/https-transport.js';
 import { PgWebhookOutbox } from '../../main/webhooks/pg-outbox.js';
@@ -281,6 +282,32 @@ describe('PostgreSQL webhook outbox: two instances sending', () => {
     await instance(url, 'dev_b', clock);
     await until(async () => (await sentBy(job.id)).length === 1, 5_000, 'sent by the other');
     expect(await sentBy(job.id)).toEqual([{ device_id: 'dev_b', round: 1 }]);
+  });
+});
+
+describe('retention on PostgreSQL', () => {
+  it('prunes content and clears old webhook logs in batches, with no space reclaim step', async () => {
+    const url = await freshDatabase();
+    const clock = new ManualClock();
+    const hook = await receiver();
+    const a = await instance(url, 'dev_a', clock, { sends: false });
+    const ids = [];
+    for (let i = 0; i < 5; i++) {
+      const job = await queued(a, hook, clock.now());
+      await a.store.cancel(job.id, clock.now());
+      await a.outbox.record({ jobId: job.id, round: 1, startedAt: clock.now(), durationMs: 5, statusCode: 204, error: null });
+      ids.push(job.id);
+    }
+    clock.advance((WEBHOOK_LOG_DAYS + 1) * DAY_MS);
+    const errors: Error[] = [];
+    const retention = new Retention(a.store, a.outbox, () => [{ account: null, days: 1 }], clock, (e) => errors.push(e), null, { intervalMs: DAY_MS, batch: 2, vacuumPages: 64 });
+    const swept = new Promise((resolve) => retention.onSweep(resolve));
+    retention.start();
+    expect(await swept).toEqual({ pruned: 5, webhookLogsCleared: 5, pagesReclaimed: 0 });
+    await retention.stop();
+    expect(errors).toEqual([]);
+    expect(await a.outbox.get(ids[0]!)).toBeUndefined();
+    expect(await a.store.get(ids[0]!)).toMatchObject({ prompt: '', content_pruned_at: clock.now() });
   });
 });
 

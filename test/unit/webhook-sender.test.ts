@@ -9,6 +9,7 @@ import { LogBook } from '../../main/logs/log-book.js';
 import { logWebhookFailures } from '../../main/logs/log-feeds.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
+import type { WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
 import { DEFAULT_LIMITS, WebhookSender, type SenderLimits, type WebhookAttempt } from '../../main/webhooks/sender.js';
 import { RETRY_DELAYS_MS } from '../../main/webhooks/schedule.js';
@@ -58,9 +59,9 @@ let transport: ScriptedTransport;
 let sender: WebhookSender;
 const urls = new Map<string, string>();
 
-function startSender(limits: Partial<SenderLimits> = {}): void {
+function startSender(limits: Partial<SenderLimits> = {}, through: WebhookOutbox = outbox): void {
   sender = new WebhookSender(
-    outbox,
+    through,
     () => 'whsec_unit',
     async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
     transport,
@@ -181,6 +182,49 @@ describe('webhook sender', () => {
     expect((await outbox.get(quick))!.state).toBe('delivered');
     expect(await outbox.attempts(stuck)).toHaveLength(0);
     expect((await outbox.dueFor(SLOW, clock.now(), [], 10)).map((d) => d.job_id)).toEqual([stuck]);
+  });
+});
+
+describe('webhook sender, when the outbox cannot be reached', () => {
+  /** The outbox, with the next call of `method` failing as a lost database would. */
+  const failingOnce = (method: 'pendingOrigins' | 'record'): WebhookOutbox => {
+    let failed = false;
+    return new Proxy(outbox, {
+      get(target, name) {
+        const real = Reflect.get(target, name, target) as (...args: unknown[]) => unknown;
+        if (name !== method || failed) return typeof real === 'function' ? real.bind(target) : real;
+        failed = true;
+        return () => Promise.reject(new Error('Connection terminated unexpectedly'));
+      },
+    });
+  };
+
+  it('a look that fails is reported, and made again 5 s later on its clock', async () => {
+    const errors: string[] = [];
+    const id = finished(FAST);
+    startSender({}, failingOnce('pendingOrigins'));
+    sender.onError((e) => errors.push(e.message));
+    await until(() => errors.length === 1);
+    expect(errors).toEqual(['Connection terminated unexpectedly']);
+    expect(transport.pending).toHaveLength(0);
+    clock.advance(5_000);
+    await until(() => transport.pending.length === 1);
+    transport.answer(204);
+    await until(async () => (await outbox.get(id))!.state === 'delivered');
+  });
+
+  it('an attempt whose result cannot be recorded is reported, stays due, and is made again', async () => {
+    const errors: string[] = [];
+    const id = finished(FAST);
+    startSender({}, failingOnce('record'));
+    sender.onError((e) => errors.push(e.message));
+    await until(() => transport.pending.length === 1);
+    transport.answer(204);
+    await until(() => errors.length === 1);
+    await until(() => transport.pending.length === 1);
+    transport.answer(204);
+    await until(async () => (await outbox.get(id))!.state === 'delivered');
+    expect(await outbox.attempts(id)).toHaveLength(1);
   });
 });
 
