@@ -24,7 +24,7 @@ import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
 import { SqliteUsageHistory } from '../main/queue/sqlite/usage-history.js';
 import { SqliteSettingsStore } from '../main/settings/settings-store.js';
-import { SqliteWebhookOutbox } from '../main/webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox } from '../main/webhooks/outbox.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
 import {
   api,

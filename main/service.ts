@@ -38,8 +38,7 @@ import { profileNamed, type Profile, type ProfileName } from './api/profile.js';
 import { claimProfile } from './settings/install-profile.js';
 import { WebhookDeliveries } from './webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from './webhooks/https-transport.js';
-import type { WebhookOutbox } from './webhooks/outbox.js';
-import { SqliteWebhookOutbox } from './webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SqliteSigningSecret, type SigningSecret } from './webhooks/signing-secret.js';
 

@@ -4,7 +4,7 @@ import type { JobStore } from '../queue/job-store.js';
 import { PgJobStore } from '../queue/postgres/job-store.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { reclaimInSteps } from '../queue/retention.js';
-import { SqliteWebhookOutbox } from '../webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox } from '../webhooks/outbox.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 

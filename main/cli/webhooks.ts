@@ -9,12 +9,11 @@ import { PgJobStore } from '../queue/postgres/job-store.js';
 import { TableChanges } from '../queue/postgres/table-changes.js';
 import { SqliteJobStore } from '../queue/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
-import { isDelivered } from '../webhooks/outbox.js';
-import { PgWebhookOutbox } from '../webhooks/pg-outbox.js';
+import { isDelivered, SqliteWebhookOutbox } from '../webhooks/outbox.js';
+import { PgWebhookOutbox } from '../webhooks/postgres/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
 import { PgSigningSecret } from '../webhooks/postgres/signing-secret.js';
 import { SqliteSigningSecret, type SigningSecret } from '../webhooks/signing-secret.js';
-import { SqliteWebhookOutbox } from '../webhooks/sqlite-outbox.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 

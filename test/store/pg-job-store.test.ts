@@ -31,7 +31,7 @@ afterAll(() => contractDb?.pool.end());
 jobStoreContract('PostgreSQL', async (): Promise<StoreUnderTest> => {
   contractDb ??= await freshDatabase();
   const { url, pool: admin } = contractDb;
-  await admin.query(`TRUNCATE jobs, attempts, conversations, idempotency, accounts, webhook_deliveries, devices`);
+  await admin.query(`TRUNCATE jobs, attempts, conversations, idempotency, accounts, webhook_deliveries, webhook_attempts, devices`);
   const store = new PgJobStore(await connect(url), 'dev_a');
   return {
     store,

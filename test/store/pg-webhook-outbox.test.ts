@@ -16,7 +16,7 @@ import { TableChanges } from '../../main/queue/postgres/table-changes.js';
 import { DAY_MS, Retention, WEBHOOK_LOG_DAYS } from '../../main/queue/retention.js';
 import { WebhookDeliveries } from '../../main/webhooks/deliveries.js';
 import { httpsTransport } from '../../main/webhooks/https-transport.js';
-import { PgWebhookOutbox } from '../../main/webhooks/pg-outbox.js';
+import { PgWebhookOutbox } from '../../main/webhooks/postgres/outbox.js';
 import { DEFAULT_LIMITS, WebhookSender } from '../../main/webhooks/sender.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { newJob } from '../support/new-job.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../main/queue/db.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { webhookOutboxContract, type OutboxUnderTest } from './webhook-outbox-contract.js';
 
 webhookOutboxContract('SQLite', async (): Promise<OutboxUnderTest> => {

@@ -11,7 +11,7 @@ import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { DAY_MS, reclaimInSteps } from '../../main/queue/retention.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { submit } from '../support/store.js';
 

@@ -12,7 +12,7 @@ import { EVERY_ACCOUNT, type IdempotencyClaim, type NewJob, type StoreEvent } fr
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import { GroupCommit } from '../../main/queue/sqlite/group-commit.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/sqlite-outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { newJob as aJob } from '../support/new-job.js';
 

@@ -25,7 +25,7 @@ import {
   type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
-import type { SqliteWebhookOutbox } from '../../webhooks/sqlite-outbox.js';
+import type { SqliteWebhookOutbox } from '../../webhooks/outbox.js';
 
 /** What ends a job without an answer: its final status, and the error it carries. */
 interface Settlement {

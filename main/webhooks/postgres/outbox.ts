@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { announceTableChange, type TableChanges } from '../queue/postgres/table-changes.js';
-import { isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type WebhookOutbox } from './outbox.js';
-import { nextAttemptAt } from './schedule.js';
+import { announceTableChange, type TableChanges } from '../../queue/postgres/table-changes.js';
+import { isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type WebhookOutbox } from '../outbox.js';
+import { nextAttemptAt } from '../schedule.js';
 
 /**
  * The name redeliveries are announced under (table-changes.ts): every instance's sender
@@ -19,7 +19,7 @@ export const DEFAULT_CLAIM_LEASE_MS = 60_000;
 const ROW = `job_id, origin, state, round, round_attempts, next_at, created_at`;
 
 /**
- * The webhook outbox shared by the instances on one PostgreSQL (see outbox.ts for the port).
+ * The webhook outbox shared by the instances on one PostgreSQL (see ../outbox.ts for the port).
  * PgJobStore adds a row in the transaction that makes a job final; each instance's sender
  * claims the due deliveries it sends (`dueFor`, FOR UPDATE SKIP LOCKED), so a delivery is
  * attempted by one live instance at a time, and by another once the claim of a dead one
