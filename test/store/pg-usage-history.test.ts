@@ -9,7 +9,7 @@ import { openDatabase } from '../../main/queue/db.js';
 import { DAY_MS } from '../../main/queue/retention.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { SqliteUsageHistory } from '../../main/queue/sqlite/usage-history.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
@@ -30,7 +30,7 @@ usageHistoryContract('PostgreSQL', async () => {
     const url = await postgres.newDatabase();
     contractDb = { url, pool: await connect(url, { max: 2 }) };
   }
-  await contractDb.pool.query(`TRUNCATE jobs, attempts, conversations, idempotency, webhook_deliveries`);
+  await contractDb.pool.query(`TRUNCATE jobs, attempts, conversations, idempotency, webhook_deliveries, webhook_attempts`);
   const pool = await connect(contractDb.url);
   return { store: new PgJobStore(pool, 'dev_a'), history: new PgUsageHistory(pool) };
 });
@@ -43,7 +43,7 @@ describe('PostgreSQL usage history', () => {
     const pgStore = new PgJobStore(pool, 'dev_a');
     try {
       const history = { count: 1_000, from: H - 10 * DAY_MS, to: H, agents: [{ id: 'agt_1', provider: 'chatgpt' }, { id: 'agt_2', provider: 'claude' }, { id: 'agt_3', provider: 'qwen' }], keys: ['key_a', 'key_b', 'admin'] };
-      await seedFinishedJobs(new SqliteJobStore(db, new WebhookOutbox(db)), db, history);
+      await seedFinishedJobs(new SqliteJobStore(db, new SqliteWebhookOutbox(db)), db, history);
       await seedFinishedJobs(pgStore, undefined, history);
       const sqlite = new SqliteUsageHistory(db);
       const shared = new PgUsageHistory(pool);

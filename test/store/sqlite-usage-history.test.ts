@@ -6,7 +6,7 @@ import { DAY_MS } from '../../main/queue/retention.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
 import { SqliteUsageHistory } from '../../main/queue/sqlite/usage-history.js';
 import { percentiles } from '../../main/queue/usage-history.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
 import { H, usageHistoryContract } from './usage-history-contract.js';
@@ -15,7 +15,7 @@ usageHistoryContract('SQLite', async () => {
   const dir = tempDataDir();
   const db = openDatabase(dir);
   return {
-    store: new SqliteJobStore(db, new WebhookOutbox(db)),
+    store: new SqliteJobStore(db, new SqliteWebhookOutbox(db)),
     history: new SqliteUsageHistory(db),
     async close() {
       db.close();
@@ -43,7 +43,7 @@ describe('SQLite usage history', () => {
       { id: 'agt_1', provider: 'chatgpt' },
       { id: 'agt_2', provider: 'claude' },
     ];
-    await seedFinishedJobs(new SqliteJobStore(db, new WebhookOutbox(db)), db, { count: 4_000, from: H, to: H + DAY_MS, agents, keys: ['key_a', 'key_b'] });
+    await seedFinishedJobs(new SqliteJobStore(db, new SqliteWebhookOutbox(db)), db, { count: 4_000, from: H, to: H + DAY_MS, agents, keys: ['key_a', 'key_b'] });
     let turns = 0;
     let ticking = true;
     const tick = () => {

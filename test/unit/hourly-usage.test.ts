@@ -4,7 +4,7 @@ import type { AttemptStart } from '../../main/core/jobs.js';
 import { openDatabase } from '../../main/queue/db.js';
 import { HOUR_MS, HourlyUsage } from '../../main/queue/hourly-usage.js';
 import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { newJob } from '../support/new-job.js';
@@ -98,7 +98,7 @@ describe('hourly usage following a job store', () => {
   it("counts the past hour's starts and each dispatch after, a start committed while it reads the past once", async () => {
     const dir = tempDataDir();
     const db = openDatabase(dir);
-    const store = new SqliteJobStore(db, new WebhookOutbox(db));
+    const store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
     try {
       const clock = new ManualClock();
       const dispatch = async (agentId: string, at: number) => {
