@@ -128,9 +128,14 @@ export class Service {
     deviceName: string,
   ) {
     this.log = new LogBook(clock);
-    const outbox = new SqliteWebhookOutbox(db);
-    this.outbox = outbox;
-    this.store = shared ? shared.store : new SqliteJobStore(db, outbox);
+    if (shared) {
+      this.outbox = shared.outbox;
+      this.store = shared.store;
+    } else {
+      const outbox = new SqliteWebhookOutbox(db);
+      this.outbox = outbox;
+      this.store = new SqliteJobStore(db, outbox);
+    }
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
     this.settings = shared?.settings ?? new SqliteSettingsStore(db);
@@ -191,7 +196,8 @@ export class Service {
       retentionPeriods,
       clock,
       (error) => this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
-      sqliteReclaim(db),
+      // PostgreSQL reclaims space itself (autovacuum); the data dir's file is compacted in steps.
+      shared ? null : sqliteReclaim(db),
     );
     let retentionDays = this.settings.get().retentionDays;
     // Settings changed here, by the command line or by another instance apply at once: a

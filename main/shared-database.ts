@@ -12,6 +12,7 @@ import { migrate } from './queue/postgres/schema.js';
 import { TableChanges } from './queue/postgres/table-changes.js';
 import { claimDatabaseProfile } from './settings/install-profile.js';
 import { PgSettingsStore } from './settings/postgres/settings-store.js';
+import { PgWebhookOutbox } from './webhooks/postgres/outbox.js';
 import { PgSigningSecret } from './webhooks/postgres/signing-secret.js';
 
 /** What opening a shared database needs besides its URL. */
@@ -40,6 +41,8 @@ export class SharedDatabase {
   readonly changes: TableChanges;
   readonly settings: PgSettingsStore;
   readonly signingSecret: PgSigningSecret;
+  /** Webhook deliveries, each claimed by one instance at a time. */
+  readonly outbox: PgWebhookOutbox;
   /** Per-key request budgets, counted in the database so instances share each key's. */
   readonly limits: RequestLimits;
   private readonly clock: Clock;
@@ -56,6 +59,7 @@ export class SharedDatabase {
     this.changes = new TableChanges(pool);
     this.settings = new PgSettingsStore(pool, this.changes, onError);
     this.signingSecret = new PgSigningSecret(pool, this.changes, ids, clock, onError);
+    this.outbox = new PgWebhookOutbox(pool, options.deviceId, this.changes);
     this.limits = {
       read: new PgRateLimiter(pool, clock, 'read', LIMITS.readsPerMinute),
       write: new PgRateLimiter(pool, clock, 'write', LIMITS.writesPerMinute),
