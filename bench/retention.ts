@@ -17,7 +17,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import { KeyStore } from '../main/keys/key-store.js';
+import { SqliteAccountStore } from '../main/keys/account-store.js';
+import { SqliteKeyStore } from '../main/keys/key-store.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
 import { openDatabase } from '../main/queue/db.js';
 import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
@@ -57,8 +58,9 @@ async function seeded(label: string, count: number, from: number, to: number): P
   try {
     const pool = new AgentPool(db, systemClock, randomIds);
     const agents = [pool.create('chatgpt', 'chatgpt-1'), pool.create('claude', 'claude-1')].map((a) => ({ id: a.id, provider: a.provider }));
-    const keys = new KeyStore(db, systemClock, randomIds);
-    const keyIds = ['a', 'b', 'c'].map((name) => keys.create({ name, scopes: ['completions:write'], expiresAt: null }).key.id);
+    const keys = new SqliteKeyStore(db, new SqliteAccountStore(db, systemClock, randomIds), systemClock, randomIds);
+    const keyIds: string[] = [];
+    for (const name of ['a', 'b', 'c']) keyIds.push((await keys.create({ name, scopes: ['completions:write'], expiresAt: null })).key.id);
     await seedFinishedJobs(new SqliteJobStore(db, new SqliteWebhookOutbox(db)), db, { count, from, to, agents, keys: keyIds, promptBytes: 2_000 });
     const settings = new SqliteSettingsStore(db);
     // Content is kept until the run changes it: the seeded history is older than the default 90 days' cut for some runs.
@@ -138,7 +140,7 @@ async function purgeUnderLoad(): Promise<void> {
   const now = Date.now();
   const { dir } = await seeded('purge', 20_000, now - 10 * DAY_MS, now - 3 * DAY_MS);
   // Many keys, taken in turn, keep every key under its 600 writes a minute.
-  const keys = new KeyRing(createKeys(dir, 64));
+  const keys = new KeyRing(await createKeys(dir, 64));
   const server = await startServer(SCRIPTED_SERVER, ['--data-dir', dir, '--port', '0', '--agents', 'chatgpt=4,claude=4']);
   const rows = [['while', 'requests', 'p50', 'p99', 'longest', 'took', 'aim']];
   const phase = async (label: string, work: () => Promise<string>) => {

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const dataDir = tempDataDir('submit');
   const kind = fsKind(dataDir);
   console.log(`  data dir ${dataDir} on ${kind}${kind === 'tmpfs' ? '  WARNING: tmpfs, fsync costs nothing here; figures overstate a disk' : ''}`);
-  const ring = new KeyRing(createKeys(dataDir, KEY_COUNT));
+  const ring = new KeyRing(await createKeys(dataDir, KEY_COUNT));
   let service: Server | undefined;
   let bare: Server | undefined;
   try {

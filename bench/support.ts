@@ -11,7 +11,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import { KeyStore, type Scope } from '../main/keys/key-store.js';
+import { SqliteAccountStore } from '../main/keys/account-store.js';
+import { SqliteKeyStore, type Scope } from '../main/keys/key-store.js';
 import { openDatabase } from '../main/queue/db.js';
 
 /** The repository root (this file runs as dist/bench/support.js). */
@@ -136,11 +137,13 @@ export function startServer(script: string, args: string[], options: { nodeArgs?
  * Creates `count` API keys in the data dir's database, in-process and before the server
  * starts (one transaction; the CLI would cost a process per key). Returns the secrets.
  */
-export function createKeys(dataDir: string, count: number, scopes: Scope[] = ['completions:read', 'completions:write']): string[] {
+export async function createKeys(dataDir: string, count: number, scopes: Scope[] = ['completions:read', 'completions:write']): Promise<string[]> {
   const db = openDatabase(dataDir);
   try {
-    const keys = new KeyStore(db, systemClock, randomIds);
-    return db.transaction(() => Array.from({ length: count }, (_, i) => keys.create({ name: `bench-${i}`, scopes, expiresAt: null }).secret))();
+    const keys = new SqliteKeyStore(db, new SqliteAccountStore(db, systemClock, randomIds), systemClock, randomIds);
+    // SQLite's create inserts before it returns its promise, so the inserts share this transaction.
+    const created = db.transaction(() => Array.from({ length: count }, (_, i) => keys.create({ name: `bench-${i}`, scopes, expiresAt: null })))();
+    return (await Promise.all(created)).map((c) => c.secret);
   } finally {
     db.close();
   }

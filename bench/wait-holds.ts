@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       (limit < needed ? `  WARNING: below ~${needed} (client and server sockets); raise it with ulimit -n ${needed * 2}` : ''),
   );
   const dataDir = tempDataDir('holds');
-  const ring = new KeyRing(createKeys(dataDir, KEY_COUNT));
+  const ring = new KeyRing(await createKeys(dataDir, KEY_COUNT));
   const agent = new http.Agent({ keepAlive: true, maxSockets: HOLDS + 200 });
   let server: Server | undefined;
   const rssSamples: { at: number; kib: number }[] = [];

@@ -84,7 +84,9 @@ async function main(): Promise<void> {
     attachScriptedAgents(service, { chatgpt: 1 });
     // Writes are limited to 600 a minute per key: enough keys for every submission here.
     const keys = new KeyRing(
-      Array.from({ length: 8 }, (_, i) => service.keys.create({ name: `bench-${i}`, scopes: ['completions:read', 'completions:write'], expiresAt: null }).secret),
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => (await service.keys.create({ name: `bench-${i}`, scopes: ['completions:read', 'completions:write'], expiresAt: null })).secret),
+      ),
     );
     const submit = async (body: Record<string, unknown>): Promise<string> => {
       const res = await fetch(`${service.baseUrl}/v1/completions`, {

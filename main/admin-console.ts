@@ -277,11 +277,11 @@ export class AdminConsole {
     return this.deps.keys.list().map(keyView);
   }
 
-  createKey(input: KeyCreate): { key: KeyView; secret: string } {
+  async createKey(input: KeyCreate): Promise<{ key: KeyView; secret: string }> {
     const name = input.name.trim();
     if (!name) throw invalid('name', 'Give the key a name.');
     const expiresAt = input.expires_in_days ? this.deps.clock.now() + input.expires_in_days * DAY_MS : null;
-    const { key, secret } = this.deps.keys.create({ name, scopes: input.scopes, expiresAt, accountId: this.keyAccount(input.account_id) });
+    const { key, secret } = await this.deps.keys.create({ name, scopes: input.scopes, expiresAt, accountId: this.keyAccount(input.account_id) });
     return { key: keyView(key), secret };
   }
 
@@ -320,10 +320,10 @@ export class AdminConsole {
     }));
   }
 
-  revokeKey(id: string): KeyView {
+  async revokeKey(id: string): Promise<KeyView> {
     const { keys } = this.deps;
     if (!keys.get(id)) throw new ApiError('NOT_FOUND', `No key ${id}.`);
-    keys.revoke(id);
+    await keys.revoke(id);
     return keyView(keys.get(id)!);
   }
 

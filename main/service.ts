@@ -12,8 +12,8 @@ import { VERSION } from './core/package-root.js';
 import { deviceId, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
-import { AccountStore } from './keys/account-store.js';
-import { KeyStore } from './keys/key-store.js';
+import { SqliteAccountStore, type AccountStore } from './keys/account-store.js';
+import { SqliteKeyStore, type KeyStore } from './keys/key-store.js';
 import { LogBook } from './logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from './logs/log-feeds.js';
 import { AgentPool } from './queue/agent-pool.js';
@@ -112,7 +112,6 @@ export class Service {
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
-  private knownAccountRetention = '';
 
   private constructor(
     readonly db: Db,
@@ -139,8 +138,8 @@ export class Service {
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
     this.settings = shared?.settings ?? new SqliteSettingsStore(db);
-    this.keys = new KeyStore(db, clock, ids);
-    this.accounts = new AccountStore(db, clock, ids);
+    this.accounts = shared?.accounts ?? new SqliteAccountStore(db, clock, ids);
+    this.keys = shared?.keys ?? new SqliteKeyStore(db, this.accounts, clock, ids);
     this.pool = new AgentPool(db, clock, ids);
     const baseUrl = () => this.url || null;
     // On a shared database, this device publishes its agents and sees every other device's.
@@ -206,6 +205,17 @@ export class Service {
       this.scheduler.wake();
       if (this.settings.get().retentionDays !== retentionDays) this.retention.wake();
       retentionDays = this.settings.get().retentionDays;
+    });
+    let accountRetention = this.accountRetention();
+    // Accounts changed by the command line or by another instance apply at once too: a
+    // disabled account's queued jobs are cancelled, a changed period sweeps now.
+    this.accounts.onChange(() => {
+      this.completions.cancelDisabledAccounts().catch((error: Error) =>
+        this.log.warn('service', `The queued jobs of a disabled account could not be cancelled (the next change or start tries again): ${error.message}`),
+      );
+      const periods = this.accountRetention();
+      if (periods !== accountRetention) this.retention.wake();
+      accountRetention = periods;
     });
     const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp);
     this.admin = new AdminConsole({
@@ -348,7 +358,7 @@ export class Service {
     return attached ? null : 'agents';
   }
 
-  /** Each account's retention period, to tell when the command line changed one. */
+  /** Each account's retention period, to tell when one changed. */
   private accountRetention(): string {
     return JSON.stringify(this.accounts.list().map((a) => [a.id, a.retention_days]));
   }
@@ -357,11 +367,7 @@ export class Service {
   private onExternalChange(): void {
     this.settings.invalidate();
     this.keys.invalidate();
-    // `accounts disable`: the account's queued jobs are cancelled; `accounts set`: its retention applies now.
-    void this.completions.cancelDisabledAccounts();
-    const periods = this.accountRetention();
-    if (periods !== this.knownAccountRetention) this.retention.wake();
-    this.knownAccountRetention = periods;
+    this.accounts.invalidate();
     this.pool.reload();
     this.scheduler.wake();
     this.webhookSender.wake();

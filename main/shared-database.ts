@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { PgRateLimiter } from './api/postgres/rate-limit.js';
+import { PgAccountStore } from './keys/postgres/account-store.js';
+import { PgKeyStore } from './keys/postgres/key-store.js';
 import type { ProfileName } from './api/profile.js';
 import type { RequestLimits } from './api/rate-limit.js';
 import type { Clock } from './core/clock.js';
@@ -41,6 +43,8 @@ export class SharedDatabase {
   readonly changes: TableChanges;
   readonly settings: PgSettingsStore;
   readonly signingSecret: PgSigningSecret;
+  readonly accounts: PgAccountStore;
+  readonly keys: PgKeyStore;
   /** Webhook deliveries, each claimed by one instance at a time. */
   readonly outbox: PgWebhookOutbox;
   /** Per-key request budgets, counted in the database so instances share each key's. */
@@ -60,6 +64,8 @@ export class SharedDatabase {
     this.settings = new PgSettingsStore(pool, this.changes, onError);
     this.signingSecret = new PgSigningSecret(pool, this.changes, ids, clock, onError);
     this.outbox = new PgWebhookOutbox(pool, options.deviceId, this.changes);
+    this.accounts = new PgAccountStore(pool, this.changes, clock, ids, onError);
+    this.keys = new PgKeyStore(pool, this.changes, this.accounts, clock, ids, onError);
     this.limits = {
       read: new PgRateLimiter(pool, clock, 'read', LIMITS.readsPerMinute),
       write: new PgRateLimiter(pool, clock, 'write', LIMITS.writesPerMinute),
@@ -81,6 +87,8 @@ export class SharedDatabase {
       await shared.changes.listen();
       await shared.settings.load();
       await shared.signingSecret.load();
+      await shared.accounts.load();
+      await shared.keys.load();
       return shared;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -119,6 +127,8 @@ export class SharedDatabase {
       await this.device?.leave();
     } finally {
       this.changes.close();
+      // Last-use writes under way finish before the connections close.
+      await this.keys.close();
       await this.store.close();
     }
   }

@@ -2,15 +2,13 @@ import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
-import { profileNamed } from '../api/profile.js';
-import { AccountStore } from '../keys/account-store.js';
-import { KeyStore, SCOPES, type Scope } from '../keys/key-store.js';
-import { storedProfile } from '../settings/install-profile.js';
+import { SCOPES, type Scope } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { openDatabase, type Db } from '../queue/db.js';
 import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
+import { withKeys, type KeysAndAccounts } from './shared-keys.js';
 import { withSettings } from './shared-settings.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
@@ -31,12 +29,13 @@ export function withDb<T>(dataDirFlag: string | undefined, work: (db: Db) => T, 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
-export function keys(args: string[]): void {
+export async function keys(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
       const { values } = parse(rest, {
         ...DATA_DIR,
+        ...DATABASE_OPTION,
         name: { type: 'string' },
         scopes: { type: 'string' },
         'expires-in': { type: 'string' },
@@ -49,9 +48,9 @@ export function keys(args: string[]): void {
         if (!(SCOPES as readonly string[]).includes(s)) throw new UsageError(`Unknown scope "${s}"; scopes are ${SCOPES.join(', ')}.`);
       }
       const ttl = values['expires-in'] === undefined ? null : parseDuration(values['expires-in']);
-      withDb(values['data-dir'], (db) => {
-        const accountId = keyAccount(db, values.account);
-        const { key, secret } = new KeyStore(db, systemClock, randomIds).create({
+      await withKeys(values, async (stores) => {
+        const accountId = keyAccount(stores, values.account);
+        const { key, secret } = await stores.keys.create({
           name: values.name!.trim(),
           scopes: [...new Set(scopes)] as Scope[],
           expiresAt: ttl === null ? null : Date.now() + ttl,
@@ -64,11 +63,11 @@ export function keys(args: string[]): void {
       return;
     }
     case 'list': {
-      const { values } = parse(rest, DATA_DIR);
-      withDb(
-        values['data-dir'],
-        (db) => {
-          const list = new KeyStore(db, systemClock, randomIds).list();
+      const { values } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION });
+      await withKeys(
+        values,
+        async ({ keys }) => {
+          const list = keys.list();
           if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
           for (const k of list) {
             const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
@@ -80,13 +79,12 @@ export function keys(args: string[]): void {
       return;
     }
     case 'revoke': {
-      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('Which key? chatbridge keys revoke KEY_ID (see chatbridge keys list).');
-      withDb(values['data-dir'], (db) => {
-        const store = new KeyStore(db, systemClock, randomIds);
-        if (!store.get(id)) throw new UsageError(`No key ${id}.`);
-        out(store.revoke(id) ? `Revoked ${id}.` : `${id} was already revoked.`);
+      await withKeys(values, async ({ keys }) => {
+        if (!keys.get(id)) throw new UsageError(`No key ${id}.`);
+        out((await keys.revoke(id)) ? `Revoked ${id}.` : `${id} was already revoked.`);
       });
       return;
     }
@@ -99,13 +97,13 @@ export function keys(args: string[]): void {
  * The account a new key acts for: required in the hosted profile (an existing, active
  * account), refused in the personal one, where the install is the one account.
  */
-function keyAccount(db: Db, flag: string | undefined): string | null {
-  if (!profileNamed(storedProfile(db)).accounts) {
+function keyAccount({ hosted, accounts }: KeysAndAccounts, flag: string | undefined): string | null {
+  if (!hosted) {
     if (flag !== undefined) throw new UsageError('--account is for the hosted profile; a personal install is one account.');
     return null;
   }
   if (flag === undefined) throw new UsageError('Say whose key it is: --account ACCT_ID (see chatbridge accounts list).');
-  const account = new AccountStore(db, systemClock, randomIds).get(flag);
+  const account = accounts.get(flag);
   if (!account) throw new UsageError(`No account ${flag} (see chatbridge accounts list).`);
   if (account.disabled_at !== null) throw new UsageError(`The account ${flag} is disabled.`);
   return account.id;

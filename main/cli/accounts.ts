@@ -1,41 +1,39 @@
-import { profileNamed } from '../api/profile.js';
-import { systemClock } from '../core/clock.js';
-import { resolveDataDir } from '../core/data-dir.js';
-import { randomIds } from '../core/ids.js';
-import { AccountStore, type Account } from '../keys/account-store.js';
-import { openDatabase, type Db } from '../queue/db.js';
-import { storedProfile } from '../settings/install-profile.js';
+import type { Account, AccountStore } from '../keys/account-store.js';
 import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, UsageError } from './args.js';
+import { DATABASE_OPTION } from './database.js';
+import { requireHosted, withKeys } from './shared-keys.js';
 
-const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
+/** Where the accounts are: the data dir, or the PostgreSQL shared by several instances. */
+const WHERE = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
 const USE = 'Use: chatbridge accounts create --name NAME [--retention-days N|none] | list | set ID --retention-days N|none | disable ID';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
- * `chatbridge accounts`: the accounts of a hosted (Profile H) data dir. A running server
- * sees a change within a second: a disabled account's keys get 401 and its queued jobs are
+ * `chatbridge accounts`: the accounts of a hosted (Profile H) data dir, or with --database of
+ * the instances sharing that PostgreSQL. A running server sees a change within a second (on
+ * the shared database at once): a disabled account's keys get 401 and its queued jobs are
  * cancelled; a new retention period applies at once.
  */
-export function accounts(args: string[]): void {
+export async function accounts(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      const { values } = parse(rest, { ...DATA_DIR, name: { type: 'string' }, 'retention-days': { type: 'string' } });
+      const { values } = parse(rest, { ...WHERE, name: { type: 'string' }, 'retention-days': { type: 'string' } });
       if (!values.name?.trim()) throw new UsageError('Give the account a name: --name NAME.');
       const days = values['retention-days'] === undefined ? null : parseRetentionDays(values['retention-days']);
-      withAccounts(values['data-dir'], (store) => {
-        const account = store.create({ name: values.name!.trim(), retentionDays: days });
+      await withAccounts(values, async (store) => {
+        const account = await store.create({ name: values.name!.trim(), retentionDays: days });
         out(`Created account "${account.name}" (retention: ${retention(account)}). Its id, for keys create --account:`);
         out(account.id);
       });
       return;
     }
     case 'list': {
-      const { values } = parse(rest, DATA_DIR);
-      withAccounts(values['data-dir'], (store) => {
+      const { values } = parse(rest, WHERE);
+      await withAccounts(values, async (store) => {
         const list = store.list();
         if (list.length === 0) return out('No accounts yet. Create one: chatbridge accounts create --name NAME');
         for (const a of list) {
@@ -45,24 +43,24 @@ export function accounts(args: string[]): void {
       return;
     }
     case 'set': {
-      const { values, positionals } = parse(rest, { ...DATA_DIR, 'retention-days': { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, { ...WHERE, 'retention-days': { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id || values['retention-days'] === undefined) throw new UsageError('Use: chatbridge accounts set ID --retention-days N|none');
       const days = parseRetentionDays(values['retention-days']);
-      withAccounts(values['data-dir'], (store) => {
-        if (!store.setRetention(id, days)) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
+      await withAccounts(values, async (store) => {
+        if (!(await store.setRetention(id, days))) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
         out(`${id} retention: ${retention(store.get(id)!)}.`);
       });
       return;
     }
     case 'disable': {
-      const { values, positionals } = parse(rest, DATA_DIR, 1);
+      const { values, positionals } = parse(rest, WHERE, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('Which account? chatbridge accounts disable ID (see chatbridge accounts list).');
-      withAccounts(values['data-dir'], (store) => {
+      await withAccounts(values, async (store) => {
         if (!store.get(id)) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
         out(
-          store.disable(id)
+          (await store.disable(id))
             ? `Disabled ${id}: its keys are refused and its queued jobs are cancelled.`
             : `${id} was already disabled.`,
         );
@@ -75,17 +73,14 @@ export function accounts(args: string[]): void {
 }
 
 /** Accounts exist in the hosted profile only: a personal install is one account. */
-function withAccounts(dataDirFlag: string | undefined, work: (store: AccountStore) => void): void {
-  const dataDir = resolveDataDir(dataDirFlag);
-  const db: Db = openDatabase(dataDir);
-  try {
-    if (!profileNamed(storedProfile(db)).accounts) {
-      throw new UsageError(`The data dir ${dataDir} is not a hosted one (a personal install is one account): start it once with serve --profile hosted.`);
-    }
-    work(new AccountStore(db, systemClock, randomIds));
-  } finally {
-    db.close();
-  }
+function withAccounts(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  work: (store: AccountStore) => Promise<unknown>,
+): Promise<void> {
+  return withKeys(values, async (stores) => {
+    requireHosted(stores);
+    await work(stores.accounts);
+  });
 }
 
 function retention(a: Account): string {

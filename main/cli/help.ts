@@ -30,19 +30,23 @@ chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
            continue one of its conversations
   check    has the agent look at its page again, and prints its state
   add, remove and check need the running server; a running server sees the others within a second.`,
-  keys: `chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d] [--account ACCT_ID]
-chatbridge keys list
-chatbridge keys revoke KEY_ID
+  keys: `chatbridge keys create --name NAME --scopes completions:read,completions:write[,metrics:read] [--expires-in 30d] [--account ACCT_ID] [--database URL]
+chatbridge keys list [--database URL]
+chatbridge keys revoke KEY_ID [--database URL]
   API keys for /v1. A new key is printed once, on the last line; only its hash is stored.
-  --account ACCT_ID  the account the key acts for: required in the hosted profile, refused in the personal one`,
-  accounts: `chatbridge accounts create --name NAME [--retention-days N|none]
-chatbridge accounts list
-chatbridge accounts set ACCT_ID --retention-days N|none
-chatbridge accounts disable ACCT_ID
+  --account ACCT_ID  the account the key acts for: required in the hosted profile, refused in the personal one
+  --database URL     the keys of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL);
+                     they take a new key, or refuse a revoked one, at once`,
+  accounts: `chatbridge accounts create --name NAME [--retention-days N|none] [--database URL]
+chatbridge accounts list [--database URL]
+chatbridge accounts set ACCT_ID --retention-days N|none [--database URL]
+chatbridge accounts disable ACCT_ID [--database URL]
   The accounts of a hosted data dir (serve --profile hosted). create prints the new id alone on
   its last line. A disabled account's keys get 401 and its queued jobs are cancelled; a running
   server sees changes within a second.
-  --retention-days N|none  finished jobs of the account lose their prompt and response after N days`,
+  --retention-days N|none  finished jobs of the account lose their prompt and response after N days
+  --database URL           the accounts of the instances sharing that PostgreSQL, first served with
+                           --profile hosted (also CHATBRIDGE_DATABASE_URL); they apply a change at once`,
   caps: `chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none [--database URL]
   Hourly caps over a rolling hour: jobs wait (or go to another agent) once one is reached.
   --database URL  sets a global or provider cap of the instances sharing that PostgreSQL (also

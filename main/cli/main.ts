@@ -28,9 +28,9 @@ export async function main(argv: string[]): Promise<void> {
       case 'agents':
         return await (await import('./agents.js')).agents(args);
       case 'keys':
-        return (await account()).keys(args);
+        return await (await account()).keys(args);
       case 'accounts':
-        return (await import('./accounts.js')).accounts(args);
+        return await (await import('./accounts.js')).accounts(args);
       case 'caps':
         return await (await account()).caps(args);
       case 'rotation':

@@ -146,13 +146,15 @@ export async function serve(args: string[]): Promise<void> {
   const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks, siteNotes);
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
-  for (const old of service.keys.list()) if (old.name === 'simulator' && !old.revoked_at) service.keys.revoke(old.id);
+  // This run's key replaces the last run's; on a shared database each device's simulator has its own.
+  const keyName = service.deviceName ? `simulator (${service.deviceName})` : 'simulator';
+  for (const old of service.keys.list()) if (old.name === keyName && !old.revoked_at) await service.keys.revoke(old.id);
   // In the hosted profile a key belongs to an account: the simulator's has one of its own.
   const accountId = service.profile.accounts
     ? (service.accounts.list().find((a) => a.name === 'simulator' && a.disabled_at === null) ??
-        service.accounts.create({ name: 'simulator', retentionDays: null })).id
+        (await service.accounts.create({ name: 'simulator', retentionDays: null }))).id
     : null;
-  const { secret } = service.keys.create({ name: 'simulator', scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
+  const { secret } = await service.keys.create({ name: keyName, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +

@@ -3,7 +3,8 @@ import { timestamp } from '../core/timestamps.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
-import { KeyStore } from '../keys/key-store.js';
+import { SqliteAccountStore } from '../keys/account-store.js';
+import { SqliteKeyStore } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { openDatabase } from '../queue/db.js';
 import { DAY_MS } from '../queue/retention.js';
@@ -42,16 +43,17 @@ export async function usage(args: string[]): Promise<void> {
   const url = databaseUrl(values);
   if (url) {
     await withSharedDatabase(url, async (pool) => {
-      // Agents by the names their devices published; keys are still each data dir's, so
-      // they are shown by id here.
-      const { rows: agents } = await pool.query<{ id: string; name: string }>(`SELECT id, name FROM device_agents`);
-      await print(new UsageReport(new PgUsageHistory(pool), new Map(agents.map((a) => [a.id, a])), new Map(), systemClock));
+      // Agents by the names their devices published, keys by theirs (shared by the instances).
+      const names = async (table: string) =>
+        new Map((await pool.query<{ id: string; name: string }>(`SELECT id, name FROM ${table}`)).rows.map((r) => [r.id, r]));
+      await print(new UsageReport(new PgUsageHistory(pool), await names('device_agents'), await names('api_keys'), systemClock));
     });
     return;
   }
   const db = openDatabase(resolveDataDir(values['data-dir']));
   try {
-    await print(new UsageReport(new SqliteUsageHistory(db), new AgentPool(db, systemClock, randomIds), new KeyStore(db, systemClock, randomIds), systemClock));
+    const keys = new SqliteKeyStore(db, new SqliteAccountStore(db, systemClock, randomIds), systemClock, randomIds);
+    await print(new UsageReport(new SqliteUsageHistory(db), new AgentPool(db, systemClock, randomIds), keys, systemClock));
   } finally {
     db.close();
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Db } from '../queue/db.js';
-import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
+import { checkRetention } from '../settings/settings-store.js';
 
 /** An account of Profile H: who submits jobs, with its own keys, queue and retention. */
 export interface Account {
@@ -14,10 +14,35 @@ export interface Account {
 }
 
 /**
- * The accounts the operator serves (decisions.md "Profile H"), shared through the database
- * by the server and the command line. Profile F has none: the install is the one account.
+ * The accounts the operator serves (decisions.md "Profile H"), behind one port with two
+ * implementations: SQLite in the data dir (SqliteAccountStore, below) and PostgreSQL shared
+ * by several instances (postgres/account-store.ts). Profile F has none: the install is the
+ * one account. Keys check their account on every request, so reads answer from memory; a
+ * write resolves once it is committed and the reads here already show it.
  */
-export class AccountStore {
+export interface AccountStore {
+  /** Rejects with a RangeError outside checkRetention's range. */
+  create(input: { name: string; retentionDays: number | null }): Promise<Account>;
+  get(id: string): Account | undefined;
+  /** Oldest first. */
+  list(): Account[];
+  /** Resolves false when there is no such account; rejects with a RangeError outside checkRetention's range. */
+  setRetention(id: string, days: number | null): Promise<boolean>;
+  /** Resolves false when there is no such account or it was already disabled. */
+  disable(id: string): Promise<boolean>;
+  /**
+   * Hears that the accounts may have changed: here, by another instance, or by `chatbridge
+   * accounts` (a disabled account's queued jobs are to be cancelled, a retention applied).
+   * Returns the function that stops it.
+   */
+  onChange(listener: () => void): () => void;
+  /** Another process may have committed a change: read again, then tell the listeners. */
+  invalidate(): void;
+}
+
+/** The accounts of one data dir, read from the database on each call (by primary key: cheap). */
+export class SqliteAccountStore implements AccountStore {
+  private readonly listeners = new Set<() => void>();
   private readonly s;
 
   constructor(
@@ -36,10 +61,11 @@ export class AccountStore {
     };
   }
 
-  create(input: { name: string; retentionDays: number | null }): Account {
+  async create(input: { name: string; retentionDays: number | null }): Promise<Account> {
     checkRetention(input.retentionDays);
     const id = this.ids.account();
     this.s.insert.run({ id, name: input.name, retention_days: input.retentionDays, created_at: this.clock.now() });
+    this.invalidate();
     return this.get(id)!;
   }
 
@@ -51,20 +77,27 @@ export class AccountStore {
     return this.s.all.all() as Account[];
   }
 
-  /** Returns false when there is no such account. */
-  setRetention(id: string, days: number | null): boolean {
+  async setRetention(id: string, days: number | null): Promise<boolean> {
     checkRetention(days);
-    return this.s.setRetention.run(days, id).changes > 0;
+    return this.changed(this.s.setRetention.run(days, id).changes > 0);
   }
 
-  /** Returns false when there is no such account or it was already disabled. */
-  disable(id: string): boolean {
-    return this.s.disable.run(this.clock.now(), id).changes > 0;
+  async disable(id: string): Promise<boolean> {
+    return this.changed(this.s.disable.run(this.clock.now(), id).changes > 0);
   }
-}
 
-function checkRetention(days: number | null): void {
-  if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
-    throw new RangeError(`Retention is a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Nothing is cached here: the listeners hear it. */
+  invalidate(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  private changed(changed: boolean): boolean {
+    if (changed) this.invalidate();
+    return changed;
   }
 }

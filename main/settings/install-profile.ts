@@ -47,6 +47,13 @@ export async function claimDatabaseProfile(pool: pg.Pool, requested: ProfileName
   }
 }
 
+/** The profile the shared database was first served in; personal until it was served at all. */
+export async function storedDatabaseProfile(pool: pg.Pool): Promise<ProfileName> {
+  const { rows } = await pool.query<{ value: unknown }>(`SELECT value FROM settings WHERE name = 'profile'`);
+  const name = rows[0]?.value;
+  return isProfileName(name) ? name : 'personal';
+}
+
 /** The profile the data dir was started in; personal until it was started at all. */
 export function storedProfile(db: Db): ProfileName {
   return storedProfileRow(db) ?? 'personal';

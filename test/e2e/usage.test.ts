@@ -27,7 +27,7 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findBrowser() });
   t = await startTestService({ agents: { chatgpt: 2, claude: 1, gemini: 1 } });
   const agents = t.service.pool.list().map((a) => ({ id: a.id, provider: a.provider }));
-  const other = t.service.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null }).key.id;
+  const other = (await t.service.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null })).key.id;
   const keys = [...t.service.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
   // The 24-hour range begins on the hour 23 hours before the current one.

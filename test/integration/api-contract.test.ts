@@ -18,10 +18,10 @@ describe('authentication and scopes', () => {
   it('answers 401 for a missing, malformed, unknown, revoked or expired key', async () => {
     const clock = new ManualClock();
     t = await startTestService({ clock });
-    const expiring = t.createKey(['completions:read'], clock.now() + 1_000);
-    const revoked = t.createKey(['completions:read']);
+    const expiring = await t.createKey(['completions:read'], clock.now() + 1_000);
+    const revoked = await t.createKey(['completions:read']);
     const revokedId = t.service.db.prepare('SELECT id FROM api_keys WHERE hash = ?').pluck().get(hashSecret(revoked)) as string;
-    t.service.keys.revoke(revokedId);
+    await t.service.keys.revoke(revokedId);
     clock.advance(1_000);
     for (const key of [null, 'nope', `cb_${'x'.repeat(40)}`, revoked, expiring]) {
       const r = await t.api('GET', '/v1/status', { key });
@@ -33,8 +33,8 @@ describe('authentication and scopes', () => {
 
   it('enforces completions:read and completions:write', async () => {
     t = await startTestService();
-    const reader = t.createKey(['completions:read']);
-    const writer = t.createKey(['completions:write']);
+    const reader = await t.createKey(['completions:read']);
+    const writer = await t.createKey(['completions:write']);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: writer });
     expect(sub.status).toBe(202);
     const id = sub.body.id;
@@ -78,7 +78,7 @@ describe('request limits per key', () => {
   it('allows 600 writes a minute, then 429 with Retry-After; other keys are unaffected', async () => {
     const clock = new ManualClock();
     t = await startTestService({ clock });
-    const key = t.createKey(['completions:read', 'completions:write']);
+    const key = await t.createKey(['completions:read', 'completions:write']);
     const missing = '/v1/completions/job_missing';
     const results = await Promise.all(Array.from({ length: 600 }, () => t.api('DELETE', missing, { key })));
     expect(results.every((r) => r.status === 404)).toBe(true);
@@ -198,7 +198,7 @@ describe('capacity answers for wait:false without callback_url', () => {
 
   it('403 FORBIDDEN with details.limit once 1 000 jobs are queued', async () => {
     t = await startTestService();
-    const keys = [t.key, t.createKey(['completions:write'])];
+    const keys = [t.key, await t.createKey(['completions:write'])];
     const results = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
         t.api('POST', '/v1/completions', { body: { prompt: `p${i}`, ...queued }, key: keys[i % 2] }),

@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { AccountStore } from '../../main/keys/account-store.js';
+import { SqliteAccountStore, type AccountStore } from '../../main/keys/account-store.js';
 import { DataDirError, openDatabase } from '../../main/queue/db.js';
 import { Service } from '../../main/service.js';
 import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
@@ -76,10 +76,10 @@ describe('the profile as a setting', () => {
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
 
 /** What `chatbridge accounts …` does: another connection to the data dir, which the service hears within a second. */
-function asTheCommandLine<T>(dataDir: string, work: (accounts: AccountStore) => T): T {
+async function asTheCommandLine<T>(dataDir: string, work: (accounts: AccountStore) => Promise<T>): Promise<T> {
   const db = openDatabase(dataDir);
   try {
-    return work(new AccountStore(db, systemClock, randomIds));
+    return await work(new SqliteAccountStore(db, systemClock, randomIds));
   } finally {
     db.close();
   }
@@ -88,11 +88,11 @@ function asTheCommandLine<T>(dataDir: string, work: (accounts: AccountStore) => 
 describe('accounts', () => {
   it('a disabled account: its keys get 401 and its queued jobs are cancelled; other accounts go on', async () => {
     t = await startTestService({ profile: 'hosted' });
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     const mine = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } });
     const theirs = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: other.key });
     expect([mine.status, theirs.status]).toEqual([202, 202]);
-    asTheCommandLine(t.dataDir, (accounts) => expect(accounts.disable(t!.account!)).toBe(true));
+    await asTheCommandLine(t.dataDir, async (accounts) => expect(await accounts.disable(t!.account!)).toBe(true));
     await until(async () => (await t!.api('GET', '/v1/status')).status === 401, 5_000, 'the key to be refused');
     const refused = await t.api('GET', `/v1/completions/${mine.body.id}`);
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
@@ -102,7 +102,7 @@ describe('accounts', () => {
 
   it('counts the 1 000-queued limit per account', async () => {
     t = await startTestService({ profile: 'hosted' });
-    const keys = [t.key, t.createKey(['completions:write'])];
+    const keys = [t.key, await t.createKey(['completions:write'])];
     const results = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
         t!.api('POST', '/v1/completions', { body: { prompt: `p${i}`, ...queued }, key: keys[i % 2] }),
@@ -112,13 +112,13 @@ describe('accounts', () => {
     const over = await t.api('POST', '/v1/completions', { body: { prompt: 'one more', ...queued } });
     expect(over.status).toBe(403);
     expect(over.body.error).toMatchObject({ code: 'FORBIDDEN', details: { limit: 1_000 } });
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'mine fits', ...queued }, key: other.key })).status).toBe(202);
   });
 
   it('keeps Idempotency-Keys per account', async () => {
     t = await startTestService({ profile: 'hosted' });
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     const headers = { 'idempotency-key': 'same-key' };
     const a = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, headers });
     const b = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, headers, key: other.key });
@@ -157,7 +157,7 @@ describe('the job object and errors (H)', () => {
 
   it("queue_position is the number of the caller's jobs queued, whoever else waits", async () => {
     t = await startTestService({ profile: 'hosted' });
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}`, ...queued }, key: other.key });
     const first = await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued, priority: -10 } });
     await t.api('POST', '/v1/completions', { body: { prompt: 'b', ...queued, priority: 10 } });
@@ -243,7 +243,7 @@ describe('retention per account (H)', () => {
       t!.service.retention.wake();
       return ended;
     };
-    const brief = t.createAccount('brief', 1);
+    const brief = await t.createAccount('brief', 1);
     const short = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: brief.key });
     const kept = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     expect([short.body.status, kept.body.status]).toEqual(['succeeded', 'succeeded']);
@@ -269,7 +269,7 @@ describe('retention per account (H)', () => {
 describe('isolation between accounts (H)', () => {
   it("every endpoint refuses another account's job and conversation as if they did not exist", async () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     const done = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });
     const as = (method: string, path: string, body?: unknown) => t!.api(method, path, { key: other.key, ...(body ? { body } : {}) });
@@ -302,7 +302,7 @@ describe('fairness between accounts (H)', () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
     const [agent] = t.agents;
     agent!.setReadiness('needs_login'); // the work piles up first
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     const submit = (prompt: string, key: string, priority = 0) =>
       t!.api('POST', '/v1/completions', { body: { prompt, provider: 'claude', priority, ...queued }, key });
     for (let i = 1; i <= 6; i++) expect((await submit(`busy-${i}`, t.key, i === 6 ? 5 : 0)).status).toBe(202);
@@ -321,7 +321,7 @@ describe('/v1/status (H)', () => {
   it("shows the per-provider figures all accounts share and the caller's own queue, nothing of the operator's agents", async () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 2 } });
     await t.service.settings.setProviderCap('claude', 50);
-    const other = t.createAccount('other');
+    const other = await t.createAccount('other');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: other.key })).status).toBe(200);
     await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });
     const status = (await t.api('GET', '/v1/status')).body;
@@ -339,7 +339,7 @@ describe("the dashboard's operator view (H)", () => {
     t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
     const admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
     const asAdmin = (method: string, path: string, body?: unknown) => t!.api(method, path, { key: admin, ...(body ? { body } : {}) });
-    const other = t.createAccount('other', 7);
+    const other = await t.createAccount('other', 7);
     await t.api('POST', '/v1/completions', { body: { prompt: 'early', provider: 'claude' } });
     clock.advance(2 * 3_600_000); // two hours later: today, not this hour
     await t.api('POST', '/v1/completions', { body: { prompt: 'now', provider: 'claude' } });

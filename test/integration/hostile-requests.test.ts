@@ -475,7 +475,7 @@ describe('hostile requests', () => {
     t = await startTestService({ agents: Object.fromEntries(PROVIDERS.map((p) => [p, 1])) });
     base = new URL(t.url);
     httpAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    keys = Array.from({ length: 40 }, () => t.createKey(['completions:read', 'completions:write']));
+    keys = await Promise.all(Array.from({ length: 40 }, () => t.createKey(['completions:read', 'completions:write'])));
     agentIds = t.agents.map((a) => a.id);
   });
 
@@ -944,14 +944,14 @@ describe('hostile requests', () => {
 
   it('Authorization: missing, malformed, unknown, revoked, expired and wrongly scoped keys, on every endpoint', async () => {
     const rng = new Rng(0x4a7);
-    const readOnly = t.createKey(['completions:read']);
-    const writeOnly = t.createKey(['completions:write']);
-    const noScopes = t.createKey([]);
-    const revoked = t.createKey(['completions:read', 'completions:write']);
+    const readOnly = await t.createKey(['completions:read']);
+    const writeOnly = await t.createKey(['completions:write']);
+    const noScopes = await t.createKey([]);
+    const revoked = await t.createKey(['completions:read', 'completions:write']);
     const auth = t.service.keys.authenticate(revoked);
     if (!auth.ok) throw new Error('the key to revoke does not authenticate');
-    expect(t.service.keys.revoke(auth.key.id)).toBe(true);
-    const expired = t.createKey(['completions:read', 'completions:write'], Date.now() - 1_000);
+    expect(await t.service.keys.revoke(auth.key.id)).toBe(true);
+    const expired = await t.createKey(['completions:read', 'completions:write'], Date.now() - 1_000);
     const unknownKey = `cb_${rng.text(40, [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'])}`;
     const good = keys[0]!;
 
@@ -1197,8 +1197,8 @@ describe('hostile requests', () => {
   });
 
   it('per-key limits: 429 with Retry-After once a key spent its minute, other keys and budgets unaffected', async () => {
-    const writer = t.createKey(['completions:read', 'completions:write']);
-    const reader = t.createKey(['completions:read', 'completions:write']);
+    const writer = await t.createKey(['completions:read', 'completions:write']);
+    const reader = await t.createKey(['completions:read', 'completions:write']);
     const burst = (key: string, method: string, path: string, n: number, body?: string): Case[] =>
       Array.from({ length: n }, (_, i) => ({
         name: `${method} #${i}`,
@@ -1246,7 +1246,7 @@ describe('hostile requests', () => {
   }, 60_000);
 
   it('the server still answers normal requests afterwards', async () => {
-    const key = t.createKey(['completions:read', 'completions:write']);
+    const key = await t.createKey(['completions:read', 'completions:write']);
     const done = await t.api('POST', '/v1/completions', { key, body: { prompt: 'still alive?', provider: 'chatgpt' } });
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('succeeded');
@@ -1276,7 +1276,7 @@ describe('the 1 000-queued-jobs limit', () => {
   });
 
   it('refuses the 1 001st queued job with 403 FORBIDDEN on every submitting route, until one leaves the queue', async () => {
-    const keys = [t.createKey(['completions:read', 'completions:write']), t.createKey(['completions:read', 'completions:write'])];
+    const keys = [await t.createKey(['completions:read', 'completions:write']), await t.createKey(['completions:read', 'completions:write'])];
     const ids: string[] = [];
     const problems: string[] = [];
     let next = 0;
@@ -1295,7 +1295,7 @@ describe('the 1 000-queued-jobs limit', () => {
     expect((await t.api('GET', '/v1/status', { key: keys[0]! })).body.queue.depth).toBe(1_000);
 
     // A third key changes nothing: the limit is the account's.
-    const third = t.createKey(['completions:read', 'completions:write']);
+    const third = await t.createKey(['completions:read', 'completions:write']);
     const attempts = [
       await t.api('POST', '/v1/completions', { key: third, body: { prompt: 'one too many', wait: false, callback_url: HOOK } }),
       await t.api('POST', '/v1/completions', { key: third, body: { prompt: 'one too many', wait: true } }),

@@ -153,7 +153,7 @@ describe('many long polls', () => {
 describe('keys and the admin token', () => {
   it("a key refused for a missing scope does not get a last use; an allowed request does", async () => {
     t = await startTestService();
-    const readOnly = t.createKey(['completions:read']);
+    const readOnly = await t.createKey(['completions:read']);
     const id = () => t!.service.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
     expect((await t.api('POST', '/v1/completions', { key: readOnly, body: { prompt: 'x' } })).status).toBe(403);
     expect((await t.api('GET', '/admin/v1/state', { key: readOnly })).status).toBe(403);

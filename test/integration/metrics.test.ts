@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function scrape(t: TestService, key?: string): Promise<Map<string, Family>> {
-  const res = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${key ?? t.createKey(['metrics:read'])}` } });
+  const res = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${key ?? await t.createKey(['metrics:read'])}` } });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return parsePrometheusText(await res.text());

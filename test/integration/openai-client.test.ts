@@ -185,7 +185,7 @@ describe('the official openai client', () => {
     expect((unauthorized as InstanceType<typeof OpenAI.APIError>).code).toBe('UNAUTHORIZED');
 
     // A key without completions:write: 403.
-    const readOnly = clientWith(t.createKey(['completions:read']));
+    const readOnly = clientWith(await t.createKey(['completions:read']));
     const forbidden = await failure(() => readOnly.chat.completions.create({ model: 'service/auto', messages: [{ role: 'user', content: 'x' }] }));
     expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((forbidden as InstanceType<typeof OpenAI.APIError>).code).toBe('FORBIDDEN');

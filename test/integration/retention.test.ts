@@ -133,7 +133,7 @@ describe('deleting a job', () => {
 describe('usage history', () => {
   it('records which key sent each job and filters by key and agent', async () => {
     await start({ chatgpt: 2 });
-    const other = t.createKey(['completions:write']);
+    const other = await t.createKey(['completions:write']);
     const theirs = t.service.keys.list().find((k) => k.scopes.length === 1);
     const mine = t.service.keys.list().find((k) => k.id !== theirs!.id);
     await t.api('POST', '/v1/completions', { body: { prompt: 'one' } });

@@ -92,6 +92,9 @@ describe('usage and jobs on the shared database', () => {
     expect(byAgent.stdout).toMatch(/^agt_2 \(removed\) \(agt_2\)\s+2\s/m);
     expect(byAgent.stdout).toMatch(/^total\s+4\s/m);
     expect((await chatbridge(['usage', '--by', 'key', '--since', '1d', '--database', url])).stdout).toMatch(/^key_2\s+1\s/m);
+    // A key of the shared database is named as it was created.
+    await admin.query(`INSERT INTO api_keys (id, name, hash, hint, scopes, created_at) VALUES ('key_2', 'nightly', 'h', 'cb_xxxx…', '', 0)`);
+    expect((await chatbridge(['usage', '--by', 'key', '--since', '1d', '--database', url])).stdout).toMatch(/^nightly \(key_2\)\s+1\s/m);
   });
 
   it('jobs delete removes a finished shared job and refuses a queued one; jobs purge removes those finished before a date', async () => {

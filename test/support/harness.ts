@@ -45,11 +45,11 @@ export interface TestService {
   /** A key with both scopes. */
   key: string;
   agents: ScriptedAgent[];
-  createKey(scopes: Scope[], expiresAt?: number | null): string;
+  createKey(scopes: Scope[], expiresAt?: number | null): Promise<string>;
   /** (H) The account `key` belongs to; null in the personal profile. */
   account: string | null;
   /** (H) Another account with a key of both scopes. */
-  createAccount(name: string, retentionDays?: number | null): { id: string; key: string };
+  createAccount(name: string, retentionDays?: number | null): Promise<{ id: string; key: string }>;
   api<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
@@ -78,13 +78,13 @@ export async function startTestService(
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
   // In the hosted profile every key belongs to an account: the harness's first one is "test".
-  const account = service.profile.accounts ? service.accounts.create({ name: 'test', retentionDays: null }).id : null;
-  const createKey = (scopes: Scope[], expiresAt: number | null = null) =>
-    service.keys.create({ name: 'test', scopes, expiresAt, accountId: account }).secret;
-  const key = createKey(['completions:read', 'completions:write']);
-  const createAccount = (name: string, retentionDays: number | null = null) => {
-    const id = service.accounts.create({ name, retentionDays }).id;
-    const secret = service.keys.create({ name, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: id }).secret;
+  const account = service.profile.accounts ? (await service.accounts.create({ name: 'test', retentionDays: null })).id : null;
+  const createKey = async (scopes: Scope[], expiresAt: number | null = null) =>
+    (await service.keys.create({ name: 'test', scopes, expiresAt, accountId: account })).secret;
+  const key = await createKey(['completions:read', 'completions:write']);
+  const createAccount = async (name: string, retentionDays: number | null = null) => {
+    const id = (await service.accounts.create({ name, retentionDays })).id;
+    const secret = (await service.keys.create({ name, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: id })).secret;
     return { id, key: secret };
   };
   return {

@@ -129,7 +129,7 @@ export function adminRoutes(app: FastifyInstance, console: AdminConsole, adminTo
   app.post<{ Body: KeyCreate }>(
     '/admin/v1/keys',
     { config: admin, schema: schema('Create an API key (its secret is shown once)', { body: KeyCreate, response: { 201: KeyCreated, default: ErrorEnvelope } }) },
-    async (request, reply) => reply.code(201).send(console.createKey(request.body)),
+    async (request, reply) => reply.code(201).send(await console.createKey(request.body)),
   );
 
   app.delete<{ Params: { id: string } }>(

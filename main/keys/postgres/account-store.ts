@@ -1,0 +1,121 @@
+import type pg from 'pg';
+import type { Clock } from '../../core/clock.js';
+import type { IdGenerator } from '../../core/ids.js';
+import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
+import type { TableChanges } from '../../queue/postgres/table-changes.js';
+import { checkRetention } from '../../settings/settings-store.js';
+import type { Account, AccountStore } from '../account-store.js';
+
+const TABLE = 'accounts';
+
+/** The accounts by id, oldest first. */
+type Accounts = Map<string, Account>;
+
+/**
+ * The accounts of several instances on one PostgreSQL: the `accounts` table (whose
+ * disabled_at the job store reads too), copied in memory on each instance and read again
+ * when any instance or `chatbridge accounts --database` changes it. A key store given this
+ * store refuses a disabled account's keys once the copy shows it: on this instance before
+ * disable() resolves, on the others when they hear the notice.
+ */
+export class PgAccountStore implements AccountStore {
+  private readonly listeners = new Set<() => void>();
+  private readonly copy: TableCopy<Accounts>;
+
+  /**
+   * `pool` and `changes` are shared with the other stores and closed by their owner.
+   * `onError`: a read after another instance's change failed (the database out of reach);
+   * TableChanges reads everything again once it listens again.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    changes: TableChanges,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly onError: (error: Error) => void,
+  ) {
+    this.copy = new TableCopy(
+      async () => {
+        const { rows } = await pool.query<Account>(
+          `SELECT id, name, retention_days, disabled_at, created_at FROM accounts ORDER BY created_at, id`,
+        );
+        return new Map(rows.map((a) => [a.id, a]));
+      },
+      (now, before) => {
+        if (before !== undefined && !sameAccounts(now, before)) this.tell();
+      },
+    );
+    changes.on(TABLE, () => this.invalidate());
+  }
+
+  /** Reads the table; call once before the reads. */
+  load(): Promise<void> {
+    return this.copy.refresh();
+  }
+
+  async create(input: { name: string; retentionDays: number | null }): Promise<Account> {
+    checkRetention(input.retentionDays);
+    const id = this.ids.account();
+    await this.write(`INSERT INTO accounts (id, name, retention_days, created_at) VALUES ($1, $2, $3, $4)`, [
+      id,
+      input.name,
+      input.retentionDays,
+      this.clock.now(),
+    ]);
+    return this.get(id)!;
+  }
+
+  get(id: string): Account | undefined {
+    return this.copy.current.get(id);
+  }
+
+  list(): Account[] {
+    return [...this.copy.current.values()];
+  }
+
+  async setRetention(id: string, days: number | null): Promise<boolean> {
+    checkRetention(days);
+    return (await this.write(`UPDATE accounts SET retention_days = $2 WHERE id = $1`, [id, days])) > 0;
+  }
+
+  async disable(id: string): Promise<boolean> {
+    return (await this.write(`UPDATE accounts SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL`, [id, this.clock.now()])) > 0;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads again; the listeners hear it if anything changed. */
+  invalidate(): void {
+    this.copy.refresh().catch((error: unknown) => this.onError(error as Error));
+  }
+
+  /** One statement and the announcement, in one transaction; resolves with its row count once this copy shows it. */
+  private async write(sql: string, params: unknown[]): Promise<number> {
+    const { rowCount } = await changeSharedTable(this.pool, TABLE, (c) => c.query(sql, params));
+    await this.copy.refresh();
+    return rowCount ?? 0;
+  }
+
+  /**
+   * A listener that throws must not turn a committed change into a failed write, nor keep
+   * the others from hearing it: its error is rethrown on its own, outside the read.
+   */
+  private tell(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
+
+function sameAccounts(a: Accounts, b: Accounts): boolean {
+  return a.size === b.size && [...a].every(([id, account]) => JSON.stringify(account) === JSON.stringify(b.get(id)));
+}

@@ -1,0 +1,148 @@
+import type pg from 'pg';
+import type { Clock } from '../../core/clock.js';
+import type { IdGenerator } from '../../core/ids.js';
+import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
+import type { TableChanges } from '../../queue/postgres/table-changes.js';
+import type { AccountStore } from '../account-store.js';
+import {
+  hashSecret,
+  newKeyRow,
+  toKey,
+  TOUCH_EVERY_MS,
+  useIsDue,
+  verdict,
+  wellFormed,
+  type ApiKey,
+  type Authentication,
+  type KeyStore,
+  type NewKey,
+} from '../key-store.js';
+
+const TABLE = 'api_keys';
+
+/** Every key, by id (oldest first) and by the hash of its secret. */
+interface Keys {
+  byId: Map<string, ApiKey>;
+  byHash: Map<string, ApiKey>;
+}
+
+/**
+ * The API keys of several instances on one PostgreSQL: the `api_keys` table, copied in
+ * memory on each instance (by hash, so a request is checked without a round trip) and read
+ * again when any instance or `chatbridge keys --database` changes it. Whether a key's
+ * account is disabled is read from the account store's copy at each check.
+ */
+export class PgKeyStore implements KeyStore {
+  private readonly copy: TableCopy<Keys>;
+  /** last_used_at writes under way, which close() waits for. */
+  private readonly touching = new Set<Promise<void>>();
+
+  /**
+   * `pool` and `changes` are shared with the other stores and closed by their owner;
+   * `accounts` is this instance's account store, loaded. `onError`: a read after another
+   * instance's change, or a last-use write, failed (the database out of reach); TableChanges
+   * reads everything again once it listens again, and the next use a minute later writes again.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    changes: TableChanges,
+    private readonly accounts: AccountStore,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly onError: (error: Error) => void,
+  ) {
+    this.copy = new TableCopy(
+      async () => {
+        const { rows } = await pool.query(
+          `SELECT id, name, hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at, account_id
+           FROM api_keys ORDER BY created_at, id`,
+        );
+        const keys: Keys = { byId: new Map(), byHash: new Map() };
+        for (const { hash, ...row } of rows) {
+          const key = toKey(row);
+          keys.byId.set(key.id, key);
+          keys.byHash.set(hash, key);
+        }
+        return keys;
+      },
+      (now, before) => {
+        // A use written here that the read did not see yet (its write still under way) stays.
+        for (const key of now.byId.values()) {
+          const known = before?.byId.get(key.id)?.last_used_at ?? null;
+          if (known !== null && (key.last_used_at === null || known > key.last_used_at)) key.last_used_at = known;
+        }
+      },
+    );
+    changes.on(TABLE, () => this.invalidate());
+  }
+
+  /** Reads the table; call once before the reads (after the account store's load()). */
+  load(): Promise<void> {
+    return this.copy.refresh();
+  }
+
+  async create(input: NewKey): Promise<{ key: ApiKey; secret: string }> {
+    const { row, secret } = newKeyRow(input, this.ids, this.clock.now());
+    await this.write(
+      `INSERT INTO api_keys (id, name, hash, hint, scopes, created_at, expires_at, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [row.id, row.name, row.hash, row.hint, row.scopes, row.created_at, row.expires_at, row.account_id],
+    );
+    return { key: this.get(row.id)!, secret };
+  }
+
+  get(id: string): ApiKey | undefined {
+    return this.copy.current.byId.get(id);
+  }
+
+  list(): ApiKey[] {
+    return [...this.copy.current.byId.values()];
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return (await this.write(`UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, this.clock.now()])) > 0;
+  }
+
+  authenticate(secret: string): Authentication {
+    if (!wellFormed(secret)) return { ok: false, reason: 'malformed' };
+    return verdict(this.copy.current.byHash.get(hashSecret(secret)), this.accounts, this.clock.now());
+  }
+
+  /**
+   * Fire and forget: the request does not wait for the write. Each instance writes a key's
+   * use at most once a minute, and the row takes it only if its stored use is a minute old,
+   * so several instances serving one key write it about once a minute between them.
+   */
+  recordUse(key: ApiKey): void {
+    const now = this.clock.now();
+    if (!useIsDue(key, now)) return;
+    const write = this.pool
+      .query(
+        `UPDATE api_keys SET last_used_at = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $2::bigint - $3::bigint)`,
+        [key.id, now, TOUCH_EVERY_MS],
+      )
+      .then(
+        () => {},
+        (error: unknown) => this.onError(error as Error),
+      )
+      .finally(() => this.touching.delete(write));
+    this.touching.add(write);
+  }
+
+  /** Reads again. */
+  invalidate(): void {
+    this.copy.refresh().catch((error: unknown) => this.onError(error as Error));
+  }
+
+  /** Waits for the last-use writes under way; call before the pool ends. */
+  async close(): Promise<void> {
+    await Promise.all([...this.touching]);
+  }
+
+  /** One statement and the announcement, in one transaction; resolves with its row count once this copy shows it. */
+  private async write(sql: string, params: unknown[]): Promise<number> {
+    const { rowCount } = await changeSharedTable(this.pool, TABLE, (c) => c.query(sql, params));
+    await this.copy.refresh();
+    return rowCount ?? 0;
+  }
+}
