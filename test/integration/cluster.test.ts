@@ -147,6 +147,38 @@ describe('instances sharing one PostgreSQL', () => {
     }
   });
 
+  it("keys are shared: a key made on one instance works on all, its write budget is one across them, a revoke holds everywhere", async () => {
+    const db = await cluster.createDatabase();
+    const nodes = await Promise.all(['p', 'q', 'r'].map((n) => instance(db, n, '')));
+    const made = await call(nodes[0]!, 'POST', '/admin/v1/keys', { name: 'script', scopes: ['completions:read', 'completions:write'] });
+    expect(made.status).toBe(201);
+    const key = made.body.secret as string;
+    const asKey = (at: Instance) => ({ ...at, token: key });
+    for (const node of nodes) expect((await call(asKey(node), 'GET', '/v1/completions/job_unknown')).status).toBe(404);
+
+    // 620 writes spread over three instances: api.md's 600 a minute is the key's, not each instance's.
+    const started = Date.now();
+    const answers: number[] = [];
+    for (let i = 0; i < 620; i += 20) {
+      answers.push(
+        ...(await Promise.all(Array.from({ length: 20 }, (_, j) => call(asKey(nodes[(i + j) % 3]!), 'DELETE', '/v1/completions/job_unknown')))).map(
+          (r) => r.status,
+        ),
+      );
+    }
+    const allowed = answers.filter((s) => s === 404).length;
+    // A budget refills one request per 100 ms after its burst.
+    expect(allowed).toBeGreaterThanOrEqual(600);
+    expect(allowed).toBeLessThanOrEqual(600 + Math.ceil((Date.now() - started) / 100));
+    expect(answers.filter((s) => s === 429).length).toBe(620 - allowed);
+
+    const keyId = made.body.key.id as string;
+    expect((await call(nodes[1]!, 'DELETE', `/admin/v1/keys/${keyId}`)).status).toBe(200);
+    for (const node of nodes) {
+      await until(async () => (await call(asKey(node), 'GET', '/v1/status')).status === 401, 5_000, `the revoke heard by ${node.name}`);
+    }
+  });
+
   it('SIGKILL of an instance mid-job: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
     const db = await cluster.createDatabase();
     const a = await instance(db, 'a', 'claude=1');
