@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import type { AgentPool } from '../agent-pool.js';
 import { summarize, type ClusterAgent, type ClusterAgents, type ClusterDevice } from '../cluster-agents.js';
 import type { DeviceIdentity } from '../local-agents.js';
-import { DEFAULT_LEASE, Every, type LeaseTiming } from './devices.js';
+import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices.js';
 import { announceTableChange, type TableChanges } from './table-changes.js';
 
 const TABLE = 'device_agents';
@@ -63,6 +63,7 @@ export class PgClusterAgents implements ClusterAgents {
         this.agentsStale = true;
         void this.reader.run();
       }),
+      this.changes.on(DEVICES_TABLE, () => void this.reader.run()),
       this.local.watch(() => {
         this.tellIfChanged();
         void this.publisher.run();

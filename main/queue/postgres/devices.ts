@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Moved } from '../../core/jobs.js';
 import type { PgJobStore } from './job-store.js';
+import { announceTableChange } from './table-changes.js';
 
 /**
  * How a dead device's jobs come back within 15 s. The worst case is a death just after a
@@ -16,6 +17,12 @@ export interface LeaseTiming {
   leaseMs: number;
   sweepMs: number;
 }
+
+/**
+ * The table-change name under which a device says it arrived or left, so the others show it
+ * at once; a death is noticed by its silence, a lease later.
+ */
+export const DEVICES_TABLE = 'devices';
 
 /** A device silent this long is dropped from the list (7 days: a laptop away for a week comes back as new). */
 export const FORGET_AFTER_MS = 7 * 24 * 3_600_000;
@@ -81,6 +88,7 @@ export class Device {
          heartbeat_at = excluded.heartbeat_at, started_at = excluded.started_at, left_at = NULL`,
       [this.id, this.identity.name, this.identity.baseUrl, this.startedAt],
     );
+    await announceTableChange(this.pool, DEVICES_TABLE);
     this.heartbeat.start();
     this.sweep.start();
   }
@@ -108,6 +116,7 @@ export class Device {
     await this.settled();
     const moved = await this.store.requeueDispatched(this.clock.now());
     await this.pool.query(`UPDATE devices SET left_at = $2 WHERE id = $1`, [this.id, this.clock.now()]);
+    await announceTableChange(this.pool, DEVICES_TABLE);
     return moved;
   }
 

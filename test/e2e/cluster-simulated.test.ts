@@ -1,0 +1,75 @@
+/**
+ * Two `chatbridge serve --simulate --database` devices on one throwaway PostgreSQL, the real
+ * product end to end: "front" runs no agent, "claude-box" runs one simulated Claude agent in
+ * real Chromium. A prompt sent to the front with the front's own key is typed into the
+ * other machine's simulated site and its answer comes back to the caller on the front;
+ * a cancel sent to the front presses Stop on that page; a SIGTERM on the worker gives its
+ * running job back at once and the device leaves the list of online devices.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatedAnswer } from '../../agents/simulator/answer.js';
+import { CLI, listening, trackProcesses, type Running } from '../support/processes.js';
+import { startPostgres, type PgCluster } from '../support/postgres.js';
+import { until } from '../support/until.js';
+
+const procs = trackProcesses('chatbridge-cluster-sim-');
+let cluster: PgCluster;
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(() => cluster?.stop());
+
+interface Device extends Running {
+  key: string;
+}
+
+async function device(database: string, name: string, agents: string): Promise<Device> {
+  const args = [CLI, 'serve', '--simulate-agents', agents, '--port', '0', '--data-dir', procs.tempDir(), '--database', database, '--device-name', name];
+  const started = await listening(procs.launch(args), 30_000);
+  await until(() => /API key for this run.*\n(cb_\S+)\n/.test(started.out.stdout), 60_000, `${name}'s simulated agents`);
+  return { ...started, key: /API key for this run.*\n(cb_\S+)\n/.exec(started.out.stdout)![1]! };
+}
+
+async function call(at: Device, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(at.url + path, {
+    method,
+    headers: { authorization: `Bearer ${at.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('serve --simulate on a shared database', () => {
+  it("runs a prompt sent to one device on another device's simulated site, cancels across, and gives jobs back at a clean stop", async () => {
+    const db = await cluster.createDatabase();
+    const [front, worker] = await Promise.all([device(db, 'front', 'claude=0'), device(db, 'claude-box', 'claude=1')]);
+
+    const answered = await call(front, 'POST', '/v1/completions', { prompt: 'Which machine answers this?', provider: 'claude', wait: true });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(answered.body.response).toBe(simulatedAnswer('Claude', 'claude', 'Which machine answers this?', 1));
+    const status = (await call(front, 'GET', '/v1/status')).body;
+    expect(status.devices.map((d: { name: string; online: boolean; agents: unknown[] }) => [d.name, d.online, d.agents.length])).toEqual([
+      ['front', true, 0],
+      ['claude-box', true, 1],
+    ]);
+
+    // The front's cancel stops the page on the worker: its agent is free for the next prompt.
+    const hanging = await call(front, 'POST', '/v1/completions', { prompt: '[[sim:hang]] never ends', provider: 'claude', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    await until(async () => (await call(front, 'GET', `/v1/completions/${hanging.body.id}`)).body.status === 'dispatched', 30_000, 'the worker typing it');
+    expect((await call(front, 'DELETE', `/v1/completions/${hanging.body.id}`)).body.status).toBe('cancelled');
+    const next = await call(worker, 'POST', '/v1/completions', { prompt: 'Still there?', provider: 'claude', wait: true });
+    expect(next.body.status).toBe('succeeded');
+
+    // A clean stop of the worker mid-job: the job is queued again at once, the device offline.
+    const stranded = await call(front, 'POST', '/v1/completions', { prompt: '[[sim:hang]] stranded', provider: 'claude', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    await until(async () => (await call(front, 'GET', `/v1/completions/${stranded.body.id}`)).body.status === 'dispatched', 30_000, 'the worker typing it');
+    worker.child.kill('SIGTERM');
+    expect((await worker.closed).code).toBe(0);
+    const back = (await call(front, 'GET', `/v1/completions/${stranded.body.id}`)).body;
+    expect([back.status, back.attempts]).toEqual(['queued', 1]);
+    const after = (await call(front, 'GET', '/v1/status')).body;
+    expect(after.devices.find((d: { name: string }) => d.name === 'claude-box').online).toBe(false);
+    front.child.kill('SIGTERM');
+    expect((await front.closed).code).toBe(0);
+  }, 180_000);
+});
