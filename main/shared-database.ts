@@ -8,7 +8,7 @@ import type { Clock } from './core/clock.js';
 import type { IdGenerator } from './core/ids.js';
 import { LIMITS } from './core/limits.js';
 import { connect } from './queue/postgres/connect.js';
-import { DEFAULT_LEASE, Device, type DeviceStatus, type LeaseTiming } from './queue/postgres/devices.js';
+import { DEFAULT_LEASE, Device, type LeaseTiming } from './queue/postgres/devices.js';
 import { PgJobStore } from './queue/postgres/job-store.js';
 import { migrate } from './queue/postgres/schema.js';
 import { TableChanges } from './queue/postgres/table-changes.js';
@@ -103,11 +103,6 @@ export class SharedDatabase {
   async join(identity: { name: string; baseUrl: string | null }, onError: (error: Error) => void): Promise<void> {
     this.device = new Device(this.pool, this.store, identity, this.clock, onError, this.lease);
     await this.device.start();
-  }
-
-  /** Every device on the database, as this one sees them now. */
-  devices(): Promise<DeviceStatus[]> {
-    return this.device ? this.device.list() : Promise.resolve([]);
   }
 
   /** Whether the database answers (GET /readyz). */
