@@ -4,7 +4,8 @@ import type { AgentPool } from '../agent-pool.js';
 import { summarize, type ClusterAgent, type ClusterAgents, type ClusterDevice } from '../cluster-agents.js';
 import type { DeviceIdentity } from '../local-agents.js';
 import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices.js';
-import { announceTableChange, type TableChanges } from './table-changes.js';
+import type { TableChanges } from './table-changes.js';
+import { changeSharedTable } from './table-copy.js';
 
 const TABLE = 'device_agents';
 
@@ -132,20 +133,10 @@ export class PgClusterAgents implements ClusterAgents {
   private async publish(): Promise<void> {
     const agents = JSON.stringify(summarize(this.local, this.self.id));
     if (agents === this.lastPublished) return;
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
+    await changeSharedTable(this.pool, TABLE, async (c) => {
       await c.query(`DELETE FROM device_agents WHERE device_id = $1`, [this.self.id]);
       await c.query(`INSERT INTO device_agents SELECT * FROM json_populate_recordset(NULL::device_agents, $1)`, [agents]);
-      await announceTableChange(c, TABLE);
-      await c.query('COMMIT');
-    } catch (error) {
-      // A connection that cannot even roll back is in no state to be reused: it is closed.
-      const rolledBack = await c.query('ROLLBACK').then(() => true, () => false);
-      c.release(!rolledBack);
-      throw error;
-    }
-    c.release();
+    });
     this.lastPublished = agents;
   }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { ChannelListener } from './channel-listener.js';
 import type { AttemptStart, JobRow, JobStatus, StoreEvent } from '../../core/jobs.js';
 
 /**
@@ -8,8 +9,6 @@ import type { AttemptStart, JobRow, JobStatus, StoreEvent } from '../../core/job
  * transaction commits, so other instances never hear of a move that rolled back.
  */
 const CHANNEL = 'chatbridge_jobs';
-/** After the listening connection is lost, how long before listening again. */
-const RELISTEN_MS = 1_000;
 
 /** Announces `events` to the other instances; runs inside the transaction that made them. */
 export async function announce(c: pg.PoolClient, deviceId: string, events: readonly StoreEvent[]): Promise<void> {
@@ -25,8 +24,7 @@ export async function announce(c: pg.PoolClient, deviceId: string, events: reado
  * back, a second later) is not heard: whoever must not miss a job re-reads the store.
  */
 export class JobNotices {
-  private listening: pg.PoolClient | undefined;
-  private relisten: NodeJS.Timeout | undefined;
+  private readonly listener: ChannelListener;
   private closed = false;
   private waiting: { id: string; from: JobStatus | null; start: AttemptStart | undefined }[] = [];
   private draining = false;
@@ -35,44 +33,18 @@ export class JobNotices {
     private readonly pool: pg.Pool,
     private readonly deviceId: string,
     private readonly publish: (events: StoreEvent[]) => void,
-  ) {}
+  ) {
+    this.listener = new ChannelListener(pool, CHANNEL, (payload) => this.heard(payload));
+  }
 
-  async listen(): Promise<void> {
-    const client = await this.pool.connect();
-    const lost = (error?: Error) => {
-      if (this.listening !== client) return;
-      this.listening = undefined;
-      client.release(error ?? true);
-      this.listenLater();
-    };
-    client.on('notification', (n) => this.heard(n.payload));
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.listening = client;
-    try {
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
+  listen(): Promise<void> {
+    return this.listener.listen();
   }
 
   /** Stops listening; call before the pool ends. */
   close(): void {
     this.closed = true;
-    clearTimeout(this.relisten);
-    const client = this.listening;
-    this.listening = undefined;
-    client?.release(true);
-  }
-
-  private listenLater(): void {
-    if (this.closed || this.relisten) return;
-    this.relisten = setTimeout(() => {
-      this.relisten = undefined;
-      this.listen().catch(() => this.listenLater());
-    }, RELISTEN_MS);
-    this.relisten.unref();
+    this.listener.close();
   }
 
   private heard(payload: string | undefined): void {

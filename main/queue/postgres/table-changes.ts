@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { ChannelListener } from './channel-listener.js';
 
 /**
  * The channel on which a transaction that changed one of the small shared tables (keys,
@@ -7,8 +8,6 @@ import type pg from 'pg';
  * when it hears its name. PostgreSQL delivers a NOTIFY only on commit.
  */
 const CHANNEL = 'chatbridge_tables';
-/** After the listening connection is lost, how long before listening again. */
-const RELISTEN_MS = 1_000;
 
 /** Says that `table` changed; run it inside the transaction that changed it. */
 export async function announceTableChange(c: pg.PoolClient | pg.Pool, table: string): Promise<void> {
@@ -22,11 +21,18 @@ export async function announceTableChange(c: pg.PoolClient | pg.Pool, table: str
  */
 export class TableChanges {
   private readonly listeners = new Map<string, Set<() => void>>();
-  private listening: pg.PoolClient | undefined;
-  private relisten: NodeJS.Timeout | undefined;
-  private closed = false;
+  private readonly listener: ChannelListener;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(pool: pg.Pool) {
+    this.listener = new ChannelListener(
+      pool,
+      CHANNEL,
+      (table) => this.changed(table),
+      () => {
+        for (const table of this.listeners.keys()) this.changed(table);
+      },
+    );
+  }
 
   /** Calls `listener` whenever `table` may have changed. Returns the function that stops it. */
   on(table: string, listener: () => void): () => void {
@@ -36,50 +42,16 @@ export class TableChanges {
     return () => set.delete(listener);
   }
 
-  async listen(): Promise<void> {
-    const client = await this.pool.connect();
-    const lost = (error?: Error) => {
-      if (this.listening !== client) return;
-      this.listening = undefined;
-      client.release(error ?? true);
-      this.listenLater();
-    };
-    client.on('notification', (n) => this.changed(n.payload ?? ''));
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.listening = client;
-    try {
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
+  listen(): Promise<void> {
+    return this.listener.listen();
   }
 
   /** Stops listening; call before the pool ends. */
   close(): void {
-    this.closed = true;
-    clearTimeout(this.relisten);
-    const client = this.listening;
-    this.listening = undefined;
-    client?.release(true);
+    this.listener.close();
   }
 
   private changed(table: string): void {
     for (const listener of [...(this.listeners.get(table) ?? [])]) listener();
-  }
-
-  private listenLater(): void {
-    if (this.closed || this.relisten) return;
-    this.relisten = setTimeout(() => {
-      this.relisten = undefined;
-      this.listen().then(
-        () => {
-          for (const table of this.listeners.keys()) this.changed(table);
-        },
-        () => this.listenLater(),
-      );
-    }, RELISTEN_MS);
-    this.relisten.unref();
   }
 }
