@@ -19,13 +19,23 @@ export interface PgCluster {
   stop(): void;
 }
 
+export interface PgClusterOptions {
+  /**
+   * Commits wait for the WAL on disk, as on a real server (PostgreSQL's defaults): for a
+   * benchmark to compare with SQLite's synchronous=FULL. Tests leave it off.
+   */
+  durable?: boolean;
+  /** 60 unless given: a benchmark running several instances, each with a pool of 20, needs more. */
+  maxConnections?: number;
+}
+
 /**
  * Starts a throwaway cluster: initdb into a temp dir, trust authentication on a unix socket
- * inside that dir and on 127.0.0.1 at a free port, durability off (nothing here outlives
- * the test file). Run as root, the server runs as the `postgres` user (postgres refuses
- * root), so the temp dir is handed to that user.
+ * inside that dir and on 127.0.0.1 at a free port, durability off unless asked (nothing here
+ * outlives the test file). Run as root, the server runs as the `postgres` user (postgres
+ * refuses root), so the temp dir is handed to that user.
  */
-export async function startPostgres(): Promise<PgCluster> {
+export async function startPostgres({ durable = false, maxConnections = 60 }: PgClusterOptions = {}): Promise<PgCluster> {
   const bin = postgresBinDir();
   const root = mkdtempSync(join(tmpdir(), 'chatbridge-pg-'));
   const data = join(root, 'data');
@@ -50,12 +60,10 @@ export async function startPostgres(): Promise<PgCluster> {
         `listen_addresses = '127.0.0.1'`,
         `port = ${port}`,
         `unix_socket_directories = '${root}'`,
-        // Tests never need a crash to keep data: skip every fsync and keep memory small.
-        'fsync = off',
-        'synchronous_commit = off',
-        'full_page_writes = off',
+        // Tests never need a crash to keep data: unless asked, skip every fsync; keep memory small.
+        ...(durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']),
         'shared_buffers = 16MB',
-        'max_connections = 60',
+        `max_connections = ${maxConnections}`,
         '',
       ].join('\n'),
     );
