@@ -1,0 +1,619 @@
+/**
+ * Instances sharing one PostgreSQL (issue 11), each a process of its own
+ * (dist/test/support/scripted-server.js --database: `serve --database` with scripted agents),
+ * on a throwaway cluster made durable (fsync and synchronous_commit on, as a real server;
+ * the tests' clusters skip them) to compare with SQLite's synchronous=FULL.
+ *
+ * - Accepted submissions per second (`wait: false` with a callback_url, no agent anywhere, so
+ *   each is queued durably and stays queued) with 1, 2 and 3 instances, each set-up on a
+ *   database of its own on the one server (an idle instance would otherwise hear and re-read
+ *   every job of the others); the same with 1 instance on SQLite (its data dir, no
+ *   --database); and the database alone: PgJobStore.submit called from this process, no
+ *   HTTP, which is the ceiling the database sets whatever the number of instances. 48
+ *   connections in all, spread evenly over a set-up's instances; timed rounds of 900 (the
+ *   account's 1 000-queued limit holds across instances), the queue emptied between rounds
+ *   (DELETE of each accepted id on the instance that accepted it, untimed), set-ups
+ *   interleaved round by round in a rotating order so each sees the same machine state.
+ *   Each instance gets its own pool of API keys, made through its admin API (the per-key
+ *   limit of 600 writes a minute applies to the admin token too), so no key nears its budget.
+ * - Where a submission's time goes: CPU per accepted submission of the instances, of
+ *   PostgreSQL (its postmaster and every backend, from /proc) and of the load generator
+ *   (this process); and pg_stat_activity sampled during the rounds: how many backends run,
+ *   how many wait inside a transaction for their instance's next statement (a round trip),
+ *   how many wait for the account's queue lock. Every submission of one account takes that
+ *   lock (pg_advisory_xact_lock, held until COMMIT) to count the account's queued jobs
+ *   against the 1 000 limit; in Profile F every job is one account's. Statements per
+ *   submission are counted on the database-alone probe's connections.
+ * - Completion -> waiter across instances: a `wait: true` caller on A, the job run by B's
+ *   scripted agent (answers at once); from the job's settling on B (jobs.finished_at, epoch
+ *   ms taken just before its final commit, read from the database afterwards: the API's
+ *   finished_at has whole seconds) to the arrival of A's answer here (same system clock,
+ *   read to a fraction of a ms; finished_at's own millisecond is counted from its middle).
+ *   Compared with caller and agent on one instance (on PostgreSQL too), jobs alternating.
+ * - Failover time (SIGKILL of a device mid-job -> its job queued again) is bench/failover.ts.
+ *
+ * What the ratios mean. On this 2-core machine the instances, PostgreSQL and the load
+ * generator share two cores: a second instance brings no CPU, only more work (each instance
+ * hears every other's moves by NOTIFY and re-reads the job). And whatever the CPU, one
+ * account's submissions are serial in the database: each holds the account's queue lock from
+ * its count of queued jobs to its COMMIT, so more instances add waiters for that lock, not
+ * throughput (pg_stat_activity shows it: about one backend in a submission, dozens waiting).
+ * On separate machines, expect the same for one account (Profile F has only one): its rate
+ * stays near the database-alone figure, or below it since each of the statements under the
+ * lock then costs a network round trip; instances add agents and read capacity. Accounts of
+ * Profile H, each with its own lock, would scale with instances until PostgreSQL's CPU per
+ * submission (measured here) is the limit. The output says this again with the figures.
+ *
+ *   node dist/bench/cluster.js          (BENCH_VERBOSE=1 prints each round)
+ */
+import type { Request } from 'autocannon';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { randomIds } from '../main/core/ids.js';
+import { LIMITS } from '../main/core/limits.js';
+import { connect } from '../main/queue/postgres/connect.js';
+import { PgJobStore } from '../main/queue/postgres/job-store.js';
+import { migrate } from '../main/queue/postgres/schema.js';
+import { newJob } from '../test/support/new-job.js';
+import { postgresInstalled, startPostgres, type PgCluster } from '../test/support/postgres.js';
+import {
+  KeyRing,
+  SCRIPTED_SERVER,
+  api,
+  ascending,
+  clockTicksPerSecond,
+  cpuTicks,
+  describeStatuses,
+  fsKind,
+  fsyncProbe,
+  heading,
+  inPool,
+  load,
+  mergeStatuses,
+  ms,
+  num,
+  percentile,
+  printMachineLoad,
+  printTable,
+  runMain,
+  startServer,
+  tempDataDir,
+  type LoadRun,
+  type Server,
+} from './support.js';
+
+const CONNECTIONS = 48; // splits evenly over 1, 2 and 3 instances
+const ROUND = 900; // below the account's 1 000-queued limit (LIMITS.queuedJobs)
+const WARMUP_ROUNDS = 1;
+const TIMED_ROUNDS = 3;
+const KEYS_PER_INSTANCE = 100;
+const SAMPLE_MS = 25;
+const LATENCY_WARMUP = 10;
+const LATENCY_JOBS = 100;
+
+const SUBMISSION = {
+  prompt: 'Summarise the meeting notes below in three bullet points.',
+  wait: false,
+  callback_url: 'https://127.0.0.1:9/hook',
+};
+
+/** An instance with its own API keys. */
+interface Instance {
+  server: Server;
+  keys: KeyRing;
+}
+
+/** A way of accepting submissions, timed round by round. */
+interface SetUp {
+  name: string;
+  /** The instances it spreads load over (none: the database alone). */
+  instances: Instance[];
+  /** The PostgreSQL database it runs on, to sample; none on SQLite. */
+  database?: string;
+  /** One round of ROUND submissions; its `empty` (untimed) leaves the queue as it was. */
+  round(): Promise<Round>;
+  totals: Totals;
+}
+
+interface Round {
+  accepted: number;
+  /** From the first response to the last (connection set-up excluded, as submit-and-get does). */
+  steadyMs: number;
+  latencies: number[];
+  statuses: Map<number, number>;
+  errors: number;
+  empty(): Promise<void>;
+}
+
+interface Totals {
+  accepted: number;
+  steadyAccepted: number;
+  steadyMs: number;
+  latencies: number[];
+  statuses: Map<number, number>;
+  errors: number;
+  roundRates: number[];
+  /** CPU seconds during the timed rounds. */
+  cpu: { instances: number; idle: number; postgres: number; generator: number; machine: number; wallS: number };
+  /** Sums of pg_stat_activity samples. */
+  activity: { samples: number; running: number; inTransaction: number; lockWait: number };
+}
+
+const totals = (): Totals => ({
+  accepted: 0,
+  steadyAccepted: 0,
+  steadyMs: 0,
+  latencies: [],
+  statuses: new Map(),
+  errors: 0,
+  roundRates: [],
+  cpu: { instances: 0, idle: 0, postgres: 0, generator: 0, machine: 0, wallS: 0 },
+  activity: { samples: 0, running: 0, inTransaction: 0, lockWait: 0 },
+});
+
+async function main(): Promise<void> {
+  heading('cluster: instances on one PostgreSQL, against one on SQLite');
+  if (!postgresInstalled()) {
+    console.log('  skipped: PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql)');
+    return;
+  }
+  await printMachineLoad();
+  // Six instances with pools of up to 20, the probe's pool, listeners and the sampler.
+  const cluster = await startPostgres({ durable: true, maxConnections: 200 });
+  try {
+    const admin = await connect(await cluster.createDatabase(), { max: 2 });
+    try {
+      const postgres = await postmaster(admin);
+      const version = (await admin.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]!.v;
+      const dir = tempDataDir('cluster-fs');
+      const disk = fsyncProbe(dir);
+      console.log(
+        `  PostgreSQL ${version} on this machine, durable (fsync, synchronous_commit on); data dirs on ${fsKind(dir)}, ` +
+          `whose fdatasync takes ${ms(disk.appendMs)} (appending) / ${ms(disk.overwriteMs)} (in place)`,
+      );
+      await throughput(cluster, admin, postgres);
+      await waiterLatency(cluster);
+      console.log('\n  failover (SIGKILL of a device mid-job -> its job queued again elsewhere): see bench/failover.ts (npm run bench failover)');
+    } finally {
+      await admin.end();
+    }
+  } finally {
+    cluster.stop();
+  }
+}
+
+// ---- accepted submissions per second ------------------------------------------------------
+
+async function throughput(cluster: PgCluster, admin: pg.Pool, postgres: number): Promise<void> {
+  const databases = await Promise.all([1, 2, 3].map(() => cluster.createDatabase()));
+  // SQLite's instance, then 1, 2 and 3 instances, each set-up on its own database.
+  const started = await Promise.allSettled([
+    instance([]),
+    ...databases.flatMap((url, i) => Array.from({ length: i + 1 }, (_, n) => instance(['--database', url, '--device-name', `pg${i + 1}-${n + 1}`]))),
+  ]);
+  const everyInstance = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const probeDatabase = await cluster.createDatabase();
+  const probePool = await connect(probeDatabase, { max: 20 });
+  const probe = new PgJobStore(probePool, 'dev_probe');
+  try {
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    await migrate(probePool);
+    // Statements sent by the probe's submissions alone (its queue's emptying is not counted).
+    const statements = countStatements(probePool);
+    const submitted = { statements: 0, jobs: 0 };
+    const [sqlite, ...pgInstances] = everyInstance as [Instance, ...Instance[]];
+    const pgSetUp = (n: number, url: string): SetUp => {
+      const instances = pgInstances.slice((n * (n - 1)) / 2, (n * (n + 1)) / 2);
+      return { name: `PostgreSQL, ${n} instance${n > 1 ? 's' : ''}`, instances, database: dbName(url), round: () => httpRound(instances), totals: totals() };
+    };
+    const setUps: SetUp[] = [
+      { name: 'SQLite, 1 instance', instances: [sqlite], round: () => httpRound([sqlite]), totals: totals() },
+      ...databases.map((url, i) => pgSetUp(i + 1, url)),
+      { name: 'PostgreSQL alone (no HTTP)', instances: [], database: dbName(probeDatabase), round: () => probeRound(probe, statements, submitted), totals: totals() },
+    ];
+    const timed = async (s: SetUp) => {
+      const idle = everyInstance.filter((i) => !s.instances.includes(i));
+      const sampler = s.database ? sampleActivity(admin, s.database, s.totals.activity) : undefined;
+      const before = cpuNow(s.instances, idle, postgres);
+      const begun = performance.now();
+      const round = await s.round();
+      const wallS = (performance.now() - begun) / 1000;
+      const after = cpuNow(s.instances, idle, postgres);
+      await sampler?.stop();
+      add(s.totals, round, wallS, before, after);
+      const emptying = performance.now();
+      await round.empty();
+      if (process.env.BENCH_VERBOSE) {
+        console.log(`  ${s.name}: ${num(s.totals.roundRates.at(-1)!)}/s, round ${wallS.toFixed(1)} s, emptied in ${((performance.now() - emptying) / 1000).toFixed(1)} s`);
+      }
+    };
+
+    // Warm-up (untimed): JIT, the pools' connections, every key's once-a-minute last_used_at write.
+    for (let i = 0; i < WARMUP_ROUNDS; i++) for (const s of setUps) await (await s.round()).empty();
+    for (const at of everyInstance) await inPool(at.keys.keys, 8, (key) => api(at.server.url, 'GET', '/v1/completions/job_none', key));
+    for (let r = 0; r < TIMED_ROUNDS; r++) {
+      // A rotating order: no set-up always follows the same one (autovacuum, a checkpoint, caches).
+      for (let i = 0; i < setUps.length; i++) await timed(setUps[(i + r) % setUps.length]!);
+    }
+    report(setUps, submitted.statements / submitted.jobs);
+  } finally {
+    await probe.close();
+    await Promise.all(everyInstance.map((i) => i.server.stop()));
+  }
+}
+
+/** Starts a scripted server without agents and gives it KEYS_PER_INSTANCE keys through its admin API. */
+async function instance(args: string[]): Promise<Instance> {
+  const dataDir = tempDataDir('cluster');
+  const server = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0', ...args]);
+  const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  // Through the API, not into the data dir: a key made here is wherever this instance keeps keys.
+  const secrets = await inPool(Array.from({ length: KEYS_PER_INSTANCE }, (_, i) => i), 8, async (i) => {
+    const made = await api(server.url, 'POST', '/admin/v1/keys', token, { name: `bench-${i}`, scopes: ['completions:read', 'completions:write'] });
+    if (made.status !== 201) throw new Error(`creating a key answered ${made.status}: ${JSON.stringify(made.body)}`);
+    return made.body.secret as string;
+  });
+  return { server, keys: new KeyRing(secrets) };
+}
+
+/** ROUND submissions over HTTP, spread evenly over `instances`; `empty` deletes each where it was accepted. */
+async function httpRound(instances: Instance[]): Promise<Round> {
+  const ids = instances.map(() => [] as string[]);
+  const runs = await Promise.all(
+    instances.map((at, i) => load({ url: at.server.url, connections: CONNECTIONS / instances.length, amount: ROUND / instances.length, requests: submissions(at, ids[i]!) })),
+  );
+  const empty = async () => {
+    await Promise.all(
+      instances.map(async (at, i) => {
+        const deleted = await inPool(ids[i]!, CONNECTIONS / instances.length, (id) => api(at.server.url, 'DELETE', `/v1/completions/${id}`, at.keys.take()));
+        const failed = deleted.filter((d) => d.status !== 200);
+        if (failed.length) throw new Error(`${failed.length} DELETEs failed, e.g. ${failed[0]!.status} ${JSON.stringify(failed[0]!.body)}`);
+      }),
+    );
+    const status = await api(instances[0]!.server.url, 'GET', '/v1/status', instances[0]!.keys.take());
+    if (status.body?.queue?.depth !== 0) throw new Error(`queue not empty after a round: depth ${status.body?.queue?.depth}`);
+  };
+  return { ...merge(runs), empty };
+}
+
+function submissions(at: Instance, ids: string[]): Request[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/completions',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(SUBMISSION),
+      setupRequest: (req) => {
+        req.headers!.authorization = `Bearer ${at.keys.take()}`;
+        return req;
+      },
+      onResponse: (status, body) => {
+        if (status === 202) ids.push((JSON.parse(body) as { id: string }).id);
+      },
+    },
+  ];
+}
+
+/** The runs of one round, started together, as one: from the first response of any to the last of all. */
+function merge(runs: LoadRun[]): Omit<Round, 'empty'> {
+  const statuses = new Map<number, number>();
+  for (const run of runs) mergeStatuses(statuses, run.statuses);
+  return {
+    accepted: statuses.get(202) ?? 0,
+    steadyMs: Math.max(...runs.map((r) => r.wallMs)) - Math.min(...runs.map((r) => r.firstMs)),
+    latencies: runs.flatMap((r) => r.latencies),
+    statuses,
+    errors: runs.reduce((n, r) => n + r.result.errors + r.result.timeouts, 0),
+  };
+}
+
+/** ROUND submissions straight into the store, CONNECTIONS at a time; `empty` cancels them. */
+async function probeRound(store: PgJobStore, statements: { count: number }, submitted: { statements: number; jobs: number }): Promise<Round> {
+  const statementsBefore = statements.count;
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  let first = NaN;
+  let last = 0;
+  await inPool(Array.from({ length: ROUND }), CONNECTIONS, async () => {
+    const now = Date.now();
+    const t = performance.now();
+    const result = await store.submit({ job: newJob({ id: randomIds.job(now), created_at: now, callback_url: SUBMISSION.callback_url }), queuedLimit: LIMITS.queuedJobs });
+    last = performance.now();
+    if (Number.isNaN(first)) first = last;
+    else latencies.push(last - t);
+    if (result.kind !== 'created') throw new Error(`the store refused a submission: ${result.kind}`);
+    ids.push(result.job.id);
+  });
+  submitted.statements += statements.count - statementsBefore;
+  submitted.jobs += ids.length;
+  const empty = async () => {
+    await inPool(ids, CONNECTIONS, (id) => store.cancel(id, Date.now()));
+  };
+  return { accepted: ids.length, steadyMs: last - first, latencies, statuses: new Map([[202, ids.length]]), errors: 0, empty };
+}
+
+// ---- CPU and database activity ------------------------------------------------------------
+
+interface CpuSnapshot {
+  instances: number;
+  /** The instances of the other set-ups, idle meanwhile (heartbeats, the SQLite one's webhook retries). */
+  idle: number;
+  postgres: number;
+  /** This process, in microseconds. */
+  generatorUs: number;
+  machine: number;
+}
+
+/** The postmaster's pid: the parent of this connection's backend. */
+async function postmaster(pool: pg.Pool): Promise<number> {
+  const backend = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  return parentOf(backend)!;
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/**
+ * CPU ticks of the whole PostgreSQL server: the postmaster with the backends it reaped
+ * (cutime, cstime) and every live child.
+ */
+function postgresTicks(postmasterPid: number): number {
+  const stat = readFileSync(`/proc/${postmasterPid}/stat`, 'utf8');
+  const own = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  let ticks = own.reduce((a, b) => a + b, 0);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || parentOf(Number(entry)) !== postmasterPid) continue;
+    try {
+      ticks += cpuTicks(Number(entry));
+    } catch {
+      // exited between the listing and the read: its time is in the postmaster's cutime now
+    }
+  }
+  return ticks;
+}
+
+function machineTicks(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return f[0]! + f[1]! + f[2]! + (f[5] ?? 0) + (f[6] ?? 0); // user nice system irq softirq
+}
+
+function cpuNow(instances: Instance[], idle: Instance[], postgresPid: number): CpuSnapshot {
+  const usage = process.cpuUsage();
+  const ticks = (of: Instance[]) => of.reduce((n, i) => n + cpuTicks(i.server.pid), 0);
+  return {
+    instances: ticks(instances),
+    idle: ticks(idle),
+    postgres: postgresTicks(postgresPid),
+    generatorUs: usage.user + usage.system,
+    machine: machineTicks(),
+  };
+}
+
+/**
+ * Samples pg_stat_activity of `database` every SAMPLE_MS until stopped, adding to `into`:
+ * backends running a statement (on the CPU or writing), waiting inside a transaction for
+ * their client's next statement, and waiting for an advisory lock (the account's queue lock).
+ */
+function sampleActivity(pool: pg.Pool, database: string, into: Totals['activity']): { stop(): Promise<void> } {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await pool.query<{ running: number; in_transaction: number; lock_wait: number }>(
+        `SELECT count(*) FILTER (WHERE state = 'active' AND wait_event IS DISTINCT FROM 'advisory') AS running,
+                count(*) FILTER (WHERE state = 'idle in transaction') AS in_transaction,
+                count(*) FILTER (WHERE state = 'active' AND wait_event = 'advisory') AS lock_wait
+         FROM pg_stat_activity WHERE datname = $1`,
+        [database],
+      );
+      into.samples++;
+      into.running += rows[0]!.running;
+      into.inTransaction += rows[0]!.in_transaction;
+      into.lockWait += rows[0]!.lock_wait;
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** Counts the statements sent on `pool`'s connections (BEGIN and COMMIT included). */
+function countStatements(pool: pg.Pool): { count: number } {
+  const counter = { count: 0 };
+  const counted = new WeakSet<pg.PoolClient>();
+  pool.on('connect', (client) => {
+    if (counted.has(client)) return;
+    counted.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      counter.count++;
+      return query(...args);
+    };
+  });
+  return counter;
+}
+
+const dbName = (url: string) => new URL(url).pathname.slice(1);
+
+function add(t: Totals, round: Round, wallS: number, before: CpuSnapshot, after: CpuSnapshot): void {
+  const hz = clockTicksPerSecond();
+  t.accepted += round.accepted;
+  t.steadyAccepted += round.accepted - 1;
+  t.steadyMs += round.steadyMs;
+  for (const l of round.latencies) t.latencies.push(l);
+  mergeStatuses(t.statuses, round.statuses);
+  t.errors += round.errors;
+  t.roundRates.push(((round.accepted - 1) / round.steadyMs) * 1000);
+  t.cpu.instances += (after.instances - before.instances) / hz;
+  t.cpu.idle += (after.idle - before.idle) / hz;
+  t.cpu.postgres += (after.postgres - before.postgres) / hz;
+  t.cpu.generator += (after.generatorUs - before.generatorUs) / 1e6;
+  t.cpu.machine += (after.machine - before.machine) / hz;
+  t.cpu.wallS += wallS;
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+function report(setUps: SetUp[], statementsPerSubmission: number): void {
+  const rate = (t: Totals) => (t.steadyAccepted / t.steadyMs) * 1000;
+  const [sqlite, one, two, three, alone] = setUps as [SetUp, SetUp, SetUp, SetUp, SetUp];
+  const perSubmission = (seconds: number, t: Totals) => ms((seconds * 1000) / t.accepted);
+  console.log(
+    `\n  ${CONNECTIONS} connections in all, spread evenly over a set-up's instances; ${TIMED_ROUNDS} timed rounds of ${ROUND} submissions per set-up,` +
+      `\n  interleaved, the queue emptied between rounds; ${KEYS_PER_INSTANCE} API keys per instance used round-robin.\n`,
+  );
+  printTable([
+    ['', 'submissions/s', 'per round', 'p50', 'p99', 'ratio to 1 PG instance', 'ratio to SQLite', 'non-2xx'],
+    ...setUps.map((s) => {
+      const t = s.totals;
+      const sorted = ascending(t.latencies);
+      const statuses = describeStatuses(t.statuses, t.errors);
+      return [
+        s.name,
+        num(rate(t)),
+        `${num(Math.min(...t.roundRates))}..${num(Math.max(...t.roundRates))}`,
+        ms(percentile(sorted, 50)),
+        ms(percentile(sorted, 99)),
+        s === sqlite ? '' : (rate(t) / rate(one.totals)).toFixed(2),
+        (rate(t) / rate(sqlite.totals)).toFixed(2),
+        statuses.non2xx ? statuses.text : '0',
+      ];
+    }),
+  ]);
+  console.log('  submissions/s count from a round\'s first response to its last; p50/p99 leave out each connection\'s first request (its connect).');
+  console.log('  "PostgreSQL alone": PgJobStore.submit called from this process on its own pool of 20, 48 at a time: the database\'s ceiling.');
+
+  console.log('\n  CPU per accepted submission (timed rounds), and how busy the machine was during them');
+  printTable([
+    ['', 'instances', 'PostgreSQL', 'load generator', 'machine busy', 'idle instances'],
+    ...setUps.map((s) => {
+      const c = s.totals.cpu;
+      return [
+        s.name,
+        s.instances.length ? perSubmission(c.instances, s.totals) : '',
+        s === sqlite ? '' : perSubmission(c.postgres, s.totals),
+        perSubmission(c.generator, s.totals),
+        `${((c.machine / c.wallS / availableParallelism()) * 100).toFixed(0)} %`,
+        `${((c.idle / c.wallS) * 100).toFixed(0)} % of a core`,
+      ];
+    }),
+  ]);
+  console.log(
+    "  instances: the set-up's scripted servers; load generator: this process (autocannon, or the probe's store); machine: every" +
+      "\n  process, of all cores; idle instances: the other set-ups' instances meanwhile (heartbeats; the SQLite one retries the" +
+      "\n  webhooks of the jobs deleted, to a closed port, as submit-and-get's does).",
+  );
+
+  console.log('\n  PostgreSQL backends of the set-up during its rounds, mean of samples every 25 ms (pg_stat_activity)');
+  printTable([
+    ['', 'running a statement', 'in a transaction, waiting for its instance', 'waiting for the account\'s queue lock'],
+    ...setUps
+      .filter((s) => s.database)
+      .map((s) => {
+        const a = s.totals.activity;
+        const avg = (n: number) => (n / Math.max(1, a.samples)).toFixed(1);
+        return [s.name, avg(a.running), avg(a.inTransaction), avg(a.lockWait)];
+      }),
+  ]);
+  console.log(`  statements per submission (counted on the probe's connections, BEGIN and COMMIT included): ${statementsPerSubmission.toFixed(1)}`);
+
+  // What the figures mean here and on separate machines, from what was measured.
+  const ratio = (s: SetUp) => (rate(s.totals) / rate(one.totals)).toFixed(2);
+  const activity = (s: SetUp) => {
+    const a = s.totals.activity;
+    const avg = (n: number) => (n / Math.max(1, a.samples)).toFixed(1);
+    return { holding: avg(a.running + a.inTransaction), running: avg(a.running), inTransaction: avg(a.inTransaction), waiting: avg(a.lockWait) };
+  };
+  const busy = activity(three);
+  const cpu = (s: SetUp, of: 'instances' | 'postgres' | 'generator') => ms((s.totals.cpu[of] * 1000) / s.totals.accepted);
+  console.log(
+    `\n  What the ratios mean. Here two cores are shared by the instances, PostgreSQL and the load generator, so a second or third` +
+      `\n  instance brings no CPU of its own. But that is not what limits them: every submission of an account takes the account's` +
+      `\n  queue lock (the 1 000-queued limit, counted across instances) and holds it until its COMMIT, and Profile F has one account.` +
+      `\n  The database accepts one account's submissions one at a time: with 3 instances ${busy.holding} backends on average are in a` +
+      `\n  submission (${busy.running} running a statement, ${busy.inTransaction} waiting inside the transaction for its instance's next statement) while` +
+      `\n  ${busy.waiting} wait for the lock. Each submission holds it ~${ms(1000 / rate(one.totals))} (1 instance); more instances only add waiters:` +
+      `\n  2 and 3 instances give ${ratio(two)} and ${ratio(three)} x one (CPU per submission grows with them: each instance hears every` +
+      `\n  other's moves and re-reads the job; instances ${cpu(one, 'instances')}, ${cpu(two, 'instances')}, ${cpu(three, 'instances')}; PostgreSQL ${cpu(one, 'postgres')}, ${cpu(two, 'postgres')}, ${cpu(three, 'postgres')}).` +
+      `\n  The database alone, no HTTP, reaches ${num(rate(alone.totals))}/s, its ceiling for one` +
+      `\n  account on this machine; SQLite's one instance ${num(rate(sqlite.totals))}/s (its group commit: one transaction for many submissions).` +
+      `\n  On separate machines the CPU would not be shared (per submission here: instances ${cpu(one, 'instances')}, PostgreSQL ${cpu(one, 'postgres')}, load` +
+      `\n  generator ${cpu(one, 'generator')}), but one account's submissions stay serial, each holding the lock over its last statements'` +
+      `\n  round trips (${statementsPerSubmission.toFixed(0)} statements a submission), now over a network (~0.1-0.5 ms each on a LAN, against ~0.05 ms on` +
+      `\n  loopback), and its COMMIT's WAL flush: expect one account's submissions/s near or below the database-alone figure whatever` +
+      `\n  the number of instances (ratios ~1). More instances add agents (browsers) and capacity for reads; accounts of Profile H,` +
+      `\n  each with its own lock, would scale with instances until PostgreSQL's CPU is the limit (~${num(1000 / ((one.totals.cpu.postgres * 1000) / one.totals.accepted))}/s per core at` +
+      `\n  ${cpu(one, 'postgres')} a submission). One account's rate would rise if an instance took the lock once for a group of submissions` +
+      `\n  (a group commit, as SQLite's store does) or kept the queued count in a row updated just before COMMIT.`,
+  );
+}
+
+// ---- completion -> waiter latency ---------------------------------------------------------
+
+async function waiterLatency(cluster: PgCluster): Promise<void> {
+  // The servers inherit it: the agents' pause between jobs (a guard against bans) is not what is timed. run-all sets it too.
+  process.env.CHATBRIDGE_PAUSE_MS ??= '0';
+  const [crossUrl, localUrl] = await Promise.all([cluster.createDatabase(), cluster.createDatabase()]);
+  const start = async (url: string, name: string, agents: string) => {
+    const dataDir = tempDataDir('cluster-wait');
+    const server = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0', '--agents', agents, '--database', url, '--device-name', name]);
+    return { server, token: readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() };
+  };
+  // A answers the API and runs no agent; B runs the only one. L is caller and agent in one.
+  const [a, b, l] = await Promise.all([start(crossUrl, 'front', ''), start(crossUrl, 'worker', 'chatgpt=1'), start(localUrl, 'alone', 'chatgpt=1')]);
+  try {
+    const waited = async (at: { server: Server; token: string }, prompt: string) => {
+      const sent = performance.now();
+      const answer = await api(at.server.url, 'POST', '/v1/completions', at.token, { prompt, wait: true });
+      const arrived = performance.timeOrigin + performance.now();
+      if (answer.status !== 200 || answer.body.status !== 'succeeded') throw new Error(`a wait:true call answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      return { id: answer.body.id as string, arrived, totalMs: arrived - performance.timeOrigin - sent };
+    };
+    for (let i = 0; i < LATENCY_WARMUP; i++) {
+      await waited(a, `warm-up ${i}`);
+      await waited(l, `warm-up ${i}`);
+    }
+    const cross: Awaited<ReturnType<typeof waited>>[] = [];
+    const local: Awaited<ReturnType<typeof waited>>[] = [];
+    for (let i = 0; i < LATENCY_JOBS; i++) {
+      cross.push(await waited(a, `job ${i}`));
+      local.push(await waited(l, `job ${i}`));
+    }
+    const settled = async (url: string, answers: typeof cross) => {
+      const pool = await connect(url, { max: 1 });
+      try {
+        const { rows } = await pool.query<{ id: string; finished_at: number }>(`SELECT id, finished_at FROM jobs WHERE id = ANY($1)`, [answers.map((x) => x.id)]);
+        const finished = new Map(rows.map((r) => [r.id, r.finished_at]));
+        // finished_at is a whole millisecond (Date.now()); the moment lies somewhere in it.
+        return ascending(answers.map((x) => x.arrived - (finished.get(x.id)! + 0.5)));
+      } finally {
+        await pool.end();
+      }
+    };
+    const [crossMs, localMs] = await Promise.all([settled(crossUrl, cross), settled(localUrl, local)]);
+    const totalOf = (answers: typeof cross) => ascending(answers.map((x) => x.totalMs));
+    console.log(`\n  completion -> wait:true answer, ${LATENCY_JOBS} jobs each, alternating (from the job's settling, finished_at in ms, to the answer here)`);
+    printTable([
+      ['', 'median', 'p95', 'max', 'whole call, median'],
+      ['caller on A, agent on B (NOTIFY, A re-reads the job)', ms(percentile(crossMs, 50)), ms(percentile(crossMs, 95)), ms(crossMs.at(-1)!), ms(percentile(totalOf(cross), 50))],
+      ['caller and agent on one instance', ms(percentile(localMs, 50)), ms(percentile(localMs, 95)), ms(localMs.at(-1)!), ms(percentile(totalOf(local), 50))],
+    ]);
+    console.log('  both include the final commit (its WAL flush); across instances also the NOTIFY, A\'s re-read of the job and its publishing.');
+  } finally {
+    await Promise.all([a.server.stop(), b.server.stop(), l.server.stop()]);
+  }
+}
+
+runMain(main);
