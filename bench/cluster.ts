@@ -527,7 +527,10 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
         return [s.name, avg(a.running), avg(a.inTransaction), avg(a.lockWait)];
       }),
   ]);
-  console.log(`  statements per submission (counted on the probe's connections, BEGIN and COMMIT included): ${statementsPerSubmission.toFixed(1)}`);
+  console.log(
+    `  statements per submission in the store (counted on the probe's connections, BEGIN and COMMIT included): ${statementsPerSubmission.toFixed(1)};` +
+      "\n  over HTTP the 202 answer adds one query, its queue_position (a count of the jobs ahead), outside the transaction.",
+  );
 
   // What the figures mean here and on separate machines, from what was measured.
   const ratio = (s: SetUp) => (rate(s.totals) / rate(one.totals)).toFixed(2);
@@ -550,9 +553,9 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
       `\n  The database alone, no HTTP, reaches ${num(rate(alone.totals))}/s, its ceiling for one` +
       `\n  account on this machine; SQLite's one instance ${num(rate(sqlite.totals))}/s (its group commit: one transaction for many submissions).` +
       `\n  On separate machines the CPU would not be shared (per submission here: instances ${cpu(one, 'instances')}, PostgreSQL ${cpu(one, 'postgres')}, load` +
-      `\n  generator ${cpu(one, 'generator')}), but one account's submissions stay serial, each holding the lock over its last statements'` +
-      `\n  round trips (${statementsPerSubmission.toFixed(0)} statements a submission), now over a network (~0.1-0.5 ms each on a LAN, against ~0.05 ms on` +
-      `\n  loopback), and its COMMIT's WAL flush: expect one account's submissions/s near or below the database-alone figure whatever` +
+      `\n  generator ${cpu(one, 'generator')}), but one account's submissions stay serial, each holding the lock over the round trips` +
+      `\n  from its count of queued jobs to its COMMIT (of ${statementsPerSubmission.toFixed(0)} statements a submission), then over a network (~0.1-0.5 ms each on a` +
+      `\n  LAN, against ~0.05 ms on loopback), and its COMMIT's WAL flush: expect one account's submissions/s near or below the database-alone figure whatever` +
       `\n  the number of instances (ratios ~1). More instances add agents (browsers) and capacity for reads; accounts of Profile H,` +
       `\n  each with its own lock, would scale with instances until PostgreSQL's CPU is the limit (~${num(1000 / ((one.totals.cpu.postgres * 1000) / one.totals.accepted))}/s per core at` +
       `\n  ${cpu(one, 'postgres')} a submission). One account's rate would rise if an instance took the lock once for a group of submissions` +
