@@ -14,6 +14,9 @@
  *   account's 1 000-queued limit holds across instances), the queue emptied between rounds
  *   (DELETE of each accepted id on the instance that accepted it, untimed), set-ups
  *   interleaved round by round in a rotating order so each sees the same machine state.
+ *   The deleted jobs' webhooks go to an HTTPS receiver in this process (self-signed, trusted
+ *   by the instances through NODE_EXTRA_CA_CERTS) that answers 204 at once, and a round ends
+ *   when all have arrived: no delivery, nor a retry 30 s later, spills into another round.
  *   Each instance gets its own pool of API keys, made through its admin API (the per-key
  *   limit of 600 writes a minute applies to the admin token too), so no key nears its budget.
  * - Where a submission's time goes: CPU per accepted submission of the instances, of
@@ -58,6 +61,7 @@ import { PgJobStore } from '../main/queue/postgres/job-store.js';
 import { migrate } from '../main/queue/postgres/schema.js';
 import { newJob } from '../test/support/new-job.js';
 import { postgresInstalled, startPostgres, type PgCluster } from '../test/support/postgres.js';
+import { makeCertificate, WebhookReceiver } from '../test/support/webhook-receiver.js';
 import {
   KeyRing,
   SCRIPTED_SERVER,
@@ -93,11 +97,14 @@ const SAMPLE_MS = 25;
 const LATENCY_WARMUP = 10;
 const LATENCY_JOBS = 100;
 
-const SUBMISSION = {
-  prompt: 'Summarise the meeting notes below in three bullet points.',
-  wait: false,
-  callback_url: 'https://127.0.0.1:9/hook',
-};
+const PROMPT = 'Summarise the meeting notes below in three bullet points.';
+
+/** Where the webhooks of the jobs a round deletes go, and how many have been sent there. */
+interface Hooks {
+  receiver: WebhookReceiver;
+  url: string;
+  expected: number;
+}
 
 /** An instance with its own API keys. */
 interface Instance {
@@ -187,6 +194,11 @@ async function main(): Promise<void> {
 // ---- accepted submissions per second ------------------------------------------------------
 
 async function throughput(cluster: PgCluster, admin: pg.Pool, postgres: number): Promise<void> {
+  const certificate = makeCertificate();
+  // Read by the instances' processes at their start: they trust the receiver's certificate.
+  process.env.NODE_EXTRA_CA_CERTS = certificate.certFile;
+  const receiver = await WebhookReceiver.start(certificate);
+  const hooks: Hooks = { receiver, url: receiver.url(), expected: 0 };
   const databases = await Promise.all([1, 2, 3].map(() => cluster.createDatabase()));
   // SQLite's instance, then 1, 2 and 3 instances, each set-up on its own database.
   const started = await Promise.allSettled([
@@ -207,12 +219,12 @@ async function throughput(cluster: PgCluster, admin: pg.Pool, postgres: number):
     const [sqlite, ...pgInstances] = everyInstance as [Instance, ...Instance[]];
     const pgSetUp = (n: number, url: string): SetUp => {
       const instances = pgInstances.slice((n * (n - 1)) / 2, (n * (n + 1)) / 2);
-      return { name: `PostgreSQL, ${n} instance${n > 1 ? 's' : ''}`, instances, database: dbName(url), round: () => httpRound(instances), totals: totals() };
+      return { name: `PostgreSQL, ${n} instance${n > 1 ? 's' : ''}`, instances, database: dbName(url), round: () => httpRound(instances, hooks), totals: totals() };
     };
     const setUps: SetUp[] = [
-      { name: 'SQLite, 1 instance', instances: [sqlite], round: () => httpRound([sqlite]), totals: totals() },
+      { name: 'SQLite, 1 instance', instances: [sqlite], round: () => httpRound([sqlite], hooks), totals: totals() },
       ...databases.map((url, i) => pgSetUp(i + 1, url)),
-      { name: 'PostgreSQL alone (no HTTP)', instances: [], database: dbName(probeDatabase), round: () => probeRound(probe, statements, submitted), totals: totals() },
+      { name: 'PostgreSQL alone (no HTTP)', instances: [], database: dbName(probeDatabase), round: () => probeRound(probe, hooks.url, statements, submitted), totals: totals() },
     ];
     const timed = async (s: SetUp) => {
       const idle = everyInstance.filter((i) => !s.instances.includes(i));
@@ -242,6 +254,8 @@ async function throughput(cluster: PgCluster, admin: pg.Pool, postgres: number):
   } finally {
     await probe.close();
     await Promise.all(everyInstance.map((i) => i.server.stop()));
+    await receiver.close();
+    certificate.remove();
   }
 }
 
@@ -260,10 +274,13 @@ async function instance(args: string[]): Promise<Instance> {
 }
 
 /** ROUND submissions over HTTP, spread evenly over `instances`; `empty` deletes each where it was accepted. */
-async function httpRound(instances: Instance[]): Promise<Round> {
+async function httpRound(instances: Instance[], hooks: Hooks): Promise<Round> {
   const ids = instances.map(() => [] as string[]);
+  const body = JSON.stringify({ prompt: PROMPT, wait: false, callback_url: hooks.url });
   const runs = await Promise.all(
-    instances.map((at, i) => load({ url: at.server.url, connections: CONNECTIONS / instances.length, amount: ROUND / instances.length, requests: submissions(at, ids[i]!) })),
+    instances.map((at, i) =>
+      load({ url: at.server.url, connections: CONNECTIONS / instances.length, amount: ROUND / instances.length, requests: submissions(at, body, ids[i]!) }),
+    ),
   );
   const empty = async () => {
     await Promise.all(
@@ -275,17 +292,19 @@ async function httpRound(instances: Instance[]): Promise<Round> {
     );
     const status = await api(instances[0]!.server.url, 'GET', '/v1/status', instances[0]!.keys.take());
     if (status.body?.queue?.depth !== 0) throw new Error(`queue not empty after a round: depth ${status.body?.queue?.depth}`);
+    hooks.expected += ids.reduce((n, of) => n + of.length, 0);
+    await hooks.receiver.waitFor(hooks.expected, 60_000);
   };
   return { ...merge(runs), empty };
 }
 
-function submissions(at: Instance, ids: string[]): Request[] {
+function submissions(at: Instance, body: string, ids: string[]): Request[] {
   return [
     {
       method: 'POST',
       path: '/v1/completions',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(SUBMISSION),
+      body,
       setupRequest: (req) => {
         req.headers!.authorization = `Bearer ${at.keys.take()}`;
         return req;
@@ -311,7 +330,7 @@ function merge(runs: LoadRun[]): Omit<Round, 'empty'> {
 }
 
 /** ROUND submissions straight into the store, CONNECTIONS at a time; `empty` cancels them. */
-async function probeRound(store: PgJobStore, statements: { count: number }, submitted: { statements: number; jobs: number }): Promise<Round> {
+async function probeRound(store: PgJobStore, callbackUrl: string, statements: { count: number }, submitted: { statements: number; jobs: number }): Promise<Round> {
   const statementsBefore = statements.count;
   const latencies: number[] = [];
   const ids: string[] = [];
@@ -320,7 +339,7 @@ async function probeRound(store: PgJobStore, statements: { count: number }, subm
   await inPool(Array.from({ length: ROUND }), CONNECTIONS, async () => {
     const now = Date.now();
     const t = performance.now();
-    const result = await store.submit({ job: newJob({ id: randomIds.job(now), created_at: now, callback_url: SUBMISSION.callback_url }), queuedLimit: LIMITS.queuedJobs });
+    const result = await store.submit({ job: newJob({ id: randomIds.job(now), created_at: now, callback_url: callbackUrl }), queuedLimit: LIMITS.queuedJobs });
     last = performance.now();
     if (Number.isNaN(first)) first = last;
     else latencies.push(last - t);
@@ -512,8 +531,7 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
   ]);
   console.log(
     "  instances: the set-up's scripted servers; load generator: this process (autocannon, or the probe's store); machine: every" +
-      "\n  process, of all cores; idle instances: the other set-ups' instances meanwhile (heartbeats; the SQLite one retries the" +
-      "\n  webhooks of the jobs deleted, to a closed port, as submit-and-get's does).",
+      "\n  process, of all cores; idle instances: the other set-ups' instances meanwhile (heartbeats, sweeps).",
   );
 
   console.log('\n  PostgreSQL backends of the set-up during its rounds, mean of samples every 25 ms (pg_stat_activity)');
@@ -529,7 +547,7 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
   ]);
   console.log(
     `  statements per submission in the store (counted on the probe's connections, BEGIN and COMMIT included): ${statementsPerSubmission.toFixed(1)};` +
-      "\n  over HTTP the 202 answer adds one query, its queue_position (a count of the jobs ahead), outside the transaction.",
+      "\n  over HTTP two more, outside the transaction: the key's request limit, and the 202 answer's queue_position (a count).",
   );
 
   // What the figures mean here and on separate machines, from what was measured.
@@ -541,26 +559,30 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
   };
   const busy = activity(three);
   const cpu = (s: SetUp, of: 'instances' | 'postgres' | 'generator') => ms((s.totals.cpu[of] * 1000) / s.totals.accepted);
-  console.log(
-    `\n  What the ratios mean. Here two cores are shared by the instances, PostgreSQL and the load generator, so a second or third` +
-      `\n  instance brings no CPU of its own. But that is not what limits them: every submission of an account takes the account's` +
-      `\n  queue lock (the 1 000-queued limit, counted across instances) and holds it until its COMMIT, and Profile F has one account.` +
-      `\n  The database accepts one account's submissions one at a time: with 3 instances ${busy.holding} backends on average are in a` +
-      `\n  submission (${busy.running} running a statement, ${busy.inTransaction} waiting inside the transaction for its instance's next statement) while` +
-      `\n  ${busy.waiting} wait for the lock. Each submission holds it ~${ms(1000 / rate(one.totals))} (1 instance); more instances only add waiters:` +
-      `\n  2 and 3 instances give ${ratio(two)} and ${ratio(three)} x one (CPU per submission grows with them: each instance hears every` +
-      `\n  other's moves and re-reads the job; instances ${cpu(one, 'instances')}, ${cpu(two, 'instances')}, ${cpu(three, 'instances')}; PostgreSQL ${cpu(one, 'postgres')}, ${cpu(two, 'postgres')}, ${cpu(three, 'postgres')}).` +
-      `\n  The database alone, no HTTP, reaches ${num(rate(alone.totals))}/s, its ceiling for one` +
-      `\n  account on this machine; SQLite's one instance ${num(rate(sqlite.totals))}/s (its group commit: one transaction for many submissions).` +
-      `\n  On separate machines the CPU would not be shared (per submission here: instances ${cpu(one, 'instances')}, PostgreSQL ${cpu(one, 'postgres')}, load` +
-      `\n  generator ${cpu(one, 'generator')}), but one account's submissions stay serial, each holding the lock over the round trips` +
-      `\n  from its count of queued jobs to its COMMIT (of ${statementsPerSubmission.toFixed(0)} statements a submission), then over a network (~0.1-0.5 ms each on a` +
-      `\n  LAN, against ~0.05 ms on loopback), and its COMMIT's WAL flush: expect one account's submissions/s near or below the database-alone figure whatever` +
-      `\n  the number of instances (ratios ~1). More instances add agents (browsers) and capacity for reads; accounts of Profile H,` +
-      `\n  each with its own lock, would scale with instances until PostgreSQL's CPU is the limit (~${num(1000 / ((one.totals.cpu.postgres * 1000) / one.totals.accepted))}/s per core at` +
-      `\n  ${cpu(one, 'postgres')} a submission). One account's rate would rise if an instance took the lock once for a group of submissions` +
-      `\n  (a group commit, as SQLite's store does) or kept the queued count in a row updated just before COMMIT.`,
-  );
+  const machineBusy = (s: SetUp) => `${((s.totals.cpu.machine / s.totals.cpu.wallS / availableParallelism()) * 100).toFixed(0)} %`;
+  const pgPerCore = 1000 / ((one.totals.cpu.postgres * 1000) / one.totals.accepted);
+  const lines = [
+    'What the ratios mean. Here the instances, PostgreSQL and the load generator share two cores, so a second or third',
+    'instance brings no CPU of its own; yet the machine was only ' + `${machineBusy(one)}, ${machineBusy(two)}, ${machineBusy(three)} busy in the rounds of 1, 2, 3 instances.`,
+    "What limits them is the account's queue lock: every submission takes it (the 1 000-queued limit, counted across",
+    'instances) and holds it until its COMMIT, and Profile F has one account, so the database accepts one submission at a',
+    `time: with 3 instances ${busy.holding} backends on average are in a submission (${busy.running} running a statement, ${busy.inTransaction} waiting inside the`,
+    `transaction for its instance's next statement) while ${busy.waiting} wait for the lock. Each submission holds it ~${ms(1000 / rate(one.totals))} with one`,
+    `instance; more instances add waiters, and work: 2 and 3 instances give ${ratio(two)} and ${ratio(three)} x one (each instance hears the`,
+    `others' moves and re-reads the jobs; CPU a submission, instances ${cpu(one, 'instances')}, ${cpu(two, 'instances')}, ${cpu(three, 'instances')}; PostgreSQL ${cpu(one, 'postgres')}, ${cpu(two, 'postgres')}, ${cpu(three, 'postgres')}).`,
+    `The database alone, no HTTP, reaches ${num(rate(alone.totals))}/s: its ceiling for one account here. SQLite's one instance: ${num(rate(sqlite.totals))}/s`,
+    '(its group commit: one transaction for many submissions).',
+    `On separate machines the CPU is not shared (per submission here: instances ${cpu(one, 'instances')}, PostgreSQL ${cpu(one, 'postgres')}, load`,
+    `generator ${cpu(one, 'generator')}), but one account's submissions stay serial: each holds the lock over the round trips from`,
+    `its count of queued jobs to its COMMIT (of its ${statementsPerSubmission.toFixed(0)} statements), then over a network (~0.1-0.5 ms each on a LAN, against`,
+    "~0.05 ms on loopback), plus the COMMIT's WAL flush. Expect one account's submissions/s near or below the database-alone",
+    'figure whatever the number of instances (ratios ~1, or below with the fan-out of notices). More instances add agents',
+    '(browsers) and capacity for reads; accounts of Profile H, each with its own lock, would scale with instances until',
+    `PostgreSQL's CPU is the limit (~${num(pgPerCore)}/s per core at ${cpu(one, 'postgres')} a submission). One account's rate would rise if an`,
+    'instance took the lock once for a group of submissions (a group commit, as the SQLite store does), or kept the',
+    'queued count in a row updated just before COMMIT.',
+  ];
+  console.log('\n' + lines.map((line) => `  ${line}`).join('\n'));
 }
 
 // ---- completion -> waiter latency ---------------------------------------------------------
