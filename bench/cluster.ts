@@ -180,9 +180,13 @@ async function main(): Promise<void> {
         `  PostgreSQL ${version} on this machine, durable (fsync, synchronous_commit on); data dirs on ${fsKind(dir)}, ` +
           `whose fdatasync takes ${ms(disk.appendMs)} (appending) / ${ms(disk.overwriteMs)} (in place)`,
       );
+      const postgresBefore = postgresTicks(postgres);
       await throughput(cluster, admin, postgres);
       await waiterLatency(cluster);
       console.log('\n  failover (SIGKILL of a device mid-job -> its job queued again elsewhere): see bench/failover.ts (npm run bench failover)');
+      // pg_ctl detaches the server: its processes are not this one's children, so the line below counts them as others.
+      const postgresSeconds = (postgresTicks(postgres) - postgresBefore) / clockTicksPerSecond();
+      console.log(`  PostgreSQL used ${postgresSeconds.toFixed(1)} CPU-seconds of this benchmark: they are among the "other processes" of the next line`);
     } finally {
       await admin.end();
     }
