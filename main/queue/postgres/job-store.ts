@@ -20,7 +20,7 @@ import {
 } from '../../core/jobs.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../cap-count.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
-import { announce, JobNotices } from './job-notices.js';
+import { commitAnnouncing, JobNotices } from './job-notices.js';
 import type { JobStore } from '../job-store.js';
 import { decideAfterFailure } from '../retry-policy.js';
 import { isFinal, transition } from '../state-machine.js';
@@ -104,22 +104,25 @@ export class PgJobStore implements JobStore {
       }
       const account = job.account_id ?? null;
       await c.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [QUEUE_LOCK, account ?? '']);
-      // Counting stops at the limit: a full queue costs no more to refuse than to fill.
-      const queued = await one<{ n: number }>(
-        c,
-        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND COALESCE(account_id, '') = $1 LIMIT $2) AS q`,
-        [account ?? '', queuedLimit],
-      );
-      if (queued!.n >= queuedLimit) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
-      // The rollback also takes back the key recorded above: a refused request leaves nothing.
-      if (refuseNew) throw new Rollback<SubmitResult>({ kind: 'refused' });
+      // Counting stops at the limit: a full queue costs no more to refuse than to fill. The
+      // count runs in a statement after the lock's: in READ COMMITTED each statement reads as
+      // of its start, so only one begun after the wait sees the last holder's job.
+      const room = `(SELECT COUNT(*) FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND COALESCE(account_id, '') = $1 LIMIT $2) AS q) < $2`;
+      if (refuseNew) {
+        const free = await one<{ room: boolean }>(c, `SELECT ${room} AS room`, [account ?? '', queuedLimit]);
+        // The rollback also takes back the key recorded above: a refused request leaves nothing.
+        throw new Rollback<SubmitResult>({ kind: free!.room ? 'refused' : 'queue_full' });
+      }
+      // The count and the insert in one statement: the account's lock is held one round trip less.
       const row = await one<JobRow>(
         c,
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
            deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
-         VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 WHERE ${room}
          RETURNING *`,
         [
+          account ?? '',
+          queuedLimit,
           job.id,
           job.prompt,
           job.req_provider,
@@ -136,6 +139,7 @@ export class PgJobStore implements JobStore {
           account,
         ],
       );
+      if (!row) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
       events.push({ job: row!, from: null });
       return { kind: 'created', job: row! };
     });
@@ -454,8 +458,7 @@ export class PgJobStore implements JobStore {
     try {
       await c.query('BEGIN');
       value = await work(c, events);
-      await announce(c, this.deviceId, events);
-      await c.query('COMMIT');
+      await commitAnnouncing(c, this.deviceId, events);
     } catch (error) {
       // A connection that cannot even roll back is in no state to be reused: it is closed.
       const rolledBack = await c.query('ROLLBACK').then(() => true, () => false);
