@@ -23,7 +23,7 @@ import { PgClusterAgents } from '../../main/queue/postgres/cluster-agents.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { DEFAULT_LEASE, Device } from '../../main/queue/postgres/devices.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { TableChanges } from '../../main/queue/postgres/table-changes.js';
+import { announceTableChange, TableChanges } from '../../main/queue/postgres/table-changes.js';
 import { RotationPicker } from '../../main/queue/rotation.js';
 import { Scheduler } from '../../main/queue/scheduler.js';
 import { SqliteSettingsStore } from '../../main/settings/settings-store.js';
@@ -31,6 +31,7 @@ import { StatusReport } from '../../main/status-report.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { T0 } from '../support/new-job.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';
+import { until } from '../support/until.js';
 import { clusterAgentsContract, type AgentsUnderTest } from './cluster-agents-contract.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 
@@ -193,14 +194,20 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     const { url, a, b } = await twoDevices(clock);
     const ids = ['one', 'two', 'three', 'four', 'five'].map((n) => addAgent(a, 'gemini', n));
     await when(b.agents, () => b.agents.online().length === 5);
-    const watcher = await connect(url, { max: 1 });
+    const watcher = await connect(url, { max: 2 });
     const notices = new TableChanges(watcher);
     await notices.listen();
     let published = 0;
+    let marked = false;
     notices.on('device_agents', () => published++);
+    notices.on('marker', () => (marked = true));
     try {
       for (const id of ids) a.pool.rename(id, `renamed ${id}`);
       await when(b.agents, () => b.agents.online().every((x) => x.name.startsWith('renamed')));
+      // Notices reach a listener in commit order: once a later commit's is heard, every
+      // publication of the burst (all committed before B saw the last rename) has been too.
+      await announceTableChange(watcher, 'marker');
+      await until(() => marked, 5_000, 'the marker notice');
       expect(published).toBe(1);
     } finally {
       notices.close();
