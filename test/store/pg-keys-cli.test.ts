@@ -3,7 +3,6 @@
  * PostgreSQL, and an instance listening on it (its key and account stores, as `serve
  * --database` holds them) takes a new key, refuses a revoked one or a disabled account's.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import { PgKeyStore } from '../../main/keys/postgres/key-store.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { TableChanges } from '../../main/queue/postgres/table-changes.js';
 import { claimDatabaseProfile } from '../../main/settings/install-profile.js';
-import { CLI } from '../support/processes.js';
+import { runCommand } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 
@@ -66,22 +65,7 @@ async function instanceOn(profile: 'personal' | 'hosted'): Promise<Instance> {
   return running;
 }
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function chatbridge(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: home, ...env };
-  delete childEnv.CHATBRIDGE_DATA_DIR;
-  if (!('CHATBRIDGE_DATABASE_URL' in env)) delete childEnv.CHATBRIDGE_DATABASE_URL;
-  return new Promise((resolve) =>
-    execFile(process.execPath, [CLI, ...args], { env: childEnv }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    ),
-  );
-}
+const chatbridge = (args: string[], env: Record<string, string> = {}) => runCommand(args, home, env);
 
 async function ok(args: string[], env: Record<string, string> = {}): Promise<string> {
   const r = await chatbridge(args, env);

@@ -3,7 +3,6 @@
  * the built CLI (needs dist/) changes the shared PostgreSQL, and an instance listening on it
  * (its settings and signing secret, as `serve --database` holds them) hears each change.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import { TableChanges } from '../../main/queue/postgres/table-changes.js';
 import { PgSettingsStore } from '../../main/settings/postgres/settings-store.js';
 import type { Settings } from '../../main/settings/settings-store.js';
 import { PgSigningSecret } from '../../main/webhooks/postgres/signing-secret.js';
-import { CLI } from '../support/processes.js';
+import { runCommand } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 
@@ -48,22 +47,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function chatbridge(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: home, ...env };
-  delete childEnv.CHATBRIDGE_DATA_DIR;
-  if (!('CHATBRIDGE_DATABASE_URL' in env)) delete childEnv.CHATBRIDGE_DATABASE_URL;
-  return new Promise((resolve) =>
-    execFile(process.execPath, [CLI, ...args], { env: childEnv }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    ),
-  );
-}
+const chatbridge = (args: string[], env: Record<string, string> = {}) => runCommand(args, home, env);
 
 /** Runs the command and waits until the listening instance's settings show what it changed. */
 async function changed(args: string[], shows: (s: Settings) => boolean, env: Record<string, string> = {}): Promise<string> {

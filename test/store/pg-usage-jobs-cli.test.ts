@@ -2,7 +2,6 @@
  * `usage` and `jobs` with --database: the built CLI (needs dist/) reads and deletes the jobs
  * every instance shares in PostgreSQL, and never opens a data dir.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRow } from '../../main/core/jobs.js';
 import { connect } from '../../main/queue/postgres/connect.js';
 import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { CLI } from '../support/processes.js';
+import { runCommand } from '../support/processes.js';
 import { newJob } from '../support/new-job.js';
 import { submit } from '../support/store.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
@@ -37,14 +36,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-function chatbridge(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: home, ...env };
-  delete childEnv.CHATBRIDGE_DATA_DIR;
-  if (!('CHATBRIDGE_DATABASE_URL' in env)) delete childEnv.CHATBRIDGE_DATABASE_URL;
-  return new Promise((resolve) =>
-    execFile(process.execPath, [CLI, ...args], { env: childEnv }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
-  );
-}
+const chatbridge = (args: string[], env: Record<string, string> = {}) => runCommand(args, home, env);
 
 /** A job run to its end on `agent` a few minutes ago (real time: the CLI reads the system clock). */
 async function finished(agent: string, provider: string, ok: boolean, minutesAgo: number, apiKey = 'key_1'): Promise<JobRow> {

@@ -3,7 +3,7 @@
  * scripted server): each is tracked and SIGKILLed after its test if still alive, and each
  * temp dir is removed. Tests that spawn need dist/ built (`npm test` runs tsc first).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,4 +81,26 @@ export function listening(p: Proc, withinMs = 15_000): Promise<Running> {
       rej(new Error(`exited (${JSON.stringify(e)}) before listening: ${p.out.stderr}`));
     });
   });
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `chatbridge ...args` through the built CLI, run to its end with `home` as its data home
+ * (so no real data dir is touched), inheriting neither CHATBRIDGE_DATA_DIR nor
+ * CHATBRIDGE_DATABASE_URL unless `env` sets them.
+ */
+export function runCommand(args: string[], home: string, env: Record<string, string> = {}): Promise<CommandResult> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: home, ...env };
+  delete childEnv.CHATBRIDGE_DATA_DIR;
+  if (!('CHATBRIDGE_DATABASE_URL' in env)) delete childEnv.CHATBRIDGE_DATABASE_URL;
+  return new Promise((resolve) =>
+    execFile(process.execPath, [CLI, ...args], { env: childEnv }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    ),
+  );
 }
