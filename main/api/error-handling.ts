@@ -57,12 +57,18 @@ export function toApiError(error: FastifyError | ApiError | Error, body?: unknow
   if (error instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.', { field: 'body' });
   }
+  if (fe.code === LOCK_NOT_AVAILABLE) {
+    return new ApiError('INTERNAL_ERROR', `The database is busy: a lock another session holds was not released within ${LIMITS.databaseLockMs / 1000} s. Retry the request.`);
+  }
   if (fe.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The request is too large.');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ApiError('INVALID_REQUEST', 'The request could not be read.', fe.code ? { reason: fe.code } : undefined);
   }
   return new ApiError('INTERNAL_ERROR', 'Something went wrong inside ChatBridge. Retry the request.');
 }
+
+/** PostgreSQL's code for a lock not granted within lock_timeout (LIMITS.databaseLockMs). */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' };
 

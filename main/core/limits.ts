@@ -12,4 +12,9 @@ export const LIMITS = {
   writesPerMinute: 600,
   readsPerMinute: 1_200,
   maxAttempts: 3,
+  /**
+   * How long a statement on the shared database waits for a lock another session holds (a
+   * row, or an advisory lock such as an account's queue lock) before the request fails.
+   */
+  databaseLockMs: 5_000,
 } as const;

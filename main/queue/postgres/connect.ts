@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { LIMITS } from '../../core/limits.js';
 
 /** The database cannot be reached or used: a user-facing condition, told in one line. */
 export class PgConnectError extends Error {}
@@ -16,13 +17,31 @@ const types = {
 };
 
 /**
+ * How long any statement may run, as LIMITS.databaseLockMs is how long one waits for a lock
+ * another session holds: past them the request fails with a clear error in seconds instead
+ * of hanging with the pool full. Ours take milliseconds; a migration sets longer ones.
+ */
+const STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
  * Opens a pool on a `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` URL and checks that it
  * answers, so a wrong URL, a server that is not there or a refused login is said at once,
- * in one line that never shows the password.
+ * in one line that never shows the URL's credentials.
  */
 export async function connect(url: string, { max = 10 }: { max?: number } = {}): Promise<pg.Pool> {
-  const shown = checkUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max, types, connectionTimeoutMillis: 10_000 });
+  const { shown, secrets } = checkUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types,
+    connectionTimeoutMillis: 10_000,
+    lock_timeout: LIMITS.databaseLockMs,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    // A connection that sits idle for long (the LISTEN one above all) notices a peer gone
+    // silently (a NAT or firewall dropping it) in a minute or two, instead of never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // An idle connection the server drops (restart, network) must not crash the process: the
   // pool discards it and the next query opens another.
   pool.on('error', () => {});
@@ -30,24 +49,50 @@ export async function connect(url: string, { max = 10 }: { max?: number } = {}):
     await pool.query('SELECT 1');
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new PgConnectError(`Cannot use the database ${shown}: ${why(error)}`);
+    throw new PgConnectError(scrub(`Cannot use the database ${shown}: ${why(error)}`, secrets));
   }
   return pool;
 }
 
-/** The URL with its password hidden, or a PgConnectError saying what is wrong with it. */
-function checkUrl(url: string): string {
+const URL_SHAPE = '(use postgres://USER@HOST:PORT/DATABASE, the password percent-encoded or in PGPASSWORD).';
+
+/**
+ * The URL as it may be shown (user, host, port and database: never a password, never the
+ * query, which may hold one as `?password=`), and the secrets it holds, or a PgConnectError
+ * saying what is wrong with it without repeating it: a URL that does not parse may hold a
+ * password anywhere.
+ */
+function checkUrl(url: string): { shown: string; secrets: string[] } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new PgConnectError(`Not a database URL: "${url}" (use postgres://USER@HOST:PORT/DATABASE).`);
+    throw new PgConnectError(`Not a database URL ${URL_SHAPE}`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new PgConnectError(`Not a PostgreSQL URL: "${parsed.protocol}//…" (use postgres://USER@HOST:PORT/DATABASE).`);
+    throw new PgConnectError(`Not a PostgreSQL URL: "${parsed.protocol}//…" ${URL_SHAPE}`);
   }
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
+  // A password holding a raw '/', '?' or '#' ends the URL's authority early: what follows
+  // (the rest of the password, the '@' and the host) lands in the path, query or fragment.
+  if (!parsed.username && url.slice(parsed.protocol.length + 2).includes('@')) {
+    throw new PgConnectError(`The database URL's user or password holds a character a URL reserves ('/', '?', '#', '@'): percent-encode it, or give the password in PGPASSWORD ${URL_SHAPE}`);
+  }
+  const secrets = [parsed.password, decode(parsed.password), ...[...parsed.searchParams].flatMap(([, v]) => [v, encodeURIComponent(v)]), parsed.search, parsed.hash];
+  const user = parsed.username ? `${parsed.username}${parsed.password ? ':***' : ''}@` : '';
+  return { shown: `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`, secrets: secrets.filter((s) => s.length > 0) };
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** `text` with every one of `secrets` in it masked: a server's message may quote what it was given. */
+function scrub(text: string, secrets: string[]): string {
+  return secrets.reduce((out, secret) => out.split(secret).join('***'), text);
 }
 
 function why(error: unknown): string {

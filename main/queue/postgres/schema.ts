@@ -216,10 +216,16 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 const MIGRATION_LOCK = 0x63_62_6d_69_67_72_61_74n; // "cbmigrat"
 
+/** How long a migration may wait for the lock, and each of its steps may run. */
+const MIGRATION_TIMEOUT = '10min';
+
 /** Brings the schema up to SCHEMA_VERSION; returns the version found and the version left. */
 export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {
+    // Another instance's migration may hold the lock for a while, and a step may rewrite a
+    // big table: this connection waits and runs longer than a request's (connect.ts).
+    await client.query(`SET lock_timeout = '${MIGRATION_TIMEOUT}'; SET statement_timeout = '${MIGRATION_TIMEOUT}'`);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
     try {
       await client.query('CREATE TABLE IF NOT EXISTS chatbridge_schema (version INTEGER NOT NULL)');
@@ -246,6 +252,8 @@ export async function migrate(pool: pg.Pool): Promise<{ from: number; to: number
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
     }
   } finally {
-    client.release();
+    // A connection that cannot take back the longer timeouts is closed rather than reused.
+    const reset = await client.query('RESET lock_timeout; RESET statement_timeout').then(() => undefined, (error: Error) => error);
+    client.release(reset);
   }
 }

@@ -15,22 +15,33 @@ export async function announceTableChange(c: pg.PoolClient | pg.Pool, table: str
 }
 
 /**
+ * At most how long an instance's copy of a shared table may lag: a notice is a hint, and the
+ * listening connection can be lost without anyone knowing for a while, so every table is
+ * read again this often: a revoked key or a disabled account is refused on every instance
+ * within it even when its notice was never heard.
+ */
+export const REREAD_MS = 30_000;
+
+/**
  * Hears which shared tables other instances (and the command line) changed, on one connection
  * of the pool. A change announced while that connection was lost is not heard, so once it
- * listens again every table's listeners are called, as if each had changed.
+ * listens again every table's listeners are called, as if each had changed; and every
+ * `rereadMs` too.
  */
 export class TableChanges {
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly listener: ChannelListener;
+  private reread: NodeJS.Timeout | undefined;
 
-  constructor(pool: pg.Pool) {
+  constructor(
+    pool: pg.Pool,
+    private readonly rereadMs = REREAD_MS,
+  ) {
     this.listener = new ChannelListener(
       pool,
       CHANNEL,
       (table) => this.changed(table),
-      () => {
-        for (const table of this.listeners.keys()) this.changed(table);
-      },
+      () => this.changedAll(),
     );
   }
 
@@ -42,13 +53,21 @@ export class TableChanges {
     return () => set.delete(listener);
   }
 
-  listen(): Promise<void> {
-    return this.listener.listen();
+  async listen(): Promise<void> {
+    await this.listener.listen();
+    clearInterval(this.reread);
+    this.reread = setInterval(() => this.changedAll(), this.rereadMs);
+    this.reread.unref();
   }
 
   /** Stops listening; call before the pool ends. */
   close(): void {
+    clearInterval(this.reread);
     this.listener.close();
+  }
+
+  private changedAll(): void {
+    for (const table of this.listeners.keys()) this.changed(table);
   }
 
   private changed(table: string): void {
