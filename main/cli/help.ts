@@ -94,10 +94,13 @@ chatbridge webhooks redeliver JOB_ID [--database URL]
   --database URL  the PostgreSQL the instances share (also CHATBRIDGE_DATABASE_URL): after
                   secret --rotate they all sign with the new one; any running instance
                   sends a redelivery`,
-  migrate: `chatbridge migrate --database postgres://USER@HOST:PORT/DB
+  migrate: `chatbridge migrate --database postgres://USER@HOST:PORT/DB [--keep-grants]
   Creates or upgrades the PostgreSQL schema that several instances share, and says from which
   version to which. Safe while instances run: migrations take turns under a database lock.
-  --database URL  also CHATBRIDGE_DATABASE_URL`,
+  Then closes the database to other roles (any role that connects could send ChatBridge's
+  notices): only this role and the owner may connect or use the schema.
+  --database URL  also CHATBRIDGE_DATABASE_URL
+  --keep-grants   leave the database's grants as they are (you manage them yourself)`,
   version: `chatbridge version
   Prints the version.`,
 };

@@ -60,7 +60,7 @@ describe('connect says in one line why a database cannot be used', () => {
 
   it('a URL that is not one, or not postgres', async () => {
     expect(await refusal('localhost:5432/db')).toBeInstanceOf(PgConnectError);
-    expect((await refusal('not a url')).message).toBe('Not a database URL: "not a url" (use postgres://USER@HOST:PORT/DATABASE).');
+    expect((await refusal('not a url')).message).toBe('Not a database URL (use postgres://USER@HOST:PORT/DATABASE, the password percent-encoded or in PGPASSWORD).');
     expect((await refusal('mysql://u@h/db')).message).toMatch(/^Not a PostgreSQL URL: "mysql:/);
   });
 
@@ -69,6 +69,29 @@ describe('connect says in one line why a database cannot be used', () => {
     const error = await refusal(`postgres://me:s3cret@127.0.0.1:${port}/db`);
     expect(error).toBeInstanceOf(PgConnectError);
     expect(error.message).toBe(`Cannot use the database postgres://me:***@127.0.0.1:${port}/db: connection refused (is PostgreSQL running, on that host and port?)`);
+  });
+
+  it('never the secret, whatever form the credentials take', async () => {
+    const port = await closedPort();
+    const at = `127.0.0.1:${port}/db`;
+    const forms: [string, string][] = [
+      [`postgres://me:Zq8SECRET1@${at}`, 'Zq8SECRET1'],
+      [`postgres://me:Zq8%2FSECRET2@${at}`, 'SECRET2'],
+      [`postgres://me:Zq8/SECRET3@${at}`, 'SECRET3'],
+      [`postgres://me:Zq8?SECRET4@${at}`, 'SECRET4'],
+      [`postgres://me:Zq8#SECRET5@${at}`, 'SECRET5'],
+      [`postgres://me:4242?SECRET6@${at}`, '4242'],
+      [`postgres://me@${at}?password=Zq8SECRET7`, 'Zq8SECRET7'],
+      [`postgres://me@${at}?sslmode=disable&sslpassword=Zq8SECRET8`, 'Zq8SECRET8'],
+      [`postgresql://me@${at}?PASSWORD=Zq8SECRET9#frag`, 'Zq8SECRET9'],
+      [`host=127.0.0.1 port=${port} password=Zq8SECRET10`, 'Zq8SECRET10'],
+    ];
+    for (const [url, secret] of forms) {
+      const { message } = await refusal(url);
+      expect(message, url).not.toContain(secret);
+      expect(message, url).not.toContain('Zq8');
+      expect(message, url).toMatch(/^(Cannot use the database postgres(ql)?:\/\/me(:\*\*\*)?@127\.0\.0\.1:\d+\/db: connection refused|Not a database URL|The database URL's user or password holds)/);
+    }
   });
 
   it('a refused login and a missing database', async () => {
@@ -93,8 +116,38 @@ describe('chatbridge migrate', () => {
 
   it('creates the schema and says so in one line; again, says it is already there', async () => {
     const url = await cluster.createDatabase();
-    expect(await migrateCommand(['--database', url])).toEqual({ code: 0, stdout: `Schema upgraded from version 0 to ${SCHEMA_VERSION}.\n`, stderr: '' });
-    expect(await migrateCommand([], { CHATBRIDGE_DATABASE_URL: url })).toEqual({ code: 0, stdout: `Schema already at version ${SCHEMA_VERSION}.\n`, stderr: '' });
+    expect(await migrateCommand(['--database', url, '--keep-grants'])).toEqual({ code: 0, stdout: `Schema upgraded from version 0 to ${SCHEMA_VERSION}.\n`, stderr: '' });
+    expect(await migrateCommand(['--keep-grants'], { CHATBRIDGE_DATABASE_URL: url })).toEqual({ code: 0, stdout: `Schema already at version ${SCHEMA_VERSION}.\n`, stderr: '' });
+  });
+
+  it("closes the database to other roles (who could send ChatBridge's notices), unless told to keep its grants", async () => {
+    const admin = await open(await cluster.createDatabase());
+    await admin.query(`CREATE ROLE app LOGIN; CREATE ROLE stranger LOGIN`);
+    const as = (role: string, url: string) => {
+      const u = new URL(url);
+      u.username = role;
+      return u.toString();
+    };
+    const owned = async () => {
+      const url = await cluster.createDatabase();
+      await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} OWNER TO app`);
+      return url;
+    };
+    const closed = await owned();
+    const db = new URL(closed).pathname.slice(1);
+    expect(await migrateCommand(['--database', as('app', closed)])).toEqual({
+      code: 0,
+      stdout: `Schema upgraded from version 0 to ${SCHEMA_VERSION}.\nDatabase "${db}" closed to other roles: only app and its owner may connect or use schema "public" (--keep-grants leaves grants alone).\n`,
+      stderr: '',
+    });
+    await expect(connect(as('stranger', closed))).rejects.toThrow(/permission denied for database/);
+    const app = await open(as('app', closed));
+    expect((await app.query(`SELECT COUNT(*) AS n FROM jobs`)).rows).toEqual([{ n: 0 }]);
+
+    const kept = await owned();
+    expect((await migrateCommand(['--database', as('app', kept), '--keep-grants'])).stdout).toBe(`Schema upgraded from version 0 to ${SCHEMA_VERSION}.\n`);
+    const stranger = await open(as('stranger', kept));
+    await stranger.query(`NOTIFY chatbridge_jobs, 'still open'`);
   });
 
   it('says in one line, with exit code 2, when it has no database or cannot use it', async () => {
