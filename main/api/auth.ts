@@ -11,6 +11,12 @@ export interface RouteAccess {
   budget?: 'read' | 'write';
   /** Only the dashboard's admin token may call it (the /admin/v1 routes). */
   admin?: boolean;
+  /**
+   * The operator's, not a tenant's: the admin token or a key made without an account. In
+   * Profile F no key has an account, so this changes nothing there; in hosted, an account's
+   * key is refused (what the whole service does is not one account's to see).
+   */
+  operator?: boolean;
 }
 
 declare module 'fastify' {
@@ -76,6 +82,9 @@ export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminTo
       throw new ApiError('UNAUTHORIZED', `This API key ${why[auth.reason]}.`);
     }
     if (access.admin) throw new ApiError('FORBIDDEN', "This route is the dashboard's: it takes the admin token, not an API key.");
+    if (access.operator && auth.key.account_id !== null) {
+      throw new ApiError('FORBIDDEN', "This route is the operator's: it takes the admin token or a key made without an account, not an account's key.");
+    }
     if (access.scope && !auth.key.scopes.includes(access.scope)) {
       throw new ApiError('FORBIDDEN', `This API key lacks the ${access.scope} scope.`);
     }

@@ -49,7 +49,7 @@ export async function keys(args: string[]): Promise<void> {
       }
       const ttl = values['expires-in'] === undefined ? null : parseDuration(values['expires-in']);
       await withKeys(values, async (stores) => {
-        const accountId = keyAccount(stores, values.account);
+        const accountId = keyAccount(stores, values.account, scopes);
         const { key, secret } = await stores.keys.create({
           name: values.name!.trim(),
           scopes: [...new Set(scopes)] as Scope[],
@@ -95,14 +95,16 @@ export async function keys(args: string[]): Promise<void> {
 
 /**
  * The account a new key acts for: required in the hosted profile (an existing, active
- * account), refused in the personal one, where the install is the one account.
+ * account), except for the operator's metrics key, which acts for none; refused in the
+ * personal one, where the install is the one account.
  */
-function keyAccount({ hosted, accounts }: KeysAndAccounts, flag: string | undefined): string | null {
+function keyAccount({ hosted, accounts }: KeysAndAccounts, flag: string | undefined, scopes: string[]): string | null {
   if (!hosted) {
     if (flag !== undefined) throw new UsageError('--account is for the hosted profile; a personal install is one account.');
     return null;
   }
-  if (flag === undefined) throw new UsageError('Say whose key it is: --account ACCT_ID (see chatbridge accounts list).');
+  if (flag === undefined && scopes.every((s) => s === 'metrics:read')) return null;
+  if (flag === undefined) throw new UsageError("Say whose key it is: --account ACCT_ID (see chatbridge accounts list); only the operator's metrics:read key has none.");
   const account = accounts.get(flag);
   if (!account) throw new UsageError(`No account ${flag} (see chatbridge accounts list).`);
   if (account.disabled_at !== null) throw new UsageError(`The account ${flag} is disabled.`);

@@ -39,6 +39,11 @@ describe('chatbridge in the hosted profile', () => {
     expect(key.code, key.stderr).toBe(0);
     expect(lastLine(key.stdout)).toMatch(/^cb_[0-9A-Za-z]{40}$/);
     expect((await cli(['keys', 'create', '--account', 'acct_nope', '--name', 'k', '--scopes', 'completions:read', '--data-dir', dataDir])).code).toBe(2);
+    // The operator's metrics key belongs to no account; it may hold no other scope.
+    const metrics = await cli(['keys', 'create', '--name', 'prometheus', '--scopes', 'metrics:read', '--data-dir', dataDir]);
+    expect(metrics.code, metrics.stderr).toBe(0);
+    expect(metrics.stdout).toMatch(/^Created key_\w+ "prometheus" with metrics:read\.\n/);
+    expect((await cli(['keys', 'create', '--name', 'p', '--scopes', 'metrics:read,completions:read', '--data-dir', dataDir])).code).toBe(2);
 
     expect((await cli(['accounts', 'set', account, '--retention-days', 'none', '--data-dir', dataDir])).code).toBe(0);
     expect((await cli(['accounts', 'set', account, '--retention-days', '0', '--data-dir', dataDir])).code).toBe(2);

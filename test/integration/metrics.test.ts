@@ -41,6 +41,21 @@ describe('GET /metrics', () => {
     await scrape(t);
   });
 
+  it("is the operator's in the hosted profile: the admin token or a key made without an account, never a tenant's key", async () => {
+    const t = await startTestService({ profile: 'hosted' });
+    running.push(t);
+    const tenant = await t.createKey(['metrics:read']);
+    const refused = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${tenant}` } });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: "This route is the operator's: it takes the admin token or a key made without an account, not an account's key.",
+    });
+    await scrape(t, readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim());
+    const operator = (await t.service.keys.create({ name: 'prometheus', scopes: ['metrics:read'], expiresAt: null, accountId: null })).secret;
+    await scrape(t, operator);
+  });
+
   it('counts known jobs by provider, status, attempt outcome, webhook result and route', async () => {
     const t = await startTestService({ agents: { chatgpt: 2, claude: 1 } });
     running.push(t);

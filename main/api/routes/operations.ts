@@ -16,8 +16,9 @@ export interface OperationsDeps {
 
 /**
  * What monitors and the command line ask of the service: liveness and readiness (no key,
- * nothing beyond up or down), Prometheus metrics (admin token or a metrics:read key), the
- * server's proof that it holds this data dir, and the admin token's rotation.
+ * nothing beyond up or down), Prometheus metrics (admin token or a metrics:read key; in
+ * hosted, an operator's key, never an account's), the server's proof that it holds this data
+ * dir, and the admin token's rotation.
  */
 export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): void {
   const health = { 200: Health, 503: Health, default: ErrorEnvelope };
@@ -29,7 +30,7 @@ export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): voi
     return reason ? reply.code(503).send({ status: 'down', reason } satisfies Health) : ({ status: 'up' } satisfies Health);
   });
 
-  const metricsAccess: RouteAccess = { scope: 'metrics:read', budget: 'read' };
+  const metricsAccess: RouteAccess = { scope: 'metrics:read', budget: 'read', operator: true };
   app.get('/metrics', { config: metricsAccess, schema: { summary: 'Prometheus metrics (text format)' } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
