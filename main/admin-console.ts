@@ -367,7 +367,8 @@ export class AdminConsole {
   }
 
   /**
-   * Deletes a finished job, its attempts and its webhook log; GET answers 404 from then on.
+   * Deletes a finished job, its attempts, its webhook log and this instance's diagnostic
+   * bundles of it (another instance's go at its next retention sweep); GET answers 404 from then on.
    * A queued or running job is refused (409): cancelling it first settles whoever waits on it.
    */
   async deleteJob(id: string): Promise<void> {
@@ -376,6 +377,7 @@ export class AdminConsole {
     if (!result.deleted) {
       throw new ApiError('CONFLICT', `This job is ${result.status}: cancel it first, then delete it.`, { status: result.status });
     }
+    await this.deps.diagnostics.removeOfJob(id);
     for (const l of [...this.deletionListeners]) l(id);
   }
 

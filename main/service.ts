@@ -26,7 +26,7 @@ import { JobEvents } from './queue/job-events.js';
 import type { JobStore } from './queue/job-store.js';
 import { SqliteJobStore } from './queue/sqlite/job-store.js';
 import { SharedDatabase } from './shared-database.js';
-import { Retention, sqliteReclaim } from './queue/retention.js';
+import { DEFAULT_PACING, Retention, sqliteReclaim } from './queue/retention.js';
 import { RotationPicker } from './queue/rotation.js';
 import { Scheduler } from './queue/scheduler.js';
 import { SqliteSettingsStore, watchExternalChanges, type SettingsStore } from './settings/settings-store.js';
@@ -189,6 +189,7 @@ export class Service {
       { account: null, days: this.settings.get().retentionDays },
       ...this.accounts.list().map((a) => ({ account: a.id, days: a.retention_days })),
     ];
+    const diagnostics = new DiagnosticBundles(dataDir);
     this.retention = new Retention(
       this.store,
       this.outbox,
@@ -197,6 +198,8 @@ export class Service {
       (error) => this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
       // PostgreSQL reclaims space itself (autovacuum); the data dir's file is compacted in steps.
       shared ? null : sqliteReclaim(db),
+      DEFAULT_PACING,
+      diagnostics,
     );
     let retentionDays = this.settings.get().retentionDays;
     // Settings changed here, by the command line or by another instance apply at once: a
@@ -237,7 +240,7 @@ export class Service {
       signingSecret: this.signingSecret,
       log: this.log,
       usageReport: new UsageReport(shared ? new PgUsageHistory(shared.pool) : new SqliteUsageHistory(db), this.cluster, this.keys, clock),
-      diagnostics: new DiagnosticBundles(dataDir),
+      diagnostics,
       clock,
     });
     this.adminToken = new AdminToken(dataDir);

@@ -1,4 +1,5 @@
 import { resolveDataDir } from '../core/data-dir.js';
+import { DiagnosticBundles } from '../diagnostics/bundles.js';
 import { openDatabase, type Db } from '../queue/db.js';
 import type { JobStore } from '../queue/job-store.js';
 import { PgJobStore } from '../queue/postgres/job-store.js';
@@ -80,17 +81,28 @@ export async function jobs(args: string[]): Promise<void> {
   }
 }
 
-/** Runs `work` on the job store the flags name; `afterSqlite` runs after it on the data dir's database. */
+/**
+ * Runs `work` on the job store the flags name; `afterSqlite` runs after it on the data dir's
+ * database. Then the data dir's diagnostic bundles of jobs no longer there go with them
+ * (those another machine kept go at its instance's next retention sweep).
+ */
 async function withJobStore<T>(
   values: { database?: string | undefined; 'data-dir'?: string | undefined },
   work: (store: JobStore) => Promise<T>,
   afterSqlite?: (db: Db) => Promise<unknown>,
 ): Promise<T> {
+  const dataDir = resolveDataDir(values['data-dir']);
+  const bundles = new DiagnosticBundles(dataDir);
+  const workThenBundles = async (store: JobStore) => {
+    const result = await work(store);
+    await bundles.removeWhere(async (id) => !(await store.get(id)));
+    return result;
+  };
   const url = databaseUrl(values);
-  if (url) return withSharedDatabase(url, (pool) => work(new PgJobStore(pool, NO_DEVICE)));
-  const db = openDatabase(resolveDataDir(values['data-dir']));
+  if (url) return withSharedDatabase(url, (pool) => workThenBundles(new PgJobStore(pool, NO_DEVICE)));
+  const db = openDatabase(dataDir);
   try {
-    const result = await work(new SqliteJobStore(db, new SqliteWebhookOutbox(db)));
+    const result = await workThenBundles(new SqliteJobStore(db, new SqliteWebhookOutbox(db)));
     await afterSqlite?.(db);
     return result;
   } finally {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUNDLE_NAME, DIAGNOSTIC_FILES, diagnosticsRoot, type DiagnosticManifest } from '../core/diagnostics.js';
 import { ApiError, invalid } from '../core/errors.js';
@@ -49,6 +49,28 @@ export class DiagnosticBundles {
       }
     });
     return bundles.filter((b) => b !== null).sort((a, b) => a.manifest.attempt - b.manifest.attempt);
+  }
+
+  /** Deletes every bundle of a job (the job was deleted: its screenshots and pages go with it). */
+  async removeOfJob(jobId: string): Promise<void> {
+    await this.removeWhere(async (id) => id === jobId);
+  }
+
+  /**
+   * Deletes the bundles whose job `gone` says is gone or has lost its text (retention, a
+   * purge by the command line or another instance): a bundle shows the conversation's shape,
+   * and must not outlive what it was kept for. Resolves with how many it deleted.
+   */
+  async removeWhere(gone: (jobId: string) => Promise<boolean>): Promise<number> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const jobId = BUNDLE_NAME.exec(name)?.[1];
+      if (jobId === undefined || !(await gone(jobId))) continue;
+      await rm(join(this.root, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** One file of a bundle; 400 for a name that cannot be one, 404 for one that is not there. */

@@ -40,6 +40,14 @@ export interface RetentionPeriod {
   days: number | null;
 }
 
+/**
+ * Files kept about jobs outside the store (the diagnostic bundles of failed attempts): those
+ * of a job that is gone or lost its text go at each sweep.
+ */
+export interface JobFiles {
+  removeWhere(gone: (jobId: string) => Promise<boolean>): Promise<number>;
+}
+
 /** Lets the API's requests (and the scheduler) run between two batches. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -76,7 +84,7 @@ export const sqliteReclaim =
 /**
  * Keeps what is stored to what the person chose: removes the prompt and response of jobs
  * that finished longer ago than the retention setting, clears webhook logs older than 30
- * days, and gives the freed space back (`reclaim`, on SQLite). It sweeps at start, every
+ * days, deletes the diagnostic bundles of jobs gone or pruned, and gives the freed space back (`reclaim`, on SQLite). It sweeps at start, every
  * `intervalMs` on the injected clock, and when woken (the setting changed); each step is
  * a small transaction followed by a turn of the event loop, so requests never wait long.
  */
@@ -96,6 +104,7 @@ export class Retention {
     private readonly onError: (error: Error) => void,
     private readonly reclaim: Reclaim | null,
     private readonly pacing: RetentionPacing = DEFAULT_PACING,
+    private readonly files: JobFiles | null = null,
   ) {}
 
   start(): void {
@@ -152,6 +161,10 @@ export class Retention {
       result.pruned += await this.inBatches(() => this.store.pruneContent(now - days * DAY_MS, now, this.pacing.batch, account));
     }
     result.webhookLogsCleared = await this.inBatches(() => this.outbox.clearOld(now - WEBHOOK_LOG_DAYS * DAY_MS, this.pacing.batch));
+    await this.files?.removeWhere(async (id) => {
+      const job = await this.store.get(id);
+      return !job || job.content_pruned_at !== null;
+    });
     if (this.reclaim) result.pagesReclaimed = await this.reclaim(this.pacing.vacuumPages, nextTurn, () => !this.stopped);
     return result;
   }

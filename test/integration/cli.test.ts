@@ -6,7 +6,7 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -490,10 +490,14 @@ describe('retention, deleting jobs and usage on a running server', () => {
     for (const prompt of ['one', 'two', 'three']) done.push((await submit({ prompt, provider: 'claude' })).body.id as string);
     const running = (await submit({ prompt: '[[hang]]', provider: 'chatgpt', wait: false, callback_url: CALLBACK })).body.id as string;
 
+    // Each job's diagnostic bundle goes with it; the running job's stays.
+    const bundle = (id: string) => join(dir, 'diagnostics', `${id}-1`);
+    for (const id of [...done, running]) mkdirSync(bundle(id), { recursive: true });
     expectUsageError(await cli(['jobs', 'delete', running, '--data-dir', dir]), /is (queued|dispatched): cancel it first/);
     expect((await get(running)).status).toBe(200);
     expect((await ok(['jobs', 'delete', done[0]!, '--data-dir', dir])).stdout).toBe(`Deleted ${done[0]}, with its attempts and webhook log.\n`);
     expect((await get(done[0]!)).status).toBe(404);
+    expect([...done, running].map((id) => existsSync(bundle(id)))).toEqual([false, true, true, true]);
     expectUsageError(await cli(['jobs', 'delete', done[0]!, '--data-dir', dir]), /No job/);
 
     // Nothing finished before yesterday; everything finished before tomorrow.
@@ -503,6 +507,7 @@ describe('retention, deleting jobs and usage on a running server', () => {
     expect(purged.stdout).toMatch(/^Deleted 2 finished jobs \(finished before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
     expect((await Promise.all(done.map(get))).map((r) => r.status)).toEqual([404, 404, 404]);
     expect((await get(running)).body.status).toBe('dispatched');
+    expect([...done, running].map((id) => existsSync(bundle(id)))).toEqual([false, false, false, true]);
     expectUsageError(await cli(['jobs', 'purge', '--before', '2026-02-30', '--data-dir', dir]), /Not a date/);
     expectUsageError(await cli(['jobs', 'purge', '--data-dir', dir]), /--before/);
   });

@@ -3,11 +3,14 @@
  * (and each attempt's own words, which /v1 never shows); one file downloads with its type
  * as an attachment; names are checked strictly and nothing outside the folder is served.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiagnosticManifest } from '../../main/core/diagnostics.js';
+import { DAY_MS } from '../../main/queue/retention.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
 
 let t: TestService;
 afterEach(async () => t?.stop());
@@ -126,3 +129,34 @@ describe('diagnostic bundles in the admin API', () => {
     expect((await get(`/admin/v1/diagnostics/${id}-1`)).status).toBe(404);
   });
 });
+
+describe('diagnostic bundles go with their job', () => {
+  const bundle = (id: string, attempt = 1) => join(t.dataDir, 'diagnostics', `${id}-${attempt}`);
+
+  it('are deleted with the job', async () => {
+    t = await startTestService({ agents: { chatgpt: 1 } });
+    const admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+    const [id, other] = [await failedJob(), await failedJob()];
+    writeBundle(t.dataDir, id, 1);
+    writeBundle(t.dataDir, id, 2);
+    writeBundle(t.dataDir, other, 1);
+    expect((await t.api('DELETE', `/admin/v1/jobs/${id}`, { key: admin })).status).toBe(204);
+    expect([existsSync(bundle(id, 1)), existsSync(bundle(id, 2)), existsSync(bundle(other))]).toEqual([false, false, true]);
+  });
+
+  it('are deleted by retention once their job is gone (jobs purge) or its text was removed', async () => {
+    const clock = new ManualClock(Date.now());
+    t = await startTestService({ agents: { chatgpt: 1 }, clock });
+    const old = await failedJob();
+    clock.advance(2 * DAY_MS);
+    const fresh = await failedJob();
+    for (const id of [old, fresh, 'job_purgedmeanwhile']) writeBundle(t.dataDir, id, 1);
+    await until(() => t.service.retention['running'] === null, 5_000, 'the sweep at start to end');
+    const swept = new Promise<void>((resolve) => t.service.retention.onSweep(() => resolve()));
+    await t.service.settings.setRetentionDays(1);
+    t.service.retention.wake();
+    await swept;
+    expect([existsSync(bundle(old)), existsSync(bundle('job_purgedmeanwhile')), existsSync(bundle(fresh))]).toEqual([false, false, true]);
+  });
+});
+
