@@ -8,6 +8,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { Profile } from './profile.js';
 import type { StatusReport } from '../status-report.js';
+import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -46,6 +47,10 @@ export interface ConnectionLimits {
   checkEveryMs: number;
   /** Connections over this are closed as they arrive. */
   maxConnections: number;
+  /** Requests one key may hold open waiting for jobs to end (see HoldLimits). */
+  holdsPerKey: number;
+  /** Requests the keys of one account (hosted) may hold open together. */
+  holdsPerAccount: number;
 }
 
 /**
@@ -53,8 +58,21 @@ export interface ConnectionLimits {
  * slow sender that would keep a connection forever. The cap is five times the 2 000
  * concurrent long polls the benchmark holds, and well under common descriptor limits raised
  * for servers.
+ *
+ * Holds: an account may queue 1 000 jobs (LIMITS.queuedJobs), so 1 000 holds let it wait on
+ * every one of them, and are a tenth of the connections: ten accounts at their cap still
+ * leave none of them without room. One key gets half that: a script waits on as many jobs
+ * as it has agents to run them, tens, and 500 concurrent holds of one key are what the
+ * service is tested with; a runaway key leaves its account's other keys room.
  */
-export const CONNECTION_LIMITS: ConnectionLimits = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000, maxConnections: 10_000 };
+export const CONNECTION_LIMITS: ConnectionLimits = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  checkEveryMs: 1_000,
+  maxConnections: 10_000,
+  holdsPerKey: 500,
+  holdsPerAccount: 1_000,
+};
 
 /** The localhost HTTP API: every route of api.md, each error in the contract's envelope. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -93,6 +111,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   };
   const authenticate = makeAuthenticator(deps.keys, deps.limits ?? inMemory, deps.adminToken, inMemory);
   app.server.maxConnections = limits.maxConnections;
+  const holds = new HoldLimits(limits.holdsPerKey, limits.holdsPerAccount);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
@@ -125,8 +144,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerOpenApi(app, deps.version, deps.profile.title);
   // Registered after the OpenAPI plugin, which collects routes as they are added.
   void app.register(async (api) => {
-    completionRoutes(api, deps.completions, deps.profile);
-    chatCompletionRoutes(api, deps.completions);
+    completionRoutes(api, deps.completions, deps.profile, holds);
+    chatCompletionRoutes(api, deps.completions, holds);
     accountRoutes(api, deps.report, deps.profile);
     adminRoutes(api, deps.admin, deps.adminToken);
     dashboardRoutes(api);

@@ -12,7 +12,7 @@ import { ManualClock } from '../support/manual-clock.js';
 import { startTestService, type TestService } from '../support/harness.js';
 
 /** Short limits so the test waits a second, not thirty. */
-const TIGHT = { headersMs: 800, requestMs: 1_200, checkEveryMs: 100, maxConnections: 20 };
+const TIGHT = { headersMs: 800, requestMs: 1_200, checkEveryMs: 100, maxConnections: 20, holdsPerKey: 3, holdsPerAccount: 4 };
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -147,6 +147,48 @@ describe('many long polls', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+});
+
+describe('holds per tenant', () => {
+  it('caps the requests one key and one account hold open, with 429 and Retry-After past it, submitting nothing', async () => {
+    t = await startTestService({ profile: 'hosted', connections: { ...TIGHT, maxConnections: 100 } });
+    const other = await t.createKey(['completions:read', 'completions:write']);
+    const stranger = await t.createAccount('other');
+    const accepted = await t.api('POST', '/v1/completions', { body: { prompt: 'nobody runs this', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
+    expect(accepted.status).toBe(202);
+    const id = accepted.body.id as string;
+    const hold = (key: string) => t!.api('GET', `/v1/completions/${id}?wait=true`, { key });
+    /** The answer if it comes within a second; undefined while the request is held. */
+    const within = async (answer: Promise<{ status: number }>) => Promise.race([answer, new Promise<undefined>((res) => setTimeout(res, 1_000))]);
+
+    const held = [hold(t.key), hold(t.key), hold(t.key)];
+    await waitUntil(() => t!.service.events.size() === 3);
+    const refused = await within(hold(t.key));
+    expect(refused?.status).toBe(429);
+    const over = (await hold(t.key)) as { headers: Headers; body: { error: { code: string; message: string } } };
+    expect(over.headers.get('retry-after')).toBe('10');
+    expect(over.body.error.message).toMatch(/^This key already holds 3 requests open/);
+    const jobs = () => t!.service.db.prepare('SELECT COUNT(*) FROM jobs').pluck().get();
+    expect((await within(t.api('POST', '/v1/completions', { body: { prompt: 'another' } })))?.status).toBe(429);
+    expect((await within(t.api('POST', '/v1/chat/completions', { body: { model: 'service/auto', messages: [{ role: 'user', content: 'hi' }] } })))?.status).toBe(429);
+    expect(jobs()).toBe(1);
+
+    // The account's other key has room for one more, the account's cap; another account is apart.
+    held.push(hold(other));
+    await waitUntil(() => t!.service.events.size() === 4);
+    expect((await within(hold(other)))?.status).toBe(429);
+    const strangers = stranger.key;
+    const theirs = await t.api('POST', '/v1/completions', { key: strangers, body: { prompt: 'theirs', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
+    const theirHold = t.api('GET', `/v1/completions/${theirs.body.id}?wait=true`, { key: strangers });
+    await waitUntil(() => t!.service.events.size() === 5);
+
+    // Once the holds end, their slots are free again.
+    expect((await t.api('DELETE', `/v1/completions/${id}`)).status).toBe(200);
+    expect((await Promise.all(held)).map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect((await within(hold(t.key)))?.status).toBe(200);
+    expect((await t.api('DELETE', `/v1/completions/${theirs.body.id}`, { key: strangers })).status).toBe(200);
+    expect((await theirHold).status).toBe(200);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '../schemas.js';
 import { LIMITS } from '../../core/limits.js';
 import { automaticRepeat, clientGone } from './completions.js';
+import type { HoldLimits } from '../holds.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
 
@@ -54,7 +55,7 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
 }
 
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Completions): void {
+export function chatCompletionRoutes(app: FastifyInstance, completions: Completions, holds: HoldLimits): void {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {
@@ -70,16 +71,23 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
       const { model, messages, stream } = request.body;
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
       const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
-      const { job } = await completions.submit({
-        body: { ...completionDefaults(), prompt: flattenMessages(messages), provider, wait: true },
-        idempotencyKey: request.headers['idempotency-key'],
-        path: '/v1/chat/completions',
-        rawBody: request.body as unknown as Record<string, unknown>,
-        apiKeyId: request.keyId,
-        automaticRepeat: automaticRepeat(request),
-        accountId: request.accountId,
-      });
-      const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+      const prompt = flattenMessages(messages);
+      const release = holds.take(request.keyId, request.accountId);
+      let settled;
+      try {
+        const { job } = await completions.submit({
+          body: { ...completionDefaults(), prompt, provider, wait: true },
+          idempotencyKey: request.headers['idempotency-key'],
+          path: '/v1/chat/completions',
+          rawBody: request.body as unknown as Record<string, unknown>,
+          apiKeyId: request.keyId,
+          automaticRepeat: automaticRepeat(request),
+          accountId: request.accountId,
+        });
+        settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+      } finally {
+        release();
+      }
       const done = await completions.outcome(settled);
       return {
         id: done.id,

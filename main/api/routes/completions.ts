@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HoldLimits } from '../holds.js';
 import type { Completions } from '../../completions.js';
 import type { JobRow } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
@@ -40,7 +41,7 @@ export function automaticRepeat(request: FastifyRequest): boolean | undefined {
   return /^\d+$/.test(count) && Number(count) > 0;
 }
 
-export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile): void {
+export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile, holds: HoldLimits): void {
   const present = async (job: JobRow) => profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job));
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 
@@ -57,20 +58,26 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      const { job, created } = await completions.submit({
-        body: request.body,
-        idempotencyKey: request.headers['idempotency-key'],
-        path: '/v1/completions',
-        rawBody: request.body as unknown as Record<string, unknown>,
-        apiKeyId: request.keyId,
-        automaticRepeat: automaticRepeat(request),
-        accountId: request.accountId,
-      });
-      if (!request.body.wait) {
-        return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
+      // Taken before the job is made: a refused hold submits nothing.
+      const release = request.body.wait ? holds.take(request.keyId, request.accountId) : undefined;
+      try {
+        const { job, created } = await completions.submit({
+          body: request.body,
+          idempotencyKey: request.headers['idempotency-key'],
+          path: '/v1/completions',
+          rawBody: request.body as unknown as Record<string, unknown>,
+          apiKeyId: request.keyId,
+          automaticRepeat: automaticRepeat(request),
+          accountId: request.accountId,
+        });
+        if (!request.body.wait) {
+          return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
+        }
+        const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+        return present(await completions.outcome(settled));
+      } finally {
+        release?.();
       }
-      const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
-      return present(await completions.outcome(settled));
     },
   );
 
@@ -88,7 +95,12 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
     async (request, reply) => {
       let job = await completions.get(request.params.id, request.accountId);
       if (request.query.wait === 'true') {
-        job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+        const release = holds.take(request.keyId, request.accountId);
+        try {
+          job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+        } finally {
+          release();
+        }
       }
       return present(job);
     },

@@ -1,0 +1,46 @@
+import { ApiError } from '../core/errors.js';
+
+/** How long a caller refused for holding too many requests open is asked to wait. */
+const RETRY_AFTER_S = 10;
+
+/**
+ * Counts the requests held open for a job's end (`wait: true`, `?wait=true`, chat
+ * completions) per key and per account (hosted), so that no one tenant can fill the
+ * server's connections with long polls: past its cap a new hold is refused with 429 and
+ * Retry-After before anything is submitted. Counts are this instance's own.
+ */
+export class HoldLimits {
+  private readonly held = new Map<string, number>();
+
+  constructor(
+    private readonly perKey: number,
+    private readonly perAccount: number,
+  ) {}
+
+  /** Counts one hold of the caller, or throws RATE_LIMITED. Returns the function that ends it. */
+  take(keyId: string, accountId: string | null): () => void {
+    const buckets: [string, number, string][] = [[`key:${keyId}`, this.perKey, 'This key']];
+    if (accountId !== null) buckets.push([`account:${accountId}`, this.perAccount, "This key's account"]);
+    for (const [bucket, cap, whose] of buckets) {
+      if ((this.held.get(bucket) ?? 0) >= cap) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `${whose} already holds ${cap} requests open waiting for jobs to end; wait for one to end, or submit with wait: false and poll or take a callback_url.`,
+          { limit: cap },
+          { 'retry-after': String(RETRY_AFTER_S) },
+        );
+      }
+    }
+    for (const [bucket] of buckets) this.held.set(bucket, (this.held.get(bucket) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      for (const [bucket] of buckets) {
+        const n = this.held.get(bucket)! - 1;
+        if (n === 0) this.held.delete(bucket);
+        else this.held.set(bucket, n);
+      }
+    };
+  }
+}
