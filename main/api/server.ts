@@ -159,6 +159,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   return app;
 }
 
+/** How long a refused client has to read its answer before its socket is destroyed. */
+const LINGER_MS = 2_000;
+
 /** Malformed HTTP never reaches a route: answer it in the envelope too, then hang up. */
 function answerMalformedHttp(error: NodeJS.ErrnoException, socket: Socket, requestId: string): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -183,4 +186,8 @@ function answerMalformedHttp(error: NodeJS.ErrnoException, socket: Socket, reque
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+  // end() only half-closes: a client that never reads and keeps writing would hold the
+  // socket (FIN-WAIT-2) for as long as it likes. A client that reads has the answer and has
+  // hung up well within the linger; whoever has not is cut off.
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -77,6 +77,26 @@ describe('slow requests', () => {
     }
   });
 
+  it('a client that never reads loses its socket after the cut, even while it keeps writing', async () => {
+    t = await startTestService({ connections: TIGHT });
+    const port = new URL(t.url).port;
+    const c = await connect(t.url);
+    c.socket.pause(); // never reads: the answer and the server's FIN stay unread
+    c.socket.write(`POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+    const writing = trickle(c.socket, 'x'.repeat(100_000), 50);
+    const open = () => new Promise<number>((res, rej) => t!.service.app.server.getConnections((e, n) => (e ? rej(e) : res(n))));
+    expect(await open()).toBe(1);
+    const started = Date.now();
+    for (;;) {
+      if ((await open()) === 0) break;
+      // The cut comes after 1.2 s, then the server lets the answer drain a moment before it hangs up.
+      expect(Date.now() - started, 'the server still holds the socket').toBeLessThan(8_000);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    c.socket.destroy();
+    expect(await writing).toBeGreaterThan(20); // it was still writing when the server let go
+  });
+
   it('headers sent one byte at a time are cut off too', async () => {
     t = await startTestService({ connections: TIGHT });
     const c = await connect(t.url);
