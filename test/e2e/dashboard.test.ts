@@ -3,11 +3,13 @@
  * served as `chatbridge serve` serves it: built files, strict CSP, admin token in the link.
  * Pairing an account through a simulated login page is in pairing.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
+import { bundleName, DIAGNOSTIC_FILES, diagnosticsRoot, type DiagnosticManifest } from '../../main/core/diagnostics.js';
+import { CSP as DESKTOP_CSP } from '../../main/electron/security.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
 
@@ -27,13 +29,25 @@ afterEach(async () => {
   expect(pageErrors).toEqual([]);
 });
 
-/** A service with these agents and the dashboard open in a fresh tab through its link. */
-async function open(agents: NonNullable<Parameters<typeof startTestService>[0]>['agents'] = { claude: 1 }): Promise<{ t: TestService; token: string }> {
+/**
+ * A service with these agents and the dashboard open in a fresh tab through its link;
+ * `csp` replaces the page's Content-Security-Policy (the desktop app's own, say).
+ */
+async function open(agents: NonNullable<Parameters<typeof startTestService>[0]>['agents'] = { claude: 1 }, csp?: string): Promise<{ t: TestService; token: string }> {
   t = await startTestService({ agents });
   const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   pageErrors.length = 0;
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  if (csp) {
+    await page.route(
+      (url) => url.pathname === '/',
+      async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': csp } });
+      },
+    );
+  }
   await page.goto(`${t.url}/#token=${token}`);
   await page.locator('.connection-live').waitFor();
   return { t, token };
@@ -92,6 +106,44 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Cancel it' }).click();
     expect((await waiting).status).toBe(499);
     await page.locator('.detail-head').getByText('cancelled').waitFor();
+  });
+
+  it.each([
+    ['served by chatbridge serve', undefined],
+    ["of the desktop app's window", DESKTOP_CSP],
+  ])("shows a failed attempt's screenshot under the CSP %s", async (_name, csp) => {
+    const { t } = await open({ claude: 1 }, csp);
+    const submitted = await t.api('POST', '/v1/completions', { body: { prompt: 'Fails on its page [[fail=provider_error]]', wait: false } });
+    const id: string = submitted.body.id;
+    await until(async () => (await t.api('GET', `/v1/completions/${id}`)).body.status === 'failed', SLOW.timeout);
+    // The bundle an agent keeps (agents/runtime/diagnostics.ts), with a real PNG of a page.
+    const shot = await browser.newPage({ viewport: { width: 320, height: 200 } });
+    await shot.setContent('<p style="font: 24px sans-serif">Something went wrong.</p>');
+    const png = await shot.screenshot();
+    await shot.close();
+    const name = bundleName(id, 1);
+    const dir = join(diagnosticsRoot(t.dataDir), name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, DIAGNOSTIC_FILES.screenshot), png);
+    const manifest: DiagnosticManifest = {
+      job_id: id,
+      attempt: 1,
+      agent_id: t.agents[0]!.id,
+      provider: 'claude',
+      at: Date.now(),
+      failure: { kind: 'provider_error', message: 'Something went wrong.' },
+      page_url: 'https://claude.ai/new',
+      pack: { version: 1, checked: '2026-10-09', override: null },
+      cues: {},
+      files: [DIAGNOSTIC_FILES.screenshot, DIAGNOSTIC_FILES.manifest],
+    };
+    writeFileSync(join(dir, DIAGNOSTIC_FILES.manifest), JSON.stringify(manifest));
+
+    await page.evaluate((job) => (window.location.hash = `#/jobs/${job}`), id);
+    const img = page.getByLabel('Diagnostics of attempt 1').getByRole('img');
+    await img.waitFor(SLOW);
+    // A blocked or broken image never decodes: its natural width stays 0.
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth), SLOW).toBe(320);
   });
 
   it('creates an API key that works against /v1/status at once', async () => {
