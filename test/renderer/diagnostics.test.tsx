@@ -36,6 +36,7 @@ const attempt = {
   outcome: 'failed',
   error_code: 'PROVIDER_UI_CHANGED',
   run_ms: 2_100,
+  waited_ms: 40,
   detail: 'ChatGPT: cannot find the send control (and Enter did not send).',
 };
 
