@@ -70,7 +70,7 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => ready.locator('.tile-value').textContent(), SLOW).toBe('0 of 1');
     expect((await running).status).toBe(200);
     await page.getByText('No job is running').waitFor();
-    await expect.poll(() => page.locator('article', { hasText: 'Claude' }).textContent(), SLOW).toContain('1 this hour');
+    await expect.poll(() => page.locator('article', { hasText: 'Claude' }).textContent(), SLOW).toContain('1 attempt this hour');
 
     // The token stays for this tab only: a reload keeps working, a new tab asks for the link.
     await page.reload();
@@ -144,6 +144,15 @@ describe('dashboard in a browser', () => {
     await img.waitFor(SLOW);
     // A blocked or broken image never decodes: its natural width stays 0.
     await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth), SLOW).toBe(320);
+  });
+
+  it("draws a first day's one time-to-answer point as dots, with the charts loaded when the Usage page opens", async () => {
+    const { t } = await open({ claude: 1 });
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'A first answer [[ms=10]]' } })).status).toBe(200);
+    await nav('Usage').click();
+    const answer = page.locator('section', { has: page.getByRole('heading', { name: 'Time to answer (from sending to the answer)' }) }).locator('figure');
+    // A line through one point draws nothing: the median's and the 95th percentile's dots show it.
+    await expect.poll(() => answer.locator('.recharts-line-dot').count(), SLOW).toBe(2);
   });
 
   it('creates an API key that works against /v1/status at once', async () => {
