@@ -90,7 +90,7 @@ describe('Jobs', () => {
     expect(document.querySelector('.detail-head')!.textContent).not.toContain('gemini-1');
     expect(document.querySelector('.detail-head')!.textContent).toContain('Gemini');
     expect(fact('Waited in queue')).toBe('1 ms');
-    expect(fact('Between attempts')).toMatch(/^12 min, back in the queue since /);
+    expect(fact('Back in the queue')).toMatch(/^12 min, since /);
     expect(fact('So far')).toBe('12 min');
     // The server's UTC timestamp reads as the page's own local time.
     const reason = screen.getByText(/every Gemini agent is resting/).textContent!;

@@ -133,7 +133,9 @@ function Timings({ detail }: { detail: Detail }) {
     ['Running time', attempts.length === 0 ? '—' : `${duration(t.runMs)} (${tries})`],
   ];
   if (attempts.length > 1 || t.betweenMs > 0) {
-    rows.push(['Between attempts', `${duration(t.betweenMs)}${t.waitingAgainSince ? `, back in the queue since ${jobTime(t.waitingAgainSince, now)}` : ''}`]);
+    const several = attempts.length > 1;
+    const since = t.waitingAgainSince ? `, ${several ? 'back in the queue ' : ''}since ${jobTime(t.waitingAgainSince, now)}` : '';
+    rows.push([several ? 'Between attempts' : 'Back in the queue', `${duration(t.betweenMs)}${since}`]);
   }
   rows.push(active ? ['So far', duration(t.totalMs)] : ['Took', duration(t.totalMs)]);
   rows.push(['Finished', job.finished_at ? clockTime(job.finished_at, now, { seconds: true, zone: true }) : '—']);
@@ -179,10 +181,10 @@ function Attempts({ detail }: { detail: Detail }) {
             {detail.attempts.map((a) => (
               <tr key={a.attempt}>
                 <td>{a.attempt}</td>
-                <td>{nameOf(a.agent_id)}</td>
-                <td>{duration(a.waited_ms)}</td>
-                <td>{jobTime(a.started_at)}</td>
-                <td>{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
+                <td className="nowrap">{nameOf(a.agent_id)}</td>
+                <td className="nowrap">{duration(a.waited_ms)}</td>
+                <td className="nowrap">{jobTime(a.started_at)}</td>
+                <td className="nowrap">{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
                 <td>{a.outcome ? `${a.outcome}${a.error_code ? ` (${a.error_code})` : ''}` : '—'}</td>
                 <td>{a.detail ? localTimes(a.detail) : ''}</td>
               </tr>
