@@ -41,18 +41,21 @@ function Shell({ api }: { api: AdminApi }) {
 
   return (
     <div className="shell">
+      {/* The nav's dark column runs the page's whole height; its contents stay in view as the page scrolls. */}
       <nav className="sidebar" aria-label="Pages">
-        <div className="brand">ChatBridge</div>
-        <ul>
-          {pagesOf(admin?.profile ?? 'personal').map((p) => (
-            <li key={p.id}>
-              <a href={href(p.id)} aria-current={p.id === route.page ? 'page' : undefined}>
-                {p.title}
-              </a>
-            </li>
-          ))}
-        </ul>
-        <ConnectionState />
+        <div className="sidebar-inner">
+          <div className="brand">ChatBridge</div>
+          <ul>
+            {pagesOf(admin?.profile ?? 'personal').map((p) => (
+              <li key={p.id}>
+                <a href={href(p.id)} aria-current={p.id === route.page ? 'page' : undefined}>
+                  {p.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+          <ConnectionState />
+        </div>
       </nav>
       <main className="content">
         <header className="page-head">

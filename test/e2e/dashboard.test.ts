@@ -168,6 +168,51 @@ describe('dashboard in a browser', () => {
     expect(await page.content()).not.toContain(secret);
   });
 
+  it("shows every field's placeholder whole (\"10 (default)\", the proxy's forms), at 1280 and 420 px wide", async () => {
+    await open({ claude: 1 });
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const [route, field] of [
+        ['agents', 'Pause'],
+        ['agents/add', 'Name (optional)'],
+        ['caps', 'All agents together'],
+        ['keys', 'Name'],
+        ['settings', 'Every agent'],
+      ] as const) {
+        await page.evaluate((r) => (window.location.hash = `#/${r}`), route);
+        await page.getByLabel(field, { exact: true }).first().waitFor(SLOW);
+        // The placeholder's width in the field's own font, against the room inside the field.
+        const cut = await page.evaluate(() => {
+          const context = document.createElement('canvas').getContext('2d')!;
+          return [...document.querySelectorAll('input')].flatMap((input) => {
+            if (!input.placeholder) return [];
+            const style = getComputedStyle(input);
+            context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+            return context.measureText(input.placeholder).width > room ? [`"${input.placeholder}" in ${Math.round(room)} px`] : [];
+          });
+        });
+        expect(cut, `#/${route} at ${width} px`).toEqual([]);
+      }
+    }
+  });
+
+  it("runs the sidebar's dark column down the whole of a long page", async () => {
+    await open({ claude: 3, chatgpt: 3 });
+    await nav('Agents').click();
+    await page.getByRole('article', { name: 'chatgpt-3' }).waitFor(SLOW);
+    const { sidebar, pageHeight, viewport } = await page.evaluate(() => ({
+      sidebar: document.querySelector('nav.sidebar')!.getBoundingClientRect().height,
+      pageHeight: document.documentElement.scrollHeight,
+      viewport: window.innerHeight,
+    }));
+    expect(pageHeight).toBeGreaterThan(viewport);
+    expect(Math.round(sidebar)).toBe(pageHeight);
+    // Its links stay in view at the bottom of the page.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(() => nav('Usage').evaluate((a) => a.getBoundingClientRect().top), SLOW).toBeGreaterThan(0);
+  });
+
   it('fits a 420 px wide window: no page scrolls sideways (wide tables scroll in their own box)', async () => {
     const { t } = await open({ claude: 1, chatgpt: 1 });
     await t.api('POST', '/v1/completions', { body: { prompt: 'A job for the lists [[ms=10]]' } });
