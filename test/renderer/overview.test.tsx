@@ -25,7 +25,7 @@ describe('Overview', () => {
     expect(within(claude).getByText(/2 of 2 attempts this hour/).textContent).toMatch(/next slot frees at/);
     // What "this hour" counts: attempt starts, which is what the caps count.
     const hour = screen.getByText('This hour').parentElement!;
-    expect(within(hour).getByText('attempts started in the last 60 min, retries included; no overall cap')).toBeTruthy();
+    expect(within(hour).getByText('attempts started in the last 60 min · no overall cap')).toBeTruthy();
     expect(screen.getByRole('article', { name: 'ChatGPT' })).toBeTruthy();
     expect(screen.queryByRole('article', { name: 'Gemini' })).toBeNull();
     expect(screen.getByText('oldest sent 2 min ago')).toBeTruthy();
