@@ -34,6 +34,8 @@ const DAY_MS = 86_400_000;
 const STATE_DEBOUNCE_MS = 200;
 
 const ts = (ms: number | null) => (ms === null ? null : timestamp(ms));
+/** From acceptance to the end in ms (the timestamps have whole seconds only); null while unfinished. */
+const tookMs = (job: JobRow) => (job.finished_at === null ? null : job.finished_at - job.created_at);
 
 /**
  * What the dashboard reads and changes, without HTTP: the account's state (agents,
@@ -344,10 +346,14 @@ export class AdminConsole {
       job: jobObject(job, completions.agentName(job), await completions.queuePosition(job)),
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
+      took_ms: tookMs(job),
       attempts: attemptRecords(rows).map((record, i) => {
         const { started_at, ended_at, detail } = rows[i]!;
+        const previous = rows[i - 1];
+        // The queue wait before it: since sending, or since the previous attempt ended (a retry, a limit's re-queue).
+        const waitedFrom = previous ? (previous.ended_at ?? previous.started_at) : job.created_at;
         // From the millisecond times: the whole-second timestamps round a short attempt to 0.
-        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at, detail };
+        return { ...record, run_ms: ended_at === null ? null : ended_at - started_at, waited_ms: Math.max(0, started_at - waitedFrom), detail };
       }),
       diagnostics: this.deps.diagnostics.ofJob(id).map(({ name, manifest }) => bundleView(name, manifest)),
       webhook: await this.webhookLog(id),
@@ -456,7 +462,7 @@ export class AdminConsole {
       attempts: job.attempts,
       prompt_excerpt: job.prompt.slice(0, 200),
       created_at: timestamp(job.created_at),
-      took_ms: job.finished_at === null ? null : job.finished_at - job.created_at,
+      took_ms: tookMs(job),
       error: job.error_code ? { code: job.error_code, message: job.error_message ?? '' } : null,
     };
     if (job.finished_at !== null) summary.finished_at = timestamp(job.finished_at);

@@ -210,6 +210,7 @@ export type WebhookLog = Static<typeof WebhookLog>;
 export const AttemptView = Type.Object({
   ...AttemptRecord.properties,
   run_ms: Nullable(Type.Integer({ description: 'How long the attempt ran, in ms; null while it runs' })),
+  waited_ms: Type.Integer({ description: "How long the job waited in the queue before this attempt started, in ms: since it was sent for the first, since the previous attempt ended for the others" }),
   detail: Nullable(Type.String({ description: "The agent's own words about a failed attempt, such as which control it could not find (never in /v1)" })),
 });
 
@@ -244,6 +245,7 @@ export const JobDetail = Type.Object({
   job: Job,
   prompt: Type.String({ description: "Empty once retention removed it" }),
   content_pruned_at: Nullable({ ...Timestamp, description: 'When retention removed the prompt and response; null while they are stored' }),
+  took_ms: { ...JobSummary.properties.took_ms, description: "From acceptance to the end, in ms, as the list's; null while unfinished" },
   attempts: Type.Array(AttemptView),
   diagnostics: Type.Array(DiagnosticBundleView, { description: "Bundles of the job's failed attempts still kept (the newest 20 across jobs), oldest attempt first" }),
   webhook: Nullable(WebhookLog),

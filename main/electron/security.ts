@@ -8,12 +8,16 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'dashboard';
 export const DASHBOARD_URL = `${APP_SCHEME}://${APP_HOST}/`;
 
-/** Scripts and styles from the app only; data goes to the app origin (the admin API behind it). */
+/**
+ * Scripts and styles from the app only; data goes to the app origin (the admin API behind it).
+ * Images may also be `blob:`: a diagnostic screenshot is fetched with the token (a plain
+ * link could not send it) and shown from an object URL the page made itself.
+ */
 export const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { changeSettings } from './actions.js';
 import type { AdminApi, AdminState } from './api.js';
 import { Problem } from './components/Problem.js';
@@ -12,10 +12,12 @@ import { Keys } from './pages/Keys.js';
 import { NoToken } from './pages/NoToken.js';
 import { Overview } from './pages/Overview.js';
 import { Settings } from './pages/Settings.js';
-import { Usage } from './pages/Usage.js';
 import { Webhooks } from './pages/Webhooks.js';
 import { href, PAGES, pagesOf, useRoute, type Route } from './route.js';
 import { useDashboard } from './store.js';
+
+/** The charts (recharts) weigh more than the rest of the dashboard: their page loads when first opened. */
+const Usage = lazy(async () => ({ default: (await import('./pages/Usage.js')).Usage }));
 
 export function App() {
   const api = useDashboard((s) => s.api);
@@ -39,18 +41,21 @@ function Shell({ api }: { api: AdminApi }) {
 
   return (
     <div className="shell">
+      {/* The nav's dark column runs the page's whole height; its contents stay in view as the page scrolls. */}
       <nav className="sidebar" aria-label="Pages">
-        <div className="brand">ChatBridge</div>
-        <ul>
-          {pagesOf(admin?.profile ?? 'personal').map((p) => (
-            <li key={p.id}>
-              <a href={href(p.id)} aria-current={p.id === route.page ? 'page' : undefined}>
-                {p.title}
-              </a>
-            </li>
-          ))}
-        </ul>
-        <ConnectionState />
+        <div className="sidebar-inner">
+          <div className="brand">ChatBridge</div>
+          <ul>
+            {pagesOf(admin?.profile ?? 'personal').map((p) => (
+              <li key={p.id}>
+                <a href={href(p.id)} aria-current={p.id === route.page ? 'page' : undefined}>
+                  {p.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+          <ConnectionState />
+        </div>
       </nav>
       <main className="content">
         <header className="page-head">
@@ -83,7 +88,11 @@ function Page({ route, admin, api }: { route: Route; admin: AdminState; api: Adm
     case 'jobs':
       return route.param ? <JobDetail key={route.param} id={route.param} api={api} /> : <Jobs />;
     case 'usage':
-      return <Usage admin={admin} api={api} />;
+      return (
+        <Suspense fallback={<p className="note">Loading the charts…</p>}>
+          <Usage admin={admin} api={api} />
+        </Suspense>
+      );
     case 'settings':
       return <Settings admin={admin} api={api} />;
   }

@@ -3,12 +3,28 @@ import { PROVIDER_NAMES } from '../../main/core/providers.js';
 export const providerName = (provider: string | null) =>
   provider ? (PROVIDER_NAMES[provider as keyof typeof PROVIDER_NAMES] ?? provider) : 'any provider';
 
-/** "14:05" today, "3 Mar 14:05" on another day. */
-export function clockTime(iso: string, now = Date.now()): string {
+/**
+ * This browser's local time: "14:05" today, "3 Mar 14:05" on another day; `seconds` for a
+ * job's own events ("14:05:09"), `zone` where the time is compared with others ("14:05:09 GMT+1").
+ */
+export function clockTime(iso: string, now = Date.now(), { seconds = false, zone = false } = {}): string {
   const date = new Date(iso);
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = date.toLocaleTimeString(undefined, {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
+    ...(zone ? { timeZoneName: 'short' } : {}),
+  });
   if (new Date(now).toDateString() === date.toDateString()) return time;
   return `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`;
+}
+
+/** A time of a job's page: local, to the second. */
+export const jobTime = (iso: string, now = Date.now()) => clockTime(iso, now, { seconds: true });
+
+/** The API's UTC timestamps inside server words ("resting until 2026-11-26T17:00:33Z"), as the page's own times. */
+export function localTimes(text: string, now = Date.now()): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, (iso) => jobTime(iso, now));
 }
 
 /** "in 12 min", "3 min ago", "just now". */

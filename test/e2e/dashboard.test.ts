@@ -3,11 +3,13 @@
  * served as `chatbridge serve` serves it: built files, strict CSP, admin token in the link.
  * Pairing an account through a simulated login page is in pairing.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
+import { bundleName, DIAGNOSTIC_FILES, diagnosticsRoot, type DiagnosticManifest } from '../../main/core/diagnostics.js';
+import { CSP as DESKTOP_CSP } from '../../main/electron/security.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
 
@@ -27,13 +29,25 @@ afterEach(async () => {
   expect(pageErrors).toEqual([]);
 });
 
-/** A service with these agents and the dashboard open in a fresh tab through its link. */
-async function open(agents: NonNullable<Parameters<typeof startTestService>[0]>['agents'] = { claude: 1 }): Promise<{ t: TestService; token: string }> {
+/**
+ * A service with these agents and the dashboard open in a fresh tab through its link;
+ * `csp` replaces the page's Content-Security-Policy (the desktop app's own, say).
+ */
+async function open(agents: NonNullable<Parameters<typeof startTestService>[0]>['agents'] = { claude: 1 }, csp?: string): Promise<{ t: TestService; token: string }> {
   t = await startTestService({ agents });
   const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   pageErrors.length = 0;
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  if (csp) {
+    await page.route(
+      (url) => url.pathname === '/',
+      async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': csp } });
+      },
+    );
+  }
   await page.goto(`${t.url}/#token=${token}`);
   await page.locator('.connection-live').waitFor();
   return { t, token };
@@ -56,7 +70,7 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => ready.locator('.tile-value').textContent(), SLOW).toBe('0 of 1');
     expect((await running).status).toBe(200);
     await page.getByText('No job is running').waitFor();
-    await expect.poll(() => page.locator('article', { hasText: 'Claude' }).textContent(), SLOW).toContain('1 this hour');
+    await expect.poll(() => page.locator('article', { hasText: 'Claude' }).textContent(), SLOW).toContain('1 attempt this hour');
 
     // The token stays for this tab only: a reload keeps working, a new tab asks for the link.
     await page.reload();
@@ -94,6 +108,53 @@ describe('dashboard in a browser', () => {
     await page.locator('.detail-head').getByText('cancelled').waitFor();
   });
 
+  it.each([
+    ['served by chatbridge serve', undefined],
+    ["of the desktop app's window", DESKTOP_CSP],
+  ])("shows a failed attempt's screenshot under the CSP %s", async (_name, csp) => {
+    const { t } = await open({ claude: 1 }, csp);
+    const submitted = await t.api('POST', '/v1/completions', { body: { prompt: 'Fails on its page [[fail=provider_error]]', wait: false } });
+    const id: string = submitted.body.id;
+    await until(async () => (await t.api('GET', `/v1/completions/${id}`)).body.status === 'failed', SLOW.timeout);
+    // The bundle an agent keeps (agents/runtime/diagnostics.ts), with a real PNG of a page.
+    const shot = await browser.newPage({ viewport: { width: 320, height: 200 } });
+    await shot.setContent('<p style="font: 24px sans-serif">Something went wrong.</p>');
+    const png = await shot.screenshot();
+    await shot.close();
+    const name = bundleName(id, 1);
+    const dir = join(diagnosticsRoot(t.dataDir), name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, DIAGNOSTIC_FILES.screenshot), png);
+    const manifest: DiagnosticManifest = {
+      job_id: id,
+      attempt: 1,
+      agent_id: t.agents[0]!.id,
+      provider: 'claude',
+      at: Date.now(),
+      failure: { kind: 'provider_error', message: 'Something went wrong.' },
+      page_url: 'https://claude.ai/new',
+      pack: { version: 1, checked: '2026-10-09', override: null },
+      cues: {},
+      files: [DIAGNOSTIC_FILES.screenshot, DIAGNOSTIC_FILES.manifest],
+    };
+    writeFileSync(join(dir, DIAGNOSTIC_FILES.manifest), JSON.stringify(manifest));
+
+    await page.evaluate((job) => (window.location.hash = `#/jobs/${job}`), id);
+    const img = page.getByLabel('Diagnostics of attempt 1').getByRole('img');
+    await img.waitFor(SLOW);
+    // A blocked or broken image never decodes: its natural width stays 0.
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth), SLOW).toBe(320);
+  });
+
+  it("draws a first day's one time-to-answer point as dots, with the charts loaded when the Usage page opens", async () => {
+    const { t } = await open({ claude: 1 });
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'A first answer [[ms=10]]' } })).status).toBe(200);
+    await nav('Usage').click();
+    const answer = page.locator('section', { has: page.getByRole('heading', { name: 'Time to answer (from sending to the answer)' }) }).locator('figure');
+    // A line through one point draws nothing: the median's and the 95th percentile's dots show it.
+    await expect.poll(() => answer.locator('.recharts-line-dot').count(), SLOW).toBe(2);
+  });
+
   it('creates an API key that works against /v1/status at once', async () => {
     const { t } = await open({});
     await nav('API keys').click();
@@ -105,6 +166,51 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'I have saved it' }).click();
     await expect.poll(() => page.locator('tr', { hasText: 'from the dashboard' }).textContent(), SLOW).toMatch(/from the dashboard/);
     expect(await page.content()).not.toContain(secret);
+  });
+
+  it("shows every field's placeholder whole (\"10 (default)\", the proxy's forms), at 1280 and 420 px wide", async () => {
+    await open({ claude: 1 });
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const [route, field] of [
+        ['agents', 'Pause'],
+        ['agents/add', 'Name (optional)'],
+        ['caps', 'All agents together'],
+        ['keys', 'Name'],
+        ['settings', 'Every agent'],
+      ] as const) {
+        await page.evaluate((r) => (window.location.hash = `#/${r}`), route);
+        await page.getByLabel(field, { exact: true }).first().waitFor(SLOW);
+        // The placeholder's width in the field's own font, against the room inside the field.
+        const cut = await page.evaluate(() => {
+          const context = document.createElement('canvas').getContext('2d')!;
+          return [...document.querySelectorAll('input')].flatMap((input) => {
+            if (!input.placeholder) return [];
+            const style = getComputedStyle(input);
+            context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+            return context.measureText(input.placeholder).width > room ? [`"${input.placeholder}" in ${Math.round(room)} px`] : [];
+          });
+        });
+        expect(cut, `#/${route} at ${width} px`).toEqual([]);
+      }
+    }
+  });
+
+  it("runs the sidebar's dark column down the whole of a long page", async () => {
+    await open({ claude: 3, chatgpt: 3 });
+    await nav('Agents').click();
+    await page.getByRole('article', { name: 'chatgpt-3' }).waitFor(SLOW);
+    const { sidebar, pageHeight, viewport } = await page.evaluate(() => ({
+      sidebar: document.querySelector('nav.sidebar')!.getBoundingClientRect().height,
+      pageHeight: document.documentElement.scrollHeight,
+      viewport: window.innerHeight,
+    }));
+    expect(pageHeight).toBeGreaterThan(viewport);
+    expect(Math.round(sidebar)).toBe(pageHeight);
+    // Its links stay in view at the bottom of the page.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(() => nav('Usage').evaluate((a) => a.getBoundingClientRect().top), SLOW).toBeGreaterThan(0);
   });
 
   it('fits a 420 px wide window: no page scrolls sideways (wide tables scroll in their own box)', async () => {

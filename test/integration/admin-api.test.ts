@@ -101,6 +101,23 @@ describe('dashboard API', () => {
     expect((await as('GET', '/admin/v1/jobs?limit=abc')).status).toBe(400);
   });
 
+  it("times a retried job's waits from the attempts: before each attempt, and the whole as the list's took_ms", async () => {
+    await start({ agents: { claude: 1 } });
+    await as('PATCH', '/admin/v1/settings', { pause_ms: 0 });
+    const ran = await t.api('POST', '/v1/completions', { body: { prompt: 'fails once, then answers [[fail-once=provider_error]] [[ms=30]]' } });
+    expect(ran.body.attempts).toBe(2);
+    const detail = (await as('GET', `/admin/v1/jobs/${ran.body.id}`)).body;
+    const job = (await t.service.store.get(ran.body.id))!;
+    const [first, second] = await t.service.store.attempts(ran.body.id);
+    expect(detail.attempts.map((a: { waited_ms: number }) => a.waited_ms)).toEqual([first!.started_at - job.created_at, second!.started_at - first!.ended_at!]);
+    expect(detail.took_ms).toBe(job.finished_at! - job.created_at);
+    const listed = (await as('GET', '/admin/v1/jobs?limit=1')).body.jobs[0];
+    expect(listed.took_ms).toBe(detail.took_ms);
+    // Waits and runs add up to the whole: the job finished as its last attempt ended.
+    const parts = detail.attempts.reduce((sum: number, a: { waited_ms: number; run_ms: number }) => sum + a.waited_ms + a.run_ms, 0);
+    expect(parts).toBe(detail.took_ms);
+  });
+
   it('shows and rotates the webhook signing secret', async () => {
     await start();
     const secret = (await as('GET', '/admin/v1/webhooks/secret')).body.secret;

@@ -37,6 +37,34 @@ describe('Agents', () => {
     expect(within(card).getByText('resting')).toBeTruthy();
     const local = new Date(nextCheck).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
     expect(within(card).getByText(/usage limit was reached until .*; it takes jobs again once its page shows no limit\. It looks at its page again on its own at (.+) \(in 4 min\)/).textContent).toContain(local);
+    // Resting is logged in: what it needs is a look at its page, not a login.
+    expect(within(card).getByRole('button', { name: 'Check now' }).className).toBe('primary');
+    expect(within(card).queryByRole('button', { name: 'Log in' })).toBeNull();
+  });
+
+  it('makes "Log in" the primary action only of an agent that needs a login', () => {
+    renderPage(
+      '#/agents',
+      adminState([
+        agent({ state: 'needs_login' }),
+        agent({ id: 'agt_2', name: 'Set aside', state: 'error', detail: 'ChatGPT: cannot find the send control.', next_check_at: new Date(Date.now() + 60_000).toISOString() }),
+      ]),
+    );
+    const primaries = (name: string) =>
+      within(screen.getByRole('article', { name }))
+        .getAllByRole('button')
+        .filter((b) => b.className === 'primary')
+        .map((b) => b.textContent);
+    expect(primaries('chatgpt-1')).toEqual(['Log in']);
+    // Set aside: it looks again on its own or now; its page can still be opened to deal with what is in the way.
+    expect(primaries('Set aside')).toEqual(['Check now']);
+    expect(within(screen.getByRole('article', { name: 'Set aside' })).getByRole('button', { name: 'Log in' })).toBeTruthy();
+  });
+
+  it("watches a resting agent's page without offering a login", () => {
+    renderPage('#/agents/agt_1', adminState([agent({ state: 'resting', cooldown_until: new Date(Date.now() + 3_600_000).toISOString() })]));
+    expect(screen.getByRole('heading', { name: 'Watching chatgpt-1' })).toBeTruthy();
+    expect(within(screen.getByRole('region', { name: 'Watching chatgpt-1' })).queryByRole('button', { name: 'Log in' })).toBeNull();
   });
 
   it('shows an agent pausing between jobs as idle, saying until when', () => {

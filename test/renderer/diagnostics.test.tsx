@@ -36,6 +36,7 @@ const attempt = {
   outcome: 'failed',
   error_code: 'PROVIDER_UI_CHANGED',
   run_ms: 2_100,
+  waited_ms: 40,
   detail: 'ChatGPT: cannot find the send control (and Enter did not send).',
 };
 
@@ -80,6 +81,35 @@ describe('Job diagnostics', () => {
     fireEvent.click(within(card).getByRole('button', { name: 'Download page.html' }));
     await waitFor(() => expect(clicked).toEqual(['job_42-1-page.html blob:test/2']));
     expect(urls[1]).toBe(html);
+  });
+
+  it("shows a usage limit's notice first, and the roles a limit hides as normal, not as red \"none\"", async () => {
+    const limited = job({ id: 'job_42', status: 'failed', error: { code: 'JOB_FAILED', message: 'All 3 attempts failed.' } });
+    const api = fakeApi(adminState());
+    const cues = {
+      composer: { index: 0, kind: 'structure', css: 'form [contenteditable=true]' },
+      send: null,
+      stop: null,
+      limitBanner: { index: 1, kind: 'text', css: '[role=dialog]' },
+      errorCard: null,
+    };
+    api.job.mockResolvedValue(
+      jobDetail(limited, {
+        attempts: [{ ...attempt, error_code: 'PROVIDER_RATE_LIMITED', detail: "You've reached the limit." }],
+        diagnostics: [bundle({ failure: { kind: 'rate_limited', message: "You've reached the limit." }, cues, files: ['failure.json'] })],
+      }),
+    );
+    renderPage('#/jobs/job_42', adminState(), [limited], api);
+    const card = await screen.findByLabelText('Diagnostics of attempt 1');
+    const rows = within(card).getAllByRole('row').slice(1).map((r) => r.textContent);
+    expect(rows).toEqual([
+      'limitBanner#2 text: [role=dialog]',
+      'composer#1 structure: form [contenteditable=true]',
+      'sendnot shown (normal with a usage limit)',
+      'stopnot shown (normal with a usage limit)',
+      'errorCardnot shown (normal with a usage limit)',
+    ]);
+    expect(card.querySelectorAll('td .problem')).toHaveLength(0);
   });
 
   it('says when no bundle is kept', async () => {

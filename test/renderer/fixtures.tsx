@@ -106,6 +106,7 @@ export function jobDetail(summary: JobSummary, over: Partial<JobDetail> = {}): J
     },
     prompt: summary.prompt_excerpt,
     content_pruned_at: null,
+    took_ms: summary.took_ms,
     attempts: [],
     diagnostics: [],
     webhook: null,

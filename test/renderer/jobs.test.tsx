@@ -15,7 +15,11 @@ describe('Jobs', () => {
     renderPage('#/jobs', adminState(), [
       job({ id: 'job_2', status: 'failed', prompt_excerpt: 'Broken', took_ms: 400, error: { code: 'PROVIDER_ERROR', message: 'The provider showed an error.' } }),
       job({ id: 'job_1', prompt_excerpt: 'Fine', took_ms: 1_250 }),
+      job({ id: 'job_3', status: 'queued', prompt_excerpt: 'Back in the queue', agent_name: 'chatgpt-7', attempts: 1, took_ms: null }),
     ]);
+    // Re-queued after an attempt, it waits for any ChatGPT agent: none is named.
+    expect(screen.getByRole('link', { name: 'Back in the queue' }).closest('tr')!.textContent).toContain('ChatGPT');
+    expect(screen.queryByText('chatgpt-7')).toBeNull();
     expect(screen.getByText('The provider showed an error.')).toBeTruthy();
     // How long a job took comes in ms from the server (its timestamps have whole seconds).
     expect(screen.getByText('1.3 s')).toBeTruthy();
@@ -30,7 +34,7 @@ describe('Jobs', () => {
     const api = fakeApi(adminState());
     const detail = jobDetail(summary, {
       // Whole-second timestamps, equal here: the duration is the server's run_ms.
-      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null, run_ms: 730, detail: null }],
+      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'chatgpt', started_at: summary.created_at, ended_at: summary.created_at, outcome: 'succeeded', error_code: null, run_ms: 730, waited_ms: 520, detail: null }],
       webhook: {
         url: 'https://example.test/hook',
         state: 'failed',
@@ -45,8 +49,12 @@ describe('Jobs', () => {
 
     expect(await screen.findByText('Hello!')).toBeTruthy();
     expect(screen.getByText('What is 2+2?')).toBeTruthy();
-    expect(screen.getByText('1.5 s')).toBeTruthy();
-    expect(screen.getByText('730 ms')).toBeTruthy();
+    // The whole as the list says it (took_ms), the attempt's own time, and its wait before.
+    expect(fact('Took')).toBe('1.3 s');
+    expect(fact('Running time')).toBe('730 ms (1 attempt)');
+    expect(fact('Waited in queue')).toBe('520 ms');
+    expect(screen.queryByText('Between attempts')).toBeNull();
+    expect(screen.getAllByText('730 ms')).toHaveLength(1);
     expect(screen.getByText('HTTP 500')).toBeTruthy();
     expect(screen.getByText('https://example.test/hook')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel job' })).toBeNull();
@@ -62,6 +70,32 @@ describe('Jobs', () => {
     api.job.mockResolvedValue({ ...detail, job: { ...detail.job, queue_position: 1 } });
     renderPage('#/jobs/job_7', adminState(), [summary], api);
     expect(await screen.findByText('Waiting in the queue (position 1): no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt).')).toBeTruthy();
+  });
+
+  it('shows a job re-queued after a usage limit as waiting: its true wait, since when, and no agent', async () => {
+    const created = new Date(Date.now() - 12 * 60_000 - 900);
+    const iso = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+    const summary = job({ id: 'job_8', status: 'queued', created_at: iso(created), finished_at: undefined, took_ms: null, agent_name: 'gemini-1', provider: 'gemini' });
+    const api = fakeApi(adminState());
+    const until = new Date(Date.now() + 47 * 60_000);
+    const detail = jobDetail(summary, {
+      attempts: [{ attempt: 1, agent_id: 'agt_1', provider: 'gemini', started_at: iso(created), ended_at: iso(created), outcome: 'failed', error_code: 'PROVIDER_RATE_LIMITED', run_ms: 11, waited_ms: 1, detail: 'scripted rate_limited' }],
+      waiting_because: `every Gemini agent is resting after the provider's usage limit, until ${iso(until)}`,
+    });
+    api.job.mockResolvedValue({ ...detail, job: { ...detail.job, queue_ms: 1, run_ms: 11 } });
+    renderPage('#/jobs/job_8', adminState(), [summary], api);
+
+    expect(await screen.findByText(/Waiting in the queue/)).toBeTruthy();
+    // Queued: the agent that tried it is in the attempts, not in the head.
+    expect(document.querySelector('.detail-head')!.textContent).not.toContain('gemini-1');
+    expect(document.querySelector('.detail-head')!.textContent).toContain('Gemini');
+    expect(fact('Waited in queue')).toBe('1 ms');
+    expect(fact('Back in the queue')).toMatch(/^12 min, since /);
+    expect(fact('So far')).toBe('12 min');
+    // The server's UTC timestamp reads as the page's own local time.
+    const reason = screen.getByText(/every Gemini agent is resting/).textContent!;
+    expect(reason).not.toContain(iso(until));
+    expect(reason).toContain(until.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' }));
   });
 
   it('cancels a running job through the API after warning about the waiting caller', async () => {
@@ -123,3 +157,9 @@ describe('Jobs', () => {
     expect(screen.getAllByRole('link', { name: 'Settings' }).some((a) => a.getAttribute('href') === '#/settings')).toBe(true);
   });
 });
+
+/** The value of one of the Timings facts. */
+function fact(name: string): string | null {
+  const term = screen.getAllByText(name, { selector: 'dt' })[0]!;
+  return term.nextElementSibling!.textContent;
+}

@@ -22,7 +22,10 @@ describe('Overview', () => {
 
     const claude = screen.getByRole('article', { name: 'Claude' });
     expect(within(claude).getByText('idle of 1').parentElement!.textContent).toBe('0 idle of 1');
-    expect(within(claude).getByText(/2 of 2 this hour/).textContent).toMatch(/next slot frees at/);
+    expect(within(claude).getByText(/2 of 2 attempts this hour/).textContent).toMatch(/next slot frees at/);
+    // What "this hour" counts: attempt starts, which is what the caps count.
+    const hour = screen.getByText('This hour').parentElement!;
+    expect(within(hour).getByText('attempts started in the last 60 min · no overall cap')).toBeTruthy();
     expect(screen.getByRole('article', { name: 'ChatGPT' })).toBeTruthy();
     expect(screen.queryByRole('article', { name: 'Gemini' })).toBeNull();
     expect(screen.getByText('oldest sent 2 min ago')).toBeTruthy();

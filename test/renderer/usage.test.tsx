@@ -3,6 +3,9 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { UsageFigures, UsageView } from '../../renderer/src/api.js';
 import { adminState, agent, fakeApi, renderPage } from './fixtures.js';
+// The dashboard loads this page (and its charts) when first opened: loaded here up front, so
+// the first test waits for the page's data, not for the charts' code to be transformed.
+import '../../renderer/src/pages/Usage.js';
 
 const HOUR = 3_600_000;
 const START = Date.UTC(2026, 10, 21, 0, 0, 0);

@@ -24,8 +24,9 @@ const TYPES: Record<string, string> = {
  */
 export function dashboardRoutes(app: FastifyInstance): void {
   const headers = {
+    // `blob:` images: a diagnostic screenshot is fetched with the token, then shown from an object URL.
     'content-security-policy':
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',

@@ -16,8 +16,10 @@ export function AgentPanel({ agent, api, openLogin = false }: { agent: AgentView
   // Seen a login on this panel: when it ends with the agent idle, that is the success to show.
   const hadLogin = useRef(agent.pairing !== null);
   if (agent.pairing) hadLogin.current = true;
-  const loggedIn = agent.state === 'idle' || agent.state === 'busy';
-  const paired = hadLogin.current && !agent.pairing && loggedIn;
+  const ready = agent.state === 'idle' || agent.state === 'busy';
+  // Resting after a usage limit is still logged in: the panel offers no login for it.
+  const loggedIn = ready || agent.state === 'resting';
+  const paired = hadLogin.current && !agent.pairing && ready;
 
   const check = useAction(() => api.logIn(agent.id));
   const start = useAction(() => api.logIn(agent.id));

@@ -1,11 +1,35 @@
 import { useEffect, useState } from 'react';
 import type { AdminApi, DiagnosticBundleView } from '../api.js';
 import { plainMessage } from '../api.js';
-import { clockTime } from '../format.js';
+import { jobTime, localTimes } from '../format.js';
 import { CueTable } from './SiteCheckResult.js';
 import { Problem } from './Problem.js';
 
 const SCREENSHOT = 'screenshot.png';
+
+/**
+ * Failures the page showed in one role of the pack (a notice, a wall, a card): for these, that
+ * role's cue is what matters, and roles missing from a page showing it are normal. A changed
+ * site, a timeout or a lost page is another matter: there every role without a cue is a lead.
+ */
+const SHOWN_BY: Record<string, { role: string; what: string }> = {
+  rate_limited: { role: 'limitBanner', what: 'a usage limit' },
+  logged_out: { role: 'loginWall', what: 'a login wall' },
+  challenge: { role: 'challenge', what: 'a verification' },
+  provider_error: { role: 'errorCard', what: 'an error notice' },
+  rejected: { role: 'refusal', what: 'a refusal' },
+};
+
+/** The cue table's rows: for a failure the page showed, its role first and the roles it hides as normal. */
+function cueRows(bundle: DiagnosticBundleView) {
+  const shown = SHOWN_BY[bundle.failure.kind];
+  const rows = Object.entries(bundle.cues).map(([role, cue]) => ({
+    role,
+    found: cue ? `#${cue.index + 1} ${cue.kind}: ${cue.css}` : null,
+    ...(shown && !cue && role !== shown.role ? { note: `not shown (normal with ${shown.what})` } : {}),
+  }));
+  return shown ? [...rows.filter((r) => r.role === shown.role), ...rows.filter((r) => r.role !== shown.role)] : rows;
+}
 
 /**
  * What an agent kept of its page when an attempt failed: the failure, which cue found each
@@ -31,7 +55,7 @@ export function DiagnosticBundle({ bundle, api }: { bundle: DiagnosticBundleView
   return (
     <div className="card stack" aria-label={`Diagnostics of attempt ${bundle.attempt}`}>
       <p>
-        Attempt {bundle.attempt}, {clockTime(bundle.at)}: <strong>{bundle.failure.kind}</strong> — {bundle.failure.message}
+        Attempt {bundle.attempt}, {jobTime(bundle.at)}: <strong>{bundle.failure.kind}</strong> — {localTimes(bundle.failure.message)}
       </p>
       <p className="muted">
         Pack v{bundle.pack.version}, checked {bundle.pack.checked}
@@ -39,7 +63,7 @@ export function DiagnosticBundle({ bundle, api }: { bundle: DiagnosticBundleView
         {bundle.page_url ? ` · page ${bundle.page_url}` : ''}
       </p>
       <div className="two-col">
-        <CueTable cues={Object.entries(bundle.cues).map(([role, cue]) => ({ role, found: cue ? `#${cue.index + 1} ${cue.kind}: ${cue.css}` : null }))} />
+        <CueTable cues={cueRows(bundle)} />
         {bundle.files.includes(SCREENSHOT) && <Screenshot bundle={bundle.name} api={api} />}
       </div>
       <div className="inline-actions">

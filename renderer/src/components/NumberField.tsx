@@ -46,6 +46,8 @@ export function NumberField({ label, value, show, read, placeholder, unit, probl
         id={id}
         inputMode={inputMode}
         placeholder={placeholder}
+        // As wide as its placeholder ("10 (default)"), which a fixed width would cut.
+        size={Math.max(placeholder.length, 6)}
         value={text}
         aria-invalid={!valid}
         onChange={(e) => {

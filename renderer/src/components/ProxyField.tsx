@@ -15,6 +15,8 @@ export function ProxyField({ value, onSave }: { value: string | null; onSave: (p
     setText('');
   });
   const trimmed = text.trim();
+  // The saved proxy, masked, or the forms one may take; the field is as wide as it, so nothing is cut.
+  const placeholder = value ?? 'none: http(s):// or socks5://host:port';
   return (
     <form
       className="inline-form"
@@ -29,7 +31,8 @@ export function ProxyField({ value, onSave }: { value: string | null; onSave: (p
         value={text}
         autoComplete="off"
         spellCheck={false}
-        placeholder={value ?? 'none: direct (http://, https:// or socks5://host:port)'}
+        placeholder={placeholder}
+        size={placeholder.length}
         onChange={(e) => setText(e.target.value)}
       />
       <button type="submit" disabled={!trimmed || save.busy}>

@@ -77,8 +77,11 @@ function AgentCard({ agent, settings, api, desktop }: { agent: AgentView; settin
   const [siteCheck, setSiteCheck] = useState<SiteCheckView | null>(null);
   const checkSite = useAction(async () => setSiteCheck(await api.checkSite(agent.id)));
   const recheck = useAction(() => api.recheck(agent.id));
-  const loggedIn = agent.state === 'idle' || agent.state === 'busy';
-  // Set aside (a changed site, a challenge, a browser restart) or resting after a usage limit: it looks again on its own, or now.
+  // A login is what a logged-out agent needs; one set aside (a changed site, a challenge, a
+  // browser restart) may need its page seen too. A resting agent is logged in: it needs no login.
+  const needsLogin = agent.pairing !== null || agent.state === 'needs_login';
+  const offerLogIn = needsLogin || agent.state === 'error';
+  // Set aside or resting after a usage limit: it looks again on its own, or now.
   const waiting = (agent.state === 'error' || agent.cooldown_until !== null) && agent.enabled && !agent.pairing;
   return (
     <article className="card agent" aria-label={agent.name}>
@@ -87,14 +90,14 @@ function AgentCard({ agent, settings, api, desktop }: { agent: AgentView; settin
         <span className="muted">{providerName(agent.provider)}</span>
         <Badge tone={state.tone}>{state.label}</Badge>
         <span className="agent-actions">
-          {!loggedIn && (
-            <button type="button" className="primary" disabled={logIn.busy} onClick={() => logIn.run()}>
-              {agent.pairing ? 'Back to the login' : 'Log in'}
+          {waiting && (
+            <button type="button" className={needsLogin ? undefined : 'primary'} disabled={recheck.busy} onClick={() => recheck.run()}>
+              Check now
             </button>
           )}
-          {waiting && (
-            <button type="button" disabled={recheck.busy} onClick={() => recheck.run()}>
-              Check now
+          {offerLogIn && (
+            <button type="button" className={needsLogin ? 'primary' : undefined} disabled={logIn.busy} onClick={() => logIn.run()}>
+              {agent.pairing ? 'Back to the login' : 'Log in'}
             </button>
           )}
           {agent.state !== 'needs_login' && agent.state !== 'busy' && !agent.pairing && (

@@ -20,7 +20,7 @@ export function Caps({ admin, api }: { admin: AdminState; api: AdminApi }) {
   return (
     <>
       <p className="lead">
-        Caps count the jobs started in the last 60 minutes. A job waits in the queue while any cap that applies to it is reached: overall, its
+        Caps count the attempts started in the last 60 minutes (a retry counts again). A job waits in the queue while any cap that applies to it is reached: overall, its
         provider's, or its agent's. Leave a field empty for no cap.
       </p>
 

@@ -6,8 +6,10 @@ import { ConfirmButton } from '../components/ConfirmButton.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { DiagnosticBundle } from '../components/DiagnosticBundle.js';
 import { Problem } from '../components/Problem.js';
-import { clockTime, duration, isActive, providerName } from '../format.js';
-import { useAction } from '../hooks.js';
+import { WaitingReason } from '../components/WaitingReason.js';
+import { clockTime, duration, isActive, jobTime, localTimes, providerName } from '../format.js';
+import { useAction, useNow } from '../hooks.js';
+import { jobTimings } from '../job-timings.js';
 import { href } from '../route.js';
 import { useDashboard } from '../store.js';
 
@@ -48,7 +50,8 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
             <JobStatus status={detail.job.status} />
             <code>{detail.job.id}</code>
             <span className="muted">
-              {detail.job.agent_name ? `${detail.job.agent_name} · ` : ''}
+              {/* A queued job has no agent, even when one tried it before (the attempts say who). */}
+              {detail.job.agent_name && detail.job.status !== 'queued' ? `${detail.job.agent_name} · ` : ''}
               {providerName(detail.job.provider)}
             </span>
             {isActive(detail.job.status) && (
@@ -87,7 +90,7 @@ function Body({ detail }: { detail: Detail }) {
   const { job } = detail;
   const pruned = detail.content_pruned_at && (
     <p className="note">
-      Removed {clockTime(detail.content_pruned_at)}, after the retention period (<a href={href('settings')}>Settings</a>).
+      Removed {jobTime(detail.content_pruned_at)}, after the retention period (<a href={href('settings')}>Settings</a>).
     </p>
   );
   return (
@@ -110,11 +113,7 @@ function Body({ detail }: { detail: Detail }) {
             {job.error.message} <code className="muted">{job.error.code}</code>
           </p>
         ) : (
-          <p className="note">
-            {job.status === 'queued'
-              ? `Waiting in the queue${job.queue_position ? ` (position ${job.queue_position})` : ''}${detail.waiting_because ? `: ${detail.waiting_because}` : ''}.`
-              : 'No answer yet: an agent is working on it.'}
-          </p>
+          <p className="note">{job.status === 'queued' ? <WaitingReason detail={detail} /> : 'No answer yet: an agent is working on it.'}</p>
         )}
       </section>
     </div>
@@ -122,13 +121,24 @@ function Body({ detail }: { detail: Detail }) {
 }
 
 function Timings({ detail }: { detail: Detail }) {
-  const { job } = detail;
+  const { job, attempts } = detail;
+  const active = isActive(job.status);
+  // The figures of a waiting or running job grow while the page is open.
+  const now = useNow(active ? 1_000 : 60_000);
+  const t = jobTimings(detail, now);
+  const tries = attempts.length === 1 ? '1 attempt' : `${attempts.length} attempts`;
   const rows: [string, string][] = [
-    ['Sent', clockTime(job.created_at)],
-    ['Waited in queue', job.queue_ms === null ? 'not started yet' : duration(job.queue_ms)],
-    ['Running time', duration(job.run_ms)],
-    ['Finished', job.finished_at ? clockTime(job.finished_at) : '—'],
+    ['Sent', clockTime(job.created_at, now, { seconds: true, zone: true })],
+    ['Waited in queue', attempts.length === 0 && active ? `${duration(t.firstWaitMs)} so far, not started yet` : duration(t.firstWaitMs)],
+    ['Running time', attempts.length === 0 ? '—' : `${duration(t.runMs)} (${tries})`],
   ];
+  if (attempts.length > 1 || t.betweenMs > 0) {
+    const several = attempts.length > 1;
+    const since = t.waitingAgainSince ? `, ${several ? 'back in the queue ' : ''}since ${jobTime(t.waitingAgainSince, now)}` : '';
+    rows.push([several ? 'Between attempts' : 'Back in the queue', `${duration(t.betweenMs)}${since}`]);
+  }
+  rows.push(active ? ['So far', duration(t.totalMs)] : ['Took', duration(t.totalMs)]);
+  rows.push(['Finished', job.finished_at ? clockTime(job.finished_at, now, { seconds: true, zone: true }) : '—']);
   if (job.conversation_ref) rows.push(['Conversation', job.conversation_ref]);
   if (Object.keys(job.metadata).length) rows.push(['Metadata', JSON.stringify(job.metadata)]);
   return (
@@ -160,6 +170,7 @@ function Attempts({ detail }: { detail: Detail }) {
             <tr>
               <th scope="col">#</th>
               <th scope="col">Agent</th>
+              <th scope="col">Waited before</th>
               <th scope="col">Started</th>
               <th scope="col">Took</th>
               <th scope="col">Outcome</th>
@@ -170,11 +181,12 @@ function Attempts({ detail }: { detail: Detail }) {
             {detail.attempts.map((a) => (
               <tr key={a.attempt}>
                 <td>{a.attempt}</td>
-                <td>{nameOf(a.agent_id)}</td>
-                <td>{clockTime(a.started_at)}</td>
-                <td>{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
+                <td className="nowrap">{nameOf(a.agent_id)}</td>
+                <td className="nowrap">{duration(a.waited_ms)}</td>
+                <td className="nowrap">{jobTime(a.started_at)}</td>
+                <td className="nowrap">{a.run_ms === null ? 'running' : duration(a.run_ms)}</td>
                 <td>{a.outcome ? `${a.outcome}${a.error_code ? ` (${a.error_code})` : ''}` : '—'}</td>
-                <td>{a.detail ?? ''}</td>
+                <td>{a.detail ? localTimes(a.detail) : ''}</td>
               </tr>
             ))}
           </tbody>
@@ -217,7 +229,7 @@ function Webhook({ id, log, final, api }: { id: string; log: WebhookLog | null; 
         <div className="card stack">
           <p>
             To <code>{current.url}</code>: <strong>{current.state}</strong>
-            {current.next_attempt_at && ` · next try at ${clockTime(current.next_attempt_at)}`}
+            {current.next_attempt_at && ` · next try at ${jobTime(current.next_attempt_at)}`}
           </p>
           {current.attempts.length > 0 && (
             <table>
@@ -235,7 +247,7 @@ function Webhook({ id, log, final, api }: { id: string; log: WebhookLog | null; 
                   <tr key={`${a.round}-${a.attempt}`}>
                     <td>{a.round}</td>
                     <td>{a.attempt}</td>
-                    <td>{clockTime(a.started_at)}</td>
+                    <td>{jobTime(a.started_at)}</td>
                     <td>{duration(a.duration_ms)}</td>
                     <td>{a.status_code !== null ? `HTTP ${a.status_code}` : (a.error ?? '—')}</td>
                   </tr>

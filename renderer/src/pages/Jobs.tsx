@@ -65,7 +65,8 @@ export function Jobs() {
                   <a href={href('jobs', job.id)}>{job.prompt_excerpt || '(empty prompt)'}</a>
                   {job.error && <div className="problem inline">{job.error.message}</div>}
                 </td>
-                <td>{job.agent_name ?? providerName(job.provider)}</td>
+                {/* A queued job has no agent yet, even one re-queued after an attempt. */}
+                <td>{(job.status !== 'queued' && job.agent_name) || providerName(job.provider)}</td>
                 <td>{job.attempts}</td>
                 <td>{relative(job.created_at, now)}</td>
                 <td>{job.took_ms === null ? '—' : duration(job.took_ms)}</td>

@@ -30,7 +30,7 @@ export function Overview({ admin }: { admin: AdminState }) {
         <Tile
           label="This hour"
           value={String(status.global.used_this_hour)}
-          note={status.global.rate_limit_per_hour === null ? 'no overall cap' : `overall cap ${status.global.rate_limit_per_hour}`}
+          note={`attempts started in the last 60 min · ${status.global.rate_limit_per_hour === null ? 'no overall cap' : `overall cap ${status.global.rate_limit_per_hour}`}`}
         />
       </div>
 

@@ -27,6 +27,9 @@ const CHART_HEIGHT = 220;
 /** ResponsiveContainer measures its box; this is the size it draws at before (and where nothing can be measured). */
 const INITIAL = { width: 860, height: CHART_HEIGHT };
 
+/** A line through a single point draws nothing: up to this many points (a first day, a month of days), each is a dot too. */
+const DOTS_UP_TO = 31;
+
 /** Refreshed every minute while open: the current hour fills up as jobs finish. */
 const REFRESH_MS = 60_000;
 
@@ -105,6 +108,7 @@ function Report({ usage, hourly }: { usage: UsageView; hourly: boolean }) {
     .sort(([, a], [, b]) => b - a)
     .map(([code]) => code);
   const unit = hourly ? 'hour' : 'day';
+  const dot = usage.series.filter((b) => b.figures.answer_ms).length <= DOTS_UP_TO ? { r: 3 } : false;
   const rows = usage.series.map((b) => ({
     start: b.start,
     ...b.providers,
@@ -159,8 +163,8 @@ function Report({ usage, hourly }: { usage: UsageView; hourly: boolean }) {
           <YAxis tickFormatter={axisDuration} width={64} />
           <Tooltip labelFormatter={(v) => longLabel(String(v), hourly)} formatter={(ms) => duration(Number(ms))} />
           <Legend itemSorter="dataKey" />
-          <Line dataKey="p50" name="median (p50)" stroke={P50} strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
-          <Line dataKey="p95" name="95th percentile" stroke={P95} strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
+          <Line dataKey="p50" name="median (p50)" stroke={P50} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />
+          <Line dataKey="p95" name="95th percentile" stroke={P95} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />
         </LineChart>
       </ChartSection>
 
