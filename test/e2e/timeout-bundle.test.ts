@@ -21,9 +21,14 @@ describe('a hung attempt', () => {
   }, 60_000);
   afterAll(async () => e?.stop());
 
-  it('keeps a bundle of the page as the timeout found it; a cancelled attempt keeps none', async () => {
+  it('keeps a bundle of the page as the timeout found it, no word of the conversation in it; a cancelled attempt keeps none', async () => {
+    // An earlier turn of the same conversation: its prompt and its answer (which quotes it) are on the page too.
+    const earlier = await e.api('POST', '/v1/completions', { body: { provider: 'claude', prompt: 'Remember the word tangerine.' } });
+    expect(earlier.status, JSON.stringify(earlier.body)).toBe(200);
     const prompt = 'Hang on the word periwinkle [[sim:hang]]';
-    const r = await e.api('POST', '/v1/completions', { body: { provider: 'claude', prompt, timeout_ms: 5_000, wait: false } });
+    const r = await e.api('POST', '/v1/completions', {
+      body: { provider: 'claude', prompt, timeout_ms: 5_000, wait: false, mode: 'continue', conversation_ref: earlier.body.conversation_ref },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     const id = r.body.id as string;
     const root = diagnosticsRoot(e.dataDir);
@@ -50,6 +55,8 @@ describe('a hung attempt', () => {
     const html = readFileSync(join(first, 'page.html'), 'utf8');
     expect(html).toContain('data-testid="chat-input"');
     expect(html).not.toContain('periwinkle');
+    expect(html).not.toContain('tangerine');
+    expect(html).not.toContain('Simulated Claude');
     // The cancelled attempt left nothing.
     expect(existsSync(join(root, bundleName(id, 2)))).toBe(false);
     expect(readdirSync(root).filter((n) => n.startsWith(id))).toEqual([bundleName(id, 1)]);

@@ -15,7 +15,16 @@ export function addConcealment(h: Helpers): void {
       const t = text.trim();
       return t.length > 0 && pieces.some((p) => p.includes(t) || (t.length >= 24 && t.includes(p.slice(0, 24))));
     };
-    const marked = [...h.turns(pack), h.find(pack.composer)].filter((el): el is Element => el !== null);
+    // The whole conversation, not only the answers the pack finds: the smallest element that
+    // holds every answer and the composer also holds the person's earlier prompts between
+    // them. Navigation and side panels list past conversations by their titles.
+    const parts = [...h.turns(pack), h.find(pack.composer)].filter((el): el is Element => el !== null);
+    const conversation = parts.reduce<Element | null>((area, el) => {
+      let up = area;
+      while (up && !up.contains(el)) up = up.parentElement;
+      return up;
+    }, parts[0] ?? null);
+    const marked = [...parts, ...(conversation ? [conversation] : []), ...Array.from(document.querySelectorAll('nav, aside, [role=navigation]'))];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.parentElement && holdsSecret(node.textContent ?? '')) marked.push(node.parentElement);
@@ -30,6 +39,8 @@ export function addConcealment(h: Helpers): void {
     const copy = document.documentElement.cloneNode(true) as HTMLElement;
     copy.querySelector('#__chatbridge-conceal')?.remove();
     const blank = (t: string) => t.replace(/\S/g, '•');
+    // Sites title the tab with the conversation's first words.
+    for (const title of Array.from(copy.querySelectorAll('title'))) title.textContent = blank(title.textContent ?? '');
     const walker = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.parentElement?.closest('[data-chatbridge-conceal], script, noscript, template, textarea')) node.textContent = blank(node.textContent ?? '');

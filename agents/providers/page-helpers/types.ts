@@ -51,8 +51,9 @@ export interface PageHelpers {
   /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
   report(pack: PagePack, scope: string | null): Partial<Record<Role, number>>;
   /**
-   * Marks what holds the conversation (the turns, the composer, any text that holds a piece
-   * of `secrets`) and blurs it on screen, for a screenshot that shows the page's shape but
+   * Marks what holds the conversation (the area from the turns to the composer, earlier
+   * prompts included; navigation and side panels, which list past conversations; any text
+   * that holds a piece of `secrets`) and blurs it on screen, for a screenshot that shows the page's shape but
    * not its words; `false` takes the marks and the blur away again.
    */
   conceal(pack: PagePack, secrets: string[], on: boolean): void;
