@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { BUNDLE_NAME, DIAGNOSTIC_FILES, diagnosticsRoot, type DiagnosticManifest } from '../core/diagnostics.js';
 import { ApiError, invalid } from '../core/errors.js';
 
-/** Every file a bundle may hold, with the type it is served as; nothing else is ever read. */
-const FILE_TYPES: Record<string, string> = {
-  [DIAGNOSTIC_FILES.screenshot]: 'image/png',
-  [DIAGNOSTIC_FILES.page]: 'text/html; charset=utf-8',
-  [DIAGNOSTIC_FILES.manifest]: 'application/json; charset=utf-8',
-};
+/**
+ * Every file a bundle may hold, with the type it is served as; nothing else is ever read. A
+ * Map, not an object: a name such as `__proto__` or `constructor` is no key of it.
+ */
+const FILE_TYPES = new Map<string, string>([
+  [DIAGNOSTIC_FILES.screenshot, 'image/png'],
+  [DIAGNOSTIC_FILES.page, 'text/html; charset=utf-8'],
+  [DIAGNOSTIC_FILES.manifest, 'application/json; charset=utf-8'],
+]);
 
 export interface BundleFile {
   data: Buffer;
@@ -76,8 +79,8 @@ export class DiagnosticBundles {
   /** One file of a bundle; 400 for a name that cannot be one, 404 for one that is not there. */
   async file(bundle: string, file: string): Promise<BundleFile> {
     if (!BUNDLE_NAME.test(bundle)) throw invalid('bundle', 'A bundle is named <job id>-<attempt>, such as job_abc123-1.');
-    const contentType = FILE_TYPES[file];
-    if (!contentType) throw invalid('file', `A bundle holds ${Object.keys(FILE_TYPES).join(', ')}.`);
+    const contentType = FILE_TYPES.get(file);
+    if (!contentType) throw invalid('file', `A bundle holds ${[...FILE_TYPES.keys()].join(', ')}.`);
     const path = join(this.root, bundle, file);
     // Only a plain file in a plain folder the agent wrote: never a link to somewhere else.
     const folder = await lstat(join(this.root, bundle)).catch(() => null);

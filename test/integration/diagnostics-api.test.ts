@@ -121,6 +121,9 @@ describe('diagnostic bundles in the admin API', () => {
     expect(await get(`/admin/v1/diagnostics/${id}-2/screenshot.png`)).toEqual({ status: 404, code: 'NOT_FOUND' });
     expect(await get(`/admin/v1/diagnostics/job_nothing-1/page.html`)).toEqual({ status: 404, code: 'NOT_FOUND' });
     expect(await get(`/admin/v1/diagnostics/${id}-1/secret.txt`)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    for (const inherited of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(await get(`/admin/v1/diagnostics/${id}-1/${inherited}`), inherited).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    }
     expect(await get(`/admin/v1/diagnostics/${id}-1/..%2F..%2Fsecret.txt`)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
     expect(await get(`/admin/v1/diagnostics/..%2F${id}-1/page.html`)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
     expect(await get(`/admin/v1/diagnostics/..%2F..%2Fsecret.txt/page.html`)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
