@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 /**
  * Addresses a hosted service never sends a webhook to (api.md (H): "Private, loopback and
@@ -29,7 +30,9 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64: translated by the operator's own network
   ['100::', 64], // discard
+  ['2001::', 32], // Teredo: tunnels to whatever IPv4 address the relay decodes
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local (private)
   ['fe80::', 10], // link-local
@@ -39,18 +42,34 @@ for (const [net, prefix] of [
   NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
 }
 
-/** IPv6 forms that carry an IPv4 address: mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16). */
+/** IPv6 forms that carry a public IPv4 address's route: NAT64 (64:ff9b::/96) and 6to4 (2002::/16). */
 function embeddedIpv4(address: string): string | null {
   const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  const dotted = /^64:ff9b::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1]!;
   const words = expandIpv6(lower);
   if (!words) return null;
-  const mapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff;
   const nat64 = words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0);
-  if (mapped || nat64) return wordsToIpv4(words[6]!, words[7]!);
+  if (nat64) return wordsToIpv4(words[6]!, words[7]!);
   if (words[0] === 0x2002) return wordsToIpv4(words[1]!, words[2]!);
   return null;
+}
+
+/**
+ * The IPv4-compatible (::/96, deprecated) and IPv4-mapped (::ffff:0:0/96) forms: no receiver
+ * on the internet is published under one, and each reaches an IPv4 address by a path of the
+ * host's own. (Not in NOT_PUBLIC: Node's BlockList matches plain IPv4 addresses against them.)
+ */
+function wrapsIpv4(address: string): boolean {
+  const lower = address.toLowerCase();
+  if (/^::(ffff:)?\d+\.\d+\.\d+\.\d+$/.test(lower)) return true;
+  const words = expandIpv6(lower);
+  return !!words && words.slice(0, 5).every((w) => w === 0) && (words[5] === 0 || words[5] === 0xffff);
+}
+
+/** The addresses of this machine's interfaces: a receiver there is the operator's own, however public. */
+function hostAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, '')));
 }
 
 function expandIpv6(address: string): number[] | null {
@@ -65,13 +84,21 @@ function expandIpv6(address: string): number[] | null {
 
 const wordsToIpv4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 
-/** Whether `address` (an IP literal) is a public internet address. */
-export function isPublicAddress(address: string): boolean {
+/**
+ * Whether `address` (an IP literal) is a public internet address, and none of `own` (by
+ * default this machine's, read at each call: interfaces come and go).
+ */
+export function isPublicAddress(address: string, own: readonly string[] = hostAddresses()): boolean {
   const family = isIP(address);
+  if (family === 0) return false;
+  const mine = new BlockList();
+  for (const a of own) mine.addAddress(a, isIP(a) === 6 ? 'ipv6' : 'ipv4');
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (mine.check(address, type)) return false;
   if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return false;
+  if (wrapsIpv4(address)) return false;
   const v4 = embeddedIpv4(address);
-  if (v4 !== null) return isPublicAddress(v4);
+  if (v4 !== null && (mine.check(v4, 'ipv4') || NOT_PUBLIC.check(v4, 'ipv4'))) return false;
   return !NOT_PUBLIC.check(address, 'ipv6');
 }
 

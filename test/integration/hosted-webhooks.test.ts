@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpsTransport, type AddressPolicy } from '../../main/webhooks/https-transport.js';
 import { isPublicAddress } from '../../main/webhooks/public-address.js';
+import { networkInterfaces } from 'node:os';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
@@ -104,9 +105,23 @@ describe('public addresses', () => {
       '0.0.0.0', '224.0.0.1', '239.255.255.250', '255.255.255.255', '198.18.0.1',
       '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', 'fec0::1',
       '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:c0a8:101::1', 'not-an-ip',
+      // IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96) forms of any address, local-use
+      // NAT64 (64:ff9b:1::/48), Teredo (2001::/32, which tunnels to an address it encodes).
+      '::8.8.8.8', '::808:808', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b:1::a00:1', '64:ff9b:1:ffff::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1',
     ];
-    const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2001:4860:4860::8888'];
-    expect(notPublic.filter(isPublicAddress)).toEqual([]);
-    expect(publicOnes.filter((a) => !isPublicAddress(a))).toEqual([]);
+    const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '64:ff9b::808:808', '2001:1::1'];
+    const none: string[] = [];
+    expect(notPublic.filter((a) => isPublicAddress(a, none))).toEqual([]);
+    expect(publicOnes.filter((a) => !isPublicAddress(a, none))).toEqual([]);
+  });
+
+  it("refuses the host's own addresses, public ones included", () => {
+    expect(isPublicAddress('8.8.4.4', ['8.8.4.4', '2606:4700::1'])).toBe(false);
+    expect(isPublicAddress('2606:4700::1', ['8.8.4.4', '2606:4700::1'])).toBe(false);
+    expect(isPublicAddress('::ffff:8.8.4.4', ['8.8.4.4'])).toBe(false);
+    expect(isPublicAddress('8.8.4.4', ['8.8.8.8'])).toBe(true);
+    // By default, the addresses of this machine's interfaces.
+    const mine = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+    expect(mine.filter((a) => isPublicAddress(a))).toEqual([]);
   });
 });
