@@ -37,22 +37,29 @@ function sqliteBuiltForNode(): boolean {
   }
 }
 
+/**
+ * The app, or every reason it cannot run, in one line: a machine without a display often
+ * lacks the Electron download too (its postinstall fails quietly without GitHub), and naming
+ * only the display would hide the second fix.
+ */
 export function findDesktopRuntime(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
   electron: () => string = installedElectron,
   sqliteForNode: () => boolean = sqliteBuiltForNode,
 ): DesktopRuntime {
-  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return { ok: false, reason: 'no display' };
-  let binary: string;
+  const reasons: string[] = [];
+  let binary: string | null = null;
   try {
     binary = electron();
+    if (!existsSync(binary)) reasons.push(`no Electron binary at ${binary}`);
   } catch {
-    return { ok: false, reason: 'the electron package or its binary is not installed' };
+    reasons.push('the electron package or its binary is not installed');
   }
-  if (!existsSync(binary)) return { ok: false, reason: `no Electron binary at ${binary}` };
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) reasons.push('no display');
+  if (reasons.length) return { ok: false, reason: reasons.join('; ') };
   if (sqliteForNode()) return { ok: false, reason: 'better-sqlite3 is built for Node.js; run npm run desktop:rebuild for the app' };
-  return { ok: true, binary };
+  return { ok: true, binary: binary! };
 }
 
 /** Runs the desktop app in the foreground; this process exits with it. */

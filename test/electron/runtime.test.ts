@@ -19,6 +19,14 @@ describe('findDesktopRuntime: the app, or headless serve', () => {
     expect(findDesktopRuntime({}, 'win32', () => '/nowhere/electron.exe', () => false)).toMatchObject({ ok: false, reason: expect.stringMatching(/no Electron binary/) });
   });
 
+  it('names every reason at once: no Electron download and no display', () => {
+    expect(findDesktopRuntime({}, 'linux', missing, () => false)).toEqual({
+      ok: false,
+      reason: 'the electron package or its binary is not installed; no display',
+    });
+    expect(findDesktopRuntime({}, 'linux', () => '/nowhere/electron', () => false)).toEqual({ ok: false, reason: 'no Electron binary at /nowhere/electron; no display' });
+  });
+
   it('needs better-sqlite3 built for Electron, and says how', () => {
     expect(findDesktopRuntime({ DISPLAY: ':0' }, 'linux', present, () => true)).toMatchObject({ ok: false, reason: expect.stringMatching(/desktop:rebuild/) });
   });

@@ -53,7 +53,10 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   const diagnostics = new DiagnosticsKeeper(diagnosticsRoot(t.dataDir));
   const sites = { site: (p: Provider) => (p === provider ? current : undefined) };
   const limits = { ...FLOW_LIMITS, ...options.limits };
-  const runtime = new AgentRuntime(t.service.pool, new ChromiumHost(profilesDir, findBrowser()), sites, diagnostics, limits);
+  // The host's one-time notes (no OS keyring, no sandbox as root) are for a person starting
+  // ChatBridge; every test file, a process of its own, would print them again.
+  const host = new ChromiumHost(profilesDir, findBrowser(), true, () => {});
+  const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
   await Promise.all(runtime.list().map(signIn));
