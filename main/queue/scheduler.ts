@@ -145,16 +145,17 @@ export class Scheduler {
   /**
    * At shutdown: running attempts are aborted and their jobs go back to the queue (with an
    * `agent_lost` attempt), so a restart picks them up. A round under way finishes first; the
-   * jobs it dispatched are not started, and go back to the queue with the rest.
+   * jobs it dispatched are not started, and go back to the queue with the rest. Resolves
+   * with how many went back.
    */
-  async stop(): Promise<void> {
+  async stop(): Promise<number> {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
     this.capTimer?.handle.cancel();
     await this.rounds;
     for (const running of this.running.values()) running.controller.abort('shutdown' satisfies AbortReason);
     this.running.clear();
-    await this.store.requeueDispatched(this.clock.now());
+    return (await this.store.requeueDispatched(this.clock.now())).length;
   }
 
   /**
