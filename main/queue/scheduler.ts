@@ -142,6 +142,17 @@ export class Scheduler {
     return fits({ agentId: agent.id }, caps.agent) && fits({ provider: agent.provider }, caps.provider) && fits('global', caps.global);
   }
 
+  /** When `agent` is under every cap again: null while it is (or no cap holds it). */
+  capsFreeAt(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings()): number | null {
+    const caps = capsOf(agent, settings);
+    const slots = [
+      this.usage.nextSlotAt({ agentId: agent.id }, caps.agent),
+      this.usage.nextSlotAt({ provider: agent.provider }, caps.provider),
+      this.usage.nextSlotAt('global', caps.global),
+    ].filter((s): s is number => s !== null);
+    return slots.length > 0 ? Math.max(...slots) : null;
+  }
+
   /**
    * At shutdown: running attempts are aborted and their jobs go back to the queue (with an
    * `agent_lost` attempt), so a restart picks them up. A round under way finishes first; the

@@ -71,7 +71,7 @@ describe('chatbridge ask', () => {
     const lines = first.stderr.trimEnd().split('\n');
     // Not a terminal: one plain line per change, no spinner, no escape codes.
     expect(first.stderr).not.toMatch(/\r|\x1b/);
-    expect(lines[0]).toMatch(/^chatbridge: job_\w+ (queued at position 1|running on claude-1 \(claude\)) \(\d+\.\d s\)$/);
+    expect(lines[0]).toMatch(/^chatbridge: job_\w+ (queued at position 1: an agent is free: it starts in queue order|running on claude-1 \(claude\)) \(\d+\.\d s\)$/);
     expect(lines.at(-2)).toMatch(/^chatbridge: answered by claude-1 \(claude\) in \d+\.\d s$/);
     const ref = CONVERSATION.exec(first.stderr)?.[1];
     // The hint carries what found the server.

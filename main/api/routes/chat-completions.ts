@@ -79,7 +79,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
         automaticRepeat: automaticRepeat(request),
         accountId: request.accountId,
       });
-      const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+      const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
       const done = await completions.outcome(settled);
       return {
         id: done.id,
