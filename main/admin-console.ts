@@ -23,6 +23,7 @@ import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from './core/jobs.js';
 import type { JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
+import { waitSentence } from './queue/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
 import { NoDelivery, type WebhookDeliveries } from './webhooks/deliveries.js';
@@ -342,8 +343,9 @@ export class AdminConsole {
     const { completions, store } = this.deps;
     const job = await completions.get(id, EVERY_ACCOUNT);
     const rows = await store.attempts(id);
+    const wait = completions.waitReason(job);
     return {
-      job: jobObject(job, completions.agentName(job), await completions.queuePosition(job)),
+      job: jobObject(job, completions.agentName(job), await completions.queuePosition(job), wait ?? undefined),
       prompt: job.prompt,
       content_pruned_at: ts(job.content_pruned_at),
       took_ms: tookMs(job),
@@ -357,7 +359,7 @@ export class AdminConsole {
       }),
       diagnostics: this.deps.diagnostics.ofJob(id).map(({ name, manifest }) => bundleView(name, manifest)),
       webhook: await this.webhookLog(id),
-      waiting_because: completions.waitReason(job)?.text ?? null,
+      waiting_because: wait ? waitSentence(wait) : null,
     };
   }
 

@@ -11,7 +11,7 @@ import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from '
 import type { JobStore } from './queue/job-store.js';
 import { matches, type JobConstraint, type Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
-import { waitReason, type WaitReason } from './queue/wait-reason.js';
+import { waitReason, waitSentence, type WaitReason } from './queue/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 export interface Submission {
@@ -79,11 +79,13 @@ export interface Submitted {
  */
 export class Completions {
   /**
-   * What ends each hold that is waiting, called at shutdown. A set rather than listeners on
-   * one AbortSignal: thousands of holds are normal, and a signal warns past ten listeners.
+   * The holds waiting: `end` is called at shutdown, `recheck` when agents or settings change.
+   * A set rather than listeners on one AbortSignal: thousands of holds are normal, and a
+   * signal warns past ten listeners.
    */
-  private readonly holds = new Set<() => void>();
+  private readonly holds = new Set<{ end(): void; recheck(): void }>();
   private closed = false;
+  private readonly stopHearing: (() => void)[];
 
   constructor(
     private readonly store: JobStore,
@@ -95,7 +97,12 @@ export class Completions {
     private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
+  ) {
+    const recheck = () => {
+      for (const hold of [...this.holds]) hold.recheck();
+    };
+    this.stopHearing = [cluster.onChange(recheck), settings.onChange(recheck)];
+  }
 
   async submit(s: Submission): Promise<Submitted> {
     const b = s.body;
@@ -174,19 +181,29 @@ export class Completions {
   /**
    * Resolves with the job once it is final, or as it is when `holdMs` has passed, the
    * caller went away (`signal`) or the service is shutting down. Woken by job events.
+   * `endsEarly` (a `wait: true` submission): ends, the job still queued, once its wait is
+   * known to last past the hold's end (every agent for it resting until later, say), so the
+   * caller learns now what it would learn then. GET ?wait=true holds as decisions.md says.
    */
-  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow> {
+  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal, endsEarly = false): Promise<JobRow> {
     if (isFinal(job.status) || holdMs <= 0 || this.closed) return Promise.resolve(job);
+    const endsAt = this.clock.now() + holdMs;
     return new Promise((resolve) => {
       let ended = false;
+      let current = job;
       const done = (latest: JobRow) => {
         if (ended) return;
         ended = true;
         unsubscribe();
         timer.cancel();
         signal?.removeEventListener('abort', onAbort);
-        this.holds.delete(onAbort);
+        this.holds.delete(hold);
         resolve(latest);
+      };
+      const recheck = () => {
+        if (!endsEarly || current.status !== 'queued') return;
+        const until = this.reasonFor(current).until;
+        if (until !== null && until >= endsAt) done(current);
       };
       const onAbort = () => {
         this.store.get(job.id).then(
@@ -195,7 +212,9 @@ export class Completions {
         );
       };
       const unsubscribe = this.events.subscribe(job.id, (latest) => {
+        current = latest;
         if (isFinal(latest.status)) done(latest);
+        else recheck();
       });
       // The job may have become final between the caller's read and this subscription. If
       // this read fails, the hold goes on as it is: an event or the timer ends it.
@@ -207,7 +226,9 @@ export class Completions {
       );
       const timer = this.clock.setTimer(onAbort, holdMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.holds.add(onAbort);
+      const hold = { end: onAbort, recheck };
+      this.holds.add(hold);
+      recheck();
     });
   }
 
@@ -233,14 +254,14 @@ export class Completions {
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
-        const never = job.attempts === 0 ? ` It never started: ${this.reasonFor(job).text}.` : '';
+        const never = job.attempts === 0 ? ` It never started: ${waitSentence(this.reasonFor(job))}.` : '';
         throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
         const why = this.waitReason(job);
         throw new ApiError(
           'JOB_TIMEOUT',
-          `The hold ended while the job is ${job.status}${why ? ` (${why.text})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
+          `The hold ended while the job is ${job.status}${why ? ` (${waitSentence(why)})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
           this.profile.outcomeDetails(job),
         );
       }
@@ -259,7 +280,8 @@ export class Completions {
   /** Ends every hold now (at shutdown): callers get the job as it stands. */
   close(): void {
     this.closed = true;
-    for (const end of [...this.holds]) end();
+    for (const stop of this.stopHearing) stop();
+    for (const hold of [...this.holds]) hold.end();
   }
 
   /**

@@ -9,7 +9,8 @@ import { systemClock, type Clock } from './core/clock.js';
 import { secureDataDir } from './core/data-dir.js';
 import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
-import { deviceId, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
+import { checkServer } from './keys/server-proof.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { SqliteAccountStore, type AccountStore } from './keys/account-store.js';
@@ -71,6 +72,22 @@ export interface ServiceOptions {
 }
 
 export class AlreadyRunning extends Error {}
+
+/**
+ * A second server on one data dir is refused while the first one proves it holds the data
+ * dir's admin token at the address its server.json names (as the command line checks it).
+ * A server.json left by a crash, whose pid now belongs to another live process (after a
+ * reboot, say), proves nothing: it is stale and is removed.
+ */
+async function refuseIfServed(dataDir: string): Promise<void> {
+  const running = readServerInfo(dataDir);
+  if (!running || running.pid === process.pid) return;
+  const token = readAdminToken(dataDir);
+  if (token && (await checkServer(running, token)).kind === 'proven') {
+    throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
+  }
+  removeServerInfo(dataDir, running.pid);
+}
 
 /**
  * One running ChatBridge service: the database, the queue and its scheduler, and the HTTP
@@ -268,10 +285,7 @@ export class Service {
    * deliveries where their schedule stands, and listens.
    */
   static async start(options: ServiceOptions): Promise<Service> {
-    const running = readServerInfo(options.dataDir);
-    if (running && running.pid !== process.pid) {
-      throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
-    }
+    await refuseIfServed(options.dataDir);
     const clock = options.clock ?? systemClock;
     const privacyWarning = secureDataDir(options.dataDir);
     const db = openDatabase(options.dataDir);
@@ -379,14 +393,16 @@ export class Service {
   /**
    * Stops taking requests, ends holds (their callers get the job as it stands), puts
    * running jobs back in the queue, stops sending webhooks (their schedule stays in the
-   * outbox) and closes the database.
+   * outbox) and closes the database. Resolves with how many running jobs went back to the queue.
    */
-  async stop(): Promise<void> {
+  async stop(): Promise<{ requeued: number }> {
     this.log.info('service', 'ChatBridge is stopping');
+    // The command line finds no server from now on, rather than one that no longer answers.
+    if (this.url) removeServerInfo(this.dataDir);
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
-    await this.scheduler.stop();
+    const requeued = await this.scheduler.stop();
     this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();
     const retentionStopped = this.retention.stop();
@@ -402,9 +418,9 @@ export class Service {
     // The others keep this device's agents as last published, offline once it has left.
     await this.sharedAgents?.close();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
-    removeServerInfo(this.dataDir);
     // On a shared database this device leaves: offline for the others at once.
     await (this.shared ? this.shared.close() : this.store.close());
     this.db.close();
+    return { requeued };
   }
 }

@@ -115,8 +115,12 @@ function describe(field: string, v: FastifySchemaValidationError, params: Record
       return `${field} is required.`;
     case 'additionalProperties':
       return `${field} is not a field of this request.`;
-    case 'enum':
-      return `${field} must be one of: ${(params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}.`;
+    case 'enum': {
+      // null in a nullable enum is "leave it to the service", not one of the choices.
+      const allowed = params.allowedValues as unknown[];
+      const choices = allowed.filter((x) => x !== null).map((x) => JSON.stringify(x)).join(', ');
+      return `${field} must be one of: ${choices}${allowed.includes(null) ? ' (or null for any)' : ''}.`;
+    }
     default:
       return `${field} ${v.message ?? 'is invalid'}.`;
   }

@@ -44,8 +44,11 @@ export interface Profile {
   statusBody(status: Status): Status | HostedStatus;
   /** Timestamps as the contract writes them. */
   timestamp(ms: number): string;
-  /** `queuePosition` is what `queue_position` counts (see `queuePosition` below). */
-  jobObject(row: JobRow, agentName: string | null, queuePosition?: number): Job | HostedJob;
+  /**
+   * `queuePosition` is what `queue_position` counts (see `queuePosition` below). `wait`, of a
+   * queued job: why it waits (F only: the reason names the operator's agents and devices).
+   */
+  jobObject(row: JobRow, agentName: string | null, queuePosition?: number, wait?: JobWait): Job | HostedJob;
   /** The body of 202 for an accepted `wait: false` job. */
   acceptedBody(row: JobRow, agentName: string | null): AcceptedBody | HostedJob;
   /**
@@ -91,7 +94,13 @@ export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
  * The job object of Profile F (decisions.md). F shows no `content_pruned_at`: a job whose
  * content retention removed reads as `response: null`; the dashboard says when.
  */
-export function jobObject(row: JobRow, agentName: string | null, queuePosition?: number): Job {
+/** Why a queued job waits, as the job object shows it (queue/wait-reason.ts). */
+export interface JobWait {
+  text: string;
+  until: number | null;
+}
+
+export function jobObject(row: JobRow, agentName: string | null, queuePosition?: number, wait?: JobWait): Job {
   const job: Job = {
     id: row.id,
     status: row.status,
@@ -110,6 +119,10 @@ export function jobObject(row: JobRow, agentName: string | null, queuePosition?:
   // decisions.md: finished_at is absent, not null, while the job is unfinished.
   if (row.finished_at !== null) job.finished_at = timestamp(row.finished_at);
   if (queuePosition !== undefined) job.queue_position = queuePosition;
+  if (wait) {
+    job.waiting_because = wait.text;
+    if (wait.until !== null) job.waiting_until = timestamp(wait.until);
+  }
   return job;
 }
 

@@ -94,6 +94,8 @@ export const Job = Type.Object({
   created_at: Timestamp,
   finished_at: Type.Optional(Timestamp),
   queue_position: Type.Optional(Type.Integer({ minimum: 1 })),
+  waiting_because: Type.Optional(Type.String({ description: 'Only on a queued job: why it has not started, in words for a person' })),
+  waiting_until: Type.Optional(Timestamp),
   error: Nullable(ErrorSummary),
   metadata: Type.Record(Type.String(), Type.Unknown()),
 });

@@ -8,7 +8,7 @@ import { AgentPool } from '../queue/agent-pool.js';
 import { withDb } from './account.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { localTime } from './local-time.js';
-import { runningServer, type RunningServer } from './server-client.js';
+import { notRunning, runningServer, type RunningServer } from './server-client.js';
 import type { ErrorEnvelope } from '../api/schemas.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
@@ -156,7 +156,7 @@ function checkedProxy(text: string): string {
 /** The running server, or a one-line error that says how to start it. */
 async function requireServer(dataDir: string, forWhat: string): Promise<RunningServer> {
   const server = await runningServer(dataDir);
-  if (!server) throw new UsageError(`ChatBridge is not running for ${dataDir}: ${forWhat} needs it. Start it (chatbridge serve), then try again.`);
+  if (!server) throw notRunning(dataDir, `${forWhat} needs it. Start it (chatbridge serve), then try again.`);
   return server;
 }
 

@@ -13,8 +13,27 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
     return parsed;
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message.split('\n')[0]!);
+    throw new UsageError(parseArgsMistake(error as NodeJS.ErrnoException, positionals));
   }
+}
+
+/**
+ * Node's parseArgs words its mistakes for programmers, over several lines, some with
+ * unbalanced quotes ("as in '-- \"--x\""); this says each in one line of our own.
+ */
+function parseArgsMistake(error: NodeJS.ErrnoException, positionals: number): string {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? '';
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `Unknown option ${option}.${positionals > 0 ? ' (A prompt that starts with "-" goes after --, as in -- "-x".)' : ''} Run chatbridge help.`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `Unexpected argument: ${/'([^']*)'/.exec(error.message)?.[1] ?? ''} (this command takes options only).`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/ambiguous/.test(error.message)) return `${option} needs a value, not another option (a value that starts with "-" goes as ${option}=-VALUE).`;
+      if (/argument missing/.test(error.message)) return `${option} needs a value.`;
+      if (/does not take an argument/.test(error.message)) return `${option} takes no value.`;
+  }
+  return error.message.split('\n')[0]!;
 }
 
 /**

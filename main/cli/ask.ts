@@ -38,7 +38,7 @@ export async function ask(args: string[]): Promise<number> {
     1,
   );
   const prompt = await promptOf(positionals[0]);
-  const client = askClient(values['data-dir'], process.env);
+  const { client, flag } = await askClient(values['data-dir'], process.env);
   const request: SubmitRequest = {
     prompt,
     ...(values.provider ? { provider: values.provider as SubmitRequest['provider'] } : {}),
@@ -63,8 +63,8 @@ export async function ask(args: string[]): Promise<number> {
         if (interrupted.signal.aborted) return null;
         throw error;
       });
-    if (!job) return await cancelOnInterrupt(client, queued.id, progress, values.json);
-    return report(job, progress, values.json);
+    if (!job) return await cancelOnInterrupt(client, queued.id, progress, values.json, flag);
+    return report(job, progress, values.json, flag);
   } catch (error) {
     if (!(error instanceof ChatBridgeError)) throw error;
     return failure(error, progress);
@@ -86,15 +86,15 @@ async function promptOf(arg: string | undefined): Promise<string> {
   return prompt;
 }
 
-/** A final job: the answer on stdout, or why there is none on stderr; the exit code. */
-function report(job: Job, progress: Progress, json: boolean | undefined): number {
+/** A final job: the answer on stdout, or why there is none on stderr; the exit code. `flag` finds the server again. */
+function report(job: Job, progress: Progress, json: boolean | undefined, flag: string): number {
   if (json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
   switch (job.status) {
     case 'succeeded': {
       if (!json) process.stdout.write(job.response!.endsWith('\n') ? job.response! : `${job.response}\n`);
       progress.line(`answered by ${agentOf(job)} in ${progress.elapsed()}`);
       if (job.conversation_ref) {
-        progress.line(`conversation_ref ${job.conversation_ref} (continue it: chatbridge ask --continue ${job.conversation_ref} "…")`);
+        progress.line(`conversation_ref ${job.conversation_ref} (continue it: chatbridge ask ${flag ? `${flag} ` : ''}--continue ${job.conversation_ref} "…")`);
       }
       return ASK_EXIT.answered;
     }
@@ -110,10 +110,10 @@ function report(job: Job, progress: Progress, json: boolean | undefined): number
   }
 }
 
-async function cancelOnInterrupt(client: ChatBridgeClient, id: string, progress: Progress, json: boolean | undefined): Promise<number> {
+async function cancelOnInterrupt(client: ChatBridgeClient, id: string, progress: Progress, json: boolean | undefined, flag: string): Promise<number> {
   progress.clear();
   const job = await client.cancel(id);
-  if (job.status !== 'cancelled') return report(job, progress, json); // it ended first
+  if (job.status !== 'cancelled') return report(job, progress, json, flag); // it ended first
   if (json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
   progress.line(`Ctrl-C: cancelled ${id}.`);
   return ASK_EXIT.interrupted;

@@ -81,7 +81,8 @@ export async function main(argv: string[]): Promise<void> {
     }
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`chatbridge: cannot listen: ${e.message}\n`);
+      const forward = e.code === 'EADDRINUSE' ? ': another program uses that port; choose one with --port N, or --port 0 for any free port' : '';
+      process.stderr.write(`chatbridge: cannot listen: ${e.message}${forward}\n`);
       process.exit(2);
     }
     throw error;

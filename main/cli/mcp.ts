@@ -1,9 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ChatBridgeClient } from '../client/index.js';
-import { resolveDataDir } from '../core/data-dir.js';
 import { mcpServer } from '../mcp/server.js';
 import { parse, parseDuration, UsageError } from './args.js';
-import { KEY_HINT, serviceUrl } from './connection.js';
+import { KEY_HINT, serviceTarget } from './connection.js';
 
 /**
  * `chatbridge mcp`: a Model Context Protocol server on stdin/stdout for coding agents,
@@ -14,10 +13,10 @@ export async function mcp(args: string[]): Promise<void> {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, 'max-wait': { type: 'string' } });
   const apiKey = process.env.CHATBRIDGE_API_KEY;
   if (!apiKey) throw new UsageError(`No API key: ${KEY_HINT} in the MCP server's environment.`);
-  const dataDir = resolveDataDir(values['data-dir']);
   const maxWaitMs = values['max-wait'] === undefined ? 300_000 : parseDuration(values['max-wait']);
   const server = mcpServer({
-    connect: () => new ChatBridgeClient({ baseUrl: serviceUrl(dataDir, process.env).url, apiKey }),
+    // Found again on each call (the service may have restarted on another port), and proven before the key goes there.
+    connect: async () => new ChatBridgeClient({ baseUrl: (await serviceTarget(values['data-dir'], process.env, false)).url, apiKey }),
     maxWaitMs,
   });
   const transport = new StdioServerTransport();

@@ -1,4 +1,5 @@
 import type { Job } from '../client/index.js';
+import { clockTime } from './local-time.js';
 
 const FRAMES = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
 
@@ -50,7 +51,10 @@ export class Progress {
 
 function describe(job: Job): string {
   if (job.status === 'queued') {
-    return `${job.id} queued${job.queue_position ? ` at position ${job.queue_position}` : ''}${job.attempts > 0 ? ` (attempt ${job.attempts} ended; retrying)` : ''}`;
+    const retry = job.attempts > 0 ? ` (attempt ${job.attempts} ended; retrying)` : '';
+    const until = job.waiting_until ? `, until ${clockTime(job.waiting_until)}` : '';
+    const why = job.waiting_because ? `: ${job.waiting_because}${until}` : '';
+    return `${job.id} queued${job.queue_position ? ` at position ${job.queue_position}` : ''}${retry}${why}`;
   }
   return `${job.id} running on ${agentOf(job)}`;
 }

@@ -1,11 +1,10 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startBrowserAgents } from '../../agents/runtime/start-agents.js';
 import { DRIFT_KINDS, isDriftKind, type DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import { startSimulatedAgents } from '../../agents/simulator/simulated-agents.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { noDefaultPauseIn, resolveDataDir, simulationDir } from '../core/data-dir.js';
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
@@ -69,7 +68,7 @@ export async function serve(args: string[]): Promise<void> {
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
-  const dataDir = simulate ? join(baseDir, 'simulator') : baseDir;
+  const dataDir = simulate ? simulationDir(baseDir) : baseDir;
   const database = databaseUrl(values);
   if (!database && (values['device-name'] !== undefined || values['no-api'])) {
     throw new UsageError('--device-name and --no-api are for a device sharing a database: add --database postgres://… (or set CHATBRIDGE_DATABASE_URL).');
@@ -84,6 +83,7 @@ export async function serve(args: string[]): Promise<void> {
   }
   // Whatever this process and its browsers write (profiles, logs, temp files) is the owner's only.
   process.umask(0o077);
+  noDefaultPauseIn(dataDir);
   const service = await Service.start({
     dataDir,
     profile,
@@ -101,7 +101,11 @@ export async function serve(args: string[]): Promise<void> {
     stopping = true;
     service
       .stop()
-      .then(() => Promise.all(closers.map((c) => c())))
+      .then(async ({ requeued }) => {
+        await Promise.all(closers.map((c) => c()));
+        const jobs = requeued === 1 ? '1 running job went' : `${requeued} running jobs went`;
+        process.stdout.write(`stopped: ${jobs} back to the queue\n`);
+      })
       .then(
         () => process.exit(0),
         (error: unknown) => {
@@ -159,9 +163,17 @@ export async function serve(args: string[]): Promise<void> {
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +
       `simulated agents ready: ${ready} of ${simulated.runtime.list().length}\n` +
+      `${pauseLine(service.settings.get().pauseMs)}\n` +
       `simulation data: ${dataDir} (for other commands: --data-dir ${dataDir})\n` +
       `API key for this run (both scopes):\n${secret}\n`,
   );
+}
+
+/** What the banner says of the pause between an agent's jobs in a simulation. */
+function pauseLine(ms: number): string {
+  return ms === 0
+    ? 'pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)'
+    : `pause between jobs: at least ${ms / 1000} s, as set (chatbridge settings pause --min 0 lifts it)`;
 }
 
 /** "chatgpt=app-shell,deepseek=virtual-list" → the layout of each simulated site named. */

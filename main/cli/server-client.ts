@@ -1,12 +1,14 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { isLoopback } from '../core/loopback.js';
+import { existsSync } from 'node:fs';
+import { simulationDir } from '../core/data-dir.js';
 import { adminToken, readServerInfo } from '../core/runtime-files.js';
-import { serverProof } from '../keys/admin-token.js';
+import { checkServer } from '../keys/server-proof.js';
 import { UsageError } from './args.js';
 
 /** The running server of a data dir, proven to be ours, and a way to call it with the admin token. */
 export interface RunningServer {
   url: string;
+  /** The data dir it serves: `serve --simulate` serves `<data dir>/simulator`. */
+  dataDir: string;
   /** `body`, if given, goes as JSON; the call gives up after `timeoutMs`. */
   call(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<Response>;
   /** The dashboard at a page (`/agents/add`), signed in through the link's fragment. */
@@ -14,37 +16,30 @@ export interface RunningServer {
 }
 
 /**
- * Finds the server of `dataDir` and checks, before the admin token goes anywhere, that
- * (1) the process named in server.json is alive, (2) its address is on this machine's
- * loopback, and (3) what answers there proves it holds this data dir's admin token (an
- * HMAC of a fresh nonce and its own address, see serverProof). Every command that calls
- * the running server goes through here.
+ * Finds the server of `dataDir` and checks, before the admin token goes anywhere, that the
+ * process named in server.json is alive and that what answers at its address proves it
+ * holds this data dir's admin token (checkServer). Every command that calls the running
+ * server goes through here.
  */
 export async function runningServer(dataDir: string): Promise<RunningServer | null> {
   const info = readServerInfo(dataDir);
   if (!info) return null;
-  const reach = loopbackUrl(info.url);
-  if (!reach) {
-    throw new UsageError(`server.json in ${dataDir} points at ${info.url}, which is not this machine's loopback: the admin token is not sent there.`);
-  }
   const token = adminToken(dataDir);
-  const nonce = randomBytes(24).toString('base64url');
-  let proof: string;
-  try {
-    const res = await fetch(`${reach}/admin/v1/proof?nonce=${nonce}`, { signal: AbortSignal.timeout(10_000) });
-    proof = res.ok ? String(((await res.json()) as { proof?: unknown }).proof) : '';
-  } catch (error) {
-    throw new UsageError(`Could not reach ChatBridge at ${info.url}: ${(error as Error).message}`);
+  const check = await checkServer(info, token);
+  switch (check.kind) {
+    case 'not_loopback':
+      throw new UsageError(`server.json in ${dataDir} points at ${info.url}, which is not this machine's loopback: the admin token is not sent there.`);
+    case 'unreachable':
+      throw new UsageError(`Could not reach ChatBridge at ${info.url}: ${check.message}`);
+    case 'other':
+      throw new UsageError(
+        `What answers at ${info.url} is not the ChatBridge of ${dataDir} (it cannot prove it holds this data dir's admin token): the token is not sent there.`,
+      );
   }
-  const expected = Buffer.from(serverProof(token, nonce, info.url));
-  const given = Buffer.from(proof);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new UsageError(
-      `What answers at ${info.url} is not the ChatBridge of ${dataDir} (it cannot prove it holds this data dir's admin token): the token is not sent there.`,
-    );
-  }
+  const { reach } = check;
   return {
     url: info.url,
+    dataDir,
     call: (method, path, body, timeoutMs = 30_000) =>
       fetch(`${reach}${path}`, {
         method,
@@ -56,18 +51,23 @@ export async function runningServer(dataDir: string): Promise<RunningServer | nu
   };
 }
 
-/** The server's URL as reached from this machine, or null when it is not a loopback address. */
-function loopbackUrl(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
+/**
+ * The server of `dataDir`, else the simulation `serve --simulate` runs beside it (in
+ * `<data dir>/simulator`): what `ask`, `status` and `mcp` call, so that the README's
+ * `serve --simulate` then `ask` works without a flag.
+ */
+export async function serverOrSimulation(dataDir: string): Promise<RunningServer | null> {
+  return (await runningServer(dataDir)) ?? (existsSync(simulationDir(dataDir)) ? await runningServer(simulationDir(dataDir)) : null);
+}
+
+/**
+ * "ChatBridge is not running for DIR", and the way forward: the flag that reaches a
+ * simulation running beside it, or how to start it (`start`, e.g. "Start it: chatbridge serve").
+ */
+export function notRunning(dataDir: string, start: string): UsageError {
+  const simulation = simulationDir(dataDir);
+  if (readServerInfo(simulation)) {
+    return new UsageError(`ChatBridge is not running for ${dataDir}, but a simulation is (serve --simulate): add --data-dir ${simulation}`);
   }
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  // A server listening on every address is reached through loopback.
-  if (host === '0.0.0.0') u.hostname = '127.0.0.1';
-  else if (host === '::') u.hostname = '[::1]';
-  else if (!isLoopback(host)) return null;
-  return u.origin;
+  return new UsageError(`ChatBridge is not running for ${dataDir}. ${start}`);
 }

@@ -1,4 +1,4 @@
-import { resolveDataDir } from '../core/data-dir.js';
+import { noDefaultPauseIn, resolveDataDir } from '../core/data-dir.js';
 import { openDatabase } from '../queue/db.js';
 import { TableChanges } from '../queue/postgres/table-changes.js';
 import { PgSettingsStore } from '../settings/postgres/settings-store.js';
@@ -25,7 +25,9 @@ export async function withSettings<T>(
       return work(settings);
     });
   }
-  const db = openDatabase(resolveDataDir(values['data-dir']));
+  const dataDir = resolveDataDir(values['data-dir']);
+  noDefaultPauseIn(dataDir);
+  const db = openDatabase(dataDir);
   try {
     return await work(new SqliteSettingsStore(db));
   } finally {

@@ -3,7 +3,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { VERSION } from '../core/package-root.js';
 import { isProvider, PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';
-import { runningServer, type RunningServer } from './server-client.js';
+import { notRunning, runningServer, type RunningServer } from './server-client.js';
 
 /** A check with a probe prompt waits for an answer: give the server time. */
 const CHECK_MS = { plain: 90_000, send: 240_000 };
@@ -27,7 +27,7 @@ export async function sites(args: string[]): Promise<number> {
   if (provider !== undefined && !isProvider(provider)) throw new UsageError(`Unknown provider "${provider}"; providers are ${PROVIDERS.join(', ')}.`);
   const dataDir = resolveDataDir(values['data-dir']);
   const server = await runningServer(dataDir);
-  if (!server) throw new UsageError(`ChatBridge is not running for ${dataDir}. Start it (chatbridge serve): the check runs in its browsers.`);
+  if (!server) throw notRunning(dataDir, 'Start it (chatbridge serve): the check runs in its browsers.');
 
   const state = await callJson<AdminState>(server, 'GET', '/admin/v1/state');
   const agents = state.agents.filter((a) => !provider || a.provider === provider);

@@ -11,7 +11,7 @@ import { DAY_MS } from '../queue/retention.js';
 import { PgUsageHistory } from '../queue/postgres/usage-history.js';
 import { SqliteUsageHistory } from '../queue/sqlite/usage-history.js';
 import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
-import { UsageReport } from '../usage-report.js';
+import { ADMIN_KEY_ID, UsageReport } from '../usage-report.js';
 import { parse, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
@@ -64,7 +64,9 @@ const COLUMNS = ['jobs', 'ok', 'failed', 'cancel', 'expired', 'queue p50/p95', '
 export function renderUsage(by: UsageGroup, since: number, until: number, rows: { id: string | null; name: string; figures: UsageFigures }[], totals: UsageFigures): string {
   const head = `Jobs that finished from ${timestamp(since)} to ${timestamp(until)}, by ${by}:`;
   if (totals.jobs === 0) return `${head} none.\n`;
-  const label = (r: { id: string | null; name: string }) => (by === 'provider' || r.id === null || r.name === r.id ? r.name : `${r.name} (${r.id})`);
+  // The id after a name tells two of the same name apart; the admin token has one, named in full.
+  const label = (r: { id: string | null; name: string }) =>
+    by === 'provider' || r.id === null || r.id === ADMIN_KEY_ID || r.name === r.id ? r.name : `${r.name} (${r.id})`;
   const table = [
     [by, ...COLUMNS],
     ...rows.map((r) => [label(r), ...cells(r.figures)]),

@@ -289,7 +289,7 @@ export class ChatBridgeClient {
       while (!stop.signal.aborted) {
         // One try each time: a missed look is made up by the next one.
         const job = await this.exchange<Job>('GET', `/v1/completions/${encodeURIComponent(id)}`, { signal: stop.signal }).catch(() => null);
-        const seen = job && JSON.stringify([job.status, job.queue_position, job.agent_id]);
+        const seen = job && JSON.stringify([job.status, job.queue_position, job.agent_id, job.waiting_because, job.waiting_until]);
         if (job && seen !== last && !stop.signal.aborted && !isFinal(job.status)) {
           last = seen!;
           report(job);

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * Where ChatBridge keeps its database, browser profiles and tokens: --data-dir, else
@@ -17,6 +17,22 @@ export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.e
     default:
       return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'chatbridge');
   }
+}
+
+/** Where `serve --simulate` keeps its own data, so simulated agents never mix with real accounts. */
+export function simulationDir(dataDir: string): string {
+  return join(dataDir, 'simulator');
+}
+
+/**
+ * Simulated sites cannot ban: a simulation runs with no pause between an agent's jobs
+ * unless one is set (`settings pause`). Through the default the settings read
+ * (CHATBRIDGE_PAUSE_MS, of this process only), so a pause set on a database shared with
+ * real devices still holds, and `settings pause` on the simulation's data dir shows what
+ * its server does.
+ */
+export function noDefaultPauseIn(dataDir: string): void {
+  if (simulationDir(dirname(dataDir)) === dataDir) process.env.CHATBRIDGE_PAUSE_MS ??= '0';
 }
 
 /**

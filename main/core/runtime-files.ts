@@ -26,9 +26,10 @@ export function writeServerInfo(dataDir: string, info: ServerInfo): void {
   renameSync(tmp, join(dataDir, SERVER_FILE));
 }
 
-export function removeServerInfo(dataDir: string): void {
+/** Removes server.json if it is `pid`'s (this process's unless told), or stale. */
+export function removeServerInfo(dataDir: string, pid = process.pid): void {
   const info = readServerInfo(dataDir);
-  if (!info || info.pid === process.pid) rmSync(join(dataDir, SERVER_FILE), { force: true });
+  if (!info || info.pid === pid) rmSync(join(dataDir, SERVER_FILE), { force: true });
 }
 
 /** The dashboard's token: made once, kept in the data dir readable by its owner only. */

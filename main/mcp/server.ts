@@ -6,7 +6,7 @@ import { callTool, TOOLS, type ToolResult } from './tools.js';
 
 export interface McpOptions {
   /** A client of the running service, made per call: the service may have restarted on another port. */
-  connect(): ChatBridgeClient;
+  connect(): Promise<ChatBridgeClient>;
   /** How long `ask` waits for an answer before handing back the job id instead. */
   maxWaitMs: number;
 }
@@ -31,7 +31,7 @@ export function mcpServer(options: McpOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
     let client: ChatBridgeClient;
     try {
-      client = options.connect();
+      client = await options.connect();
     } catch (error) {
       return { content: [{ type: 'text', text: `NETWORK_ERROR: ${(error as Error).message}` }], isError: true };
     }

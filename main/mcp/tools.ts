@@ -167,7 +167,10 @@ function invalidArgument(schema: TSchema, args: unknown): string | null {
 }
 
 function whereItStands(job: Job): string {
-  if (job.status === 'queued') return `job ${job.id} is queued${job.queue_position ? ` at position ${job.queue_position}` : ''}`;
+  if (job.status === 'queued') {
+    const why = job.waiting_because ? `: ${job.waiting_because}${job.waiting_until ? `, until ${job.waiting_until}` : ''}` : '';
+    return `job ${job.id} is queued${job.queue_position ? ` at position ${job.queue_position}` : ''}${why}`;
+  }
   return `job ${job.id} is running on ${job.agent_name ?? job.agent_id} (${job.provider})`;
 }
 

@@ -83,7 +83,7 @@ export interface JobStore {
   /** Queued jobs in dispatch order: priority DESC, created_at, id. */
   queuedInOrder(): Promise<QueuedJob[]>;
   queuedCount(viewer: Viewer): Promise<number>;
-  /** 1-based place of a queued job among its account's queued jobs in dispatch order (decisions.md `queue_position`). */
+  /** 1-based place of a queued job among its account's queued jobs that compete with it for an agent, in dispatch order (queue-order.ts `competes`). */
   queuePosition(job: JobRow): Promise<number>;
   oldestQueuedAt(viewer: Viewer): Promise<number | null>;
   /** The earliest deadline of a live job; null when none is live. */

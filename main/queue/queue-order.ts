@@ -5,6 +5,25 @@ export interface QueueKey {
   created_at: number;
   /** Each account has a queue of its own (null or absent: Profile F's one account, or the admin token). */
   account_id?: string | null;
+  /** The job's constraint (scheduler.ts JobConstraint); absent: any agent. */
+  req_provider?: string | null;
+  req_agent_id?: string | null;
+}
+
+/**
+ * Whether two queued jobs wait for some agent in common, so that one ahead of the other
+ * delays it: a job pinned to an agent (a continued conversation) competes with jobs pinned
+ * to the same agent and with unpinned jobs of its provider or of none; a ChatGPT job never
+ * delays a Claude job.
+ */
+export function competes(a: Pick<QueueKey, 'req_provider' | 'req_agent_id'>, b: Pick<QueueKey, 'req_provider' | 'req_agent_id'>): boolean {
+  if (a.req_agent_id && b.req_agent_id) return a.req_agent_id === b.req_agent_id;
+  return !a.req_provider || !b.req_provider || a.req_provider === b.req_provider;
+}
+
+/** The fields a QueueOrder keeps of a job. */
+function keyOf({ id, priority, created_at, account_id, req_provider, req_agent_id }: QueueKey): QueueKey {
+  return { id, priority, created_at, account_id: account_id ?? null, req_provider: req_provider ?? null, req_agent_id: req_agent_id ?? null };
 }
 
 /** Dispatch order (decisions.md): higher priority, then older, then lower id. */
@@ -17,14 +36,15 @@ function before(a: QueueKey, b: QueueKey): boolean {
 /**
  * The queued jobs in dispatch order, kept in memory beside the database so that the
  * queue's size (the 1 000-job limit, on every submission) and a job's `queue_position`
- * (on every GET of a queued job) cost a binary search instead of a count over an index.
+ * (on every GET of a queued job) cost a binary search and a walk of the jobs ahead
+ * instead of a query.
  * The SQLite job store, the only writer of job rows, keeps it in step with them.
  */
 export class QueueOrder {
   private keys: QueueKey[] = [];
 
   constructor(keys: Iterable<QueueKey>) {
-    this.keys = [...keys].map(({ id, priority, created_at, account_id }) => ({ id, priority, created_at, account_id }));
+    this.keys = [...keys].map(keyOf);
     this.keys.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   }
 
@@ -33,7 +53,7 @@ export class QueueOrder {
   }
 
   add(key: QueueKey): void {
-    this.keys.splice(this.indexOf(key), 0, { id: key.id, priority: key.priority, created_at: key.created_at, account_id: key.account_id ?? null });
+    this.keys.splice(this.indexOf(key), 0, keyOf(key));
   }
 
   remove(key: QueueKey): void {
@@ -41,9 +61,15 @@ export class QueueOrder {
     if (this.keys[at]?.id === key.id) this.keys.splice(at, 1);
   }
 
-  /** 1-based place in dispatch order; 1 means next. */
+  /**
+   * 1-based place in dispatch order among the jobs that compete with `key` for an agent
+   * (`competes`); 1 means next. Counts the jobs ahead, at most the account's 1 000.
+   */
   position(key: QueueKey): number {
-    return this.indexOf(key) + 1;
+    const at = this.indexOf(key);
+    let ahead = 0;
+    for (let i = 0; i < at; i++) if (competes(this.keys[i]!, key)) ahead++;
+    return ahead + 1;
   }
 
   /** The first index whose key does not come before `key`. */
@@ -99,7 +125,7 @@ export class AccountQueues {
     if (queue?.size === 0) this.queues.delete(account);
   }
 
-  /** 1-based place in dispatch order among the account's queued jobs; 1 means next. */
+  /** 1-based place in dispatch order among the account's queued jobs that compete with it; 1 means next. */
   position(key: QueueKey): number {
     return this.queues.get(key.account_id ?? null)?.position(key) ?? 1;
   }

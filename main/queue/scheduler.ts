@@ -142,19 +142,31 @@ export class Scheduler {
     return fits({ agentId: agent.id }, caps.agent) && fits({ provider: agent.provider }, caps.provider) && fits('global', caps.global);
   }
 
+  /** When `agent` is under every cap again: null while it is (or no cap holds it). */
+  capsFreeAt(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings()): number | null {
+    const caps = capsOf(agent, settings);
+    const slots = [
+      this.usage.nextSlotAt({ agentId: agent.id }, caps.agent),
+      this.usage.nextSlotAt({ provider: agent.provider }, caps.provider),
+      this.usage.nextSlotAt('global', caps.global),
+    ].filter((s): s is number => s !== null);
+    return slots.length > 0 ? Math.max(...slots) : null;
+  }
+
   /**
    * At shutdown: running attempts are aborted and their jobs go back to the queue (with an
    * `agent_lost` attempt), so a restart picks them up. A round under way finishes first; the
-   * jobs it dispatched are not started, and go back to the queue with the rest.
+   * jobs it dispatched are not started, and go back to the queue with the rest. Resolves
+   * with how many went back.
    */
-  async stop(): Promise<void> {
+  async stop(): Promise<number> {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
     this.capTimer?.handle.cancel();
     await this.rounds;
     for (const running of this.running.values()) running.controller.abort('shutdown' satisfies AbortReason);
     this.running.clear();
-    await this.store.requeueDispatched(this.clock.now());
+    return (await this.store.requeueDispatched(this.clock.now())).length;
   }
 
   /**

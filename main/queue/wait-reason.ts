@@ -7,9 +7,19 @@ import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
 export interface WaitReason {
   /** Why the job has not started, in words for a person: "no ChatGPT account is paired". */
   text: string;
+  /** When the wait ends by itself (a rest, a pause, a cap's next slot), if known; null otherwise. */
+  until: number | null;
   /** Only a person can end the wait (pair or log in an account, enable an agent, resume). */
   needsPerson: boolean;
 }
+
+/** The reason as one phrase, with until when (UTC): for the log, the dashboard and a 504's message. */
+export function waitSentence(reason: WaitReason): string {
+  return reason.until === null ? reason.text : `${reason.text}, until ${timestamp(reason.until)}`;
+}
+
+/** A wait that only a person can end. */
+const person = (text: string): WaitReason => ({ text, until: null, needsPerson: true });
 
 /**
  * Why a queued job is not running now on any device. A job with no agent for it keeps waiting
@@ -21,7 +31,7 @@ export function waitReason(
   deps: { cluster: ClusterAgents; scheduler: Scheduler; settings: Settings },
 ): WaitReason {
   const { cluster, scheduler, settings } = deps;
-  if (settings.paused) return { text: 'the agents are paused (resume them in the dashboard or with chatbridge resume)', needsPerson: true };
+  if (settings.paused) return person('the agents are paused (resume them in the dashboard or with chatbridge resume)');
   const provider = job.req_provider && isProvider(job.req_provider) ? PROVIDER_NAMES[job.req_provider] : null;
   const pinned = job.req_agent_id ? cluster.get(job.req_agent_id) : undefined;
   const who = pinned ? `its agent ${pinned.name}` : provider ? `every ${provider} agent` : 'every agent';
@@ -30,30 +40,33 @@ export function waitReason(
     const offline = cluster.devices().filter((d) => !d.online && d.agents.some((a) => matches(a, job)));
     if (offline.length > 0) {
       const whose = pinned ? `the device of its agent ${pinned.name} is` : `every device with ${provider ? `a ${provider}` : 'an'} agent is`;
-      return { text: `${whose} offline (${offline.map((d) => d.name).join(', ')})`, needsPerson: true };
+      return person(`${whose} offline (${offline.map((d) => d.name).join(', ')})`);
     }
-    if (job.req_agent_id) return { text: 'the agent it must run on was removed', needsPerson: true };
+    if (job.req_agent_id) return person('the agent it must run on was removed');
     const add = `add one in the dashboard or with chatbridge agents add ${job.req_provider ?? 'PROVIDER'}`;
-    return { text: `no ${provider ? `${provider} ` : ''}account is paired (${add})`, needsPerson: true };
+    return person(`no ${provider ? `${provider} ` : ''}account is paired (${add})`);
   }
   const states = candidates.map((a) => a.state);
   if (!candidates.some(isUsable)) {
-    if (states.every((s) => s === 'paused')) return { text: `${who} is paused (enable it on the Agents page)`, needsPerson: true };
+    if (states.every((s) => s === 'paused')) return person(`${who} is paused (enable it on the Agents page)`);
     const none = pinned ? `its agent ${pinned.name} is not` : `no ${provider ? `${provider} ` : ''}agent is`;
-    return { text: `${none} logged in (log in on the Agents page)`, needsPerson: true };
+    return person(`${none} logged in (log in on the Agents page)`);
   }
   const ready = candidates.filter((a) => a.ready);
   if (ready.length === 0) {
     const rests = candidates.map((a) => a.cooldown_until).filter((t): t is number => t !== null);
     if (states.every((s) => s === 'resting' || s === 'paused' || s === 'needs_login' || s === 'error') && rests.length > 0) {
-      return { text: `${who} is resting after the provider's usage limit, until ${timestamp(Math.min(...rests))}`, needsPerson: false };
+      return { text: `${who} is resting after the provider's usage limit`, until: Math.min(...rests), needsPerson: false };
     }
     const pauses = candidates.map((a) => a.pause_until).filter((t): t is number => t !== null);
     if (pauses.length > 0 && states.every((s) => s !== 'busy')) {
-      return { text: `${who} is pausing between jobs (a guard against bans), until ${timestamp(Math.min(...pauses))}`, needsPerson: false };
+      return { text: `${who} is pausing between jobs (a guard against bans)`, until: Math.min(...pauses), needsPerson: false };
     }
-    return { text: `${who} is busy with another job`, needsPerson: false };
+    return { text: `${who} is busy with another job`, until: null, needsPerson: false };
   }
-  if (!ready.some((a) => scheduler.underCaps(a, settings))) return { text: 'the hourly cap is used up for every agent that could run it', needsPerson: false };
-  return { text: 'jobs ahead of it start first', needsPerson: false };
+  if (!ready.some((a) => scheduler.underCaps(a, settings))) {
+    const frees = ready.map((a) => scheduler.capsFreeAt(a, settings)).filter((t): t is number => t !== null);
+    return { text: 'the hourly cap is used up for every agent that could run it', until: frees.length > 0 ? Math.min(...frees) : null, needsPerson: false };
+  }
+  return { text: 'an agent is free: it starts in queue order', until: null, needsPerson: false };
 }

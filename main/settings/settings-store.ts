@@ -30,7 +30,8 @@ export const MAX_RETENTION_DAYS = 3_650;
  * messages too quickly" warnings and bans answer, so an agent pauses at least this long
  * (plus up to half of it again, at random) after each job. Hourly caps bound the volume;
  * this bounds the rhythm. `CHATBRIDGE_PAUSE_MS` replaces the default where only speed
- * matters (the test suite and the benchmarks set 0); a setting made here still wins.
+ * matters or no site can ban (the test suite, the benchmarks and `serve --simulate` set 0);
+ * a setting made here still wins. Read when the settings are, so a process may set it first.
  */
 export const DEFAULT_PAUSE_MS = 10_000;
 export const MAX_PAUSE_MS = 3_600_000;
@@ -57,13 +58,12 @@ export function checkRetention(days: number | null): number | null {
   return days;
 }
 
-const DEFAULTS: Settings = {
+const DEFAULTS: Omit<Settings, 'pauseMs'> = {
   globalCap: null,
   providerCaps: Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, number | null>,
   rotation: 'round_robin',
   paused: false,
   retentionDays: DEFAULT_RETENTION_DAYS,
-  pauseMs: defaultPauseMs(),
 };
 
 /**
@@ -102,7 +102,7 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
     paused: s.paused ?? DEFAULTS.paused,
     // null is a choice (keep forever), so only a missing entry takes the default.
     retentionDays: s.retentionDays === undefined ? DEFAULTS.retentionDays : s.retentionDays,
-    pauseMs: s.pauseMs ?? DEFAULTS.pauseMs,
+    pauseMs: s.pauseMs ?? defaultPauseMs(),
   };
 }
 

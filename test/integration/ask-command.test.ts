@@ -71,10 +71,11 @@ describe('chatbridge ask', () => {
     const lines = first.stderr.trimEnd().split('\n');
     // Not a terminal: one plain line per change, no spinner, no escape codes.
     expect(first.stderr).not.toMatch(/\r|\x1b/);
-    expect(lines[0]).toMatch(/^chatbridge: job_\w+ (queued at position 1|running on claude-1 \(claude\)) \(\d+\.\d s\)$/);
+    expect(lines[0]).toMatch(/^chatbridge: job_\w+ (queued at position 1: an agent is free: it starts in queue order|running on claude-1 \(claude\)) \(\d+\.\d s\)$/);
     expect(lines.at(-2)).toMatch(/^chatbridge: answered by claude-1 \(claude\) in \d+\.\d s$/);
     const ref = CONVERSATION.exec(first.stderr)?.[1];
-    expect(lines.at(-1)).toBe(`chatbridge: conversation_ref ${ref} (continue it: chatbridge ask --continue ${ref} "…")`);
+    // The hint carries what found the server.
+    expect(lines.at(-1)).toBe(`chatbridge: conversation_ref ${ref} (continue it: chatbridge ask --data-dir ${dir} --continue ${ref} "…")`);
 
     const second = await ask(['And a stack?', '--continue', ref!, '--data-dir', dir]).done;
     expect(second.code, second.stderr).toBe(0);
@@ -157,11 +158,12 @@ describe('chatbridge ask', () => {
     const noKeyElsewhere = { CHATBRIDGE_URL: server.url };
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--data-dir', dir], {}, /^chatbridge: Give the prompt: chatbridge ask "PROMPT"/],
-      [['hi', '--frobnicate', '--data-dir', dir], {}, /^chatbridge: Unknown option '--frobnicate'/],
+      [['hi', '--frobnicate', '--data-dir', dir], {}, /^chatbridge: Unknown option --frobnicate\. \(A prompt that starts with "-" goes after --, as in -- "-x"\.\) Run chatbridge help\.\n$/],
+      [['hi', '--provider', '--json', '--data-dir', dir], {}, /^chatbridge: --provider needs a value, not another option \(a value that starts with "-" goes as --provider=-VALUE\)\.\n$/],
       [['   ', '--data-dir', dir], {}, /^chatbridge: The prompt is empty\.\n$/],
       // The dashboard's token goes only to the data dir's own server, never to CHATBRIDGE_URL.
       [['hi', '--data-dir', dir], noKeyElsewhere, /^chatbridge: No API key: make a key with "chatbridge keys create --name cli/],
-      [['hi', '--provider', 'bard', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: provider must be one of/],
+      [['hi', '--provider', 'bard', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: provider must be one of: "chatgpt", .*"perplexity" \(or null for any\)\.\n$/],
       [['hi', '--data-dir', dir], { CHATBRIDGE_API_KEY: `cb_${'x'.repeat(40)}` }, /^chatbridge: This API key is not known\. To use another: make a key/],
       [['hi', '--data-dir', procs.tempDir()], {}, /^chatbridge: ChatBridge is not running for .*Start it \(chatbridge serve\) or set CHATBRIDGE_URL\.\n$/],
     ];

@@ -75,11 +75,11 @@ describe('commands that call the running server', () => {
     writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url }));
   };
 
-  it('status and admin-token do not send the token to a listener that cannot prove it holds the data dir', async () => {
+  it('status, admin-token and ask do not send the token to a listener that cannot prove it holds the data dir', async () => {
     const dataDir = procs.tempDir();
     pretend(dataDir, impostorUrl);
     seen = [];
-    for (const args of [['status'], ['admin-token', '--rotate']]) {
+    for (const args of [['status'], ['admin-token', '--rotate'], ['ask', 'hi']]) {
       const r = await cli([...args, '--data-dir', dataDir]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/not the ChatBridge of/);
@@ -87,6 +87,29 @@ describe('commands that call the running server', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((s) => s.authorization === undefined && s.url.startsWith('/admin/v1/proof?nonce='))).toBe(true);
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8')).toBe('cba_the-real-token');
+  });
+
+  it('a stale server.json whose pid now belongs to another live process does not keep serve out', async () => {
+    // What answers at its address cannot prove it holds the data dir (another program took the port) ...
+    const taken = procs.tempDir();
+    pretend(taken, impostorUrl);
+    // ... or nothing answers there at all.
+    const closed = procs.tempDir();
+    const gone = createServer();
+    await new Promise<void>((res) => gone.listen(0, '127.0.0.1', res));
+    const goneUrl = `http://127.0.0.1:${(gone.address() as { port: number }).port}`;
+    await new Promise<void>((res) => gone.close(() => res()));
+    pretend(closed, goneUrl);
+    for (const dataDir of [taken, closed]) {
+      const server = await serve(['--data-dir', dataDir]);
+      expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({ pid: server.child.pid, url: server.url });
+      // A second live instance on the data dir is still refused.
+      const second = await cli(['serve', '--port', '0', '--data-dir', dataDir]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/already running/);
+      server.child.kill('SIGTERM');
+      expect(await server.closed).toEqual({ code: 0, signal: null });
+    }
   });
 
   it('nor to an address that is not loopback', async () => {

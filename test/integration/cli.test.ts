@@ -157,7 +157,8 @@ describe('chatbridge serve', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     expect(server.out.stdout).toBe(
       `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
-        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n`,
+        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n` +
+        'stopped: 0 running jobs went back to the queue\n',
     );
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
@@ -184,6 +185,52 @@ describe('chatbridge serve', () => {
 
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
     expect(existsSync(join(dir, 'server.json'))).toBe(false);
+  });
+
+  it('the simulation serve --simulate runs beside a data dir: status and ask find it, their hints carry its flag, other commands name the flag', async () => {
+    const base = tempDir();
+    const simulation = join(base, 'simulator');
+    mkdirSync(simulation);
+    const server = await scripted(simulation, 'claude=1');
+    const env = { CHATBRIDGE_DATA_DIR: base };
+    const status = await ok(['status'], env);
+    expect(status.stdout).toContain(`The simulation (serve --simulate); for other commands: --data-dir ${simulation}\n`);
+    expect(status.stdout).toContain(`ChatBridge at ${server.url}: running`);
+    const asked = await ok(['ask', 'hello'], env);
+    expect(asked.stdout).toMatch(/^echo\(agt_\w+#1\): hello\n$/);
+    const ref = /conversation_ref (cv_\w+)/.exec(asked.stderr)?.[1];
+    expect(asked.stderr).toContain(`(continue it: chatbridge ask --data-dir ${simulation} --continue ${ref} "…")`);
+    expect((await ok(['ask', '--data-dir', simulation, '--continue', ref!, 'again'])).stdout).toMatch(/#2\): again\n$/);
+    expectUsageError(await cli(['agents', 'add', 'chatgpt'], env), new RegExp(`but a simulation is \\(serve --simulate\\): add --data-dir ${simulation}$`, 'm'));
+  });
+
+  it('serve --simulate has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
+    const base = tempDir();
+    const simulation = join(base, 'simulator');
+    // As a real install runs: without the suite's CHATBRIDGE_PAUSE_MS=0.
+    const real = childEnv();
+    delete real.CHATBRIDGE_PAUSE_MS;
+    const simulate = async () => {
+      const p = procs.launch([CLI, 'serve', '--simulate-agents', 'chatgpt=0', '--port', '0', '--data-dir', base], real);
+      await listening(p);
+      await heldAfter('the banner', Date.now(), async () => p.out.stdout.includes('API key for this run'), 30_000);
+      p.child.kill('SIGINT');
+      await p.closed;
+      return p.out.stdout;
+    };
+    const settingsPause = async (args: string[]) => {
+      const p = procs.launch([CLI, 'settings', 'pause', ...args, '--data-dir', simulation], real);
+      expect(await p.closed).toEqual({ code: 0, signal: null });
+      return p.out.stdout;
+    };
+    expect(await simulate()).toContain('pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)\n');
+    expect(await settingsPause([])).toMatch(/^Pause between jobs: none\./);
+    expect(await settingsPause(['--min', '12s'])).toMatch(/^Pause between jobs: at least 12 s/);
+    expect(await simulate()).toContain('pause between jobs: at least 12 s, as set');
+    // The real data dir beside it keeps the guard.
+    const p = procs.launch([CLI, 'settings', 'pause', '--data-dir', base], real);
+    await p.closed;
+    expect(p.out.stdout).toMatch(/^Pause between jobs: at least 10 s/);
   });
 
   it('after a SIGKILL the stale server file neither fools status nor blocks a new serve', async () => {
@@ -438,9 +485,11 @@ describe('caps, rotation, pause and status on a running server', () => {
     expect(text).toContain(`ChatBridge at ${server.url}: running`);
     expect(text).toMatch(/^Queue: +2 queued, oldest since \d\d:\d\d:\d\d \((\d+ (s|min) ago|now)\)$/m);
     expect(text).toMatch(/^Agents: +2 idle, 1 busy, 3 in all; rotation round_robin$/m);
-    expect(text).toMatch(/^chatgpt +1\/2 +1 +no cap/m);
-    expect(text).toMatch(/^claude +1\/1 +0 +no cap/m);
-    expect(text).toMatch(/^gemini +0\/0 +0 +no cap/m);
+    expect(text).toMatch(/^Global: +\d+ used this hour, no cap$/m);
+    expect(text).not.toMatch(/cap no cap/);
+    expect(text).toMatch(/^chatgpt +1\/2 +1 +- /m);
+    expect(text).toMatch(/^claude +1\/1 +0 +- /m);
+    expect(text).toMatch(/^gemini +0\/0 +0 +- /m);
     expect(text).toMatch(/agt_\S+ +chatgpt +busy .*"chatgpt-1"|agt_\S+ +chatgpt +busy .*"chatgpt-2"/);
     expect(text).toMatch(/"claude-1"/);
 
@@ -528,8 +577,12 @@ describe('retention, deleting jobs and usage on a running server', () => {
     expect(table[4]).toMatch(/^Claude\s+1\s+0\s+1\s+0\s+0\s.*\s-$/); // no answer: no answer time
     expect(table[5]).toMatch(/^total\s+3\s+2\s+1\s/);
     expect(table).toContain('Failures by code: PROMPT_REJECTED 1');
+    // A job sent from the dashboard, with the admin token.
+    const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    expect((await api(server.url, token, 'POST', '/v1/completions', { prompt: 'from the dashboard', provider: 'claude' })).status).toBe(200);
     const byKey = (await ok(['usage', '--by', 'key', '--data-dir', dir])).stdout;
     expect(byKey).toMatch(/^key-completions:read,completions:write \(key_\w+\)\s+3\s/m);
+    expect(byKey).toMatch(/^admin token \(dashboard\)\s+1\s/m);
     expect((await ok(['usage', '--by', 'agent', '--data-dir', dir])).stdout).toMatch(/^chatgpt-1 \(agt_\w+\)\s+2\s/m);
 
     expectUsageError(await cli(['usage', '--since', '91d', '--data-dir', dir]), /90 days/);
@@ -708,7 +761,7 @@ describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () 
       const port = (blocker.address() as { port: number }).port;
       const dir = tempDir();
       const r = await cli(['serve', '--port', String(port), '--data-dir', dir]);
-      expectUsageError(r, new RegExp(String(port)));
+      expectUsageError(r, new RegExp(`${port}.*choose one with --port N, or --port 0 for any free port`));
       // It left nothing claiming the data dir.
       expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
     } finally {

@@ -108,6 +108,9 @@ describe('chatbridge mcp', () => {
     const id = /job_\w+/.exec(message!)![0];
 
     expect(texts(await client.callTool({ name: 'get_job', arguments: { job_id: id } }))[0]).toBe(`job ${id} is running on claude-1 (claude); no answer yet.`);
+    // One behind it says why it waits.
+    const behind = await client.callTool({ name: 'ask', arguments: { prompt: 'behind it' } });
+    expect(texts(behind)[0]).toMatch(/^No answer yet after 1 second: job job_\w+ is queued at position 1: every agent is busy with another job\. /);
     expect(texts(await client.callTool({ name: 'cancel_job', arguments: { job_id: id } }))[0]).toBe(`${id} is cancelled.`);
     expect((await api(server, key, 'GET', `/v1/completions/${id}`)).status).toBe('cancelled');
     const after = await client.callTool({ name: 'get_job', arguments: { job_id: id, wait_seconds: 5 } });

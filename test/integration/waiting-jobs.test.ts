@@ -82,6 +82,62 @@ describe('why a job waits', () => {
   });
 });
 
+describe('a wait: true hold that cannot end in an answer', () => {
+  it('ends at once with the reason when every agent for the job rests past the hold\'s end; the job object says why and until when', async () => {
+    await start({ gemini: 1, chatgpt: 1 });
+    const gemini = t.agents.find((a) => a.provider === 'gemini')!;
+    const restsUntil = clock.now() + 20 * 60_000;
+    t.service.pool.coolDown(gemini.id, restsUntil);
+    // Another provider's job queued first is not ahead of it.
+    t.service.pool.setEnabled(t.agents.find((a) => a.provider === 'chatgpt')!.id, false);
+    const other = await t.api('POST', '/v1/completions', { body: { prompt: 'other', provider: 'chatgpt', ...queued } });
+    expect(other.status).toBe(202);
+
+    // No clock advance: the hold (10 min) ends long before the rest (20 min) does.
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } });
+    expect(r.status).toBe(504);
+    expect(r.body.error.code).toBe('JOB_TIMEOUT');
+    const until = new Date(Math.floor(restsUntil / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    expect(r.body.error.message).toContain(`every Gemini agent is resting after the provider's usage limit, until ${until}`);
+    const job = (await t.api('GET', `/v1/completions/${r.body.error.details.job_id}`)).body;
+    expect(job).toMatchObject({
+      status: 'queued',
+      queue_position: 1,
+      waiting_because: "every Gemini agent is resting after the provider's usage limit",
+      waiting_until: until,
+    });
+    // The same through the OpenAI route.
+    const chat = await t.api('POST', '/v1/chat/completions', { body: { model: 'service/gemini', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(chat.status).toBe(504);
+    expect(chat.body.error.message).toContain('every Gemini agent is resting');
+    // Waiting for a person (the disabled agent) is no known end: that hold holds.
+    expect((await t.api('GET', `/v1/completions/${other.body.id}`)).body).toMatchObject({ waiting_because: 'every ChatGPT agent is paused (enable it on the Agents page)' });
+    expect((await t.api('GET', `/v1/completions/${other.body.id}`)).body.waiting_until).toBeUndefined();
+  });
+
+  it('holds while the rest ends before the hold does, and answers after it', async () => {
+    await start({ gemini: 1 });
+    t.service.pool.coolDown(t.agents[0]!.id, clock.now() + 5 * 60_000);
+    let settled = false;
+    const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } }).finally(() => (settled = true));
+    await until(() => t.service.events.size() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false);
+    clock.advance(5 * 60_000);
+    expect((await pending).status).toBe(200);
+  });
+
+  it('ends early when an agent goes to rest after the hold began', async () => {
+    await start({ gemini: 1 });
+    t.service.pool.setEnabled(t.agents[0]!.id, false);
+    const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } });
+    await until(() => t.service.events.size() === 1);
+    t.service.pool.setEnabled(t.agents[0]!.id, true);
+    t.service.pool.coolDown(t.agents[0]!.id, clock.now() + 60 * 60_000);
+    expect((await pending).status).toBe(504);
+  });
+});
+
 describe('x-should-retry', () => {
   it('false on final outcomes and refusals of the request, true with Retry-After on 429', async () => {
     await start({ chatgpt: 1 });

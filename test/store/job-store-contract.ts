@@ -459,6 +459,21 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect(await store.queuedCount('acct_1')).toBe(1);
       });
 
+      it('places a job among the jobs that compete with it for an agent: another provider\'s jobs are not ahead of it', async () => {
+        const anyOne = await submit({ created_at: T0 + 1 });
+        const gpt = await submit({ req_provider: 'chatgpt', created_at: T0 + 2 });
+        const claude = await submit({ req_provider: 'claude', created_at: T0 + 3 });
+        const pinnedA = await submit({ req_provider: 'chatgpt', req_agent_id: 'agt_a', created_at: T0 + 4 });
+        const pinnedB = await submit({ req_provider: 'chatgpt', req_agent_id: 'agt_b', created_at: T0 + 5 });
+        const gpt2 = await submit({ req_provider: 'chatgpt', created_at: T0 + 6 });
+        const places = async () => Promise.all([anyOne, gpt, claude, pinnedA, pinnedB, gpt2].map((j) => store.queuePosition(j)));
+        // claude: behind the provider-less job only; pinnedB: not behind agt_a's job; gpt2: behind all but claude's.
+        expect(await places()).toEqual([1, 2, 2, 3, 3, 5]);
+        await store.dispatch([claim(anyOne)], T0 + 10);
+        expect(await store.queuePosition(claude)).toBe(1);
+        expect(await store.queuePosition(gpt2)).toBe(4);
+      });
+
       it('lists the newest jobs first, attempt starts, starts per account, queued jobs of disabled accounts', async () => {
         const a = await running({ account_id: 'acct_1', created_at: T0 }, T0 + 100);
         const b = await running({ account_id: 'acct_1', created_at: T0 + 1 }, T0 + 3_700_000);

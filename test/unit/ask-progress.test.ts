@@ -35,6 +35,19 @@ describe('ask progress', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('says why a queued job waits, and until when in local time', () => {
+    const { writes, out } = stream(false);
+    const progress = new Progress(out);
+    const until = new Date(Date.now() + 90_000).toISOString();
+    const local = new Date(until).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    progress.job(job('queued', { queue_position: 1, waiting_because: 'every Claude agent is pausing between jobs (a guard against bans)', waiting_until: until }));
+    progress.job(job('queued', { queue_position: 1, waiting_because: 'no ChatGPT account is paired (add one)' }));
+    expect(writes).toEqual([
+      `chatbridge: job_1 queued at position 1: every Claude agent is pausing between jobs (a guard against bans), until ${local} (0.0 s)\n`,
+      'chatbridge: job_1 queued at position 1: no ChatGPT account is paired (add one) (0.0 s)\n',
+    ]);
+  });
+
   it('on a terminal redraws one line under a spinner, and wipes it before a plain line', () => {
     const { writes, out } = stream(true);
     const progress = new Progress(out);

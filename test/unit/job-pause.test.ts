@@ -6,6 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { noDefaultPauseIn, simulationDir } from '../../main/core/data-dir.js';
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import { AgentPool, PAUSE_JITTER } from '../../main/queue/agent-pool.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
@@ -84,6 +85,23 @@ describe('the pause between jobs', () => {
     await settings.setPauseMs(15_000);
     expect(new SqliteSettingsStore(db).get().pauseMs).toBe(15_000);
     await expect(settings.setPauseMs(-1)).rejects.toThrow(RangeError);
+  });
+
+  it('is none by default in a simulation\'s data dir (serve --simulate), where a pause set still holds', async () => {
+    const saved = process.env.CHATBRIDGE_PAUSE_MS;
+    try {
+      // As in a real install: no CHATBRIDGE_PAUSE_MS.
+      delete process.env.CHATBRIDGE_PAUSE_MS;
+      expect(new SqliteSettingsStore(db).get().pauseMs).toBe(DEFAULT_PAUSE_MS);
+      noDefaultPauseIn(dir); // not a simulation's data dir: the default stays
+      expect(new SqliteSettingsStore(db).get().pauseMs).toBe(DEFAULT_PAUSE_MS);
+      noDefaultPauseIn(simulationDir(dir));
+      expect(new SqliteSettingsStore(db).get().pauseMs).toBe(0);
+      await new SqliteSettingsStore(db).setPauseMs(12_000);
+      expect(new SqliteSettingsStore(db).get().pauseMs).toBe(12_000);
+    } finally {
+      process.env.CHATBRIDGE_PAUSE_MS = saved;
+    }
   });
 });
 

@@ -20,6 +20,10 @@ describe('status text', () => {
     const text = renderStatus(status, Date.parse('2026-11-21T21:50:00Z'));
     expect(text).toContain('Agents:  1 idle, 0 busy, 1 resting after a usage limit, 2 in all');
     expect(text).toMatch(/agt_b +claude +resting .* until \S+ \(in 4 min\)$/m);
+    // Caps in words: "no cap" once, never "cap no cap".
+    expect(text).toContain('Global:  0 used this hour, no cap\n');
+    expect(text).toMatch(/agt_a +claude +idle +0 this hour \(no cap\)/);
+    expect(text).not.toContain('cap no cap');
   });
 
   it('lists the devices sharing a database, and the agents of each under its name', () => {

@@ -84,7 +84,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
           automaticRepeat: automaticRepeat(request),
           accountId: request.accountId,
         });
-        settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+        settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
       } finally {
         release();
       }

@@ -42,7 +42,8 @@ export function automaticRepeat(request: FastifyRequest): boolean | undefined {
 }
 
 export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile, holds: HoldLimits): void {
-  const present = async (job: JobRow) => profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job));
+  const present = async (job: JobRow) =>
+    profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 
   app.post<{ Body: CompletionRequest; Headers: { 'idempotency-key'?: string } }>(
@@ -73,7 +74,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
         if (!request.body.wait) {
           return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
         }
-        const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
+        const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
         return present(await completions.outcome(settled));
       } finally {
         release?.();

@@ -374,8 +374,10 @@ export class PgJobStore implements JobStore {
       this.pool,
       `SELECT COUNT(*) AS n FROM jobs
        WHERE status = 'queued' AND COALESCE(account_id, '') = $1
-         AND (priority > $2 OR (priority = $2 AND (created_at < $3 OR (created_at = $3 AND id < $4))))`,
-      [job.account_id ?? '', job.priority, job.created_at, job.id],
+         AND (priority > $2 OR (priority = $2 AND (created_at < $3 OR (created_at = $3 AND id < $4))))
+         AND CASE WHEN $5::text IS NOT NULL AND req_agent_id IS NOT NULL THEN req_agent_id = $5
+                  ELSE $6::text IS NULL OR req_provider IS NULL OR req_provider = $6 END`,
+      [job.account_id ?? '', job.priority, job.created_at, job.id, job.req_agent_id, job.req_provider],
     );
     return row!.n + 1;
   }

@@ -71,7 +71,7 @@ export class SqliteJobStore implements JobStore {
            @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
-      queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id FROM jobs WHERE status = 'queued'`),
+      queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
         `SELECT id, req_provider, req_agent_id, conversation_in, account_id FROM jobs
          WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
