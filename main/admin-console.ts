@@ -236,11 +236,15 @@ export class AdminConsole {
     if (!record) throw new ApiError('NOT_FOUND', `No agent ${id}.`);
     if (this.deps.scheduler.isRunningOn(id)) throw new ApiError('CONFLICT', 'This agent is running a job: check its site once the job is done.');
     let check;
+    // Busy meanwhile, as for "Check now": no job is handed to a page being looked at, and a check is no error.
+    this.deps.pool.setBusy(id, true);
     try {
       check = await control.checkSite(id, { send });
     } catch (error) {
       if (error instanceof AgentBusy || error instanceof AgentNotRunning) throw new ApiError('CONFLICT', error.message);
       throw error;
+    } finally {
+      this.deps.pool.setBusy(id, false);
     }
     const missing = check.roles.filter((r) => r.status === 'missing').map((r) => r.role);
     const outcome = check.problem ?? (missing.length ? `missing ${missing.join(', ')}` : 'every role found');

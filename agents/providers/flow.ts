@@ -319,8 +319,7 @@ async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
     ([p, l]) => {
       const h = window.__chatbridge!;
       const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-      const answer = turn && (h.find(p.answer, turn) ?? turn);
-      return answer ? h.toMarkdown(answer) : '';
+      return turn ? h.answerMarkdown(p, turn) : '';
     },
     [pack, last] as const,
   );

@@ -39,7 +39,9 @@ const SiteFields = {
   loginUrlPath: Type.String({ pattern: '^/' }),
   input: Type.Union([Type.Literal('paste'), Type.Literal('fill')]),
   limitReset: Type.Union([Type.Literal('clock'), Type.Literal('claude'), Type.Literal('none')]),
-  turnScope: Type.String({ minLength: 1 }),
+  turnScope: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+    description: 'Selectors for the element around a turn that holds its roles, tried in order (site.ts)',
+  }),
 };
 
 export const SitePackSchema = Type.Object(
@@ -120,7 +122,7 @@ export function compileSite(pack: SitePack, override: string | null = null): Pro
     loginUrl: new RegExp(pack.loginUrl),
     loginUrlPath: pack.loginUrlPath,
     input: pack.input,
-    turnScope: pack.turnScope ?? null,
+    turnScope: typeof pack.turnScope === 'string' ? [pack.turnScope] : (pack.turnScope ?? []),
     roles,
     page,
     limitReset: pack.limitReset,

@@ -94,8 +94,12 @@ export interface ProviderSite {
    * early on a typed newline.
    */
   input: 'fill' | 'paste';
-  /** Scope for turn-level roles when they sit next to the turn rather than inside it. */
-  turnScope: string | null;
+  /**
+   * Where turn-level roles are looked for when they sit next to the turn rather than inside
+   * it: selectors tried in order, the first matching an ancestor that holds no other turn
+   * wins (page-helpers/types.ts, TurnScope); empty: the turn itself.
+   */
+  turnScope: readonly string[];
   roles: Partial<Record<Role, readonly Cue[]>>;
   /** The same roles for the page helpers. */
   page: PagePack;

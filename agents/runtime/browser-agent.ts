@@ -60,9 +60,10 @@ export class BrowserAgent implements Agent {
   private readonly noteListeners: ((note: AgentNote) => void)[] = [];
   /** A look at the page under way: a second caller (the schedule, Check now, a login) shares it. */
   private rechecking: Promise<boolean> | null = null;
-  /** A job runs; a site check is under way. */
+  /** A job runs. */
   private running = false;
-  private checking = false;
+  /** A site check is under way: it ends once the fresh chat after it is open. */
+  private checking: Promise<void> | null = null;
 
   /**
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
@@ -110,6 +111,7 @@ export class BrowserAgent implements Agent {
   async run(task: AgentTask): Promise<AgentResult> {
     this.running = true;
     try {
+      await this.checking;
       return await this.runTask(task);
     } finally {
       this.running = false;
@@ -117,26 +119,29 @@ export class BrowserAgent implements Agent {
   }
 
   /**
-   * Looks at the page role by role (inspectSite), with the pack in force now. The agent
-   * takes no job meanwhile, and afterwards opens a fresh chat as after a recheck: a check
-   * that finds the page healthy again makes the agent idle.
+   * Looks at the page role by role (inspectSite), with the pack in force now, and afterwards
+   * opens a fresh chat as after a recheck: a check that finds the page healthy again makes
+   * the agent idle. A check is not an error: the agent keeps its state, the caller keeps jobs
+   * away meanwhile (the admin console marks the agent busy) and a job handed over all the
+   * same waits for the check to end.
    */
   async checkSite(send: boolean): Promise<{ site: ProviderSite; inspection: PageInspection }> {
     if (this.running) throw new AgentBusy('This agent is running a job: check its site once the job is done.');
     if (this.checking) throw new AgentBusy("This agent's site is being checked already.");
     if (!this.session) throw new AgentNotRunning("This agent's browser is not running right now; its state says why.");
     const { page } = this.session;
-    this.checking = true;
-    // In this same turn, so that the scheduler gives it no job from now on.
-    this.set('error', 'checking its site');
+    let done!: () => void;
+    this.checking = new Promise((resolve) => (done = resolve));
     try {
       await this.preparing;
       const site = this.site;
       this.fresh = false;
       return { site, inspection: await inspectSite(page, site, send, this.note, this.limits) };
     } finally {
-      this.checking = false;
-      void this.recheck();
+      // The fresh chat is part of the check: a job given the agent when it returns finds it open.
+      await this.look().catch(() => false);
+      this.checking = null;
+      done();
     }
   }
 
@@ -182,6 +187,10 @@ export class BrowserAgent implements Agent {
    */
   recheck(): Promise<boolean> {
     if (this.checking) return Promise.resolve(false); // the check ends with one
+    return this.look();
+  }
+
+  private look(): Promise<boolean> {
     this.rechecking ??= this.lookAgain().finally(() => (this.rechecking = null));
     return this.rechecking;
   }

@@ -2,8 +2,9 @@
  * Agents that say what broke, against `serve --simulate` (one simulated Claude agent in
  * real Chromium): `chatbridge sites check` as a process, with an override that breaks a
  * role (MISSING, exit 1; the service's log says it is in force) and without it again
- * (exit 0, no restart). A job that fails as site_changed, its diagnostic bundle in the
- * admin API and "Check now" are test/e2e/site-changed.test.ts.
+ * (exit 0, no restart); a check never sets the agent aside as `error`. A job that fails
+ * as site_changed, its diagnostic bundle in the admin API and "Check now" are
+ * test/e2e/site-changed.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,6 +82,10 @@ describe('when a site changes', () => {
     expect(rowOf(healthy.stdout, 'answer')).toBe('needs --send');
     expect(rowOf(healthy.stdout, 'limitBanner')).toBe('not shown now (normal)');
     expect(healthy.stdout).toContain('=> every role found');
+    // A check is no error (issue 22): the agent is not set aside for it, and the log says only how it went.
+    const logged = (await adminCall('GET', '/admin/v1/logs')).entries as { level: string; message: string }[];
+    expect(logged.filter((e) => /→ error/.test(e.message))).toEqual([]);
+    expect(logged.find((e) => /site check: every role found/.test(e.message))?.level).toBe('info');
 
     breaking('send');
     // Hot-reloaded: the service's log says when the override is in force.

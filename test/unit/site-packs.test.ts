@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { checkOverride, checkPack, compileSite, InvalidPack, mergeOverride } from '../../agents/providers/pack-schema.js';
 import { SiteBook, type SiteBookNote } from '../../agents/providers/site-book.js';
-import { ACTING_ROLES, REQUIRED_ROLES } from '../../agents/providers/site.js';
+import { REQUIRED_ROLES } from '../../agents/providers/site.js';
 import { uiWordPattern } from '../../agents/providers/ui-words.js';
 import { PROVIDERS } from '../../main/core/providers.js';
 import { until } from '../support/until.js';
@@ -19,13 +19,6 @@ describe('the built-in selector packs', () => {
       expect(pack.checked).toMatch(/^20\d\d-\d\d-\d\d$/);
       for (const role of REQUIRED_ROLES) expect(pack.roles[role], `${provider} ${role}`).toBeDefined();
     }
-  });
-
-  it('find every role the flow acts on by cues of at least two kinds, so losing one kind still finds it', () => {
-    const thin = PROVIDERS.flatMap((provider) =>
-      ACTING_ROLES.filter((role) => new Set(BUILT_IN_PACKS[provider].roles[role]!.map((c) => c.kind)).size < 2).map((role) => `${provider}.${role}`),
-    );
-    expect(thin).toEqual([]);
   });
 
   it('compile to sites whose addresses and cues are what the packs say', () => {

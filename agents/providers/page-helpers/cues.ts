@@ -39,23 +39,29 @@ export function addCues(h: Helpers): void {
 
   h.textOf = (el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 500);
 
-  const matchCue = (cue: PageCue, root: ParentNode): Element | null => {
+  /** The visible elements under `root` the cue finds, in document order; with `first`, at most one. */
+  const matches = (cue: PageCue, root: ParentNode, first: boolean): Element[] => {
     const text = h.regex(cue.text);
     const name = h.regex(cue.name);
     let all: Element[];
     try {
       all = Array.from(root.querySelectorAll(cue.css));
     } catch {
-      return null; // a selector this browser cannot parse finds nothing (a user's override, an old pack)
+      return []; // a selector this browser cannot parse finds nothing (a user's override, an old pack)
     }
+    const found: Element[] = [];
     for (const el of all) {
       if (!h.visible(el)) continue;
       if (text && !text.test(el.textContent ?? '')) continue;
       if (name && !name.test(h.accessibleName(el))) continue;
-      return el;
+      found.push(el);
+      if (first) break;
     }
-    return null;
+    return found;
   };
+  const matchCue = (cue: PageCue, root: ParentNode): Element | null => matches(cue, root, true)[0] ?? null;
+
+  h.findAll = (cue, root) => matches(cue, root, false);
 
   h.which = (cues, root = document) => {
     if (!cues || !root) return -1;

@@ -3,7 +3,7 @@
  * roles within a turn's scope, and the report of which cue finds each role.
  */
 import type { PagePack, Role } from '../site.js';
-import type { Helpers } from './types.js';
+import type { Helpers, TurnScope } from './types.js';
 
 export function addTurns(h: Helpers): void {
   h.turns = (pack) => {
@@ -66,7 +66,22 @@ export function addTurns(h: Helpers): void {
     );
   };
 
-  h.inScope = (turn, cues, scope) => {
+  h.scopeOf = (pack, turn, scope) => {
+    const others = h.turns(pack).filter((t) => t !== turn);
+    for (const selector of scope) {
+      let root: Element | null;
+      try {
+        root = turn.closest(selector);
+      } catch {
+        continue; // an unparsable selector: see matchCue in cues.ts
+      }
+      // A scope around another turn too would hand this turn that turn's signals.
+      if (root && !others.some((t) => root!.contains(t))) return root;
+    }
+    return turn;
+  };
+
+  h.inScope = (turn, cues, root) => {
     for (const cue of cues ?? []) {
       try {
         if (!cue.text && !cue.name && turn.matches(cue.css)) return turn;
@@ -74,27 +89,42 @@ export function addTurns(h: Helpers): void {
         // an unparsable selector: see matchCue in cues.ts
       }
     }
-    const root = (scope && turn.closest(scope)) || turn;
     return h.find(cues, root);
+  };
+
+  h.answerParts = (pack, turn) => {
+    for (const cue of pack.answer ?? []) {
+      // Every part the first cue that finds any finds (an answer split around a tool step), none inside another.
+      const all = h.findAll(cue, turn);
+      if (all.length > 0) return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
+    }
+    return [];
+  };
+
+  h.answerMarkdown = (pack, turn) => {
+    const parts = h.answerParts(pack, turn);
+    return (parts.length > 0 ? parts : [turn]).map((part) => h.toMarkdown(part)).filter((md) => md.trim() !== '').join('\n\n');
   };
 
   h.inTurn = (pack, role, scope, last = false) => {
     const turn = last ? (h.turns(pack).at(-1) ?? null) : h.newTurn(pack);
-    return turn ? h.inScope(turn, pack[role], scope) : null;
+    return turn ? h.inScope(turn, pack[role], h.scopeOf(pack, turn, scope)) : null;
   };
 
-  h.report = (pack: PagePack, scope: string | null) => {
+  h.report = (pack: PagePack, scope: TurnScope) => {
     const out: Partial<Record<Role, number>> = {};
+    // The turn the flow reads: the new one, or (after an A/B pick re-rendered it) the last.
     const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+    const root = turn && h.scopeOf(pack, turn, scope);
     for (const role of Object.keys(pack) as Role[]) {
-      const turnLevel = role === 'answer' || role === 'finished' || role === 'copy' || role === 'refusal';
-      if (!turnLevel) {
-        out[role] = h.which(pack[role]);
-      } else if (turn) {
-        const cues = pack[role] ?? [];
-        out[role] = cues.findIndex((cue) => h.inScope(turn, [cue], scope) !== null);
+      const cues = pack[role] ?? [];
+      if (role === 'answer') {
+        // The flow reads the answer inside the turn, never beside it.
+        out[role] = turn ? cues.findIndex((cue) => h.find([cue], turn) !== null) : -1;
+      } else if (role === 'finished' || role === 'copy' || role === 'refusal') {
+        out[role] = turn && root ? cues.findIndex((cue) => h.inScope(turn, [cue], root) !== null) : -1;
       } else {
-        out[role] = -1;
+        out[role] = h.which(cues);
       }
     }
     return out;

@@ -23,6 +23,13 @@ export interface WatchLimits {
   settleMs: number;
 }
 
+/**
+ * Selectors for the element around a turn that holds its own roles when they sit beside it
+ * (an action bar that is the turn's sibling), tried in order: the first that matches an
+ * ancestor of the turn (or the turn) holding no other turn is the scope; else the turn itself.
+ */
+export type TurnScope = readonly string[];
+
 /** What the flow calls in the page, as `window.__chatbridge`. */
 export interface PageHelpers {
   /** The last text the page wrote to the clipboard since `clearClipboard`. */
@@ -39,9 +46,11 @@ export interface PageHelpers {
   /** The first assistant turn that appeared since `markTurns`. */
   newTurn(pack: PagePack): Element | null;
   /** Within the new turn (or, with `last`, the last turn): the first element of `role`, searched in the turn's scope. */
-  inTurn(pack: PagePack, role: Role, scope: string | null, last?: boolean): Element | null;
+  inTurn(pack: PagePack, role: Role, scope: TurnScope, last?: boolean): Element | null;
+  /** The turn's answer as Markdown: every part the first answer cue finds in it, joined (the whole turn if none). */
+  answerMarkdown(pack: PagePack, turn: Element): string;
   /** Resolves when the new turn ends, one way or another, or a role it needs cannot be found. */
-  watchTurn(pack: PagePack, scope: string | null, limits: WatchLimits): Promise<TurnOutcome>;
+  watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits): Promise<TurnOutcome>;
   /** Page-level conditions that end a job: challenge, login wall, limit banner. */
   blocker(pack: PagePack): TurnProblem | null;
   /** What stands in the way of acting on the page, if anything. */
@@ -49,7 +58,7 @@ export interface PageHelpers {
   /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
   obstacleControl(pack: PagePack, obstacle: Obstacle): Element | null;
   /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
-  report(pack: PagePack, scope: string | null): Partial<Record<Role, number>>;
+  report(pack: PagePack, scope: TurnScope): Partial<Record<Role, number>>;
   /**
    * Marks what holds the conversation (the area from the turns to the composer, earlier
    * prompts included; navigation and side panels, which list past conversations; any text
@@ -70,14 +79,20 @@ export interface PageHelpers {
 export interface Helpers extends PageHelpers {
   /** Shown to a person (see cues.ts). */
   visible(el: Element): boolean;
+  /** Every visible element under `root` one cue finds, in document order. */
+  findAll(cue: PageCue, root: ParentNode): Element[];
   /** A cue's `[source, flags]` pair as a RegExp. */
   regex(pair: readonly [string, string] | undefined): RegExp | null;
   /** What assistive technology would call the element. */
   accessibleName(el: Element): string;
   /** An element's text, whitespace collapsed and cut to 500 characters, for a report. */
   textOf(el: Element): string;
-  /** A turn-level role on the turn itself or within its scope. */
-  inScope(turn: Element, cues: readonly PageCue[] | undefined, scope: string | null): Element | null;
+  /** Where a turn's own roles are looked for: see TurnScope. */
+  scopeOf(pack: PagePack, turn: Element, scope: TurnScope): Element;
+  /** A turn-level role on the turn itself or within `root`, its scope. */
+  inScope(turn: Element, cues: readonly PageCue[] | undefined, root: Element): Element | null;
+  /** The elements holding the turn's answer: every one the first answer cue that finds any finds, outermost only. */
+  answerParts(pack: PagePack, turn: Element): Element[];
 }
 
 /** A module of the page helpers: adds its members to the shared object. Must be self-contained (see page-helpers.ts). */

@@ -31,13 +31,15 @@ export function addWatch(h: Helpers): void {
           }
           return null;
         }
+        const root = h.scopeOf(pack, turn, scope);
         for (const role of ['errorCard', 'refusal'] as const) {
-          const el = h.inScope(turn, pack[role], scope);
+          const el = h.inScope(turn, pack[role], root);
           if (el) return { kind: role, text: h.textOf(el) };
         }
-        if (h.inScope(turn, pack.finished, scope)) return { kind: 'finished', by: 'marker' };
+        if (h.inScope(turn, pack.finished, root)) return { kind: 'finished', by: 'marker' };
         // Without the provider's own signal: the stop control gone and the text settled.
-        const text = (h.find(pack.answer, turn) ?? turn).textContent ?? '';
+        const parts = h.answerParts(pack, turn);
+        const text = (parts.length > 0 ? parts : [turn]).map((part) => part.textContent ?? '').join('\n');
         if (text !== lastText) {
           lastText = text;
           lastChange = now;

@@ -1,0 +1,71 @@
+/**
+ * The real captured pages of the live sites (`../shared/real-pages/` beside the repository,
+ * NOTICE.md there): what each one shows, and how to open one in Chromium as the site would
+ * serve it, with the page helpers in it and every other request refused.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import type { Provider } from '../../main/core/providers.js';
+import { PROVIDER_SITES } from '../../agents/providers/index.js';
+
+/**
+ * Where the captures are: `../shared/real-pages` from the repository's root, as the project
+ * keeps no copy (NOTICE.md: licences); CHATBRIDGE_REAL_PAGES names another folder.
+ */
+export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/real-pages');
+
+export interface Capture {
+  provider: Provider;
+  /** Its path under REAL_PAGES. */
+  file: string;
+  /** The page has the composer (some captures hold the thread column only). */
+  composer: boolean;
+  /** Captured logged out: the page shows a way to log in. */
+  loggedOut: boolean;
+  /** Captured while the last answer was still streaming. */
+  streaming: boolean;
+  /** Assistant turns on the page. */
+  turns: number;
+}
+
+/** What NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
+export const CAPTURES: readonly Capture[] = [
+  { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8 },
+  { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6 },
+  { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
+  { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2 },
+  { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
+  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
+  { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1 },
+  { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1 },
+];
+
+/** Every page in the captures folder, as `<provider>/<file>`. */
+export function captureFiles(): string[] {
+  if (!existsSync(REAL_PAGES)) throw new Error(`No real captured pages at ${REAL_PAGES} (set CHATBRIDGE_REAL_PAGES to the folder).`);
+  return readdirSync(REAL_PAGES, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => readdirSync(join(REAL_PAGES, d.name)).filter((f) => f.endsWith('.html')).map((f) => `${d.name}/${f}`))
+    .sort();
+}
+
+/**
+ * A page showing `capture` at its site's address, the page helpers installed as the agents'
+ * browser installs them. Every request but the page's own is refused: no script, no style
+ * (so elements the site's CSS would hide count as shown), nothing leaves the machine.
+ */
+export async function openCapture(browser: Browser, capture: Capture): Promise<{ page: Page; close(): Promise<void> }> {
+  const html = readFileSync(join(REAL_PAGES, capture.file), 'utf8');
+  const url = new URL(PROVIDER_SITES[capture.provider].newChatPath, PROVIDER_SITES[capture.provider].baseUrl).href;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(PAGE_HELPERS_SCRIPT);
+  await context.route('**/*', (route) =>
+    route.request().url() === url ? route.fulfill({ body: html, contentType: 'text/html; charset=utf-8' }) : route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto(url);
+  return { page, close: () => context.close() };
+}
