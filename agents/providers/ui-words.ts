@@ -89,6 +89,28 @@ export const UI_WORDS = {
     '我更喜欢这个回答',
     'この回答を優先',
   ],
+  /** A consent banner's least permissive choice: what a careful person clicks. */
+  reject: [
+    'reject(?: all| non-essential(?: cookies)?| optional cookies| additional cookies)?',
+    'decline(?: all| optional cookies)?',
+    '(?:use )?(?:strictly )?necessary(?: cookies)? only',
+    'only (?:strictly )?necessary(?: cookies)?',
+    'alle ablehnen',
+    'ablehnen',
+    'nur (?:technisch )?notwendige(?: cookies)?',
+    'tout refuser',
+    'refuser(?: tout)?',
+    'rechazar(?: todo| todas)?',
+    'solo necesarias',
+    'rejeitar(?: tudo| todos)?',
+    'apenas necessários',
+    'отклонить(?: все)?',
+    'только необходимые',
+    '拒绝(?:全部|所有)?',
+    '仅必要',
+    '(?:すべて)?拒否(?:する)?',
+    '必須のみ',
+  ],
   chat: ['chat', 'чат', '聊天', '对话', 'チャット'],
   signin: [
     'sign in',
@@ -115,4 +137,49 @@ export function isUiWord(word: string): word is UiWord {
 /** The regular-expression source of `@word`: any of its translations, as the whole name. */
 export function uiWordPattern(word: UiWord): string {
   return `^\\s*(?:${UI_WORDS[word].join('|')})\\s*$`;
+}
+
+/**
+ * What a notice says when it is about the account rather than the page, in any dialog or
+ * overlay, whatever the pack's cues: the flow reads a dialog's text against these before it
+ * presses anything that would close it, since closing a limit notice and sending again is
+ * what escalates to a locked account. Regular-expression sources, matched case-insensitively.
+ */
+export const NOTICE_WORDS = {
+  limit: [
+    'too many requests',
+    'making requests too quickly',
+    'temporarily limited',
+    '(?:usage|message|rate|daily|hourly) (?:limit|cap)',
+    'limit (?:reached|resets|will reset)',
+    'reached (?:your|the) limit',
+    'hit your limit',
+    'out of (?:free messages|extra usage)',
+    'try again (?:later|after|in \\d)',
+    'nutzungslimit',
+    'limite d.utilisation',
+    'límite de uso',
+    'limite de uso',
+    'лимит',
+    '(?:使用|用量|次数)(?:上限|限制)',
+    '利用上限',
+  ],
+  lock: [
+    'suspicious activity',
+    'someone else may be using your',
+    'secure your account',
+    'account (?:has been |is )?(?:locked|suspended|disabled|deactivated)',
+    'verdächtige aktivität',
+    'activité suspecte',
+    'actividad sospechosa',
+    'atividade suspeita',
+    'подозрительн',
+    '可疑活动',
+    '不審なアクティビティ',
+  ],
+} as const;
+
+/** One of NOTICE_WORDS as a pattern to test a notice's whole text with. */
+export function noticePattern(kind: keyof typeof NOTICE_WORDS): string {
+  return `(?:${NOTICE_WORDS[kind].join('|')})`;
 }
