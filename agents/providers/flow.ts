@@ -26,6 +26,8 @@ const SENT_MS = 5_000;
 const SENT_WORKING_MS = 45_000;
 /** A rich editor may take a synthetic paste on a timer: what it does with it shows within this. */
 const PASTE_SETTLE_MS = 1_500;
+/** A prompt the composer makes a file is pasted again in at most this many pieces. */
+const MAX_PASTE_PIECES = 32;
 /**
  * The waits after which the flow decides that a role is missing: a new turn must appear
  * within `appearMs` (90 s while the page shows it is at work); without a finished signal,
@@ -310,19 +312,11 @@ async function insertPrompt(page: Page, site: ProviderSite, prompt: string, note
     if (!taken) await composer.fill(prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
-    await composer.evaluate((el, text) => {
-      (el as HTMLElement).focus();
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, prompt);
-    // What the editor made of the paste, once it has: some take it on a timer (Quill moves the
-    // focus to its paste catcher and back), and text typed before that lands in the catcher.
-    const pasted = await pasteResult(page, site);
-    if (pasted === 'attachment') await unattach(page, site, notes);
-    if (pasted !== 'text') {
-      // An editor that ignores synthetic paste data (or made the prompt a file) gets the
-      // browser's own text insertion, into the editor itself.
+    const pasted = await paste(page, site, composer, prompt);
+    if (pasted === 'attachment') await pasteInPieces(page, site, composer, prompt, notes);
+    if (pasted === 'ignored') {
+      // An editor that ignores synthetic paste data gets the browser's own text insertion,
+      // into the editor itself.
       await composer.focus();
       await page.keyboard.insertText(prompt);
     }
@@ -330,6 +324,48 @@ async function insertPrompt(page: Page, site: ProviderSite, prompt: string, note
   const holds = await composer.evaluate((el) => ((el as HTMLTextAreaElement).value ?? (el as HTMLElement).innerText ?? '').trim() !== '').catch(() => false);
   await composer.dispose();
   if (!holds) throw siteChanged(site, 'composer', 'it did not take the prompt');
+}
+
+/**
+ * Pastes `text` at the composer's caret, and says what the editor made of it once it has:
+ * some take it on a timer (Quill moves the focus to its paste catcher and back), and text
+ * typed before that lands in the catcher.
+ */
+async function paste(page: Page, site: ProviderSite, composer: ElementHandle<Element>, text: string): Promise<'text' | 'attachment' | 'ignored'> {
+  await composer.evaluate((el, t) => {
+    (el as HTMLElement).focus();
+    const data = new DataTransfer();
+    data.setData('text/plain', t);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+  return pasteResult(page, site);
+}
+
+/**
+ * The composer made the prompt a file ("Pasted markdown") and left the editor empty. Sent as
+ * it is, the site may not take the file's words as the prompt, and typed beside it the prompt
+ * goes twice: the file is removed (its own remove control) and the prompt pasted again in
+ * pieces short enough to stay text, halved until they do. Fails before anything is sent
+ * when the file will not go or the pieces would be too many.
+ */
+async function pasteInPieces(page: Page, site: ProviderSite, composer: ElementHandle<Element>, prompt: string, notes: Notes): Promise<void> {
+  const chars = Array.from(prompt);
+  for (let pieces = 2; pieces <= MAX_PASTE_PIECES; pieces *= 2) {
+    await unattach(page, site);
+    // What earlier pieces of a try that made a file left in the editor goes first.
+    await composer.focus();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    const size = Math.ceil(chars.length / pieces);
+    let made: 'text' | 'attachment' | 'ignored' = 'text';
+    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(page, site, composer, chars.slice(at, at + size).join(''));
+    if (made === 'text') {
+      notes({ level: 'info', message: `${site.name} made the pasted prompt a file; removed it and pasted the prompt in ${pieces} pieces instead.` });
+      return;
+    }
+  }
+  await unattach(page, site);
+  throw new AgentFailure('provider_error', `${site.name} makes even a ${MAX_PASTE_PIECES}th of the prompt a file; nothing was sent.`);
 }
 
 /**
@@ -357,13 +393,8 @@ async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'at
     .catch(() => 'ignored' as const);
 }
 
-/**
- * The composer made a long prompt a file ("Pasted markdown") and left the editor empty. Sent
- * as it is, the site may not take the file's words as the prompt, and typed again beside it
- * the prompt goes twice: remove the file (its own remove control), so the prompt is typed
- * once. A file that will not go fails the attempt before anything is sent.
- */
-async function unattach(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+/** Removes the file the composer made of a paste, with its own remove control; one that will not go fails the attempt before anything is sent. */
+async function unattach(page: Page, site: ProviderSite): Promise<void> {
   const handle = await page.evaluateHandle((pack: PagePack) => {
     const file = window.__chatbridge!.find(pack.attachment);
     const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
@@ -379,7 +410,6 @@ async function unattach(page: Page, site: ProviderSite, notes: Notes): Promise<v
       () => false,
     );
   if (!gone) throw new AgentFailure('provider_error', `${site.name} made the prompt a file attachment that cannot be removed; nothing was sent.`);
-  notes({ level: 'info', message: `${site.name} made the pasted prompt a file; removed it and typed the prompt instead.` });
 }
 
 /**
@@ -453,8 +483,12 @@ async function sent(page: Page, site: ProviderSite): Promise<'sent' | 'unsent' |
     )
     .then(
       (h) => h.jsonValue() as Promise<'sent' | 'unsent' | 'unclear'>,
-      // The page may have navigated away (a login page): let the turn's watch say so.
-      (error: Error) => (/Execution context was destroyed|navigation/i.test(error.message) ? 'sent' : 'unclear'),
+      // The page may have navigated away (a login page): let the turn's watch say so. A page
+      // that died is the browser's failure, not the send's.
+      (error: Error) => {
+        if (/Execution context was destroyed|navigation/i.test(error.message)) return 'sent' as const;
+        throw error;
+      },
     );
 }
 

@@ -16,6 +16,10 @@ export interface Directives {
   logout: boolean;
   challenge: boolean;
   hang: boolean;
+  /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
+  rateLimitModal: boolean;
+  /** "Suspicious activity detected": the account is locked until its person secures it. */
+  suspicious: boolean;
 }
 
 export const DEFAULT_MS = 400;
@@ -36,6 +40,8 @@ export function parseDirectives(prompt: string): Directives {
     logout: has('logout'),
     challenge: has('challenge'),
     hang: has('hang'),
+    rateLimitModal: has('rate-limit-modal'),
+    suspicious: has('suspicious'),
   };
 }
 
