@@ -32,7 +32,7 @@ export class ViewHost implements BrowserHost {
    */
   constructor(
     private readonly views: AgentViews,
-    private readonly pageScript: () => void,
+    private readonly pageScript: string,
   ) {}
 
   async open(agentId: string, { proxy = null }: OpenOptions = {}): Promise<BrowserSession> {

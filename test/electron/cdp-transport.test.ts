@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installPageHelpers } from '../../agents/providers/page-helpers.js';
+import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import { DebuggerTransport } from '../../main/electron/cdp-transport.js';
 import { startChromiumPage, type ChromiumPage } from './chromium-page-debugger.js';
 
@@ -34,7 +34,7 @@ describe('DebuggerTransport: Playwright through a page debugger, no debugging po
     const [context] = browser.contexts();
     const page = context!.pages()[0] ?? (await context!.waitForEvent('page'));
     // What every agent page gets: the helpers are there before the site's own scripts run.
-    await context!.addInitScript(installPageHelpers);
+    await context!.addInitScript(PAGE_HELPERS_SCRIPT);
     await page.goto(url);
     expect(await page.title()).toBe('Home');
     expect(await page.evaluate(() => typeof window.__chatbridge?.find)).toBe('function');

@@ -18,7 +18,7 @@ export interface SimPage {
  * The site in `look`, and a page on its new chat: logged in through the login form unless
  * `signedIn` is false; `initScript` runs in every page before the site's own scripts.
  */
-export async function openSimPage(browser: Browser, provider: Provider, look: SimLook, signedIn = true, initScript?: () => void): Promise<SimPage> {
+export async function openSimPage(browser: Browser, provider: Provider, look: SimLook, signedIn = true, initScript?: string): Promise<SimPage> {
   const config = SIM_SITES[provider];
   const sim = await startSiteServer(config, look);
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });

@@ -7,7 +7,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../../agents/providers/index.js';
-import { installPageHelpers } from '../../../agents/providers/page-helpers.js';
+import { PAGE_HELPERS_SCRIPT } from '../../../agents/providers/page-helpers.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -115,8 +115,8 @@ describe('simulated Gemini pages', () => {
         ([cues, all]) => Object.fromEntries(all.map((kind) => [kind, window.__chatbridge!.which(cues.filter((c) => c.kind === kind)) >= 0])),
         [pack.loginWall!, kinds] as const,
       );
-    const anonymous = await openSimPage(browser, 'gemini', {}, false, installPageHelpers);
-    const signedIn = await openSimPage(browser, 'gemini', {}, true, installPageHelpers);
+    const anonymous = await openSimPage(browser, 'gemini', {}, false, PAGE_HELPERS_SCRIPT);
+    const signedIn = await openSimPage(browser, 'gemini', {}, true, PAGE_HELPERS_SCRIPT);
     try {
       expect(await found(anonymous)).toEqual({ structure: true, aria: true });
       // Each structure cue alone: the sign-in link, and the composer without the account button.

@@ -1,0 +1,116 @@
+/**
+ * In the page: what ends a job at the page level (a challenge, a login wall, a limit banner)
+ * and what stands in the way before acting (modal dialogs, overlays, an A/B chooser, a mode
+ * toggle), for the flow to clear.
+ */
+import type { PagePack } from '../site.js';
+import type { Helpers, TurnProblem } from './types.js';
+
+export function addObstacles(h: Helpers): void {
+  /**
+   * A Cloudflare interstitial, recognised by the page rather than by its widget (the
+   * Turnstile frame sits in a closed shadow root): its title, its `_cf_chl_opt` settings,
+   * or its challenge-platform resources on a page that has no composer. A normal page may
+   * load an invisible Turnstile or Cloudflare's bot scripts; those have the composer.
+   */
+  const cloudflare = (pack: PagePack): TurnProblem | null => {
+    const title = document.title.trim();
+    const byTitle = /^(just a moment|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title);
+    const byScript = 'cf_chl_opt' in window || '_cf_chl_opt' in window;
+    const byResource =
+      !!document.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form[action*="__cf_chl"], iframe[src*="challenges.cloudflare.com"]') &&
+      !h.find(pack.composer);
+    return byTitle || byScript || byResource ? { kind: 'challenge', text: title || 'Cloudflare challenge' } : null;
+  };
+
+  h.blocker = (pack) => {
+    const challenge = cloudflare(pack);
+    if (challenge) return challenge;
+    for (const role of ['challenge', 'loginWall', 'limitBanner'] as const) {
+      const el = h.find(pack[role]);
+      if (el) return { kind: role, text: h.textOf(el) };
+    }
+    return null;
+  };
+
+  const MODAL = '[role="dialog"][aria-modal="true"], [role="alertdialog"], dialog[open]';
+  const CLOSE_NAME = /^\s*(?:close|dismiss|got it|not now|maybe later|no thanks|ok(?:ay)?|schließen|verstanden|nicht jetzt|fermer|compris|pas maintenant|cerrar|entendido|ahora no|fechar|agora não|закрыть|понятно|не сейчас|关闭|知道了|閉じる|了解|×|✕)\s*$/i;
+
+  const openDialog = (): Element | null => Array.from(document.querySelectorAll(MODAL)).find(h.visible) ?? null;
+
+  const selected = (el: Element) =>
+    ['aria-pressed', 'aria-selected', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
+    /^(on|active|checked|selected)$/.test(el.getAttribute('data-state') ?? '');
+
+  /** Whether `el` or an ancestor is taken out of the flow to sit over the page (what an overlay is). */
+  const floating = (el: Element): boolean => {
+    for (let at: Element | null = el; at && at !== document.body; at = at.parentElement) {
+      const position = window.getComputedStyle(at).position;
+      if (position === 'fixed' || position === 'absolute' || position === 'sticky') return true;
+    }
+    return false;
+  };
+
+  /**
+   * What sits on top of `el` near its top edge, if that is a floating layer that is
+   * neither `el`, inside it, nor around it. An element scrolled out of view is not judged.
+   */
+  const coveredBy = (el: Element): Element | null => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return null;
+    const x = box.left + box.width / 2;
+    const y = box.top + Math.min(box.height / 2, 20);
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return null;
+    const top = document.elementFromPoint(x, y);
+    if (!top || top === el || el.contains(top) || top.contains(el)) return null;
+    return floating(top) ? top : null;
+  };
+
+  /** A dialog's name for a log line: its label or heading, never its body (which could quote the conversation). */
+  const dialogName = (dialog: Element): string =>
+    (dialog.getAttribute('aria-label') ?? dialog.querySelector('h1, h2, h3, [role="heading"]')?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80);
+
+  /** The outermost element of what covers `composer`: where its own close control would be. */
+  const overlayLayer = (cover: Element, composer: Element): Element => {
+    let layer = cover;
+    while (layer.parentElement && layer.parentElement !== document.body && !layer.parentElement.contains(composer)) layer = layer.parentElement;
+    return layer;
+  };
+
+  h.obstacle = (pack) => {
+    // A login wall or a challenge is not in the way: it is the answer to report.
+    if (h.blocker(pack)) return null;
+    if (h.find(pack.preferFirst)) return { kind: 'chooser', text: '' };
+    const mode = h.find(pack.chatMode);
+    if (mode && !selected(mode)) return { kind: 'mode', text: h.accessibleName(mode).slice(0, 40) };
+    const dialog = openDialog();
+    if (dialog) return { kind: 'dialog', text: dialogName(dialog) };
+    const composer = h.find(pack.composer);
+    const cover = composer && coveredBy(composer);
+    if (cover) return { kind: 'overlay', text: '' };
+    return null;
+  };
+
+  const dialogClose = (pack: PagePack, dialog: Element): Element | null =>
+    h.find(pack.dialogClose, dialog) ??
+    Array.from(dialog.querySelectorAll('button, [role="button"], a[href="#"]')).find((b) => h.visible(b) && CLOSE_NAME.test(h.accessibleName(b))) ??
+    null;
+
+  h.obstacleControl = (pack, o) => {
+    switch (o.kind) {
+      case 'chooser':
+        return h.find(pack.preferFirst);
+      case 'mode':
+        return h.find(pack.chatMode);
+      case 'dialog': {
+        const dialog = openDialog();
+        return dialog && dialogClose(pack, dialog);
+      }
+      case 'overlay': {
+        const composer = h.find(pack.composer);
+        const cover = composer && coveredBy(composer);
+        return cover ? dialogClose(pack, overlayLayer(cover, composer)) : null;
+      }
+    }
+  };
+}

@@ -1,0 +1,89 @@
+/** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
+import type { PageCue, PagePack, Role } from '../site.js';
+
+/** Something other than an answer: what the page showed, and its text. */
+export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge'; text: string };
+/** A role the flow needs that no cue of the pack finds. */
+export type MissingRole = { kind: 'missing'; role: Role; detail: string };
+export type TurnOutcome = { kind: 'finished'; by: 'marker' | 'settled' } | TurnProblem | MissingRole;
+
+/** What stands between the flow and the composer, for it to clear (an element to act on, by its index in `obstacles`). */
+export type Obstacle =
+  | { kind: 'chooser'; text: string } // an A/B chooser: click `preferFirst`
+  | { kind: 'mode'; text: string } // a Chat/Work toggle off Chat: click `chatMode`
+  | { kind: 'dialog'; text: string } // a modal dialog: Escape, then its close control
+  | { kind: 'overlay'; text: string }; // something over the composer that is not a dialog
+
+export interface WatchLimits {
+  /** How long the new turn may take to appear while nothing shows the page at work. */
+  appearMs: number;
+  /** ... and while the stop control shows (a search or a long think before the answer starts). */
+  appearWorkingMs: number;
+  /** Without the finished signal: how long the answer must stay unchanged, the stop control gone. */
+  settleMs: number;
+}
+
+/** What the flow calls in the page, as `window.__chatbridge`. */
+export interface PageHelpers {
+  /** The last text the page wrote to the clipboard since `clearClipboard`. */
+  clipboard: string | null;
+  clearClipboard(): void;
+  /** The first visible element a cue finds, trying the cues in order. */
+  find(cues: readonly PageCue[] | undefined, root?: ParentNode | null): Element | null;
+  /** Which cue (its index) finds a visible element now, or -1. */
+  which(cues: readonly PageCue[] | undefined, root?: ParentNode | null): number;
+  /** The assistant turns on the page, in document order (by the first cue that finds any). */
+  turns(pack: PagePack): Element[];
+  /** Remembers the assistant turns present now: the next `newTurn` is one that is not among them. */
+  markTurns(pack: PagePack): number;
+  /** The first assistant turn that appeared since `markTurns`. */
+  newTurn(pack: PagePack): Element | null;
+  /** Within the new turn (or, with `last`, the last turn): the first element of `role`, searched in the turn's scope. */
+  inTurn(pack: PagePack, role: Role, scope: string | null, last?: boolean): Element | null;
+  /** Resolves when the new turn ends, one way or another, or a role it needs cannot be found. */
+  watchTurn(pack: PagePack, scope: string | null, limits: WatchLimits): Promise<TurnOutcome>;
+  /** Page-level conditions that end a job: challenge, login wall, limit banner. */
+  blocker(pack: PagePack): TurnProblem | null;
+  /** What stands in the way of acting on the page, if anything. */
+  obstacle(pack: PagePack): Obstacle | null;
+  /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
+  obstacleControl(pack: PagePack, obstacle: Obstacle): Element | null;
+  /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
+  report(pack: PagePack, scope: string | null): Partial<Record<Role, number>>;
+  /**
+   * Marks what holds the conversation (the turns, the composer, any text that holds a piece
+   * of `secrets`) and blurs it on screen, for a screenshot that shows the page's shape but
+   * not its words; `false` takes the marks and the blur away again.
+   */
+  conceal(pack: PagePack, secrets: string[], on: boolean): void;
+  /** The page's HTML with the marked text (and all script text) blanked out; call between `conceal(…, true)` and `conceal(…, false)`. */
+  concealedHtml(): string;
+  toMarkdown(element: Element): string;
+}
+
+/**
+ * The object the modules build together in the page: the public helpers and what the
+ * modules share among themselves. A module reads another's members when it is called,
+ * never when it is installed, so the order of installation does not matter.
+ */
+export interface Helpers extends PageHelpers {
+  /** Shown to a person (see cues.ts). */
+  visible(el: Element): boolean;
+  /** A cue's `[source, flags]` pair as a RegExp. */
+  regex(pair: readonly [string, string] | undefined): RegExp | null;
+  /** What assistive technology would call the element. */
+  accessibleName(el: Element): string;
+  /** An element's text, whitespace collapsed and cut to 500 characters, for a report. */
+  textOf(el: Element): string;
+  /** A turn-level role on the turn itself or within its scope. */
+  inScope(turn: Element, cues: readonly PageCue[] | undefined, scope: string | null): Element | null;
+}
+
+/** A module of the page helpers: adds its members to the shared object. Must be self-contained (see page-helpers.ts). */
+export type HelperModule = (h: Helpers) => void;
+
+declare global {
+  interface Window {
+    __chatbridge?: PageHelpers;
+  }
+}
