@@ -11,7 +11,6 @@ import { hasVisibleText } from '../../main/core/text.js';
 import { limitLiftsAt } from './limit-reset.js';
 import type { Obstacle, TurnProblem, WatchLimits } from './page-helpers.js';
 import type { PagePack, ProviderSite, Role } from './site.js';
-import { noticePattern } from './ui-words.js';
 
 /** The page must finish loading within this. */
 const PAGE_LOAD_MS = 30_000;
@@ -69,55 +68,19 @@ const ROLE_WORDS: Record<Role, string> = {
   attachment: 'the attachment in the composer',
 };
 
-/** What the page says about the account or the page as a whole: the helpers' blockers, and an account lock. */
-type PageProblem = TurnProblem | { kind: 'accountLock'; text: string };
-
-/**
- * What stands in the way for good, looked for before anything is pressed: an account lock;
- * the pack's challenge, login wall or limit notice; or, whatever the pack says, a dialog or
- * a layer over the composer whose words name a limit or a lock (a notice to heed, never to
- * close and send again). Null when the page shows none.
- */
-export async function pageProblem(page: Page, site: ProviderSite): Promise<PageProblem | null> {
-  const words = { limit: noticePattern('limit'), lock: noticePattern('lock') };
-  return page
-    .evaluate(
-      ([pack, w]) => {
-        const h = window.__chatbridge;
-        if (!h) return null;
-        const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
-        const lock = h.find(pack.accountLock);
-        if (lock) return { kind: 'accountLock' as const, text: squash(lock) };
-        const blocked = h.blocker(pack);
-        if (blocked) return blocked;
-        const layers = Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).filter(
-          (el) => el.getClientRects().length > 0,
-        );
-        const composer = h.find(pack.composer);
-        if (composer) {
-          const box = composer.getBoundingClientRect();
-          const top = document.elementFromPoint(box.left + box.width / 2, box.top + Math.min(box.height / 2, 20));
-          if (top && !composer.contains(top) && !top.contains(composer)) {
-            let layer = top;
-            while (layer.parentElement && layer.parentElement !== document.body && !layer.parentElement.contains(composer)) layer = layer.parentElement;
-            layers.push(layer);
-          }
-        }
-        for (const [kind, source] of [['accountLock', w.lock], ['limitBanner', w.limit]] as const) {
-          const re = new RegExp(source, 'i');
-          const layer = layers.find((l) => re.test(l.textContent ?? ''));
-          if (layer) return { kind, text: squash(layer) };
-        }
-        return null;
-      },
-      [site.page, words] as const,
-    )
-    .catch(() => null);
-}
-
 /** The failure of a page that no longer has what the pack says it has. */
 export function siteChanged(site: ProviderSite, role: Role, detail?: string): AgentFailure {
   return new AgentFailure('site_changed', `${site.name}: cannot find ${ROLE_WORDS[role]}${detail ? ` (${detail})` : ''}.`);
+}
+
+/**
+ * What stands in the way for good, looked for before anything is pressed: a challenge, an
+ * account lock, a login wall or a limit notice, by the pack's cues or, for a lock or a limit
+ * in a dialog or over the composer, by its words (page-helpers/obstacles.ts): a notice to
+ * heed, never to close and send again. Null when the page shows none.
+ */
+export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
+  return page.evaluate((pack: PagePack) => window.__chatbridge?.blocker(pack) ?? null, site.page).catch(() => null);
 }
 
 export function newChatUrl(site: ProviderSite): string {
@@ -145,7 +108,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
         (pack: PagePack) => {
           const h = window.__chatbridge;
           if (!h) return null;
-          if (h.find(pack.accountLock) || h.blocker(pack)) return 'blocked';
+          if (h.blocker(pack)) return 'blocked';
           if (h.find(pack.composer)) return 'ready';
           return h.obstacle(pack) ? 'obstacle' : null;
         },
@@ -275,11 +238,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     if (blocked) throw failureFor(blocked, site);
     throw error;
   });
-  if (outcome.kind === 'missing') {
-    // A notice the turn's watch does not know (a lock, a limit in a dialog) is what happened.
-    const problem = await pageProblem(page, site);
-    throw problem ? failureFor(problem, site) : siteChanged(site, outcome.role, outcome.detail);
-  }
+  if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   if (outcome.by === 'settled') {
     notes({ level: 'warn', message: `no cue finds the ${site.name} answer's finished signal; the answer was taken once the stop control went and the text settled.` });
@@ -470,7 +429,7 @@ async function sent(page: Page, site: ProviderSite): Promise<'sent' | 'unsent' |
         const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
         const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
         const attached = !!h.find(pack.attachment);
-        if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack) || h.find(pack.accountLock)) return 'sent';
+        if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack)) return 'sent';
         if (!composer || (text.trim() === '' && !attached)) return 'sent';
         const waited = Date.now() - since;
         const button = h.find(pack.send) as HTMLButtonElement | null;
@@ -589,7 +548,7 @@ async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: (
   }
 }
 
-function failureFor(outcome: PageProblem, site: ProviderSite): AgentFailure {
+function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {
   switch (outcome.kind) {
     case 'errorCard':
       return new AgentFailure('provider_error', `${site.name} showed an error: ${outcome.text}`);
