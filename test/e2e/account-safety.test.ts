@@ -64,6 +64,27 @@ describe('the rate-limit modal', () => {
   }, 90_000);
 });
 
+describe('a limit or a lock the pack does not know', () => {
+  it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async () => {
+    e = await startE2E('claude', 2);
+    const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
+    expect(limited.status, JSON.stringify(limited.body)).toBe(200);
+    const first = (await e.service.store.attempts(limited.body.id))[0]!;
+    expect(first.error_code).toBe('PROVIDER_RATE_LIMITED');
+    expect(first.detail).toMatch(/Too many requests/);
+    expect(e.service.pool.state(first.agent_id)).toBe('resting');
+
+    // The other agent takes the next job, and meets the lock: no agent is left, so the job waits to its deadline.
+    const watched = await e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 10_000 } });
+    expect(watched.status, JSON.stringify(watched.body)).toBe(504);
+    const lockedAttempt = (await e.service.store.attempts(watched.body.error.details.job_id))[0]!;
+    expect(lockedAttempt.error_code).toBe('CHALLENGE');
+    const locked = e.browserAgents.find((a) => a.id === lockedAttempt.agent_id)!;
+    expect(locked.detail()).toMatch(/^account locked: Claude says the account needs its owner/);
+    expect(e.sim.log.dismissals).toEqual([]);
+  }, 120_000);
+});
+
 describe('"Suspicious activity detected"', () => {
   it('sets the agent aside until a person checks it: nothing closed, nothing more sent from it', async () => {
     const { e } = await chatgpt();
