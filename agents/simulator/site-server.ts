@@ -44,6 +44,11 @@ export interface SimLook {
   consent?: boolean;
   /** A paste at least this long becomes a "Pasted markdown" file (client/pasted-file.ts). */
   pasteToFileAt?: number;
+  /**
+   * The chat lives under this prefix, as Gemini's does for a second Google account
+   * (`/u/1`: `/u/1/app/<id>`); the unprefixed new chat redirects there.
+   */
+  userPath?: string;
 }
 
 export interface SimSite {
@@ -78,7 +83,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Set<string>();
   const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [] };
-  const { paths } = config;
+  const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
+  const paths = { ...config.paths, newChat: prefixed(config.paths.newChat), conversation: prefixed(config.paths.conversation) };
   const route = (template: string) =>
     new RegExp(`^${escapeRegExp(template).replace('\\{project\\}', '[A-Za-z0-9-]+').replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
   const conversationRoutes = [paths.conversation, ...(paths.project ? [paths.project] : [])].map(route);
@@ -154,6 +160,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     }
     const conversation = conversations.get(id)!;
     const turn = conversation.turns.length + 1;
+    if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
@@ -243,6 +250,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return json(res, 200, {});
       }
       if (req.method !== 'GET') return json(res, 404, {});
+      if (look.userPath && path === config.paths.newChat) {
+        res.writeHead(302, { location: paths.newChat });
+        return res.end();
+      }
       const conversationId = conversationRoutes.map((r) => r.exec(path)?.[1]).find(Boolean);
       if (path !== paths.newChat && !conversationId) return html(res, 404, '<h1>Not found</h1>');
       const consented = /(?:^|;\s*)sim_consent=/.test(req.headers.cookie ?? '');

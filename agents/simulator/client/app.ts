@@ -104,6 +104,8 @@ export function startApp(skin: Skin): void {
       void post('/__sim/stop', { conversationId, turn: plan.turn });
       settle();
     };
+    // The stop control stays up: the page never settles.
+    if (plan.kind === 'error' && plan.stuck) return later(Math.min(plan.ms, 150), () => turn.render('<p>Something went wrong. Please try again.</p>'));
     if (plan.kind === 'error') {
       return later(Math.min(plan.ms, 150), () => {
         turn.error();

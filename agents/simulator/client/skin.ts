@@ -74,4 +74,6 @@ export interface Plan {
   thinkMs: number;
   hang: boolean;
   limitResetAt: number | null;
+  /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
+  stuck?: true;
 }
