@@ -3,6 +3,7 @@ import { ApiError, invalid, type ErrorCode } from './core/errors.js';
 import type { IdGenerator } from './core/ids.js';
 import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
+import { hasVisibleText } from './core/text.js';
 import type { Profile } from './api/profile.js';
 import type { ClusterAgents } from './queue/cluster-agents.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from './queue/idempotency.js';
@@ -106,6 +107,11 @@ export class Completions {
 
   async submit(s: Submission): Promise<Submitted> {
     const b = s.body;
+    // A chat cannot take a prompt a person would not see; typing one would look to the agent
+    // like a composer that refuses text, and set a healthy account aside.
+    if (!hasVisibleText(b.prompt)) {
+      throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
+    }
     const constraint = await this.constraintOf(b, s.accountId);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {

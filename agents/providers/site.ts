@@ -21,6 +21,10 @@ export const ROLES = [
   'preferFirst', // an A/B "which response do you prefer" chooser: the control that keeps the first answer
   'chatMode', // a Chat/Work toggle: the control that selects Chat (clicked only when not already selected)
   'dialogClose', // the site's own controls that dismiss its promo dialogs, beyond the generic ones
+  // What only a person may act on, and what the flow answers for the person (optional in a pack):
+  'accountLock', // the site says the account is locked or suspected ("Suspicious activity detected"): nothing more is sent from it
+  'consent', // a cookie or consent banner's least permissive choice ("Reject non-essential"), clicked once
+  'attachment', // a file the composer made of the prompt (ChatGPT's "Pasted markdown"): never sent in the prompt's place
 ] as const;
 
 export type Role = (typeof ROLES)[number];
@@ -29,7 +33,8 @@ export type Role = (typeof ROLES)[number];
 export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answer', 'finished', 'copy'] as const satisfies readonly Role[];
 
 /** The roles every pack names; the blockers' are optional. */
-export const REQUIRED_ROLES = ROLES.filter((r) => r !== 'preferFirst' && r !== 'chatMode' && r !== 'dialogClose');
+const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment'];
+export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
 
 /**
  * Which kind of evidence a cue relies on. A site redesign usually breaks one kind at a time

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
-import { AgentFailure } from '../../main/core/agent.js';
+import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
@@ -64,6 +64,8 @@ export class BrowserAgent implements Agent {
   private running = false;
   /** A site check is under way: it ends once the fresh chat after it is open. */
   private checking: Promise<void> | null = null;
+  /** The site said the account is locked: only a check a person asks for (`recheck`, not the pool's own looks) ends it. */
+  private locked = false;
 
   /**
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
@@ -96,6 +98,10 @@ export class BrowserAgent implements Agent {
 
   onChange(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  awaitsPerson(): boolean {
+    return this.locked;
   }
 
   onNote(listener: (note: AgentNote) => void): void {
@@ -209,6 +215,8 @@ export class BrowserAgent implements Agent {
       await waitUntilReady(this.session.page, this.site, this.note, this.limits);
       await rest(this.session.page);
       this.fresh = true;
+      // Only a person asks for a look while the account is locked (the pool plans none).
+      this.locked = false;
       this.set('idle', 'ready');
       return true;
     } catch (error) {
@@ -265,6 +273,11 @@ export class BrowserAgent implements Agent {
   /** Turns whatever went wrong into a typed failure, updating the agent's own state. */
   private classify(error: unknown, signal?: AbortSignal): AgentFailure {
     if (signal?.aborted) return new AgentFailure('agent_lost', `Stopped: ${String(signal.reason)}`);
+    if (error instanceof AccountLocked) {
+      this.locked = true;
+      this.set('error', `account locked: ${error.message}`);
+      return error;
+    }
     if (error instanceof AgentFailure) {
       if (error.kind === 'logged_out') this.set('needs_login', 'log in to the provider again');
       if (error.kind === 'challenge') this.set('error', 'the provider shows a verification challenge');

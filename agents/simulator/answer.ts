@@ -16,6 +16,12 @@ export interface Directives {
   logout: boolean;
   challenge: boolean;
   hang: boolean;
+  /** An error line in the answer, with the stop control left on screen (Gemini, 2026-10-03). */
+  errorStuck: boolean;
+  /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
+  rateLimitModal: boolean;
+  /** "Suspicious activity detected": the account is locked until its person secures it. */
+  suspicious: boolean;
 }
 
 export const DEFAULT_MS = 400;
@@ -36,6 +42,9 @@ export function parseDirectives(prompt: string): Directives {
     logout: has('logout'),
     challenge: has('challenge'),
     hang: has('hang'),
+    errorStuck: has('error-stuck'),
+    rateLimitModal: has('rate-limit-modal'),
+    suspicious: has('suspicious'),
   };
 }
 

@@ -11,6 +11,7 @@ export async function signInToSimulator(agent: BrowserAgent, baseUrl: string, co
   await page.goto(new URL(config.paths.login, baseUrl).href);
   await page.fill('input[name="email"]', 'agent@example.test');
   await page.fill('input[name="password"]', 'simulated');
-  await Promise.all([page.waitForURL((url) => url.pathname === config.paths.newChat), page.click('[data-testid="login-submit"]')]);
+  // Off the login page: to the new chat, or where the site keeps it for this account (`/u/1/app`).
+  await Promise.all([page.waitForURL((url) => url.pathname.endsWith(config.paths.newChat)), page.click('[data-testid="login-submit"]')]);
   await agent.recheck();
 }

@@ -17,13 +17,17 @@ const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
   /** `anonymous`: sent from a page without a session, on a site that works logged out. */
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true }[];
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string }[];
   stops: { conversationId: string; turn: number }[];
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];
   logins: number;
   /** Which answer of an A/B pair the page was told to keep (1 or 2), per conversation. */
   prefers: { conversationId: string; choice: number }[];
+  /** Account notices (rate-limit modal, lock) someone closed, and with what. */
+  dismissals: { kind: string; button: string; at: number }[];
+  /** How the consent banner was answered. */
+  consents: ('accept' | 'reject')[];
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -36,6 +40,15 @@ export interface SimLook {
    * invisible Turnstile widget, neither of which is a challenge (cloudflare.ts).
    */
   turnstile?: boolean;
+  /** A cookie-consent banner over the bottom of every page until answered (client/consent-banner.ts). */
+  consent?: boolean;
+  /** A paste at least this long becomes a "Pasted markdown" file (client/pasted-file.ts). */
+  pasteToFileAt?: number;
+  /**
+   * The chat lives under this prefix, as Gemini's does for a second Google account
+   * (`/u/1`: `/u/1/app/<id>`); the unprefixed new chat redirects there.
+   */
+  userPath?: string;
 }
 
 export interface SimSite {
@@ -64,10 +77,14 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   /** Account failures already played, per prompt. */
   const seen = new Set<string>();
   const limitedUntil = new Map<string, number>();
+  /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
+  const rateLimitedUntil = new Map<string, number>();
+  const locked = new Set<string>();
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Set<string>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [] };
-  const { paths } = config;
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [] };
+  const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
+  const paths = { ...config.paths, newChat: prefixed(config.paths.newChat), conversation: prefixed(config.paths.conversation) };
   const route = (template: string) =>
     new RegExp(`^${escapeRegExp(template).replace('\\{project\\}', '[A-Za-z0-9-]+').replace('\\{id\\}', '([A-Za-z0-9-]+)')}$`);
   const conversationRoutes = [paths.conversation, ...(paths.project ? [paths.project] : [])].map(route);
@@ -77,7 +94,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     return token && sessions.has(token) ? token : null;
   };
 
-  const page = (res: http.ServerResponse, conversationId: string | null, token: string | null) => {
+  const page = (res: http.ServerResponse, conversationId: string | null, token: string | null, consented: boolean) => {
     const limited = token ? (limitedUntil.get(token) ?? 0) : 0;
     const boot: Boot = {
       provider: config.provider,
@@ -89,6 +106,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       drift,
       signedIn: token !== null,
       limitResetAt: limited > clock() ? limited : null,
+      notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
+      consent: !!look.consent && !consented,
+      pasteToFileAt: look.pasteToFileAt ?? null,
     };
     html(
       res,
@@ -112,6 +132,12 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
     const limited = limitedUntil.get(token);
     if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
+    if (locked.has(token) || (d.suspicious && firstTime('suspicious') && locked.add(token))) return { ...base, kind: 'lock' };
+    if ((rateLimitedUntil.get(token) ?? 0) > clock()) return { ...base, kind: 'rate-limit' };
+    if (d.rateLimitModal && firstTime('rate-limit-modal')) {
+      rateLimitedUntil.set(token, clock() + 20 * 60_000);
+      return { ...base, kind: 'rate-limit' };
+    }
     if (d.challenge && firstTime('challenge')) {
       // The page reloads on a challenge; that one load gets the interstitial, as if the
       // person then solved it.
@@ -134,15 +160,23 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     }
     const conversation = conversations.get(id)!;
     const turn = conversation.turns.length + 1;
+    if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
   };
 
-  const plan = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
+  const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null }): Plan => {
     const result = decide(token, body);
-    log.sends.push({ conversationId: body.conversationId, prompt: body.prompt, kind: result.kind, turn: result.turn || null, at: clock() });
+    log.sends.push({
+      conversationId: body.conversationId,
+      prompt: body.prompt,
+      kind: result.kind,
+      turn: result.turn || null,
+      at: clock(),
+      ...(body.attachment ? { attachment: body.attachment } : {}),
+    });
     return result;
   };
 
@@ -180,7 +214,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
       if (req.method === 'POST' && path === '/__sim/send') {
-        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; signedIn: boolean };
+        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; attachment: string | null; signedIn: boolean };
         // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
         const anonymous = config.anonymous && !body.signedIn;
         if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
@@ -198,21 +232,39 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         log.prefers.push({ conversationId, choice });
         return json(res, 200, {});
       }
+      if (req.method === 'POST' && path === '/__sim/dismiss') {
+        log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/consent') {
+        log.consents.push((JSON.parse(await readBody(req)) as { choice: 'accept' | 'reject' }).choice);
+        return json(res, 200, {});
+      }
+      // The account's person secured it (a test stands in for them): the lock is gone.
+      if (req.method === 'POST' && path === '/__sim/unlock') {
+        locked.clear();
+        return json(res, 200, {});
+      }
       if (req.method === 'POST' && path === '/__sim/stop') {
         log.stops.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number });
         return json(res, 200, {});
       }
       if (req.method !== 'GET') return json(res, 404, {});
+      if (look.userPath && path === config.paths.newChat) {
+        res.writeHead(302, { location: paths.newChat });
+        return res.end();
+      }
       const conversationId = conversationRoutes.map((r) => r.exec(path)?.[1]).find(Boolean);
       if (path !== paths.newChat && !conversationId) return html(res, 404, '<h1>Not found</h1>');
-      if (!token && config.anonymous && !conversationId) return page(res, null, null);
+      const consented = /(?:^|;\s*)sim_consent=/.test(req.headers.cookie ?? '');
+      if (!token && config.anonymous && !conversationId) return page(res, null, null, consented);
       if (!token) {
         // A site that works logged out keeps no conversations for it: back to its anonymous app.
         res.writeHead(302, { location: config.anonymous ? paths.newChat : paths.login });
         return res.end();
       }
       if (conversationId && !conversations.has(conversationId)) return html(res, 404, '<h1>Conversation not found</h1>');
-      return page(res, conversationId ?? null, token);
+      return page(res, conversationId ?? null, token, consented);
     } catch (error) {
       json(res, 500, { error: String(error) });
     }

@@ -1,4 +1,5 @@
 import { ChatBridgeError, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { hasVisibleText } from '../core/text.js';
 import { parse, UsageError } from './args.js';
 import { askClient, KEY_HINT } from './connection.js';
 import { agentOf, Progress } from './progress.js';
@@ -82,7 +83,7 @@ async function promptOf(arg: string | undefined): Promise<string> {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     prompt = Buffer.concat(chunks).toString('utf8');
   }
-  if (prompt.trim() === '') throw new UsageError('The prompt is empty.');
+  if (!hasVisibleText(prompt)) throw new UsageError('The prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
   return prompt;
 }
 

@@ -54,6 +54,18 @@ export class AgentFailure extends Error {
   }
 }
 
+/**
+ * The provider says the account itself is in question ("Suspicious activity detected", a
+ * lock): a challenge only a person can answer. The agent sends nothing more until a person
+ * has looked (a check they ask for finds the page free of it); no look of its own clears it.
+ */
+export class AccountLocked extends AgentFailure {
+  constructor(message: string) {
+    super('challenge', message);
+    this.name = 'AccountLocked';
+  }
+}
+
 /** Something an agent did or saw that a person may want to know (a dialog it closed), for the service's log. */
 export interface AgentNote {
   level: 'info' | 'warn';
@@ -72,6 +84,11 @@ export interface Agent {
    * whether it still is). Optional: agents without a page have nothing to look at.
    */
   recheck?(): Promise<unknown>;
+  /**
+   * True while only a person can make the agent ready again (its account is locked): then no
+   * look of the agent's own is planned, as for a login.
+   */
+  awaitsPerson?(): boolean;
   onChange(listener: () => void): void;
   /** Notes for the log, if the agent has any to give. */
   onNote?(listener: (note: AgentNote) => void): void;

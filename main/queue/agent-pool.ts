@@ -54,15 +54,22 @@ export class AgentPool implements AgentRoster {
       setEnabled: db.prepare(`UPDATE agents SET enabled = ? WHERE id = ?`),
       rename: db.prepare(`UPDATE agents SET name = ? WHERE id = ?`),
       remove: db.prepare(`DELETE FROM agents WHERE id = ?`),
+      setRest: db.prepare(`UPDATE agents SET rest_until = ? WHERE id = ?`),
     };
     this.rechecks = new RecheckSchedule(clock, (id) => this.look(id), (id) => this.conditionOf(id));
     this.reload();
   }
 
-  /** Re-reads the rows, after the command line or the dashboard changed them. */
+  /**
+   * Re-reads the rows, after the command line or the dashboard changed them. A rest the rows
+   * hold and this pool does not know yet (one begun before a restart) holds here too: an
+   * account told to wait is not sent to again because the app restarted.
+   */
   reload(): void {
-    const rows = this.s.all.all() as (Omit<AgentRecord, 'enabled'> & { enabled: number })[];
-    this.records = new Map(rows.map((r) => [r.id, { ...r, enabled: r.enabled === 1 }]));
+    const rows = this.s.all.all() as (Omit<AgentRecord, 'enabled'> & { enabled: number; rest_until: number | null })[];
+    const now = this.clock.now();
+    for (const { id, rest_until } of rows) if (rest_until !== null && rest_until > now && !this.cooldowns.has(id)) this.cooldowns.set(id, { until: rest_until });
+    this.records = new Map(rows.map(({ rest_until: _rest, ...r }) => [r.id, { ...r, enabled: r.enabled === 1 }]));
     this.changed();
   }
 
@@ -208,12 +215,14 @@ export class AgentPool implements AgentRoster {
    */
   coolDown(id: string, until: number): void {
     this.cooldowns.set(id, { until });
+    this.s.setRest.run(until, id);
     this.changed();
   }
 
   /** The limit lifted (its page shows no notice any more), perhaps sooner than the provider said. */
   endCooldown(id: string): void {
     if (!this.cooldowns.delete(id)) return;
+    this.s.setRest.run(null, id);
     this.changed();
   }
 
@@ -261,6 +270,8 @@ export class AgentPool implements AgentRoster {
     // A session that logged out does not come back by looking: only the person can log in, and
     // a login page loaded again and again is what gets an account locked.
     if (readiness === 'needs_login') return { kind: 'leave' };
+    // Nor does a locked account: a page loaded again and again is what keeps it locked.
+    if (agent.awaitsPerson?.()) return { kind: 'leave' };
     if (readiness === 'error') return agent.recheck ? { kind: 'unwell' } : { kind: 'leave' };
     const cooldown = this.cooldowns.get(id);
     if (cooldown) return { kind: 'resting', at: agent.recheck ? cooldown.until + AFTER_RESET_MS : cooldown.until };

@@ -179,6 +179,11 @@ const MIGRATIONS: string[] = [
   ALTER TABLE agents ADD COLUMN pause_ms INTEGER;
   ALTER TABLE agents ADD COLUMN proxy TEXT;
   `,
+  `
+  -- A rest after a usage limit outlives a restart: until when (epoch ms) the agent takes no
+  -- job, as the provider said; null when it does not rest.
+  ALTER TABLE agents ADD COLUMN rest_until INTEGER;
+  `,
 ];
 
 /**

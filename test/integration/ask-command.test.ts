@@ -160,7 +160,8 @@ describe('chatbridge ask', () => {
       [['--data-dir', dir], {}, /^chatbridge: Give the prompt: chatbridge ask "PROMPT"/],
       [['hi', '--frobnicate', '--data-dir', dir], {}, /^chatbridge: Unknown option --frobnicate\. \(A prompt that starts with "-" goes after --, as in -- "-x"\.\) Run chatbridge help\.\n$/],
       [['hi', '--provider', '--json', '--data-dir', dir], {}, /^chatbridge: --provider needs a value, not another option \(a value that starts with "-" goes as --provider=-VALUE\)\.\n$/],
-      [['   ', '--data-dir', dir], {}, /^chatbridge: The prompt is empty\.\n$/],
+      [['   ', '--data-dir', dir], {}, /^chatbridge: The prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.\n$/],
+      [['\u200b\n\t\u3164', '--data-dir', dir], {}, /^chatbridge: The prompt has no visible text/],
       // The dashboard's token goes only to the data dir's own server, never to CHATBRIDGE_URL.
       [['hi', '--data-dir', dir], noKeyElsewhere, /^chatbridge: No API key: make a key with "chatbridge keys create --name cli/],
       [['hi', '--provider', 'bard', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: provider must be one of: "chatgpt", .*"perplexity" \(or null for any\)\.\n$/],

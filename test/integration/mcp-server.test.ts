@@ -142,6 +142,7 @@ describe('chatbridge mcp', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['ask', { prompt: 'hi', provider: 'bard' }, /^INVALID_REQUEST: provider must be one of: chatgpt, claude, gemini, deepseek, qwen, perplexity\.$/],
       ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt: /],
+      ['ask', { prompt: ' \u200b\n' }, /^INVALID_REQUEST: prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.$/],
       ['ask', { question: 'hi' }, /^INVALID_REQUEST: prompt is required\.$/],
       ['ask', { prompt: '[[fail=rejected]] no' }, /^PROMPT_REJECTED: .* \(job job_\w+\)$/],
       ['ask', { prompt: 'more', conversation_ref: 'cv_unknown' }, /^INVALID_REQUEST: Unknown conversation_ref\.$/],

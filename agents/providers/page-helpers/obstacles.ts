@@ -1,6 +1,7 @@
 /**
- * In the page: what ends a job at the page level (a challenge, a login wall, a limit banner)
- * and what stands in the way before acting (modal dialogs, overlays, an A/B chooser, a mode
+ * In the page: what ends a job at the page level (a challenge, an account lock, a login
+ * wall, a limit notice, whether the pack knows its markup or only its words say it) and what
+ * stands in the way before acting (modal dialogs, overlays, an A/B chooser, a mode
  * toggle), for the flow to clear.
  */
 import type { PagePack } from '../site.js';
@@ -15,7 +16,7 @@ export function addObstacles(h: Helpers): void {
    */
   const cloudflare = (pack: PagePack): TurnProblem | null => {
     const title = document.title.trim();
-    const byTitle = /^(just a moment|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title);
+    const byTitle = /^(just a moment|verifying|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title);
     const byScript = 'cf_chl_opt' in window || '_cf_chl_opt' in window;
     const byResource =
       !!document.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form[action*="__cf_chl"], iframe[src*="challenges.cloudflare.com"]') &&
@@ -23,12 +24,37 @@ export function addObstacles(h: Helpers): void {
     return byTitle || byScript || byResource ? { kind: 'challenge', text: title || 'Cloudflare challenge' } : null;
   };
 
+  /**
+   * What a notice says when it is about the account, in any language an account is likely to
+   * see, whatever the pack's cues know of its markup: a dialog or a layer over the composer
+   * with these words is a limit or a lock to heed, never something to close and send through
+   * (closing a limit and sending again is what escalates to a locked account).
+   */
+  const LIMIT_WORDS =
+    /too many requests|making requests too quickly|temporarily limited|(?:usage|message|rate|daily|hourly) (?:limit|cap)|limit (?:reached|resets|will reset)|reached (?:your|the) limit|hit your limit|out of (?:free messages|extra usage)|try again (?:later|after|in \d)|nutzungslimit|limite d.utilisation|l[íi]mite de uso|лимит|(?:使用|用量|次数)(?:上限|限制)|利用上限/i;
+  const LOCK_WORDS =
+    /suspicious activity|someone else may be using your|secure your account|account (?:has been |is )?(?:locked|suspended|disabled|deactivated)|verdächtige aktivität|activité suspecte|actividad sospechosa|atividade suspeita|подозрительн|可疑活动|不審なアクティビティ/i;
+
+  /** The open dialogs, and the layer over the composer (if one covers it). */
+  const layersOver = (pack: PagePack): Element[] => {
+    const layers = Array.from(document.querySelectorAll(`${MODAL}, [aria-modal="true"]`)).filter(h.visible);
+    const composer = h.find(pack.composer);
+    const cover = composer && coveredBy(composer);
+    if (cover) layers.push(overlayLayer(cover, composer));
+    return layers;
+  };
+
   h.blocker = (pack) => {
     const challenge = cloudflare(pack);
     if (challenge) return challenge;
-    for (const role of ['challenge', 'loginWall', 'limitBanner'] as const) {
+    for (const role of ['challenge', 'accountLock', 'loginWall', 'limitBanner'] as const) {
       const el = h.find(pack[role]);
       if (el) return { kind: role, text: h.textOf(el) };
+    }
+    const layers = layersOver(pack);
+    for (const [kind, words] of [['accountLock', LOCK_WORDS], ['limitBanner', LIMIT_WORDS]] as const) {
+      const layer = layers.find((l) => words.test(l.textContent ?? ''));
+      if (layer) return { kind, text: h.textOf(layer) };
     }
     return null;
   };

@@ -1,8 +1,8 @@
 /** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
 import type { PageCue, PagePack, Role } from '../site.js';
 
-/** Something other than an answer: what the page showed, and its text. */
-export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge'; text: string };
+/** Something other than an answer: what the page showed, and its text. `accountLock`: the site says the account itself is in question. */
+export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge' | 'accountLock'; text: string };
 /** A role the flow needs that no cue of the pack finds. */
 export type MissingRole = { kind: 'missing'; role: Role; detail: string };
 export type TurnOutcome = { kind: 'finished'; by: 'marker' | 'settled' } | TurnProblem | MissingRole;

@@ -4,7 +4,10 @@
  * conversation URLs, and the directive-driven failures (error card, refusal, limit banner,
  * login wall, challenge, reasoning pause, hang).
  */
+import { accountNotices } from './account-notices.js';
+import { consentBanner } from './consent-banner.js';
 import { withDrift } from './drift.js';
+import { pastedFiles } from './pasted-file.js';
 import { renderMarkdown } from './markdown.js';
 import type { AssistantTurn, Boot, Plan, Skin } from './skin.js';
 
@@ -32,6 +35,10 @@ export function startApp(skin: Skin): void {
 
   // A limited account sees the notice as soon as the page opens, not only after a send.
   if (boot.limitResetAt) ui.showLimitBanner(limitText(boot.limitResetAt));
+  const notices = accountNotices((kind, button) => void post('/__sim/dismiss', { kind, button }));
+  if (boot.notice) notices.show(boot.notice);
+  if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
+  const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
 
   const refreshMode = () => {
     if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');
@@ -41,7 +48,9 @@ export function startApp(skin: Skin): void {
 
   const send = () => {
     const prompt = ui.composer.read();
-    if (generating || !prompt.trim()) return;
+    // An account notice over the page takes the send; an empty composer sends only a file.
+    if (generating || notices.open || (!prompt.trim() && !files?.pending)) return;
+    const attachment = files?.take() ?? null;
     ui.composer.clear();
     ui.addUserTurn(prompt);
     ui.setMode('generating');
@@ -50,7 +59,7 @@ export function startApp(skin: Skin): void {
     }
     const local = { stopped: false, stop: () => {} };
     generating = local;
-    void post<Plan>('/__sim/send', { conversationId, prompt, signedIn: boot.signedIn }).then((plan) => {
+    void post<Plan>('/__sim/send', { conversationId, prompt, attachment, signedIn: boot.signedIn }).then((plan) => {
       if (!local.stopped) play(plan, local);
     });
   };
@@ -76,6 +85,10 @@ export function startApp(skin: Skin): void {
       ui.showLimitBanner(limitText(plan.limitResetAt!));
       return settle();
     }
+    if (plan.kind === 'rate-limit' || plan.kind === 'lock') {
+      notices.show(plan.kind);
+      return settle();
+    }
     // An anonymous page's answer gets no conversation: the address stays the new chat's.
     if (!conversationId && plan.conversationId) {
       conversationId = plan.conversationId;
@@ -91,6 +104,8 @@ export function startApp(skin: Skin): void {
       void post('/__sim/stop', { conversationId, turn: plan.turn });
       settle();
     };
+    // The stop control stays up: the page never settles.
+    if (plan.kind === 'error' && plan.stuck) return later(Math.min(plan.ms, 150), () => turn.render('<p>Something went wrong. Please try again.</p>'));
     if (plan.kind === 'error') {
       return later(Math.min(plan.ms, 150), () => {
         turn.error();

@@ -4,6 +4,7 @@
  * contract closely enough that ChatBridge's real selector pack drives it unchanged.
  */
 import type { DriftKind } from './drift-kinds.js';
+import type { AccountNoticeKind } from './account-notices.js';
 import type { CodeBlock } from './markdown.js';
 
 export type ComposerMode = 'empty' | 'ready' | 'generating' | 'paused';
@@ -55,11 +56,17 @@ export interface Boot {
   signedIn: boolean;
   /** Set when the account is at its usage limit as the page opens: the page shows the notice at once. */
   limitResetAt: number | null;
+  /** An account notice the page shows as it opens (the rate-limit modal, a lock): account-notices.ts. */
+  notice: AccountNoticeKind | null;
+  /** A cookie-consent banner covers the page until answered (consent-banner.ts). */
+  consent: boolean;
+  /** A paste at least this long becomes a file attachment (pasted-file.ts); null: never. */
+  pasteToFileAt: number | null;
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */
 export interface Plan {
-  kind: 'answer' | 'refuse' | 'error' | 'limit' | 'logout' | 'challenge';
+  kind: 'answer' | 'refuse' | 'error' | 'limit' | 'logout' | 'challenge' | AccountNoticeKind;
   conversationId: string | null;
   turn: number;
   markdown: string;
@@ -67,4 +74,6 @@ export interface Plan {
   thinkMs: number;
   hang: boolean;
   limitResetAt: number | null;
+  /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
+  stuck?: true;
 }

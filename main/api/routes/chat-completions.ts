@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Completions } from '../../completions.js';
 import type { Provider } from '../../core/providers.js';
-import { charLength } from '../../core/text.js';
+import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
 import {
   ChatCompletion,
@@ -39,7 +39,7 @@ export function flattenMessages(messages: ChatMessage[]): string {
       limit: LIMITS.promptChars,
     });
   }
-  if (prompt.trim() === '') throw invalid('messages', 'The messages hold no text.');
+  if (!texts.some(hasVisibleText)) throw invalid('messages', 'The messages hold no visible text: only spaces, line breaks or invisible characters.');
   return prompt;
 }
 

@@ -1,0 +1,146 @@
+/**
+ * A user's account matters more than a job (issue 18 §3, §4), in real Chromium against the
+ * simulated ChatGPT: the account-wide "Too many requests" modal rests the agent and is never
+ * closed and sent through; "Suspicious activity detected" sets the agent aside until a person
+ * checks it, with nothing closed or sent from it; a cookie banner over the composer is
+ * answered with its least permissive choice, once; a long paste the composer turns into a
+ * file is not sent twice.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SimLook } from '../../agents/simulator/site-server.js';
+import { startE2E, type E2E } from '../support/e2e.js';
+
+let e: E2E | undefined;
+afterEach(async () => {
+  await e?.stop();
+  e = undefined;
+});
+
+async function chatgpt(look: SimLook = {}): Promise<{ e: E2E; notes: () => string[] }> {
+  e = await startE2E('chatgpt', 2, look);
+  const t = e;
+  // The agents' notes as the service's log has them (from their first page on).
+  return { e, notes: () => t.service.log.recent().map((entry) => entry.message) };
+}
+
+const ask = (t: E2E, prompt: string) => t.api('POST', '/v1/completions', { body: { prompt, timeout_ms: 60_000 } });
+
+describe('the rate-limit modal', () => {
+  it('rests the agent without closing the modal, and the job is answered by another agent', async () => {
+    const { e } = await chatgpt();
+    // When the agent went to rest, by the pool's own change events.
+    const restedAt = new Map<string, number>();
+    e.service.pool.onChange(() => {
+      for (const a of e.browserAgents) if (!restedAt.has(a.id) && e.service.pool.state(a.id) === 'resting') restedAt.set(a.id, Date.now());
+    });
+    const prompt = 'Throttled [[sim:rate-limit-modal]]';
+    const r = await ask(e, prompt);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const attempts = await e.service.store.attempts(r.body.id);
+    expect(attempts.map((a) => a.error_code)).toEqual(['PROVIDER_RATE_LIMITED', null]);
+    const limited = attempts[0]!.agent_id;
+    expect(r.body.agent_id).not.toBe(limited);
+    expect(e.service.pool.state(limited)).toBe('resting');
+    // The modal gives no time: the rest is the scheduler's hour.
+    expect(e.service.pool.cooldownUntil(limited)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    // Sent once by the limited agent, never again from it; the modal was never closed.
+    const sends = e.sim.log.sends.filter((s) => s.prompt === prompt);
+    expect(sends.map((s) => s.kind)).toEqual(['rate-limit', 'answer']);
+    expect(e.sim.log.dismissals).toEqual([]);
+    const restMs = restedAt.get(limited)! - sends[0]!.at;
+    console.log(`rate-limit modal -> agent resting: ${restMs} ms; job ${r.status} after ${r.body.attempts} attempts (${attempts.map((a) => a.error_code ?? 'succeeded').join(', ')})`);
+    expect(restMs).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('a rested agent that opens its page on the modal again stays resting; its next look does not close it', async () => {
+    const { e } = await chatgpt();
+    const r = await ask(e, 'Throttled again [[sim:rate-limit-modal]]');
+    const limited = (await e.service.store.attempts(r.body.id))[0]!.agent_id;
+    const agent = e.browserAgents.find((a) => a.id === limited)!;
+    // A look at its page (as the pool's after the rest, or a person's) finds the modal on load.
+    expect(await agent.recheck()).toBe(false);
+    expect(e.service.pool.state(limited)).toBe('resting');
+    expect(e.sim.log.dismissals).toEqual([]);
+  }, 90_000);
+});
+
+describe('a limit or a lock the pack does not know', () => {
+  it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async () => {
+    e = await startE2E('claude', 2);
+    const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
+    expect(limited.status, JSON.stringify(limited.body)).toBe(200);
+    const first = (await e.service.store.attempts(limited.body.id))[0]!;
+    expect(first.error_code).toBe('PROVIDER_RATE_LIMITED');
+    expect(first.detail).toMatch(/Too many requests/);
+    expect(e.service.pool.state(first.agent_id)).toBe('resting');
+
+    // The other agent takes the next job, and meets the lock: no agent is left, so the job waits to its deadline.
+    const watched = await e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 10_000 } });
+    expect(watched.status, JSON.stringify(watched.body)).toBe(504);
+    const lockedAttempt = (await e.service.store.attempts(watched.body.error.details.job_id))[0]!;
+    expect(lockedAttempt.error_code).toBe('CHALLENGE');
+    const locked = e.browserAgents.find((a) => a.id === lockedAttempt.agent_id)!;
+    expect(locked.detail()).toMatch(/^account locked: Claude says the account needs its owner/);
+    expect(e.sim.log.dismissals).toEqual([]);
+  }, 120_000);
+});
+
+describe('"Suspicious activity detected"', () => {
+  it('sets the agent aside until a person checks it: nothing closed, nothing more sent from it', async () => {
+    const { e } = await chatgpt();
+    const prompt = 'Watched [[sim:suspicious]]';
+    const r = await ask(e, prompt);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const attempts = await e.service.store.attempts(r.body.id);
+    expect(attempts.map((a) => a.error_code)).toEqual(['CHALLENGE', null]);
+    const locked = e.browserAgents.find((a) => a.id === attempts[0]!.agent_id)!;
+    expect(locked.readiness()).toBe('error');
+    expect(locked.detail()).toMatch(/^account locked: ChatGPT says the account needs its owner: ".*Suspicious activity detected/);
+    expect(e.service.pool.nextCheckAt(locked.id)).toBeNull();
+    expect(e.sim.log.dismissals).toEqual([]);
+
+    // More jobs all go to the other agent.
+    for (let i = 0; i < 2; i++) expect((await ask(e, `After the lock ${i}`)).body.agent_id).not.toBe(locked.id);
+    expect(e.sim.log.sends.filter((s) => s.kind === 'lock')).toHaveLength(1);
+
+    // Still locked, a person's check leaves it aside; once they secured the account, it is ready.
+    expect(await locked.recheck()).toBe(false);
+    expect(locked.readiness()).toBe('error');
+    await fetch(`${e.sim.url}/__sim/unlock`, { method: 'POST' });
+    expect(await locked.recheck()).toBe(true);
+    expect(locked.readiness()).toBe('idle');
+    expect(e.sim.log.dismissals).toEqual([]);
+  }, 120_000);
+});
+
+describe('a cookie banner over the composer', () => {
+  it('is answered with "Reject non-essential" once, logged, and the job goes on', async () => {
+    const { e, notes } = await chatgpt({ consent: true });
+    const r = await ask(e, 'Past the banner');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toContain('Past the banner');
+    // Each agent's profile answered it once, on its first page.
+    expect(e.sim.log.consents).toEqual(['reject', 'reject']);
+    expect(notes().filter((n) => /consent banner/.test(n)).sort()).toEqual([
+      'ChatGPT 1: answered a consent banner with its least permissive choice, "Reject non-essential".',
+      'ChatGPT 2: answered a consent banner with its least permissive choice, "Reject non-essential".',
+    ]);
+  }, 90_000);
+});
+
+describe('a long paste the composer makes a file', () => {
+  it('is sent once, as text: the file removed, the prompt pasted again in pieces, byte for byte', async () => {
+    const { e, notes } = await chatgpt({ pasteToFileAt: 2_000 });
+    const prompt = `Long one\n\n${'line\twith a tab and  two spaces\n'.repeat(120)}end`;
+    const r = await ask(e, prompt);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const sends = e.sim.log.sends.filter((s) => s.prompt.startsWith('Long one'));
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.prompt).toBe(prompt);
+    expect(sends[0]!.attachment).toBeUndefined();
+    expect(notes().filter((n) => /pasted prompt a file/.test(n))).toEqual([
+      expect.stringMatching(/^ChatGPT \d: ChatGPT made the pasted prompt a file; removed it and pasted the prompt in 2 pieces instead\.$/),
+    ]);
+    expect(r.body.response).toContain(prompt);
+  }, 90_000);
+});
