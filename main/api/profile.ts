@@ -73,7 +73,17 @@ export interface Profile {
    * receivers; (F) the receiver is usually on the same machine, so any address is called.
    */
   publicWebhooksOnly: boolean;
+  /**
+   * Why a job waits, as its caller is told (in a 504's message): (F) in full, agents and
+   * devices by name; (H) in general words: the agents and devices are the operator's.
+   */
+  toldWhy(why: { text: string; needsPerson: boolean }): string;
+  /** The refusal of an `agent_id` of another provider: (H) reads as an unknown agent, telling nothing of the operator's. */
+  agentOfOtherProvider(agentId: string, agentProvider: string, asked: string): string;
 }
+
+/** What an `agent_id` no agent has is told. */
+export const unknownAgent = (agentId: string) => `No agent ${agentId} on this account.`;
 
 export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
   return rows.map((a) => ({
@@ -146,6 +156,8 @@ export const personalProfile: Profile = {
   outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
   webhookBody: (row, agentName) => webhookBody(jobObject(row, agentName)),
   publicWebhooksOnly: false,
+  toldWhy: (why) => why.text,
+  agentOfOtherProvider: (agentId, agentProvider, asked) => `Agent ${agentId} is a ${agentProvider} agent, not ${asked}.`,
 };
 
 export const hostedProfile: Profile = {
@@ -171,6 +183,8 @@ export const hostedProfile: Profile = {
     return webhookBody(fields as Job);
   },
   publicWebhooksOnly: true,
+  toldWhy: (why) => (why.needsPerson ? 'no agent can take it until the operator acts' : 'it waits its turn for an agent'),
+  agentOfOtherProvider: (agentId) => unknownAgent(agentId),
 };
 
 export function profileNamed(name: ProfileName): Profile {
