@@ -23,7 +23,7 @@ import type { JobEvents } from './queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow } from './core/jobs.js';
 import type { JobStore } from './queue/job-store.js';
 import type { Scheduler } from './queue/scheduler.js';
-import { waitSentence } from './queue/wait-reason.js';
+import { waitSentence } from './core/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { StatusReport } from './status-report.js';
 import { NoDelivery, type WebhookDeliveries } from './webhooks/deliveries.js';

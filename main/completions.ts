@@ -4,7 +4,7 @@ import type { IdGenerator } from './core/ids.js';
 import type { CompletionRequest } from './api/schemas.js';
 import { LIMITS } from './core/limits.js';
 import { hasVisibleText } from './core/text.js';
-import type { Profile } from './api/profile.js';
+import { unknownAgent, type Profile } from './api/profile.js';
 import type { ClusterAgents } from './queue/cluster-agents.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from './queue/idempotency.js';
 import type { JobEvents } from './queue/job-events.js';
@@ -12,7 +12,8 @@ import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from '
 import type { JobStore } from './queue/job-store.js';
 import { matches, type JobConstraint, type Scheduler } from './queue/scheduler.js';
 import { isFinal } from './queue/state-machine.js';
-import { waitReason, waitSentence, type WaitReason } from './queue/wait-reason.js';
+import type { WaitReason } from './core/wait-reason.js';
+import { waitReason } from './queue/wait-reason.js';
 import type { SettingsStore } from './settings/settings-store.js';
 
 export interface Submission {
@@ -260,14 +261,14 @@ export class Completions {
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
-        const never = job.attempts === 0 ? ` It never started: ${waitSentence(this.reasonFor(job))}.` : '';
+        const never = job.attempts === 0 ? ` It never started: ${this.profile.toldWhy(this.reasonFor(job))}.` : '';
         throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
         const why = this.waitReason(job);
         throw new ApiError(
           'JOB_TIMEOUT',
-          `The hold ended while the job is ${job.status}${why ? ` (${waitSentence(why)})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
+          `The hold ended while the job is ${job.status}${why ? ` (${this.profile.toldWhy(why)})` : ''}; it continues: fetch it later with GET /v1/completions/${job.id}.`,
           this.profile.outcomeDetails(job),
         );
       }
@@ -304,9 +305,9 @@ export class Completions {
     let constraint: JobConstraint = { req_provider: b.provider, req_agent_id: b.agent_id };
     if (b.agent_id !== null) {
       const agent = this.cluster.get(b.agent_id);
-      if (!agent) throw invalid('agent_id', `No agent ${b.agent_id} on this account.`);
+      if (!agent) throw invalid('agent_id', unknownAgent(b.agent_id));
       if (b.provider !== null && agent.provider !== b.provider) {
-        throw invalid('agent_id', `Agent ${b.agent_id} is a ${agent.provider} agent, not ${b.provider}.`);
+        throw invalid('agent_id', this.profile.agentOfOtherProvider(b.agent_id, agent.provider, b.provider));
       }
       constraint = { req_provider: agent.provider, req_agent_id: agent.id };
     }

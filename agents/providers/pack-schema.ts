@@ -4,6 +4,7 @@
  * that compile, vocabulary words that exist. `compileSite` turns a checked pack into the
  * ProviderSite the flow drives.
  */
+import safeRegex from 'safe-regex2';
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { PROVIDERS } from '../../main/core/providers.js';
@@ -86,7 +87,7 @@ export function checkPack(value: unknown, where: string): SitePack {
   if (problems.length === 0) {
     const pack = value as SitePack;
     for (const role of REQUIRED_ROLES) if (!pack.roles[role]) problems.push(`/roles/${role}: missing`);
-    problems.push(...contentProblems(pack));
+    problems.push(...contentProblems(pack, false));
   }
   if (problems.length > 0) throw new InvalidPack(`${where}: ${problems.join('; ')}`);
   return value as SitePack;
@@ -95,7 +96,7 @@ export function checkPack(value: unknown, where: string): SitePack {
 /** Checks a user's override; returns it typed, or throws InvalidPack listing every problem. */
 export function checkOverride(value: unknown, where: string): SiteOverride {
   const problems = shapeProblems(SiteOverrideSchema, value);
-  if (problems.length === 0) problems.push(...contentProblems(value as SiteOverride));
+  if (problems.length === 0) problems.push(...contentProblems(value as SiteOverride, true));
   if (problems.length > 0) throw new InvalidPack(`${where}: ${problems.join('; ')}`);
   return value as SiteOverride;
 }
@@ -148,15 +149,24 @@ function shapeProblems(schema: Parameters<typeof Value.Errors>[0], value: unknow
   return [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${e.path || '/'}: ${e.message}`);
 }
 
-/** What a schema cannot say: regular expressions that compile, vocabulary words that exist. */
-function contentProblems(pack: SiteOverride): string[] {
+/**
+ * What a schema cannot say: regular expressions that compile (and, in a user's `untrusted`
+ * override, cannot backtrack catastrophically), vocabulary words that exist.
+ */
+function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
   const problems: string[] = [];
   const compiles = (path: string, source: string, flags = '') => {
     try {
       new RegExp(source, flags);
     } catch (error) {
       problems.push(`${path}: ${(error as Error).message}`);
+      return;
     }
+    // A nested repetition such as (a+)+ can take exponential time on a near-miss: a user's
+    // pattern that could hang the service or the page on one long title is refused where it
+    // loads. (safe-regex2 counts `?` as a repetition too, so the reviewed built-in packs'
+    // `(?:/g/[^/]+)?` would be refused: they are not checked.)
+    if (untrusted && !safeRegex(source)) problems.push(`${path}: the pattern can backtrack catastrophically (a repetition inside a repetition, or too many of them)`);
   };
   if (pack.conversationPath !== undefined) compiles('/conversationPath', pack.conversationPath);
   if (pack.loginUrl !== undefined) compiles('/loginUrl', pack.loginUrl);

@@ -8,6 +8,7 @@
  */
 import type { JobRow, AttemptRow } from '../core/jobs.js';
 import { timestamp, timestampMs } from '../core/timestamps.js';
+import { waitSentence, type WaitReason } from '../core/wait-reason.js';
 import { webhookBody } from '../webhooks/payload.js';
 import {
   Accepted,
@@ -76,7 +77,17 @@ export interface Profile {
    * receivers; (F) the receiver is usually on the same machine, so any address is called.
    */
   publicWebhooksOnly: boolean;
+  /**
+   * Why a job waits, as its caller is told (in a 504's message): (F) in full, agents and
+   * devices by name; (H) in general words: the agents and devices are the operator's.
+   */
+  toldWhy(why: WaitReason): string;
+  /** The refusal of an `agent_id` of another provider: (H) reads as an unknown agent, telling nothing of the operator's. */
+  agentOfOtherProvider(agentId: string, agentProvider: string, asked: string): string;
 }
+
+/** What an `agent_id` no agent has is told. */
+export const unknownAgent = (agentId: string) => `No agent ${agentId} on this account.`;
 
 export function attemptRecords(rows: AttemptRow[]): AttemptRecord[] {
   return rows.map((a) => ({
@@ -159,6 +170,8 @@ export const personalProfile: Profile = {
   outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
   webhookBody: (row, agentName) => webhookBody(jobObject(row, agentName)),
   publicWebhooksOnly: false,
+  toldWhy: waitSentence,
+  agentOfOtherProvider: (agentId, agentProvider, asked) => `Agent ${agentId} is a ${agentProvider} agent, not ${asked}.`,
 };
 
 export const hostedProfile: Profile = {
@@ -184,6 +197,8 @@ export const hostedProfile: Profile = {
     return webhookBody(fields as Job);
   },
   publicWebhooksOnly: true,
+  toldWhy: (why) => (why.needsPerson ? 'no agent can take it until the operator acts' : 'it waits its turn for an agent'),
+  agentOfOtherProvider: (agentId) => unknownAgent(agentId),
 };
 
 export function profileNamed(name: ProfileName): Profile {

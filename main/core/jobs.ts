@@ -172,8 +172,8 @@ export interface StoreEvent {
   from: JobStatus | null;
   /**
    * The attempt a dispatch started, as the store wrote it; only on a move to dispatched. An
-   * event of another instance's move carries it as announced, while `job` is re-read (and may
-   * have moved on since).
+   * event of another instance's move carries it as read back from the attempts table (a
+   * notice only names it), and `job` re-read (it may have moved on since).
    */
   start?: AttemptStart;
 }

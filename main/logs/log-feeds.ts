@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import { maskProxy } from '../core/proxy.js';
 import type { JobEvents } from '../queue/job-events.js';
 import type { JobRow } from '../core/jobs.js';
-import type { WaitReason } from '../queue/wait-reason.js';
+import type { WaitReason } from '../core/wait-reason.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
 import type { DeliveryRow } from '../webhooks/outbox.js';
 import type { LogBook } from './log-book.js';

@@ -1,22 +1,8 @@
-import { timestamp } from '../core/timestamps.js';
+import type { WaitReason } from '../core/wait-reason.js';
 import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import { isUsable, type ClusterAgents } from './cluster-agents.js';
 import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
-
-export interface WaitReason {
-  /** Why the job has not started, in words for a person: "no ChatGPT account is paired". */
-  text: string;
-  /** When the wait ends by itself (a rest, a pause, a cap's next slot), if known; null otherwise. */
-  until: number | null;
-  /** Only a person can end the wait (pair or log in an account, enable an agent, resume). */
-  needsPerson: boolean;
-}
-
-/** The reason as one phrase, with until when (UTC): for the log, the dashboard and a 504's message. */
-export function waitSentence(reason: WaitReason): string {
-  return reason.until === null ? reason.text : `${reason.text}, until ${timestamp(reason.until)}`;
-}
 
 /** A wait that only a person can end. */
 const person = (text: string): WaitReason => ({ text, until: null, needsPerson: true });

@@ -204,6 +204,32 @@ describe('the job object and errors (H)', () => {
     expect((await expiring).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { status: 'expired' } });
   });
 
+  it("504s say why a job waits without naming the operator's agents or devices; agent_id errors neither", async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ profile: 'hosted', clock, agents: { chatgpt: 1 } });
+    const agent = t.service.pool.list()[0]!;
+    t.service.pool.rename(agent.id, 'basement-laptop-7');
+    t.service.pool.setEnabled(agent.id, false);
+    const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, deadline_ms: 900_000 } });
+    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    clock.advance(600_000);
+    const held = (await hold).body.error;
+    expect(held.code).toBe('JOB_TIMEOUT');
+    expect(held.message).not.toContain('basement-laptop-7');
+    expect(held.message).toMatch(/\(no agent can take it until the operator acts\)/);
+    const expiring = t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, deadline_ms: 10_000 } });
+    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    clock.advance(10_000);
+    const expired = (await expiring).body.error;
+    expect(expired.message).toBe('The job deadline passed; it will not run again. It never started: no agent can take it until the operator acts.');
+
+    // Another provider's agent and one that does not exist read the same.
+    const wrong = await t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, provider: 'claude', ...queued } });
+    const unknown = await t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: 'agt_nope', provider: 'claude', ...queued } });
+    expect(wrong.body.error.message).toBe(unknown.body.error.message.replace('agt_nope', agent.id));
+    expect(wrong.body.error.message).not.toContain('chatgpt');
+  });
+
   it('priority -10 to 10, default 0; the length bounds; a continuation names the same provider', async () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
     const field = async (body: object, headers: Record<string, string> = {}) => {

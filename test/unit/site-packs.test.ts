@@ -48,6 +48,10 @@ describe('pack validation', () => {
     expect(() => checkOverride({ roles: { send: [{ kind: 'aria', css: 'button', name: '@sned' }] } }, 'o')).toThrow(/no word @sned/);
     expect(() => checkOverride({ roles: { send: [{ kind: 'text', css: 'button', text: '/([/i' }] } }, 'o')).toThrow(/\/roles\/send\/0\/text/);
     expect(() => checkOverride({ roles: { sned: [] } }, 'o')).toThrow(InvalidPack);
+    // Catastrophic backtracking, where the override's patterns run (in Node and in the page).
+    expect(() => checkOverride({ conversationPath: '^/c/(a+)+$' }, 'o')).toThrow(/\/conversationPath: .*backtrack/);
+    expect(() => checkOverride({ roles: { send: [{ kind: 'text', css: 'button', text: '/(\\w+\\s?)*$/i' }] } }, 'o')).toThrow(/\/roles\/send\/0\/text: .*backtrack/);
+    expect(() => checkOverride({ roles: { send: [{ kind: 'text', css: 'button', text: '/^send( message)?$/i' }] } }, 'o')).not.toThrow();
     expect(() => checkOverride({ provider: 'claude' }, 'o')).toThrow(InvalidPack);
   });
 

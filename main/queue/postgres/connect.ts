@@ -77,7 +77,9 @@ function checkUrl(url: string): { shown: string; secrets: string[] } {
   if (!parsed.username && url.slice(parsed.protocol.length + 2).includes('@')) {
     throw new PgConnectError(`The database URL's user or password holds a character a URL reserves ('/', '?', '#', '@'): percent-encode it, or give the password in PGPASSWORD ${URL_SHAPE}`);
   }
-  const secrets = [parsed.password, decode(parsed.password), ...[...parsed.searchParams].flatMap(([, v]) => [v, encodeURIComponent(v)]), parsed.search, parsed.hash];
+  // A query parameter that may hold a credential: password, sslpassword, PGPASSWORD-like names.
+  const credentials = [...parsed.searchParams].filter(([name]) => /pass|secret|token|key/i.test(name)).flatMap(([, v]) => [v, encodeURIComponent(v)]);
+  const secrets = [parsed.password, decode(parsed.password), ...credentials];
   const user = parsed.username ? `${parsed.username}${parsed.password ? ':***' : ''}@` : '';
   return { shown: `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`, secrets: secrets.filter((s) => s.length > 0) };
 }
