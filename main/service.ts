@@ -11,6 +11,7 @@ import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
 import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { checkServer } from './keys/server-proof.js';
+import { SetAsideJobs } from './queue/set-aside-jobs.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { SqliteAccountStore, type AccountStore } from './keys/account-store.js';
@@ -104,6 +105,7 @@ export class Service {
   /** (H) The accounts the operator serves; none in Profile F. */
   readonly accounts: AccountStore;
   readonly scheduler: Scheduler;
+  private readonly setAsideJobs: SetAsideJobs;
   readonly completions: Completions;
   readonly events = new JobEvents();
   readonly outbox: WebhookOutbox;
@@ -169,6 +171,9 @@ export class Service {
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
     this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
+    this.setAsideJobs = new SetAsideJobs(this.store, this.pool, this.cluster, clock, (error) =>
+      this.log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
+    );
     this.completions = new Completions(
       this.store,
       this.scheduler,
@@ -399,6 +404,7 @@ export class Service {
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
+    this.setAsideJobs.stop();
     const requeued = await this.scheduler.stop();
     this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();
