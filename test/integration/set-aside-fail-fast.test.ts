@@ -49,6 +49,7 @@ describe('every agent for a job set aside with a changed site', () => {
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     await until(() => t.service.events.size() === 1);
     const job = (await t.service.store.recent(1))[0]!;
+    expect((await t.service.admin.job(job.id)).waiting_because).toBe('every Claude agent is set aside until its page works again (see the Agents page)');
     clock.advance(SET_ASIDE_GRACE_MS - 1);
     await tick();
     expect((await t.service.store.get(job.id))!.status).toBe('queued');
@@ -87,6 +88,9 @@ describe('every agent for a job set aside with a changed site', () => {
     clock.advance(60_000);
     await tick();
     expect((await t.service.store.get(sub.body.id))!.status).toBe('queued');
+    expect((await t.api('GET', `/v1/completions/${sub.body.id}`)).body.waiting_because).toBe(
+      'no Claude agent is ready: logged out or set aside until its page works again (see the Agents page)',
+    );
     // The last other agent set aside too: the job ends after the grace.
     loggedOut!.setAside(COMPOSER_GONE);
     const setAsideAt = clock.now();
