@@ -75,18 +75,19 @@ export interface ServiceOptions {
 export class AlreadyRunning extends Error {}
 
 /**
- * A second server on one data dir is refused while the first one proves it holds the data
- * dir's admin token at the address its server.json names (as the command line checks it).
- * A server.json left by a crash, whose pid now belongs to another live process (after a
- * reboot, say), proves nothing: it is stale and is removed.
+ * A second server on one data dir is refused while the first one may still run. A
+ * server.json left by a crash, whose pid now belongs to another live process (after a
+ * reboot, say), is stale when nothing listens at its address any more, or what does cannot
+ * prove it holds the data dir's admin token (as the command line checks it): it is removed.
+ * A server that is slow to answer, or listens off loopback, is given the benefit of the doubt.
  */
 async function refuseIfServed(dataDir: string): Promise<void> {
   const running = readServerInfo(dataDir);
   if (!running || running.pid === process.pid) return;
   const token = readAdminToken(dataDir);
-  if (token && (await checkServer(running, token)).kind === 'proven') {
-    throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
-  }
+  const check = token ? await checkServer(running, token) : null;
+  const stale = check?.kind === 'other' || (check?.kind === 'unreachable' && check.refused);
+  if (!stale) throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
   removeServerInfo(dataDir, running.pid);
 }
 
