@@ -11,6 +11,7 @@ import { randomIds, type IdGenerator } from './core/ids.js';
 import { VERSION } from './core/package-root.js';
 import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from './core/runtime-files.js';
 import { checkServer } from './keys/server-proof.js';
+import { SetAsideJobs } from './queue/set-aside-jobs.js';
 import { AdminToken } from './keys/admin-token.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { SqliteAccountStore, type AccountStore } from './keys/account-store.js';
@@ -74,18 +75,19 @@ export interface ServiceOptions {
 export class AlreadyRunning extends Error {}
 
 /**
- * A second server on one data dir is refused while the first one proves it holds the data
- * dir's admin token at the address its server.json names (as the command line checks it).
- * A server.json left by a crash, whose pid now belongs to another live process (after a
- * reboot, say), proves nothing: it is stale and is removed.
+ * A second server on one data dir is refused while the first one may still run. A
+ * server.json left by a crash, whose pid now belongs to another live process (after a
+ * reboot, say), is stale when nothing listens at its address any more, or what does cannot
+ * prove it holds the data dir's admin token (as the command line checks it): it is removed.
+ * A server that is slow to answer, or listens off loopback, is given the benefit of the doubt.
  */
 async function refuseIfServed(dataDir: string): Promise<void> {
   const running = readServerInfo(dataDir);
   if (!running || running.pid === process.pid) return;
   const token = readAdminToken(dataDir);
-  if (token && (await checkServer(running, token)).kind === 'proven') {
-    throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
-  }
+  const check = token ? await checkServer(running, token) : null;
+  const stale = check?.kind === 'other' || (check?.kind === 'unreachable' && check.refused);
+  if (!stale) throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
   removeServerInfo(dataDir, running.pid);
 }
 
@@ -104,6 +106,7 @@ export class Service {
   /** (H) The accounts the operator serves; none in Profile F. */
   readonly accounts: AccountStore;
   readonly scheduler: Scheduler;
+  private readonly setAsideJobs: SetAsideJobs;
   readonly completions: Completions;
   readonly events = new JobEvents();
   readonly outbox: WebhookOutbox;
@@ -169,6 +172,9 @@ export class Service {
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
     this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
+    this.setAsideJobs = new SetAsideJobs(this.store, this.pool, this.cluster, clock, (error) =>
+      this.log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
+    );
     this.completions = new Completions(
       this.store,
       this.scheduler,
@@ -402,6 +408,7 @@ export class Service {
     this.stopWatching();
     clearInterval(this.pruneTimer);
     this.completions.close();
+    this.setAsideJobs.stop();
     const requeued = await this.scheduler.stop();
     this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();

@@ -84,11 +84,18 @@ function fromValidation(v: FastifySchemaValidationError, context: string, body: 
   if (context === 'body' && field === 'prompt' && v.keyword === 'maxLength') {
     return new ApiError('PAYLOAD_TOO_LARGE', `prompt is over ${LIMITS.promptChars} characters.`, { field, limit: LIMITS.promptChars });
   }
-  const message = describe(field, v, params);
+  const message = describe(field, v, { ...params, given: context === 'body' ? valueAt(body, path) : undefined });
   // A required field missing next to a field of nearly its name: name the typo ("promt").
   const typo = v.keyword === 'required' && context === 'body' && v.instancePath === '' ? nearMiss(String(params.missingProperty), body) : undefined;
   if (typo !== undefined) return new ApiError('INVALID_REQUEST', `${message} The body has "${typo}": did you mean ${field}?`, { field, unknown_field: typo });
   return new ApiError('INVALID_REQUEST', message, { field });
+}
+
+/** The value at `path` in the request body, if there is one. */
+function valueAt(body: unknown, path: string[]): unknown {
+  let value = body;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
 }
 
 /** A key of `body` one or two edits away from `name`. */
@@ -109,6 +116,22 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+/**
+ * The allowed value a mistaken one most likely meant: "claude" or "claude-3-opus" for
+ * "service/claude" (a newcomer to the OpenAI route names a model, ChatBridge's models are
+ * its providers), "chatgp" for "chatgpt".
+ */
+function closeChoice(given: string, allowed: unknown[]): string | undefined {
+  const g = given.toLowerCase();
+  const choices = allowed.filter((x): x is string => typeof x === 'string');
+  const tail = (c: string) => c.slice(c.lastIndexOf('/') + 1).toLowerCase();
+  return (
+    choices.find((c) => tail(c) === g.slice(g.lastIndexOf('/') + 1)) ??
+    choices.find((c) => tail(c).length > 3 && g.startsWith(tail(c))) ??
+    choices.find((c) => editDistance(tail(c), g) <= 2)
+  );
+}
+
 function describe(field: string, v: FastifySchemaValidationError, params: Record<string, unknown>): string {
   switch (v.keyword) {
     case 'required':
@@ -119,7 +142,8 @@ function describe(field: string, v: FastifySchemaValidationError, params: Record
       // null in a nullable enum is "leave it to the service", not one of the choices.
       const allowed = params.allowedValues as unknown[];
       const choices = allowed.filter((x) => x !== null).map((x) => JSON.stringify(x)).join(', ');
-      return `${field} must be one of: ${choices}${allowed.includes(null) ? ' (or null for any)' : ''}.`;
+      const hint = typeof params.given === 'string' ? closeChoice(params.given, allowed) : undefined;
+      return `${field} must be one of: ${choices}${allowed.includes(null) ? ' (or null for any)' : ''}.${hint ? ` Did you mean ${JSON.stringify(hint)}?` : ''}`;
     }
     default:
       return `${field} ${v.message ?? 'is invalid'}.`;

@@ -9,8 +9,8 @@ export type ServerCheck =
   | { kind: 'proven'; reach: string }
   /** The address is not this machine's loopback: nothing is sent there. */
   | { kind: 'not_loopback' }
-  /** Nothing answers there (the server that wrote it is gone). */
-  | { kind: 'unreachable'; message: string }
+  /** No answer: `refused` when nothing listens there (the server that wrote it is gone), else it did not answer in time. */
+  | { kind: 'unreachable'; message: string; refused: boolean }
   /** Something answers but cannot prove it: another program, or another data dir's server. */
   | { kind: 'other' };
 
@@ -31,7 +31,8 @@ export async function checkServer(info: ServerInfo, token: string, timeoutMs = 1
     const res = await fetch(`${reach}/admin/v1/proof?nonce=${nonce}`, { signal: AbortSignal.timeout(timeoutMs) });
     proof = res.ok ? String(((await res.json().catch(() => ({}))) as { proof?: unknown }).proof) : '';
   } catch (error) {
-    return { kind: 'unreachable', message: (error as Error).message };
+    const refused = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
+    return { kind: 'unreachable', message: (error as Error).message, refused };
   }
   const expected = Buffer.from(serverProof(token, nonce, info.url));
   const given = Buffer.from(proof);

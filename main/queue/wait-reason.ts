@@ -36,7 +36,11 @@ export function waitReason(
   if (!candidates.some(isUsable)) {
     if (states.every((s) => s === 'paused')) return person(`${who} is paused (enable it on the Agents page)`);
     const none = pinned ? `its agent ${pinned.name} is not` : `no ${provider ? `${provider} ` : ''}agent is`;
-    return person(`${none} logged in (log in on the Agents page)`);
+    const out = states.filter((s) => s !== 'paused');
+    // Set aside (a changed site, a verification, a page that would not load): it looks again on its own.
+    if (out.every((s) => s === 'error')) return person(`${who} is set aside until its page works again (see the Agents page)`);
+    if (out.every((s) => s === 'needs_login')) return person(`${none} logged in (log in on the Agents page)`);
+    return person(`${none} ready: logged out or set aside until its page works again (see the Agents page)`);
   }
   const ready = candidates.filter((a) => a.ready);
   if (ready.length === 0) {

@@ -113,6 +113,13 @@ describe('a changed site', () => {
     // No agent can take it: with wait:false and no callback, the contract's 503 at once.
     const r = await e.api('POST', '/v1/completions', { body: { provider: 'claude', prompt: 'hello', wait: false } });
     expect(r.status).toBe(503);
+    // A caller that waits hears the same within 15 s (issue 18 §4), not at its deadline.
+    const held = Date.now();
+    const waited = await e.api('POST', '/v1/completions', { body: { provider: 'claude', prompt: 'hello' } });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(502);
+    expect(waited.body.error.code).toBe('PROVIDER_UI_CHANGED');
+    expect(waited.body.error.message).toMatch(/Claude: cannot find the composer/);
+    expect(Date.now() - held).toBeLessThan(15_000);
     e.override(null);
     await Promise.all(e.browserAgents.map((agent) => agent.recheck()));
     await until(() => e.browserAgents.every((a) => a.readiness() === 'idle'), 15_000, 'both agents back');

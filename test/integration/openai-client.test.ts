@@ -126,8 +126,16 @@ describe('the official openai client', () => {
     expect(iterated).toEqual(ids);
   });
 
-  it('an unknown model raises BadRequestError carrying the service envelope', async () => {
-    for (const model of ['gpt-4o', 'service/unknown', 'service/AUTO']) {
+  it('an unknown model raises BadRequestError carrying the service envelope, naming the valid ids and the one meant', async () => {
+    const ids = '"service/auto", "service/chatgpt", "service/claude", "service/gemini", "service/deepseek", "service/qwen", "service/perplexity"';
+    const meant: Record<string, string> = {
+      'gpt-4o': `model must be one of: ${ids}.`,
+      'service/unknown': `model must be one of: ${ids}.`,
+      'service/AUTO': `model must be one of: ${ids}. Did you mean "service/auto"?`,
+      claude: `model must be one of: ${ids}. Did you mean "service/claude"?`,
+      'gemini-2.5-pro': `model must be one of: ${ids}. Did you mean "service/gemini"?`,
+    };
+    for (const [model, message] of Object.entries(meant)) {
       const error = await failure(() => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }));
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       const e = error as InstanceType<typeof OpenAI.BadRequestError>;
@@ -136,7 +144,7 @@ describe('the official openai client', () => {
       const envelope = e.error as { code: string; message: string; request_id: string; details?: { field?: string } };
       expect(envelope.code).toBe('INVALID_REQUEST');
       expect(envelope.details?.field).toBe('model');
-      expect(envelope.message).toEqual(expect.any(String));
+      expect(envelope.message).toBe(message);
       expect(envelope.request_id).toMatch(/^req_/);
       expect(e.requestID).toBe(envelope.request_id);
     }
