@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
-import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
+import { AccountLocked, AgentFailure, SITE_CHANGED_DETAIL } from '../../main/core/agent.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
@@ -282,7 +282,7 @@ export class BrowserAgent implements Agent {
       if (error.kind === 'logged_out') this.set('needs_login', 'log in to the provider again');
       if (error.kind === 'challenge') this.set('error', 'the provider shows a verification challenge');
       // Set aside, saying what is missing; the pool has it look again on its back-off.
-      if (error.kind === 'site_changed') this.set('error', `site changed: ${error.message}`);
+      if (error.kind === 'site_changed') this.set('error', `${SITE_CHANGED_DETAIL}${error.message}`);
       return error;
     }
     const message = error instanceof Error ? error.message : String(error);

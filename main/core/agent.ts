@@ -66,6 +66,9 @@ export class AccountLocked extends AgentFailure {
   }
 }
 
+/** How an agent's state detail begins when a changed site set it aside: the runtime writes it, the queue reads it. */
+export const SITE_CHANGED_DETAIL = 'site changed: ';
+
 /** Something an agent did or saw that a person may want to know (a dialog it closed), for the service's log. */
 export interface AgentNote {
   level: 'info' | 'warn';

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { SITE_CHANGED_DETAIL } from '../core/agent.js';
 import type { QueuedJob } from '../core/jobs.js';
 import type { AgentPool } from './agent-pool.js';
 import type { ClusterAgents } from './cluster-agents.js';
@@ -117,7 +118,7 @@ export class SetAsideJobs {
   private siteChangeOf(id: string): string | null {
     if (this.pool.state(id) !== 'error') return null;
     const detail = this.pool.liveAgent(id)?.detail?.() ?? '';
-    return detail.startsWith(SITE_CHANGED) ? detail.slice(SITE_CHANGED.length) : null;
+    return detail.startsWith(SITE_CHANGED_DETAIL) ? detail.slice(SITE_CHANGED_DETAIL.length) : null;
   }
 
   private async fail(jobId: string, change: SiteChange, now: number): Promise<void> {
@@ -132,6 +133,3 @@ export class SetAsideJobs {
     this.since.delete(jobId);
   }
 }
-
-/** How a browser agent's detail begins when a changed site set it aside (agents/runtime/browser-agent.ts). */
-const SITE_CHANGED = 'site changed: ';
