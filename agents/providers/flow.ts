@@ -245,6 +245,8 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   }
 
   await clearObstacles(page, site, notes);
+  const other = await nonTextAnswer(page, site);
+  if (other) throw new AgentFailure('provider_error', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
   const text = await readAnswer(page, site);
   if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
@@ -501,6 +503,34 @@ async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
     },
     [pack, last] as const,
   );
+}
+
+/**
+ * What the answer is when it is not text: a generated file (Qwen's PDF card), an image or a
+ * canvas, and no words beside it. Null for an answer with text. The site did nothing wrong
+ * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
+ */
+async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | null> {
+  return page.evaluate((pack: PagePack) => {
+    const h = window.__chatbridge!;
+    const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+    const answer = turn && (h.find(pack.answer, turn) ?? turn);
+    if (!answer) return null;
+    const FILE = 'a[download], [download], [data-testid*="file" i], [class*="file-card" i], [class*="file-preview" i], [class*="attachment" i]';
+    const kinds: [string, string][] = [
+      [FILE, 'a file'],
+      ['canvas, [data-testid*="canvas" i], [class*="canvas" i]', 'a canvas'],
+      ['img, [role="img"]:not(svg)', 'an image'],
+    ];
+    const found = kinds.find(([css]) => Array.from(answer.querySelectorAll(css)).some((el) => el.getClientRects().length > 0));
+    if (!found) return null;
+    // Words beside it make the answer text after all.
+    const rest = answer.cloneNode(true) as Element;
+    for (const el of Array.from(rest.querySelectorAll(kinds.map(([css]) => css).join(', ')))) el.remove();
+    if ((rest.textContent ?? '').trim() !== '') return null;
+    const name = /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(answer.textContent ?? '')?.[0];
+    return name ? `${found[1]} ("${name}")` : found[1];
+  }, site.page);
 }
 
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */

@@ -18,6 +18,8 @@ export interface Directives {
   hang: boolean;
   /** An error line in the answer, with the stop control left on screen (Gemini, 2026-10-03). */
   errorStuck: boolean;
+  /** The answer is a generated file (Qwen's PDF card), with no text. */
+  fileAnswer: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
   rateLimitModal: boolean;
   /** "Suspicious activity detected": the account is locked until its person secures it. */
@@ -43,6 +45,7 @@ export function parseDirectives(prompt: string): Directives {
     challenge: has('challenge'),
     hang: has('hang'),
     errorStuck: has('error-stuck'),
+    fileAnswer: has('file-answer'),
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),
   };

@@ -162,6 +162,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const turn = conversation.turns.length + 1;
     if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
+    if (d.fileAnswer) {
+      conversation.turns.push({ prompt: body.prompt, markdown: '' });
+      return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
+    }
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };

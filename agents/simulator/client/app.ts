@@ -118,6 +118,14 @@ export function startApp(skin: Skin): void {
         settle();
       });
     }
+    // A generated file: its card, and no words (invented markup; a download link, as file cards have).
+    if (plan.file) {
+      return later(Math.min(plan.ms, 150), () => {
+        turn.render(`<div class="file-card"><span class="file-name">${plan.file}</span> <span>PDF</span> <a download="${plan.file}" href="#">Download</a></div>`);
+        turn.finish('');
+        settle();
+      });
+    }
     // Stream in steps; halfway, a reasoning pause shows nothing changing (not even the stop
     // control: the trap that catches "stop gone and text stable" completion checks).
     const step = plan.ms / STEPS;

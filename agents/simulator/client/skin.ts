@@ -76,4 +76,6 @@ export interface Plan {
   limitResetAt: number | null;
   /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
   stuck?: true;
+  /** An `answer` that is a generated file: its name, shown as a file card with no text. */
+  file?: string;
 }
