@@ -49,6 +49,11 @@ export interface SimLook {
    * (`/u/1`: `/u/1/app/<id>`); the unprefixed new chat redirects there.
    */
   userPath?: string;
+  /**
+   * ChatGPT's provisional routes (research 2026-11-26): a new chat shows `/c/local-<id>`
+   * while it answers, and its real address only once the answer is done.
+   */
+  localRoutes?: boolean;
 }
 
 export interface SimSite {
@@ -101,7 +106,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       name: config.name,
       conversationId,
       history: conversationId ? conversations.get(conversationId)!.turns : [],
-      paths: { newChat: paths.newChat, conversation: paths.conversation, transient: paths.transient },
+      paths: { newChat: paths.newChat, conversation: paths.conversation, transient: look.localRoutes ? '/c/local-{id}' : paths.transient },
       layout,
       drift,
       signedIn: token !== null,
@@ -109,6 +114,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
       consent: !!look.consent && !consented,
       pasteToFileAt: look.pasteToFileAt ?? null,
+      provisionalUntilDone: !!look.localRoutes,
     };
     html(
       res,

@@ -62,6 +62,8 @@ export interface Boot {
   consent: boolean;
   /** A paste at least this long becomes a file attachment (pasted-file.ts); null: never. */
   pasteToFileAt: number | null;
+  /** The first answer's address is the provisional `paths.transient` until the answer is done. */
+  provisionalUntilDone: boolean;
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */
