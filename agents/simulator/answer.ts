@@ -18,6 +18,8 @@ export interface Directives {
   hang: boolean;
   /** An error line in the answer, with the stop control left on screen (Gemini, 2026-10-03). */
   errorStuck: boolean;
+  /** Like `challenge`, with the bare "Verifying..." interstitial (no Cloudflare scripts in it). */
+  verifying: boolean;
   /** The answer is a generated file (Qwen's PDF card), with no text. */
   fileAnswer: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
@@ -46,6 +48,7 @@ export function parseDirectives(prompt: string): Directives {
     hang: has('hang'),
     errorStuck: has('error-stuck'),
     fileAnswer: has('file-answer'),
+    verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),
   };

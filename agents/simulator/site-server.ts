@@ -6,7 +6,7 @@ import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
 import { secondResponse } from './client/second-response.js';
-import { challengePage, protectedPageScripts, serveCloudflare } from './cloudflare.js';
+import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
 import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import type { SimSiteConfig } from './site-config.js';
@@ -86,7 +86,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const rateLimitedUntil = new Map<string, number>();
   const locked = new Set<string>();
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
-  const challenged = new Set<string>();
+  const challenged = new Map<string, 'cloudflare' | 'verifying'>();
   const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [] };
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
   const paths = { ...config.paths, newChat: prefixed(config.paths.newChat), conversation: prefixed(config.paths.conversation) };
@@ -144,10 +144,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       rateLimitedUntil.set(token, clock() + 20 * 60_000);
       return { ...base, kind: 'rate-limit' };
     }
-    if (d.challenge && firstTime('challenge')) {
+    for (const how of ['cloudflare', 'verifying'] as const) {
       // The page reloads on a challenge; that one load gets the interstitial, as if the
       // person then solved it.
-      challenged.add(token);
+      if (!(how === 'cloudflare' ? d.challenge : d.verifying) || !firstTime(how)) continue;
+      challenged.set(token, how);
       return { ...base, kind: 'challenge' };
     }
     if (d.logout && firstTime('logout')) {
@@ -219,7 +220,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       const token = sessionOf(req);
       // Cloudflare stands in front of every address: it answers a page load of a
       // challenged session with its interstitial, whatever the path.
-      if (token && req.headers['sec-fetch-dest'] === 'document' && challenged.delete(token)) {
+      const interstitial = token && req.headers['sec-fetch-dest'] === 'document' ? challenged.get(token) : undefined;
+      if (token && interstitial) challenged.delete(token);
+      if (interstitial === 'verifying') return html(res, 200, verifyingPage());
+      if (interstitial === 'cloudflare') {
         res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cf-mitigated': 'challenge', 'cache-control': 'no-store' });
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
