@@ -66,6 +66,7 @@ const ROLE_WORDS: Record<Role, string> = {
   accountLock: 'the account lock notice',
   consent: "the consent banner's least permissive choice",
   attachment: 'the attachment in the composer',
+  accountPicker: "the account picker's saved account",
 };
 
 /** The failure of a page that no longer has what the pack says it has. */
@@ -102,28 +103,50 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
   await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
   });
+  let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
     const state = await page
       .waitForFunction(
         (pack: PagePack) => {
           const h = window.__chatbridge;
           if (!h) return null;
+          if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
+          // "Choose an account to continue" shows a "Log in" beside the saved account: a
+          // session one click restores, not a login wall.
+          if (h.find(pack.accountPicker)) return 'picker';
           if (h.blocker(pack)) return 'blocked';
-          if (h.find(pack.composer)) return 'ready';
           return h.obstacle(pack) ? 'obstacle' : null;
         },
         site.page,
         { timeout: limits.composerMs },
       )
-      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle'>)
+      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle' | 'picker'>)
       .catch(() => null);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
+    if (state === 'picker') {
+      // Once: a picker that comes back after its account was chosen wants the person.
+      if (picked) throw new AgentFailure('logged_out', `${site.name} asks to choose the account again after it was chosen; log in again.`);
+      picked = true;
+      await choosePickerAccount(page, site, notes);
+      continue;
+    }
     // clearObstacles names what blocks the page before it touches anything.
     await clearObstacles(page, site, notes);
     if (state === 'ready') return;
   }
   throw siteChanged(site, 'composer', 'something keeps covering the page');
+}
+
+/** Clicks the saved account on a "Choose an account to continue" page and waits for the page it leads to. */
+async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  const card = await roleHandle(page, site.page, 'accountPicker');
+  if (!card) return;
+  const who = await card.evaluate((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80));
+  await card.click({ timeout: 2_000 }).catch(() => {});
+  await card.dispose();
+  await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {});
+  notes({ level: 'info', message: `chose the saved account "${who}" on ${site.name}'s "Choose an account to continue" page.` });
 }
 
 /**

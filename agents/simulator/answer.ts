@@ -20,6 +20,8 @@ export interface Directives {
   errorStuck: boolean;
   /** Like `challenge`, with the bare "Verifying..." interstitial (no Cloudflare scripts in it). */
   verifying: boolean;
+  /** Answers, and the session's next page load is the "Choose an account to continue" picker. */
+  accountPicker: boolean;
   /** The answer is a generated file (Qwen's PDF card), with no text. */
   fileAnswer: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
@@ -48,6 +50,7 @@ export function parseDirectives(prompt: string): Directives {
     hang: has('hang'),
     errorStuck: has('error-stuck'),
     fileAnswer: has('file-answer'),
+    accountPicker: has('account-picker'),
     verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),

@@ -6,6 +6,7 @@ import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
 import { secondResponse } from './client/second-response.js';
+import { accountPickerPage } from './account-picker.js';
 import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
 import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
@@ -28,6 +29,8 @@ export interface SimLog {
   dismissals: { kind: string; button: string; at: number }[];
   /** How the consent banner was answered. */
   consents: ('accept' | 'reject')[];
+  /** Clicks on the saved account of the account picker. */
+  picks: number;
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -87,7 +90,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const locked = new Set<string>();
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [] };
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0 };
+  /** Sessions whose next page load is the account picker. */
+  const picking = new Set<string>();
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
   const paths = { ...config.paths, newChat: prefixed(config.paths.newChat), conversation: prefixed(config.paths.conversation) };
   const route = (template: string) =>
@@ -169,6 +174,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const turn = conversation.turns.length + 1;
     if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
+    if (d.accountPicker && firstTime('account-picker')) picking.add(token);
     if (d.fileAnswer) {
       conversation.turns.push({ prompt: body.prompt, markdown: '' });
       return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
@@ -223,6 +229,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       const interstitial = token && req.headers['sec-fetch-dest'] === 'document' ? challenged.get(token) : undefined;
       if (token && interstitial) challenged.delete(token);
       if (interstitial === 'verifying') return html(res, 200, verifyingPage());
+      if (token && req.headers['sec-fetch-dest'] === 'document' && picking.delete(token)) return html(res, 200, accountPickerPage(config.title, paths.newChat));
       if (interstitial === 'cloudflare') {
         res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cf-mitigated': 'challenge', 'cache-control': 'no-store' });
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
@@ -248,6 +255,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
         log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/pick') {
+        log.picks++;
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/consent') {
