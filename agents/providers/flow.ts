@@ -560,7 +560,7 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
 async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
   return page
     .waitForLoadState('domcontentloaded', { timeout: PAGE_LOAD_MS })
-    .then(() => page.evaluate((p: PagePack) => window.__chatbridge?.blocker(p) ?? null, site.page))
+    .then(() => pageProblem(page, site))
     .catch(() => null);
 }
 
