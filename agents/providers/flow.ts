@@ -66,6 +66,7 @@ const ROLE_WORDS: Record<Role, string> = {
   accountLock: 'the account lock notice',
   consent: "the consent banner's least permissive choice",
   attachment: 'the attachment in the composer',
+  accountPicker: "the account picker's saved account",
 };
 
 /** The failure of a page that no longer has what the pack says it has. */
@@ -102,28 +103,50 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
   await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
   });
+  let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
     const state = await page
       .waitForFunction(
         (pack: PagePack) => {
           const h = window.__chatbridge;
           if (!h) return null;
+          if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
+          // "Choose an account to continue" shows a "Log in" beside the saved account: a
+          // session one click restores, not a login wall.
+          if (h.find(pack.accountPicker)) return 'picker';
           if (h.blocker(pack)) return 'blocked';
-          if (h.find(pack.composer)) return 'ready';
           return h.obstacle(pack) ? 'obstacle' : null;
         },
         site.page,
         { timeout: limits.composerMs },
       )
-      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle'>)
+      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle' | 'picker'>)
       .catch(() => null);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
+    if (state === 'picker') {
+      // Once: a picker that comes back after its account was chosen wants the person.
+      if (picked) throw new AgentFailure('logged_out', `${site.name} asks to choose the account again after it was chosen; log in again.`);
+      picked = true;
+      await choosePickerAccount(page, site, notes);
+      continue;
+    }
     // clearObstacles names what blocks the page before it touches anything.
     await clearObstacles(page, site, notes);
     if (state === 'ready') return;
   }
   throw siteChanged(site, 'composer', 'something keeps covering the page');
+}
+
+/** Clicks the saved account on a "Choose an account to continue" page and waits for the page it leads to. */
+async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  const card = await roleHandle(page, site.page, 'accountPicker');
+  if (!card) return;
+  const who = await card.evaluate((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80));
+  await card.click({ timeout: 2_000 }).catch(() => {});
+  await card.dispose();
+  await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {});
+  notes({ level: 'info', message: `chose the saved account "${who}" on ${site.name}'s "Choose an account to continue" page.` });
 }
 
 /**
@@ -245,6 +268,8 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   }
 
   await clearObstacles(page, site, notes);
+  const other = await nonTextAnswer(page, site);
+  if (other) throw new AgentFailure('provider_error', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
   const text = await readAnswer(page, site);
   if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
@@ -502,11 +527,39 @@ async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
   );
 }
 
+/**
+ * What the answer is when it is not text: a generated file (Qwen's PDF card), an image or a
+ * canvas, and no words beside it. Null for an answer with text. The site did nothing wrong
+ * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
+ */
+async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | null> {
+  return page.evaluate((pack: PagePack) => {
+    const h = window.__chatbridge!;
+    const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+    const answer = turn && (h.find(pack.answer, turn) ?? turn);
+    if (!answer) return null;
+    const FILE = 'a[download], [download], [data-testid*="file" i], [class*="file-card" i], [class*="file-preview" i], [class*="attachment" i]';
+    const kinds: [string, string][] = [
+      [FILE, 'a file'],
+      ['canvas, [data-testid*="canvas" i], [class*="canvas" i]', 'a canvas'],
+      ['img, [role="img"]:not(svg)', 'an image'],
+    ];
+    const found = kinds.find(([css]) => Array.from(answer.querySelectorAll(css)).some((el) => el.getClientRects().length > 0));
+    if (!found) return null;
+    // Words beside it make the answer text after all.
+    const rest = answer.cloneNode(true) as Element;
+    for (const el of Array.from(rest.querySelectorAll(kinds.map(([css]) => css).join(', ')))) el.remove();
+    if ((rest.textContent ?? '').trim() !== '') return null;
+    const name = /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(answer.textContent ?? '')?.[0];
+    return name ? `${found[1]} ("${name}")` : found[1];
+  }, site.page);
+}
+
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
 async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
   return page
     .waitForLoadState('domcontentloaded', { timeout: PAGE_LOAD_MS })
-    .then(() => page.evaluate((p: PagePack) => window.__chatbridge?.blocker(p) ?? null, site.page))
+    .then(() => pageProblem(page, site))
     .catch(() => null);
 }
 

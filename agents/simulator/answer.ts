@@ -18,6 +18,12 @@ export interface Directives {
   hang: boolean;
   /** An error line in the answer, with the stop control left on screen (Gemini, 2026-10-03). */
   errorStuck: boolean;
+  /** Like `challenge`, with the bare "Verifying..." interstitial (no Cloudflare scripts in it). */
+  verifying: boolean;
+  /** Answers, and the session's next page load is the "Choose an account to continue" picker. */
+  accountPicker: boolean;
+  /** The answer is a generated file (Qwen's PDF card), with no text. */
+  fileAnswer: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
   rateLimitModal: boolean;
   /** "Suspicious activity detected": the account is locked until its person secures it. */
@@ -43,6 +49,9 @@ export function parseDirectives(prompt: string): Directives {
     challenge: has('challenge'),
     hang: has('hang'),
     errorStuck: has('error-stuck'),
+    fileAnswer: has('file-answer'),
+    accountPicker: has('account-picker'),
+    verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),
   };

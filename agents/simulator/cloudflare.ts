@@ -27,6 +27,15 @@ const WIDGET_SRC = 'https://challenges.cloudflare.com/cdn-cgi/challenge-platform
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const token = () => `${randomBytes(32).toString('base64url')}-${Math.floor(Date.now() / 1000)}-1.0.1.1`;
 
+/**
+ * The bare "Verifying…" interstitial headed browsers sit on for seconds (research
+ * 2026-11-26): a title and a line, none of Cloudflare's scripts or widgets in it, no
+ * composer. Only its title tells what it is.
+ */
+export function verifyingPage(): string {
+  return '<!DOCTYPE html><html lang="en-US"><head><title>Verifying...</title><meta charset="utf-8"></head><body><main><p>Verifying…</p></main></body></html>';
+}
+
 /** The interstitial for a request to `path` on `host`: what Cloudflare answers instead of the page. */
 export function challengePage(host: string, path: string): string {
   const ray = hex(8);

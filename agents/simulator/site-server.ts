@@ -6,7 +6,8 @@ import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
 import { secondResponse } from './client/second-response.js';
-import { challengePage, protectedPageScripts, serveCloudflare } from './cloudflare.js';
+import { accountPickerPage } from './account-picker.js';
+import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
 import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import type { SimSiteConfig } from './site-config.js';
@@ -28,6 +29,8 @@ export interface SimLog {
   dismissals: { kind: string; button: string; at: number }[];
   /** How the consent banner was answered. */
   consents: ('accept' | 'reject')[];
+  /** Clicks on the saved account of the account picker. */
+  picks: number;
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -49,6 +52,11 @@ export interface SimLook {
    * (`/u/1`: `/u/1/app/<id>`); the unprefixed new chat redirects there.
    */
   userPath?: string;
+  /**
+   * ChatGPT's provisional routes (research 2026-11-26): a new chat shows `/c/local-<id>`
+   * while it answers, and its real address only once the answer is done.
+   */
+  localRoutes?: boolean;
 }
 
 export interface SimSite {
@@ -81,8 +89,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const rateLimitedUntil = new Map<string, number>();
   const locked = new Set<string>();
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
-  const challenged = new Set<string>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [] };
+  const challenged = new Map<string, 'cloudflare' | 'verifying'>();
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0 };
+  /** Sessions whose next page load is the account picker. */
+  const picking = new Set<string>();
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
   const paths = { ...config.paths, newChat: prefixed(config.paths.newChat), conversation: prefixed(config.paths.conversation) };
   const route = (template: string) =>
@@ -101,7 +111,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       name: config.name,
       conversationId,
       history: conversationId ? conversations.get(conversationId)!.turns : [],
-      paths: { newChat: paths.newChat, conversation: paths.conversation, transient: paths.transient },
+      paths: { newChat: paths.newChat, conversation: paths.conversation, transient: look.localRoutes ? '/c/local-{id}' : paths.transient },
       layout,
       drift,
       signedIn: token !== null,
@@ -109,6 +119,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
       consent: !!look.consent && !consented,
       pasteToFileAt: look.pasteToFileAt ?? null,
+      provisionalUntilDone: !!look.localRoutes,
     };
     html(
       res,
@@ -138,10 +149,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       rateLimitedUntil.set(token, clock() + 20 * 60_000);
       return { ...base, kind: 'rate-limit' };
     }
-    if (d.challenge && firstTime('challenge')) {
+    for (const how of ['cloudflare', 'verifying'] as const) {
       // The page reloads on a challenge; that one load gets the interstitial, as if the
       // person then solved it.
-      challenged.add(token);
+      if (!(how === 'cloudflare' ? d.challenge : d.verifying) || !firstTime(how)) continue;
+      challenged.set(token, how);
       return { ...base, kind: 'challenge' };
     }
     if (d.logout && firstTime('logout')) {
@@ -162,6 +174,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const turn = conversation.turns.length + 1;
     if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
+    if (d.accountPicker && firstTime('account-picker')) picking.add(token);
+    if (d.fileAnswer) {
+      conversation.turns.push({ prompt: body.prompt, markdown: '' });
+      return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
+    }
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
@@ -209,7 +226,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       const token = sessionOf(req);
       // Cloudflare stands in front of every address: it answers a page load of a
       // challenged session with its interstitial, whatever the path.
-      if (token && req.headers['sec-fetch-dest'] === 'document' && challenged.delete(token)) {
+      const interstitial = token && req.headers['sec-fetch-dest'] === 'document' ? challenged.get(token) : undefined;
+      if (token && interstitial) challenged.delete(token);
+      if (interstitial === 'verifying') return html(res, 200, verifyingPage());
+      if (token && req.headers['sec-fetch-dest'] === 'document' && picking.delete(token)) return html(res, 200, accountPickerPage(config.title, paths.newChat));
+      if (interstitial === 'cloudflare') {
         res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'cf-mitigated': 'challenge', 'cache-control': 'no-store' });
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
@@ -234,6 +255,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
         log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/pick') {
+        log.picks++;
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/consent') {

@@ -12,11 +12,11 @@ export function charLength(text: string): number {
 }
 
 /**
- * Characters that show nothing: whitespace, and the format characters people paste by
- * accident (zero-width spaces and joiners, the word joiner, the byte-order mark, soft hyphens,
- * invisible operators, Hangul fillers, braille blank).
+ * Characters that show nothing: whitespace, control characters, and the format characters
+ * people paste by accident (zero-width spaces and joiners, the word joiner, the byte-order
+ * mark, soft hyphens, invisible operators, Hangul fillers, braille blank).
  */
-const INVISIBLE = /[\s\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]/gu;
+const INVISIBLE = /[\s\p{Cc}\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]/gu;
 
 /** Whether a person would see any text in `text`: a prompt without any cannot be typed into a chat. */
 export function hasVisibleText(text: string): boolean {

@@ -144,3 +144,20 @@ describe('a long paste the composer makes a file', () => {
     expect(r.body.response).toContain(prompt);
   }, 90_000);
 });
+
+describe('"Choose an account to continue"', () => {
+  it('is answered with one click on the saved account, logged; the agent never counts as logged out', async () => {
+    const { e, notes } = await chatgpt();
+    // The answer comes as ever; the page the agent opens next is the picker (a cookie refresh).
+    const first = await ask(e, 'Before the picker [[sim:account-picker]]');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const agent = e.browserAgents.find((a) => a.id === first.body.agent_id)!;
+    await agent.recheck();
+    expect(e.sim.log.picks).toBe(1);
+    expect(agent.readiness()).toBe('idle');
+    expect(notes().filter((n) => /Choose an account/.test(n))).toEqual([
+      `${first.body.agent_name}: chose the saved account "Simulated Agent agent@example.test" on ChatGPT's "Choose an account to continue" page.`,
+    ]);
+    expect(notes().some((n) => /needs_login/.test(n) && n.startsWith(`${first.body.agent_name}: idle`))).toBe(false);
+  }, 90_000);
+});

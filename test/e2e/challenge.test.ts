@@ -83,5 +83,17 @@ for (const provider of ['qwen', 'perplexity'] as Provider[]) {
       await challenged.recheck();
       expect(challenged.readiness()).toBe('idle');
     });
+
+    it('reports the bare "Verifying..." interstitial, which has none of Cloudflare\'s scripts, as a challenge too', async () => {
+      const r = await ask({ prompt: 'Verified [[sim:verifying]]' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const [first, second] = await e.service.store.attempts(r.body.id);
+      expect(first).toMatchObject({ outcome: 'failed', error_code: 'CHALLENGE' });
+      expect(second!.agent_id).not.toBe(first!.agent_id);
+      const challenged = e.browserAgents.find((a) => a.id === first!.agent_id)!;
+      expect(await challenged.page()!.title()).toBe('Verifying...');
+      await challenged.recheck();
+      expect(challenged.readiness()).toBe('idle');
+    });
   });
 }

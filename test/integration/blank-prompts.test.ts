@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../support/harness.js';
 let t: TestService;
 afterEach(async () => t?.stop());
 
-const BLANKS = ['   ', '\n\n\t', '\u200b', ' \u200b\u200d\u2060\ufeff ', '\u00ad', '\u3164\u2800'];
+const BLANKS = ['   ', '\n\n\t', '\u200b', ' \u200b\u200d\u2060\ufeff ', '\u00ad', '\u3164\u2800', '\u0001\u007f '];
 
 describe('prompts without visible text', () => {
   it('hasVisibleText tells blank and invisible text from text', () => {

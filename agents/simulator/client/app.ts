@@ -90,9 +90,13 @@ export function startApp(skin: Skin): void {
       return settle();
     }
     // An anonymous page's answer gets no conversation: the address stays the new chat's.
+    let address: (() => void) | null = null;
     if (!conversationId && plan.conversationId) {
       conversationId = plan.conversationId;
-      history.replaceState(null, '', boot.paths.conversation.replace('{id}', conversationId));
+      const id = conversationId;
+      address = () => history.replaceState(null, '', boot.paths.conversation.replace('{id}', id));
+      // A provisional route (ChatGPT's `/c/local-…`) holds until the answer is done.
+      if (!boot.provisionalUntilDone) address();
     }
     const turn: AssistantTurn = ui.addAssistantTurn();
     const timers: number[] = [];
@@ -118,6 +122,14 @@ export function startApp(skin: Skin): void {
         settle();
       });
     }
+    // A generated file: its card, and no words (invented markup; a download link, as file cards have).
+    if (plan.file) {
+      return later(Math.min(plan.ms, 150), () => {
+        turn.render(`<div class="file-card"><span class="file-name">${plan.file}</span> <span>PDF</span> <a download="${plan.file}" href="#">Download</a></div>`);
+        turn.finish('');
+        settle();
+      });
+    }
     // Stream in steps; halfway, a reasoning pause shows nothing changing (not even the stop
     // control: the trap that catches "stop gone and text stable" completion checks).
     const step = plan.ms / STEPS;
@@ -137,6 +149,7 @@ export function startApp(skin: Skin): void {
       later(at, () => {
         turn.finish(plan.markdown);
         settle();
+        if (boot.provisionalUntilDone && address) later(300, address);
         // The page's own clock (the machine's): when the answer showed finished.
         void post('/__sim/done', { conversationId, turn: plan.turn, at: Date.now() });
       });

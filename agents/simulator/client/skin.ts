@@ -62,6 +62,8 @@ export interface Boot {
   consent: boolean;
   /** A paste at least this long becomes a file attachment (pasted-file.ts); null: never. */
   pasteToFileAt: number | null;
+  /** The first answer's address is the provisional `paths.transient` until the answer is done. */
+  provisionalUntilDone: boolean;
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */
@@ -76,4 +78,6 @@ export interface Plan {
   limitResetAt: number | null;
   /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
   stuck?: true;
+  /** An `answer` that is a generated file: its name, shown as a file card with no text. */
+  file?: string;
 }
