@@ -10,7 +10,14 @@
  * pool of keys. GETs read existing queued jobs (the polling case; the answer carries
  * queue_position).
  *
+ * Beside throughput, each server's CPU time per request (user + system, all threads, from
+ * /proc): on a shared machine the req/s of both targets swing with the other processes'
+ * load, while CPU time per request stays put, so it tells a change in the service's own cost.
+ *
  *   node dist/bench/submit-and-get.js          (BENCH_VERBOSE=1 prints each round)
+ *   BENCH_ONLY=gets node dist/bench/submit-and-get.js      (the GETs alone)
+ *   BENCH_CPU_PROF=DIR …   the service writes a V8 CPU profile to DIR when it stops;
+ *                          node dist/bench/profile-top.js DIR/*.cpuprofile lists where the time went
  */
 import type { Request } from 'autocannon';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +26,8 @@ import {
   COMMIT_PROBE,
   KeyRing,
   SCRIPTED_SERVER,
+  clockTicksPerSecond,
+  cpuTicks,
   api,
   ascending,
   createKeys,
@@ -51,6 +60,8 @@ const GET_JOBS = 100;
 const GET_WARMUP_S = 2;
 const GET_SEGMENT_S = 4;
 const GET_SEGMENTS = 2; // per target, interleaved
+/** BENCH_ONLY=gets skips the submissions: the GETs alone take a minute, the whole bench several. */
+const SUBMISSIONS = process.env.BENCH_ONLY !== 'gets';
 
 const SUBMISSION = JSON.stringify({
   prompt: 'Summarise the meeting notes below in three bullet points.',
@@ -69,12 +80,27 @@ interface Totals {
   statuses: Map<number, number>;
   errors: number;
   roundRates: number[];
+  /** CPU time of the server's process over the runs, in clock ticks. */
+  cpuTicks: number;
 }
 
-const totals = (): Totals => ({ requests: 0, wallMs: 0, steadyRequests: 0, steadyMs: 0, latencies: [], firstLatencies: [], statuses: new Map(), errors: 0, roundRates: [] });
+const totals = (): Totals => ({ requests: 0, wallMs: 0, steadyRequests: 0, steadyMs: 0, latencies: [], firstLatencies: [], statuses: new Map(), errors: 0, roundRates: [], cpuTicks: 0 });
 
-function add(t: Totals, run: LoadRun): void {
+/** A load run and the CPU time its target's process spent meanwhile. */
+interface Measured {
+  run: LoadRun;
+  cpuTicks: number;
+}
+
+async function measured(target: Server, start: () => Promise<LoadRun>): Promise<Measured> {
+  const before = cpuTicks(target.pid);
+  const run = await start();
+  return { run, cpuTicks: cpuTicks(target.pid) - before };
+}
+
+function add(t: Totals, { run, cpuTicks }: Measured): void {
   const n = run.latencies.length + run.firstLatencies.length;
+  t.cpuTicks += cpuTicks;
   t.requests += n;
   t.wallMs += run.wallMs;
   t.steadyRequests += n - 1;
@@ -97,6 +123,7 @@ function summary(t: Totals) {
     // the set-up of its 50 connections is not what a client with kept-alive connections pays.
     rate: (t.steadyRequests / t.steadyMs) * 1000,
     rateFromStart: (t.requests / t.wallMs) * 1000,
+    cpuUsPerRequest: (t.cpuTicks / clockTicksPerSecond() / t.requests) * 1e6,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     ...describeStatuses(t.statuses, t.errors),
@@ -115,7 +142,11 @@ async function main(): Promise<void> {
   try {
     // commit-probe counts the service's group commits from inside its process (see that file).
     service = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0'], {
-      nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href],
+      nodeArgs: [
+        '--import',
+        pathToFileURL(COMMIT_PROBE).href,
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+      ],
     });
     const s = service;
 
@@ -167,7 +198,7 @@ async function main(): Promise<void> {
     const bareRound = () => load({ url: b.url, connections: CONNECTIONS, amount: ROUND, requests: submitRequests([]) });
 
     // Warm-up (untimed): JIT, connection paths, and every key's once-a-minute last_used_at write.
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < (SUBMISSIONS ? 2 : 0); i++) {
       await serviceRound();
       await bareRound();
     }
@@ -179,10 +210,11 @@ async function main(): Promise<void> {
     const commitStats = async () => JSON.parse((await s.nextLine(/^commit-probe /, 'SIGUSR2')).slice(13)) as ProbeReport;
     const postService = totals();
     const postBare = totals();
-    for (let i = 0; i < TIMED_ROUNDS; i++) {
+    for (let i = 0; i < (SUBMISSIONS ? TIMED_ROUNDS : 0); i++) {
       await commitStats(); // the probe starts over at each report: `after` covers this round alone
       const ids: string[] = [];
-      const run = await load({ url: s.url, connections: CONNECTIONS, amount: ROUND, requests: submitRequests(ids) });
+      const round = await measured(s, () => load({ url: s.url, connections: CONNECTIONS, amount: ROUND, requests: submitRequests(ids) }));
+      const { run } = round;
       const after = await commitStats();
       commits.groups += after.groups;
       commits.items += after.items;
@@ -196,7 +228,7 @@ async function main(): Promise<void> {
       stalls.gcMaxMs = Math.max(stalls.gcMaxMs, after.gcMaxMs);
       stalls.servedP99Ms = Math.max(stalls.servedP99Ms, after.servedP99Ms);
       stalls.servedMaxMs = Math.max(stalls.servedMaxMs, after.servedMaxMs);
-      add(postService, run);
+      add(postService, round);
       if (process.env.BENCH_VERBOSE) {
         const head = ascending(run.firstLatencies);
         const tail = ascending(run.latencies);
@@ -208,7 +240,7 @@ async function main(): Promise<void> {
         );
       }
       await emptyQueue(ids);
-      add(postBare, await bareRound());
+      add(postBare, await measured(b, bareRound));
     }
 
     // ---- GETs of existing jobs ---------------------------------------------------------
@@ -239,8 +271,8 @@ async function main(): Promise<void> {
     const getService = totals();
     const getBare = totals();
     for (let i = 0; i < GET_SEGMENTS; i++) {
-      add(getService, await getRun(s.url, GET_SEGMENT_S));
-      add(getBare, await getRun(b.url, GET_SEGMENT_S));
+      add(getService, await measured(s, () => getRun(s.url, GET_SEGMENT_S)));
+      add(getBare, await measured(b, () => getRun(b.url, GET_SEGMENT_S)));
     }
 
     // ---- report ------------------------------------------------------------------------
@@ -249,31 +281,35 @@ async function main(): Promise<void> {
     const gs = summary(getService);
     const gb = summary(getBare);
     console.log(
-      `\n  ${CONNECTIONS} connections; submissions: ${TIMED_ROUNDS} timed rounds of ${ROUND} per target, interleaved, queue emptied between rounds;` +
-        `\n  GETs: ${GET_SEGMENTS} x ${GET_SEGMENT_S} s per target, interleaved, over ${GET_JOBS} queued jobs; ${KEY_COUNT} API keys used round-robin.\n`,
+      `\n  ${CONNECTIONS} connections; ` +
+        (SUBMISSIONS ? `submissions: ${TIMED_ROUNDS} timed rounds of ${ROUND} per target, interleaved, queue emptied between rounds;\n  ` : '') +
+        `GETs: ${GET_SEGMENTS} x ${GET_SEGMENT_S} s per target, interleaved, over ${GET_JOBS} queued jobs; ${KEY_COUNT} API keys used round-robin.\n`,
     );
+    type Row = ReturnType<typeof summary>;
+    const row = (name: string, t: Row, bareOf?: Row) => [
+      name,
+      num(t.rate),
+      ms(t.p50),
+      ms(t.p99),
+      ms(t.p99All),
+      num(t.non2xx),
+      `${t.cpuUsPerRequest.toFixed(0)} µs`,
+      bareOf ? (t.rate / bareOf.rate).toFixed(2) : '',
+      bareOf ? (bareOf.cpuUsPerRequest / t.cpuUsPerRequest).toFixed(2) : '',
+    ];
     printTable([
-      ['', 'req/s', 'p50', 'p99', 'p99 incl. connect', 'non-2xx', 'ratio to bare'],
-      ['POST /v1/completions', num(ps.rate), ms(ps.p50), ms(ps.p99), ms(ps.p99All), num(ps.non2xx), (ps.rate / pb.rate).toFixed(2)],
-      ['  bare fastify POST', num(pb.rate), ms(pb.p50), ms(pb.p99), ms(pb.p99All), num(pb.non2xx), ''],
-      ['GET /v1/completions/{id}', num(gs.rate), ms(gs.p50), ms(gs.p99), ms(gs.p99All), num(gs.non2xx), (gs.rate / gb.rate).toFixed(2)],
-      ['  bare fastify GET', num(gb.rate), ms(gb.p50), ms(gb.p99), ms(gb.p99All), num(gb.non2xx), ''],
+      ['', 'req/s', 'p50', 'p99', 'p99 incl. connect', 'non-2xx', 'server CPU/req', 'ratio to bare', 'CPU ratio'],
+      ...(SUBMISSIONS ? [row('POST /v1/completions', ps, pb), row('  bare fastify POST', pb)] : []),
+      row('GET /v1/completions/{id}', gs, gb),
+      row('  bare fastify GET', gb),
     ]);
-    const spread = (t: Totals) => `${num(Math.min(...t.roundRates))}..${num(Math.max(...t.roundRates))}`;
-    console.log('\n  req/s count from each run\'s first response to its last (connection set-up excluded).');
     console.log(
-      `  p50/p99 leave out each connection's first request, which also waits for the TCP connect and accept (a new set of ${CONNECTIONS}` +
-        `\n  connections per round: ${num(ps.connections)} of ${num(postService.requests)} submissions); "p99 incl. connect" counts them. ` +
-        `First requests, p50: service ${ms(ps.firstP50)}, bare ${ms(pb.firstP50)}.`,
+      '\n  server CPU/req: the server process\'s CPU time (user + system) over the timed runs per response; "CPU ratio" is' +
+        '\n  the bare route\'s over the service\'s, the throughput ratio a machine would give if each server had a core of its own.',
     );
-    console.log(
-      `  submissions/s counted from the start of each round instead: service ${num(ps.rateFromStart)}, bare ${num(pb.rateFromStart)}`,
-    );
-    console.log(`  per-round submissions/s: service ${spread(postService)}, bare ${spread(postBare)}`);
-    if (process.env.BENCH_VERBOSE) console.log(`  rounds: service ${postService.roundRates.map((r) => num(r)).join(', ')}\n          bare ${postBare.roundRates.map((r) => num(r)).join(', ')}`);
-    console.log(`  statuses: POST service {${ps.text}}  bare {${pb.text}}`);
-    console.log(`            GET  service {${gs.text}}  bare {${gb.text}}`);
-    const errors = ps.non2xx + pb.non2xx + gs.non2xx + gb.non2xx;
+    const errors = (SUBMISSIONS ? ps.non2xx + pb.non2xx : 0) + gs.non2xx + gb.non2xx;
+    if (SUBMISSIONS) reportSubmissions();
+    console.log(`  statuses: GET  service {${gs.text}}  bare {${gb.text}}`);
     if (errors > 0 || cleanupFailures > 0) {
       console.log(`  ERRORS: ${errors} non-2xx responses or socket errors in the timed runs; ${cleanupFailures} failed DELETEs in cleanup. Figures are suspect.`);
     } else {
@@ -283,40 +319,63 @@ async function main(): Promise<void> {
     console.log('\n  aims');
     printTable([
       ['aim', 'measured', ''],
-      ['submissions >= 5 000/s', num(ps.rate), verdict(ps.rate >= 5000)],
-      ['submissions >= 0.3 x bare route', (ps.rate / pb.rate).toFixed(2), verdict(ps.rate / pb.rate >= 0.3)],
-      ['submissions p99 < 20 ms (kept-alive requests)', ms(ps.p99), verdict(ps.p99 < 20)],
-      ['submissions p99 < 20 ms (incl. connection set-up)', ms(ps.p99All), verdict(ps.p99All < 20)],
+      ...(SUBMISSIONS
+        ? [
+            ['submissions >= 5 000/s', num(ps.rate), verdict(ps.rate >= 5000)],
+            ['submissions >= 0.3 x bare route', (ps.rate / pb.rate).toFixed(2), verdict(ps.rate / pb.rate >= 0.3)],
+            ['submissions p99 < 20 ms (kept-alive requests)', ms(ps.p99), verdict(ps.p99 < 20)],
+            ['submissions p99 < 20 ms (incl. connection set-up)', ms(ps.p99All), verdict(ps.p99All < 20)],
+          ]
+        : []),
       ['GETs >= 0.7 x bare route', (gs.rate / gb.rate).toFixed(2), verdict(gs.rate / gb.rate >= 0.7)],
       ['GETs p99 < 20 ms (kept-alive requests)', ms(gs.p99), verdict(gs.p99 < 20)],
       ['no non-2xx responses', num(errors), verdict(errors === 0)],
     ]);
+    if (SUBMISSIONS) reportDurability();
+
+    function reportSubmissions(): void {
+      const spread = (t: Totals) => `${num(Math.min(...t.roundRates))}..${num(Math.max(...t.roundRates))}`;
+      console.log('\n  req/s count from each run\'s first response to its last (connection set-up excluded).');
+      console.log(
+        `  p50/p99 leave out each connection's first request, which also waits for the TCP connect and accept (a new set of ${CONNECTIONS}` +
+          `\n  connections per round: ${num(ps.connections)} of ${num(postService.requests)} submissions); "p99 incl. connect" counts them. ` +
+          `First requests, p50: service ${ms(ps.firstP50)}, bare ${ms(pb.firstP50)}.`,
+      );
+      console.log(
+        `  submissions/s counted from the start of each round instead: service ${num(ps.rateFromStart)}, bare ${num(pb.rateFromStart)}`,
+      );
+      console.log(`  per-round submissions/s: service ${spread(postService)}, bare ${spread(postBare)}`);
+      if (process.env.BENCH_VERBOSE) console.log(`  rounds: service ${postService.roundRates.map((r) => num(r)).join(', ')}\n          bare ${postBare.roundRates.map((r) => num(r)).join(', ')}`);
+      console.log(`  statuses: POST service {${ps.text}}  bare {${pb.text}}`);
+    }
 
     // ---- what durability costs ---------------------------------------------------------
     // Not a tmpfs comparison: the group commits of the timed rounds are counted inside the
     // service (commit-probe), and the disk's own fdatasync is timed here for context.
-    const disk = fsyncProbe(dataDir);
-    const perGroupMs = commits.ms / Math.max(1, commits.groups);
-    console.log(`\n  durability (WAL, synchronous=FULL, data dir on ${kind}), timed submission rounds only`);
-    printTable([
-      ['', 'measured'],
-      ['group commits', num(commits.groups)],
-      ['submissions committed in them', num(commits.items)],
-      ['average group size', (commits.items / Math.max(1, commits.groups)).toFixed(1)],
-      ['largest group', num(commits.maxGroup)],
-      ['time per group commit (inserts + fsync), mean', ms(perGroupMs)],
-      ['slowest group commit', ms(commits.maxMs)],
-      ['group commits >= 20 ms', num(commits.slow)],
-      ['event-loop time in commits / wall time', `${((commits.ms * 100) / postService.wallMs).toFixed(1)} %`],
-      ['server event-loop delay, max', ms(stalls.loopMaxMs)],
-      ['time inside the server per submission: worst round p99 / max', `${ms(stalls.servedP99Ms)} / ${ms(stalls.servedMaxMs)}`],
-      ['server GC pauses: count, total, max', `${stalls.gcCount}, ${ms(stalls.gcMs)}, ${ms(stalls.gcMaxMs)}`],
-      ['fdatasync of this disk, p50: appending / in place', `${ms(disk.appendMs)} / ${ms(disk.overwriteMs)}`],
-    ]);
-    console.log(
-      `  one commit per submission (no grouping) would cap submissions near ${num(1000 / perGroupMs)}/s at the measured commit time;` +
-        `\n  grouping gives ${num(ps.rate)}/s.`,
-    );
+    function reportDurability(): void {
+      const disk = fsyncProbe(dataDir);
+      const perGroupMs = commits.ms / Math.max(1, commits.groups);
+      console.log(`\n  durability (WAL, synchronous=FULL, data dir on ${kind}), timed submission rounds only`);
+      printTable([
+        ['', 'measured'],
+        ['group commits', num(commits.groups)],
+        ['submissions committed in them', num(commits.items)],
+        ['average group size', (commits.items / Math.max(1, commits.groups)).toFixed(1)],
+        ['largest group', num(commits.maxGroup)],
+        ['time per group commit (inserts + fsync), mean', ms(perGroupMs)],
+        ['slowest group commit', ms(commits.maxMs)],
+        ['group commits >= 20 ms', num(commits.slow)],
+        ['event-loop time in commits / wall time', `${((commits.ms * 100) / postService.wallMs).toFixed(1)} %`],
+        ['server event-loop delay, max', ms(stalls.loopMaxMs)],
+        ['time inside the server per submission: worst round p99 / max', `${ms(stalls.servedP99Ms)} / ${ms(stalls.servedMaxMs)}`],
+        ['server GC pauses: count, total, max', `${stalls.gcCount}, ${ms(stalls.gcMs)}, ${ms(stalls.gcMaxMs)}`],
+        ['fdatasync of this disk, p50: appending / in place', `${ms(disk.appendMs)} / ${ms(disk.overwriteMs)}`],
+      ]);
+      console.log(
+        `  one commit per submission (no grouping) would cap submissions near ${num(1000 / perGroupMs)}/s at the measured commit time;` +
+          `\n  grouping gives ${num(ps.rate)}/s.`,
+      );
+    }
   } finally {
     await service?.stop();
     await bare?.stop();

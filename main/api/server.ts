@@ -126,9 +126,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     }
   });
 
-  // Hijacked answers (event streams) are not counted: they have no status to end with.
-  app.addHook('onResponse', async (request, reply) => {
+  // Hijacked answers (event streams) are not counted: they have no status to end with. A
+  // callback hook, not an async one: it runs after every answer and has nothing to await.
+  app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.request(request.method, request.routeOptions.url, reply.statusCode);
+    done();
   });
 
   // Only JSON is accepted: fastify's default text/plain parser would let a cross-site form
