@@ -15,6 +15,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasVisibleText } from '../../main/core/text.js';
 import { startTestService, type TestService } from '../support/harness.js';
 
 // ---- The contract, written out here rather than imported from the code under test ------
@@ -501,16 +502,20 @@ describe('hostile requests', () => {
     };
 
     // prompt
-    badAll('prompt', [...JUNK.filter((v) => !isString(v)), '']);
+    // A prompt with nothing visible is the caller's mistake, never one an agent should try.
+    badAll('prompt', [...JUNK.filter((v) => !isString(v)), '', ' ', '\t\n', '\u200b\u00ad', '\u0000']);
     withField('too long', 'prompt', 'x'.repeat(MAX_PROMPT + 1), bad('prompt', 413));
     withField('too long', 'prompt', 'é'.repeat(MAX_PROMPT + 1), bad('prompt', 413));
     withField('far too long', 'prompt', 'y'.repeat(MAX_PROMPT * 3), bad('prompt', 413));
     goodAll('prompt', [
-      'a', ' ', '\t\n', 'ünïcödé ✓', '日本語のテキスト', 'emoji 🎉🔥👍🏽', 'rtl \u202eevil', 'zero\u200bwidth', 'nul \u0000 byte',
+      'a', ' a\t\n', 'ünïcödé ✓', '日本語のテキスト', 'emoji 🎉🔥👍🏽', 'rtl \u202eevil', 'zero\u200bwidth', 'nul \u0000 byte',
       'lone \ud800 surrogate', '<script>alert(1)</script>', "'; DROP TABLE jobs; --", '${7*7} {{7*7}} %s %n', 'x'.repeat(MAX_PROMPT),
       'é'.repeat(MAX_PROMPT),
     ]);
-    for (let i = 0; i < 60; i++) goodAll('prompt', [rng.text(rng.int(1, 300))]);
+    for (let i = 0; i < 60; i++) {
+      const prompt = rng.text(rng.int(1, 300));
+      withField(hasVisibleText(prompt) ? 'good' : 'bad', 'prompt', prompt, hasVisibleText(prompt) ? 'valid' : bad('prompt'));
+    }
 
     // provider
     badAll('provider', [
