@@ -1,10 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/** Files that leave no state behind in their process: they share worker processes. */
+const SHARED_PROCESS = ['test/unit/**/*.test.ts', 'test/electron/**/*.test.ts'];
+
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
   oxc: { jsx: { runtime: 'automatic' } },
   test: {
-    include: ['test/**/*.test.{ts,tsx}'],
     // The full drift matrix runs on its own (npm run test:drift, vitest.drift.config.ts);
     // npm test runs a sample of it (test/e2e/drift-sample.test.ts).
     exclude: [...configDefaults.exclude, 'test/drift/**'],
@@ -12,11 +14,24 @@ export default defineConfig({
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0' },
     // Two files at a time, also on a 2-core machine: a browser file spends most of its time
-    // waiting on its pages and simulated answers. Measured on the shared 2-core machine, the
-    // whole suite took 476 and 545 s with two workers against 700 s with one (each file in its
-    // own data folder, on its own ports).
+    // waiting on its pages and simulated answers (test/e2e/gemini.test.ts alone: 11 s of CPU
+    // in 29 s). Measured on the shared 2-core machine, the whole suite took 476 and 545 s with
+    // two workers against 700 s with one. Three workers ran the six provider e2e files 9%
+    // faster (109/125 s against 122/135 s), but on a loaded machine the tests that time
+    // processes against real-time bounds (cli, cluster, webhooks-process) ran out of time.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'own-process', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/drift/**', ...SHARED_PROCESS] },
+      },
+      // The unit and Electron-shell tests import the app's modules, mock nothing and start
+      // nothing that outlives them: a file in a fresh process each paid ~0.6 s of imports for
+      // ~0.3 s of tests (test/unit and test/electron: 23 s of CPU isolated, 13 s shared). The
+      // dashboard's tests keep their own process (their store and happy-dom are per file).
+      { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false } },
+    ],
   },
 });
