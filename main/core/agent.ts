@@ -40,7 +40,8 @@ export type AgentFailureKind =
   | 'challenge' // a captcha or similar: the agent needs the user
   | 'timed_out'
   | 'agent_lost' // the page or browser died
-  | 'site_changed'; // a control the agent needs could not be found by any cue: the site changed
+  | 'site_changed' // a control the agent needs could not be found by any cue: the site changed
+  | 'not_text'; // the answer is a file, an image or a canvas: final, since sending again makes another
 
 export class AgentFailure extends Error {
   constructor(

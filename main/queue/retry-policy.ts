@@ -21,6 +21,8 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
       return { outcome: 'agent_lost', errorCode: 'AGENT_LOST' };
     case 'site_changed':
       return { outcome: 'failed', errorCode: 'PROVIDER_UI_CHANGED' };
+    case 'not_text':
+      return { outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' };
   }
 }
 
@@ -28,7 +30,8 @@ export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCo
 
 /**
  * Decides what follows a failed attempt, given the error codes of every ended attempt of
- * the job so far (the latest included). A refusal is final at once. A usage-limit banner is
+ * the job so far (the latest included). A refusal, and an answer that is not text, are final
+ * at once. A usage-limit banner is
  * the account's condition, not the job's: the job goes back to wait for another agent or
  * for the cooldown, without spending its attempt budget. Everything else spends one.
  */
@@ -36,6 +39,10 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
   const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
   if (latest === 'PROMPT_REJECTED') {
     return { retry: false, code: 'PROMPT_REJECTED', message: 'The provider refused the prompt.' };
+  }
+  if (latest === 'ANSWER_NOT_TEXT') {
+    // The prompt was answered, only not in words: sent again, it would make another file.
+    return { retry: false, code: 'ANSWER_NOT_TEXT', message: context.detail ?? 'The provider answered with something other than text.' };
   }
   const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED');
   const siteChangedOnly = spent.every((c) => c === 'PROVIDER_UI_CHANGED');

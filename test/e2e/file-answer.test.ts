@@ -13,11 +13,14 @@ describe('a Qwen answer that is a file', () => {
   }, 60_000);
   afterAll(async () => e?.stop());
 
-  it('ends the job 502 PROVIDER_ERROR naming the file, and leaves the agent idle', async () => {
+  it('ends the job 502 ANSWER_NOT_TEXT naming the file after one attempt, and leaves the agent idle', async () => {
     const r = await e.api('POST', '/v1/completions', { body: { prompt: 'Make me a PDF [[sim:file-answer]]' } });
-    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(502);
-    expect(r.body.error.code).toBe('PROVIDER_ERROR');
+    expect(r.status, JSON.stringify(r.body).slice(0, 600)).toBe(502);
+    expect(r.body.error.code, r.body.error.message).toBe('ANSWER_NOT_TEXT');
+    expect(r.body.error.message).toContain('report-1.pdf');
     const attempts = await e.service.store.attempts(r.body.error.details.job_id);
+    // Sent once: another attempt would only make another file.
+    expect(attempts).toHaveLength(1);
     expect(attempts[0]!.detail).toBe('Qwen answered with a file ("report-1.pdf"), not text; ChatBridge hands back text answers only.');
     expect(e.browserAgents[0]!.readiness()).toBe('idle');
     // A text answer right after is answered as ever.

@@ -6,6 +6,12 @@ describe('retry policy', () => {
     expect(decideAfterFailure(['PROMPT_REJECTED'], 3)).toMatchObject({ retry: false, code: 'PROMPT_REJECTED' });
   });
 
+  it('never retries an answer that is not text, and says what it was', () => {
+    const detail = 'Qwen answered with a file ("report.pdf"), not text.';
+    expect(decideAfterFailure(['ANSWER_NOT_TEXT'], 3, { detail })).toEqual({ retry: false, code: 'ANSWER_NOT_TEXT', message: detail });
+    expect(attemptRecordFor('not_text')).toEqual({ outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' });
+  });
+
   it('retries transient failures until the attempts are used up', () => {
     expect(decideAfterFailure(['AGENT_LOST'], 3)).toEqual({ retry: true });
     expect(decideAfterFailure(['AGENT_LOST', 'ATTEMPT_TIMEOUT'], 3)).toEqual({ retry: true });
