@@ -54,8 +54,9 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     newId: randomUUID,
     skin: 'skins/claude.js',
     // `transcript`: the 2026-09-02 snapshot and the 2026 adapters agree on it (the freshest);
-    // `rs-rows`: a 2026-07-16 live dump with `[data-rs-index]` rows (skins/claude.ts).
-    layouts: ['transcript', 'rs-rows'],
+    // `rs-rows`: a 2026-07-16 live dump with `[data-rs-index]` rows; `render-count`: the real
+    // pages of 2026-04/-05, no row wrappers, the action bar beside the reply (skins/claude.ts).
+    layouts: ['transcript', 'rs-rows', 'render-count'],
   },
   gemini: {
     provider: 'gemini',

@@ -8,6 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/types.js';
+import type { PagePack } from '../../agents/providers/site.js';
 import type { Provider } from '../../main/core/providers.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 
@@ -29,19 +31,43 @@ export interface Capture {
   streaming: boolean;
   /** Assistant turns on the page. */
   turns: number;
+  /** The simulator's layout (`--simulate-layout`) that reproduces this page's markup. */
+  layout: string;
 }
 
 /** What NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
 export const CAPTURES: readonly Capture[] = [
-  { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8 },
-  { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6 },
-  { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
-  { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2 },
-  { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
-  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1 },
-  { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1 },
-  { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1 },
+  { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8, layout: 'section' },
+  { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6, layout: 'article' },
+  { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'render-count' },
+  { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2, layout: 'render-count' },
+  { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'classic' },
+  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'virtual-list' },
+  { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1, layout: 'markdown-content' },
+  { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1, layout: 'markdown-content' },
 ];
+
+/** The roles the flow acts on that a page shows without sending anything. */
+export const SHOWN_ROLES = ['composer', 'assistantTurn', 'answer', 'finished', 'copy'] as const;
+
+/**
+ * Per role, the index of the first cue that finds it as the flow looks (the last turn; its
+ * answer inside it; its finished signal and Copy in its scope), or -1. Runs in the page.
+ */
+export function findRoles([pack, scope]: [PagePack, TurnScope]): Record<(typeof SHOWN_ROLES)[number], number> {
+  const h = window.__chatbridge as Helpers;
+  const last = h.turns(pack).at(-1) ?? null;
+  const root = last && h.scopeOf(pack, last, scope);
+  const inTurn = (role: 'answer' | 'finished' | 'copy') =>
+    last && root ? (pack[role] ?? []).findIndex((cue) => (role === 'answer' ? h.find([cue], last) : h.inScope(last, [cue], root)) !== null) : -1;
+  return {
+    composer: h.which(pack.composer),
+    assistantTurn: h.which(pack.assistantTurn),
+    answer: inTurn('answer'),
+    finished: inTurn('finished'),
+    copy: inTurn('copy'),
+  };
+}
 
 /** Every page in the captures folder, as `<provider>/<file>`. */
 export function captureFiles(): string[] {

@@ -74,14 +74,16 @@ describe('the simulated Perplexity page', () => {
       s = await openSimPage('perplexity', { layout: 'markdown-content' });
     }, 30_000);
 
-    it('anchors the answer in markdown-content from the first token, without the workflow attributes', async () => {
+    it('anchors the answer in markdown-content from the first token, deep in its column, without the workflow attributes', async () => {
       await s.ask('Slowly [[sim:ms=1500]]');
-      const streaming = await s.page.waitForSelector('div#markdown-content-0 > .prose.text-pretty[data-renderer="lm"]');
-      expect(await s.page.locator('.answer-actions').count()).toBe(0);
-      await s.page.waitForSelector('.gap-y-sm.flex.flex-col > .flex.items-center.justify-between');
+      const streaming = await s.page.waitForSelector('.gap-y-sm.flex.flex-col > div > div > .min-w-0 > div#markdown-content-0 .prose > [data-renderer="lm"]');
+      const row = '.gap-y-sm.flex.flex-col > .flex.items-center.justify-between';
+      expect(await s.page.locator(row).count()).toBe(0);
+      await s.page.waitForSelector(row);
       expect(await streaming.evaluate((e) => e.isConnected)).toBe(true);
       expect(await s.page.locator('[data-workflow-final-text], [data-workflow-text-footer]').count()).toBe(0);
-      expect(await s.page.locator(`.answer-actions ${COPY_ICON}`).count()).toBe(1);
+      // As on the real pages: the row follows the answer's box, its Copy labelled.
+      expect(await s.page.locator(`:has(> * #markdown-content-0) + .flex.items-center.justify-between ${COPY_ICON}[aria-label="Copy"]`).count()).toBe(1);
     });
   });
 });

@@ -30,7 +30,7 @@
  * - a used-up free allowance REPLACES the editor with `section[data-composer-stand-in]`
  *   ("Your free messages return at 8:00 PM.", 2026-10): no composer, no send button.
  *
- * Two layouts (SimSiteConfig.layouts), both seen live in 2026:
+ * Three layouts (SimSiteConfig.layouts), all seen live in 2026:
  * - `transcript` (default: the 2026-09-02 snapshot, the freshest, agrees with the 2026
  *   adapters): the `transcript-row` rows above;
  * - `rs-rows` (a 2026-07-16 live DOM dump): the list is `[role="article"][aria-label="chat
@@ -39,7 +39,13 @@
  *   `data-perf-row*` (user and assistant rows are told apart by the sr-only "Claude
  *   responded:" / "You said:" headings and the content). The message contents are assumed
  *   unchanged (the dump names `.font-claude-response`, `.font-claude-response-body` and
- *   `[data-testid="virtual-message-list"]` around it, nothing else).
+ *   `[data-testid="virtual-message-list"]` around it, nothing else);
+ * - `render-count` (real pages of 2026-04 and -05, ../shared/real-pages/claude): no row
+ *   wrapper; each message is `div[data-test-render-count]` › `.group` › `.contents`; the reply
+ *   is `div[data-is-streaming]` with no test id, its sr-only heading inside it and a status row
+ *   (TurnStatus) above the reply in `.font-claude-response`; the action bar
+ *   `div[role="group"][aria-label="Message actions"]` (not a toolbar) is the sibling of
+ *   `.contents`, its buttons each in a `div[data-state]` tooltip box.
  *
  * Where the research is silent, the markup below is invented and says so.
  */
@@ -119,6 +125,28 @@ const claude: Skin = {
     root.append(app);
 
     const heading = (text: string) => el('h2', { class: 'sr-only select-none', 'data-find-omitted': '' }, text);
+    const renderCount = window.__SIM_BOOT.layout === 'render-count';
+
+    /** The reply in a transcript row: `[data-testid="assistant-message"]` beside the row's heading. */
+    const rowMessage = (body: HTMLElement, title: HTMLElement) => {
+      const message = el('div', { 'data-testid': 'assistant-message', 'data-is-streaming': 'true' }, el('div', { class: 'font-claude-response relative' }, body));
+      return { message, ...rows.add('assistant', title, message) };
+    };
+    /**
+     * The reply as the real pages of 2026-04/-05 show it: `div[data-is-streaming]` without a
+     * test id, the heading inside it, and in `.font-claude-response` a status row (the
+     * TurnStatus block: its words here are invented, the captures blank them) above the reply.
+     */
+    const realPagesMessage = (body: HTMLElement, title: HTMLElement) => {
+      const status = el(
+        'div',
+        { class: 'row-start-1 col-start-1 min-w-0' },
+        el('button', { type: 'button', class: 'group/status flex items-center gap-2' }, el('span', { class: 'truncate text-sm' }, 'Thought process')),
+      );
+      const grid = el('div', { class: 'grid grid-rows-[auto_auto] min-w-0' }, status, el('div', { class: 'row-start-2 col-start-1 relative grid' }, body));
+      const message = el('div', { 'data-is-streaming': 'true', class: 'group relative pb-3' }, title, el('div', { class: 'font-claude-response relative' }, el('div', {}, grid)));
+      return { message, ...rows.add('assistant', message) };
+    };
 
     return {
       composer,
@@ -147,10 +175,8 @@ const claude: Skin = {
       },
       addAssistantTurn() {
         const body = el('div', { class: 'standard-markdown grid-cols-1 grid gap-2.5' });
-        const response = el('div', { class: 'font-claude-response relative' }, body);
-        const message = el('div', { 'data-testid': 'assistant-message', 'data-is-streaming': 'true' }, response);
         const title = heading('Claude responded: ');
-        const { row, inner } = rows.add('assistant', title, message);
+        const { message, row, inner, beside } = renderCount ? realPagesMessage(body, title) : rowMessage(body, title);
         /** The per-turn finished signal, flipped after everything the finished turn shows is in place. */
         const done = () => {
           title.textContent = `Claude responded: ${preview(body.textContent ?? '')}`;
@@ -164,33 +190,54 @@ const claude: Skin = {
           finish(markdown) {
             const copy = el('button', { type: 'button', 'data-testid': 'action-bar-copy', 'aria-label': 'Copy' }, '⧉');
             copy.addEventListener('click', () => void navigator.clipboard.writeText(markdown));
-            inner.append(
-              el(
-                'div',
-                {
-                  'data-cds': 'MessageActions',
-                  'data-reveal': 'fade',
-                  role: 'toolbar',
-                  'aria-label': 'Message actions',
-                  tabindex: '-1',
-                  class: 'flex items-center',
-                },
-                copy,
-                el('button', { type: 'button', 'aria-label': 'Give positive feedback' }, '👍'),
-                el('button', { type: 'button', 'aria-label': 'Give negative feedback' }, '👎'),
-                el('button', { type: 'button', 'data-testid': 'action-bar-retry', 'aria-label': 'Retry' }, '↻'),
-                el('time', { 'data-cds': 'RelativeTime', datetime: new Date().toISOString() }, 'just now'),
-              ),
-            );
+            const retry = el('button', { type: 'button', 'data-testid': 'action-bar-retry', 'aria-label': 'Retry' }, '↻');
+            const up = el('button', { type: 'button', 'aria-label': 'Give positive feedback' }, '👍');
+            const down = el('button', { type: 'button', 'aria-label': 'Give negative feedback' }, '👎');
+            if (renderCount) {
+              // The real pages' bar: a group (not a toolbar), each button in its own tooltip box.
+              const tip = (button: HTMLElement) => el('div', { 'data-state': 'closed', class: 'w-fit' }, button);
+              beside.append(
+                el(
+                  'div',
+                  { role: 'group', 'aria-label': 'Message actions', class: 'flex justify-start' },
+                  el(
+                    'div',
+                    { class: 'text-text-300' },
+                    el('div', { class: 'text-text-300 flex items-stretch justify-between' }, tip(copy), tip(up), tip(down), el('div', { class: 'flex items-center' }, tip(retry))),
+                  ),
+                ),
+              );
+            } else {
+              beside.append(
+                el(
+                  'div',
+                  {
+                    'data-cds': 'MessageActions',
+                    'data-reveal': 'fade',
+                    role: 'toolbar',
+                    'aria-label': 'Message actions',
+                    tabindex: '-1',
+                    class: 'flex items-center',
+                  },
+                  copy,
+                  up,
+                  down,
+                  retry,
+                  el('time', { 'data-cds': 'RelativeTime', datetime: new Date().toISOString() }, 'just now'),
+                ),
+              );
+            }
             done();
           },
           error() {
             // The notice's first sentence and its two unlabelled buttons are observed; the
             // wrapper and the rest of the wording are invented.
+            // Invented for the render-count layout: no row says which reply is the last, so the
+            // notice is an alert there.
             inner.append(
               el(
                 'div',
-                { class: 'interrupted-notice flex flex-col gap-2' },
+                { class: 'interrupted-notice flex flex-col gap-2', ...(renderCount ? { role: 'alert' } : {}) },
                 el('p', {}, 'Claude’s response was interrupted. This can be caused by network problems. Please try again.'),
                 el(
                   'div',

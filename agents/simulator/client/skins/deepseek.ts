@@ -1,6 +1,7 @@
 /**
  * DeepSeek's DOM contract (research/providers.md §5), as far as the research reaches:
- * - composer: a React-controlled plain `textarea#chat-input.ds-scroll-area`, placeholder
+ * - composer: a React-controlled plain `textarea.ds-scroll-area` (`#chat-input` in `classic`,
+ *   `name="search"` in the 2026 layouts, as on the 2026-05 real page), placeholder
  *   "Message DeepSeek"; Playwright's `fill` is what gets text into React's state;
  * - one send/stop slot, `div[role="button"].ds-button--primary`, with no aria labels:
  *   disabled adds `.ds-button--disabled` (+ `aria-disabled="true"`); while generating the
@@ -85,7 +86,7 @@ const STYLE = `
 .md-code-block{border:1px solid #e5e5e5;border-radius:8px;margin:8px 0}
 .md-code-block-banner{display:flex;justify-content:space-between;padding:4px 8px;font-size:12px}
 .md-code-block pre{margin:0}
-#chat-input{width:100%;min-height:48px;resize:none}
+textarea.ds-scroll-area{width:100%;min-height:48px;resize:none}
 `;
 
 /** DeepSeek's code blocks: the language in a banner beside a bare `<pre>` (no `<code>`). */
@@ -122,7 +123,9 @@ const deepseek: Skin = {
     const rows = deepseekRows(layout);
     const scroll = el('div', { class: 'ds-scroll-area' }, rows.element);
     const toasts = el('div', {});
-    const textarea = el('textarea', { id: 'chat-input', class: 'ds-scroll-area', placeholder: 'Message DeepSeek', rows: '2' }) as HTMLTextAreaElement;
+    // The 2026-05 real page's textarea has no id (../shared/real-pages/deepseek): `name="search"`.
+    const named: Record<string, string> = generation === 'classic' ? { id: 'chat-input' } : { name: 'search' };
+    const textarea = el('textarea', { ...named, class: 'ds-scroll-area', placeholder: 'Message DeepSeek', rows: '2' }) as HTMLTextAreaElement;
     const composer = reactTextarea(textarea);
     const deepThink = el('div', { role: 'button', tabindex: '0', class: 'ds-toggle-button ds-toggle-button--selected' }, 'DeepThink');
     const search = el('div', { role: 'button', tabindex: '0', class: 'ds-toggle-button' }, 'Search');

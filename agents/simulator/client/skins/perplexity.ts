@@ -24,9 +24,13 @@
  *   row `[data-workflow-text-footer]`: (Share, Rewrite, Copy) (Model, Helpful, Not helpful,
  *   More);
  * - layout `markdown-content` (the earlier renderer, still served to open threads and A/B
- *   variants): the answer `div[id^="markdown-content-"]` > `.prose.text-pretty` from the first
- *   token, no `data-workflow-*` attributes; the actions row is the `.flex.items-center
- *   .justify-between` row of the answer's `.gap-y-sm.flex.flex-col` column, once streamed;
+ *   variants; as the real pages of 2026-04/-05 in ../shared/real-pages/perplexity show it):
+ *   the anchor `div[id^="markdown-content-"]` three boxes deep in the answer's
+ *   `.gap-y-sm.flex.flex-col` column, holding `.prose` › `div[data-renderer="lm"]` from the
+ *   first token, no `data-workflow-*` attributes; once streamed, the column's
+ *   `.flex.items-center.justify-between` actions row follows the box that holds the answer,
+ *   its icon buttons labelled (Share, Download, Copy, Rewrite Thread; Helpful, Not helpful,
+ *   More actions);
  * - code blocks: `<pre>` > `.codeWrapper` > a sticky header with
  *   `button[data-testid="copy-code-button"][aria-label="Copy code"]` (the copy icon again),
  *   then `[data-testid="code-language-indicator"]` with the language, then `<code>` without
@@ -66,7 +70,7 @@ const STYLE = `
 .whitespace-pre-line{white-space:pre-line}
 .codeWrapper{background:#f4f4f4;border-radius:8px;padding:4px 8px}
 [data-testid="code-language-indicator"]{display:inline-block;font-size:12px;color:#555}
-[data-workflow-text-footer] .items-center,.answer-actions .items-center{display:inline-flex;gap:4px;margin-right:16px}
+[data-workflow-text-footer] .items-center,.gap-y-sm > .justify-between > .items-center{display:inline-flex;gap:4px;margin-right:16px}
 .related{margin-top:12px;border-top:1px solid #ddd}
 .notice-area [role="alert"]{background:#fff4e5;padding:8px 12px;margin:8px 0}
 .sidebar{display:flex;gap:8px;margin-bottom:12px}
@@ -280,17 +284,31 @@ const perplexity: Skin = {
 
     /** The answer's actions row, once streamed; its Copy copies the answer's Markdown. */
     const actions = (copies: string) => {
+      if (!finalText) return labelledActions(copies);
       const copy = iconButton('copy');
       copy.addEventListener('click', () => void navigator.clipboard.writeText(copies));
-      const row = el(
+      return el(
         'div',
-        { class: 'flex items-center justify-between' },
+        { class: 'flex items-center justify-between', 'data-workflow-text-footer': '' },
         el('div', { class: 'flex items-center gap-1' }, iconButton('share'), iconButton('repeat'), copy),
         el('div', { class: 'flex items-center gap-1' }, iconButton('cpu'), iconButton('thumb-up'), iconButton('thumb-down'), iconButton('dots')),
       );
-      if (finalText) row.setAttribute('data-workflow-text-footer', '');
-      else row.classList.add('answer-actions');
-      return row;
+    };
+    /** The actions row of the real pages of 2026-04/-05: the same icons, each button labelled. */
+    const labelledActions = (copies: string) => {
+      const labelled = (label: string, icon: string) => {
+        const b = iconButton(icon);
+        b.setAttribute('aria-label', label);
+        return b;
+      };
+      const copy = labelled('Copy', 'copy');
+      copy.addEventListener('click', () => void navigator.clipboard.writeText(copies));
+      return el(
+        'div',
+        { class: 'flex items-center justify-between' },
+        el('div', { class: '-ml-sm gap-xs flex flex-shrink-0 items-center' }, labelled('Share', 'share'), labelled('Download', 'download'), copy, labelled('Rewrite Thread', 'repeat')),
+        el('div', { class: 'gap-x-xs flex flex-shrink-0 items-center' }, labelled('Helpful', 'thumb-up'), labelled('Not helpful', 'thumb-down'), labelled('More actions', 'dots')),
+      );
     };
 
     return {
@@ -313,12 +331,31 @@ const perplexity: Skin = {
       },
       addAssistantTurn() {
         const index = answers++;
-        const prose = () =>
-          el('div', { class: `prose dark:prose-invert inline leading-relaxed break-words min-w-0${finalText ? '' : ' text-pretty'}`, 'data-renderer': 'lm' });
-        let body = prose();
+        const prose = () => el('div', { class: 'prose dark:prose-invert inline leading-relaxed break-words min-w-0', 'data-renderer': 'lm' });
+        let body = finalText ? prose() : el('div', { 'data-renderer': 'lm' });
         // Invented: a progress line while the answer is being worked on, outside the answer.
         const progress = el('div', { class: 'workflow-progress text-quiet' }, 'Searching…');
-        const answer = finalText ? body : el('div', { id: `markdown-content-${index}`, class: 'min-w-0 break-words' }, body);
+        // The real pages of 2026-04/-05 nest the anchor three boxes deep in the column, and the
+        // renderer's box inside `.prose`.
+        const answer = finalText
+          ? body
+          : el(
+              'div',
+              {},
+              el(
+                'div',
+                { class: 'relative font-sans text-base text-foreground' },
+                el(
+                  'div',
+                  { class: 'min-w-0 break-words' },
+                  el(
+                    'div',
+                    { id: `markdown-content-${index}`, class: 'gap-y-md' },
+                    el('div', { class: 'has-inline-images my-2' }, el('div', {}, el('div', { class: 'prose dark:prose-invert inline leading-relaxed break-words min-w-0' }, body))),
+                  ),
+                ),
+              ),
+            );
         const column = el('div', { class: 'gap-y-sm flex flex-col' }, progress, answer);
         (entry ?? thread).append(column);
         let html = '';
