@@ -116,6 +116,8 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(r.body.attempts).toBe(2);
       const attempts = await e.service.store.attempts(r.body.id);
       expect(attempts[0]).toMatchObject({ outcome: 'failed', error_code: 'PROVIDER_ERROR' });
+      // The notice's words, without its buttons' labels glued on ("…try again.Retry").
+      expect(attempts[0]!.detail).not.toMatch(/[.!?](?:Retry|Try again|Edit prompt|Regenerate)\b/);
     });
 
     fullIt('answers two jobs at once on two agents', async () => {

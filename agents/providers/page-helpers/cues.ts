@@ -37,7 +37,16 @@ export function addCues(h: Helpers): void {
     return (el.textContent ?? '').replace(/\s+/g, ' ').trim();
   };
 
-  h.textOf = (el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 500);
+  /**
+   * A notice's words for a person: without its controls' labels, which textContent would glue
+   * onto the message ("…try again later.Retry"); the whole text when that is all it has.
+   */
+  h.textOf = (el) => {
+    const words = el.cloneNode(true) as Element;
+    for (const control of Array.from(words.querySelectorAll('button, [role="button"]'))) control.remove();
+    const squash = (node: Node) => (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+    return (squash(words) || squash(el)).slice(0, 500);
+  };
 
   /** The visible elements under `root` the cue finds, in document order; with `first`, at most one. */
   const matches = (cue: PageCue, root: ParentNode, first: boolean): Element[] => {
