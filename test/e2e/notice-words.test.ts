@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import type { Helpers } from '../../agents/providers/page-helpers/types.js';
 
 describe("the page helpers' words of a notice", () => {
   let browser: Browser;
@@ -22,7 +23,8 @@ describe("the page helpers' words of a notice", () => {
   const wordsOf = (html: string) =>
     page.evaluate((markup) => {
       document.body.innerHTML = markup;
-      return window.__chatbridge!.textOf(document.body.firstElementChild!);
+      // textOf is shared among the helper modules, not part of what the flow calls.
+      return (window.__chatbridge as Helpers).textOf(document.body.firstElementChild!);
     }, html);
 
   it('leaves out the labels of its buttons, which the text would otherwise glue onto the message', async () => {

@@ -85,7 +85,7 @@ export interface Helpers extends PageHelpers {
   regex(pair: readonly [string, string] | undefined): RegExp | null;
   /** What assistive technology would call the element. */
   accessibleName(el: Element): string;
-  /** An element's text, whitespace collapsed and cut to 500 characters, for a report. */
+  /** A notice's words for a person (its buttons' labels left out), whitespace collapsed and cut to 500 characters. */
   textOf(el: Element): string;
   /** Where a turn's own roles are looked for: see TurnScope. */
   scopeOf(pack: PagePack, turn: Element, scope: TurnScope): Element;
