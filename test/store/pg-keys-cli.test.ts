@@ -116,7 +116,7 @@ describe('accounts on the shared database', () => {
     expect(created).toMatch(/^Created account "acme" \(retention: 30 days\)\. Its id, for keys create --account:\nacct_\w+\n$/);
     const account = lastLine(created);
     const noAccount = await chatbridge(['keys', 'create', '--name', 'k', '--scopes', 'completions:read', '--database', i.url]);
-    expect(noAccount).toMatchObject({ code: 2, stderr: 'chatbridge: Say whose key it is: --account ACCT_ID (see chatbridge accounts list).\n' });
+    expect(noAccount).toMatchObject({ code: 2, stderr: "chatbridge: Say whose key it is: --account ACCT_ID (see chatbridge accounts list); only the operator's metrics:read key has none.\n" });
     const secret = lastLine(await ok(['keys', 'create', '--name', 'ci', '--scopes', 'completions:write', '--account', account, '--database', i.url]));
     await until(() => i.keys.authenticate(secret).ok, 5_000, "the running instance to take the account's key");
     expect(i.accounts.get(account)).toMatchObject({ name: 'acme', retention_days: 30 });

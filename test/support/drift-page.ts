@@ -33,7 +33,14 @@ export const PERSON: Record<Provider, { composer: Original[]; send: Original[] }
   },
   claude: { composer: [['data-testid', 'chat-input']], send: [['data-testid', 'chat-input-send']] },
   gemini: { composer: [['class', 'ql-editor']], send: [['class', 'send-button']] },
-  deepseek: { composer: [['id', 'chat-input']], send: [['class', 'ds-button--primary']] },
+  deepseek: {
+    // The 2026 layouts' textarea has a name and no id (as the 2026-05 real page); `classic` keeps its id.
+    composer: [
+      ['name', 'search'],
+      ['id', 'chat-input'],
+    ],
+    send: [['class', 'ds-button--primary']],
+  },
   qwen: { composer: [['class', 'message-input-textarea']], send: [['class', 'send-button']] },
   perplexity: { composer: [['id', 'ask-input']], send: [['data-testid', 'submit-button']] },
 };

@@ -161,7 +161,10 @@ describe('ChatBridge on the 2026 Claude page', () => {
     const next = await ask({ prompt: 'Elsewhere' });
     expect(next.status, JSON.stringify(next.body)).toBe(200);
     expect(next.body.agent_id).toBe(other.id);
-    await e.api('DELETE', `/v1/completions/${id}`);
-    expect((await waiting).status).toBe(499);
+    // Its caller was not held to learn what the service knew: the agent rests past the hold.
+    const told = await waiting;
+    expect(told.status).toBe(504);
+    expect(told.body.error.message).toMatch(/resting/);
+    expect((await e.service.store.get(id))!.status).toBe('queued');
   }, 40_000);
 });
