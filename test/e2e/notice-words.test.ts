@@ -2,21 +2,16 @@
  * A notice's words, as a person reads them: the flow quotes an error card, a limit or a lock
  * in the attempt's detail and the dashboard, and its buttons' labels are not part of it.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
-import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import { openHelpersPage } from '../support/helpers-page.js';
 import type { Helpers } from '../../agents/providers/page-helpers/types.js';
 
 describe("the page helpers' words of a notice", () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
-    const context = await browser.newContext();
-    await context.addInitScript(PAGE_HELPERS_SCRIPT);
-    page = await context.newPage();
-    await page.goto('about:blank');
+    ({ browser, page } = await openHelpersPage());
   });
   afterAll(async () => browser?.close());
 

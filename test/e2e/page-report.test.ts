@@ -3,10 +3,9 @@
  * (report): in the turn's own scope, never in an earlier turn's. A page with a finished
  * turn and, after the prompt, one still being written.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
-import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import { openHelpersPage } from '../support/helpers-page.js';
 import type { PagePack } from '../../agents/providers/site.js';
 
 const css = (selector: string) => [{ kind: 'structure' as const, css: selector }];
@@ -26,11 +25,7 @@ describe('the page helpers, on one turn among several', () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
-    const context = await browser.newContext();
-    await context.addInitScript(PAGE_HELPERS_SCRIPT);
-    page = await context.newPage();
-    await page.goto('about:blank');
+    ({ browser, page } = await openHelpersPage());
     await page.setContent(`<div class="thread">${message(1, true)}</div><p class="outside">Copy</p>`);
     await page.evaluate((p) => window.__chatbridge!.markTurns(p), PACK);
     await page.evaluate((html) => document.querySelector('.thread')!.insertAdjacentHTML('beforeend', html), message(2, false));

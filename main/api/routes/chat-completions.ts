@@ -12,7 +12,7 @@ import {
   type ChatMessage,
 } from '../schemas.js';
 import { LIMITS } from '../../core/limits.js';
-import { automaticRepeat, clientGone } from './completions.js';
+import { clientGone, submissionOf } from './completions.js';
 import type { HoldLimits } from '../holds.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
@@ -75,15 +75,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
       const release = holds.take(request.keyId, request.accountId);
       let settled;
       try {
-        const { job } = await completions.submit({
-          body: { ...completionDefaults(), prompt, provider, wait: true },
-          idempotencyKey: request.headers['idempotency-key'],
-          path: '/v1/chat/completions',
-          rawBody: request.body as unknown as Record<string, unknown>,
-          apiKeyId: request.keyId,
-          automaticRepeat: automaticRepeat(request),
-          accountId: request.accountId,
-        });
+        const { job } = await completions.submit(submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true }));
         settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
       } finally {
         release();

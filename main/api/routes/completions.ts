@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
-import type { Completions } from '../../completions.js';
+import type { Completions, Submission } from '../../completions.js';
 import type { JobRow } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
@@ -35,10 +35,24 @@ export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortS
  * each try in `x-stainless-retry-count` (0 first). Undefined for clients that do not number
  * their tries: they never repeat by themselves, so their requests need no implicit key.
  */
-export function automaticRepeat(request: FastifyRequest): boolean | undefined {
+function automaticRepeat(request: FastifyRequest): boolean | undefined {
   const count = request.headers['x-stainless-retry-count'];
   if (typeof count !== 'string') return undefined;
   return /^\d+$/.test(count) && Number(count) > 0;
+}
+
+/** The submission of `body` that a request to `path` makes: its caller, its key's account, its Idempotency-Key. */
+export function submissionOf(request: FastifyRequest, path: string, body: CompletionRequest): Submission {
+  const key = request.headers['idempotency-key'];
+  return {
+    body,
+    idempotencyKey: typeof key === 'string' ? key : undefined,
+    path,
+    rawBody: request.body as Record<string, unknown>,
+    apiKeyId: request.keyId,
+    automaticRepeat: automaticRepeat(request),
+    accountId: request.accountId,
+  };
 }
 
 export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile, holds: HoldLimits): void {
@@ -62,15 +76,7 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       // Taken before the job is made: a refused hold submits nothing.
       const release = request.body.wait ? holds.take(request.keyId, request.accountId) : undefined;
       try {
-        const { job, created } = await completions.submit({
-          body: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
-          path: '/v1/completions',
-          rawBody: request.body as unknown as Record<string, unknown>,
-          apiKeyId: request.keyId,
-          automaticRepeat: automaticRepeat(request),
-          accountId: request.accountId,
-        });
+        const { job, created } = await completions.submit(submissionOf(request, '/v1/completions', request.body));
         if (!request.body.wait) {
           return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
         }
