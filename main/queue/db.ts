@@ -184,6 +184,15 @@ const MIGRATIONS: string[] = [
   -- job, as the provider said; null when it does not rest.
   ALTER TABLE agents ADD COLUMN rest_until INTEGER;
   `,
+  `
+  -- (H) Each account's own webhook signing secret, made on first need; the service's own
+  -- (webhook_signing_secret) signs the deliveries of jobs without an account.
+  CREATE TABLE webhook_account_secrets (
+    account_id TEXT PRIMARY KEY,
+    secret     TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

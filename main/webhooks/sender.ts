@@ -21,8 +21,14 @@ export interface SenderLimits {
 
 export const DEFAULT_LIMITS: SenderLimits = { concurrency: 32, perOrigin: 8, timeoutMs: 10_000, shutdownGraceMs: 1_000 };
 
-/** Where to send a job's webhook and what: rendered at each attempt, as GET would return the job then. */
-export type RenderDelivery = (jobId: string) => Promise<{ url: string; body: string }>;
+/**
+ * Where to send a job's webhook and what, and whose job it is ((H) its account, whose secret
+ * signs it; null for the service's own): rendered at each attempt, as GET would return the job then.
+ */
+export type RenderDelivery = (jobId: string) => Promise<{ url: string; body: string; account: string | null }>;
+
+/** The secret that signs a delivery of `account`'s job (null: the service's own secret). */
+export type SecretOf = (account: string | null) => Promise<string>;
 
 /** How one attempt ended, for whoever watches (the service's log). */
 export interface WebhookAttempt {
@@ -72,7 +78,7 @@ export class WebhookSender {
 
   constructor(
     private readonly outbox: WebhookOutbox,
-    private readonly secret: () => string,
+    private readonly secret: SecretOf,
     private readonly render: RenderDelivery,
     private readonly transport: WebhookTransport,
     private readonly clock: Clock,
@@ -248,8 +254,9 @@ export class WebhookSender {
   }
 
   private async attempt(delivery: DueDelivery, controller: AbortController): Promise<void> {
-    const { url, body: text } = await this.render(delivery.job_id);
+    const { url, body: text, account } = await this.render(delivery.job_id);
     const body = Buffer.from(text);
+    const secret = await this.secret(account);
     const startedAt = this.clock.now();
     const timestamp = Math.floor(startedAt / 1000);
     const timeout = this.clock.setTimer(() => controller.abort(TIMED_OUT), this.limits.timeoutMs);
@@ -264,7 +271,7 @@ export class WebhookSender {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
           'x-service-timestamp': String(timestamp),
-          'x-service-signature': signature(this.secret(), timestamp, body),
+          'x-service-signature': signature(secret, timestamp, body),
         },
       });
     } catch (e) {

@@ -88,10 +88,10 @@ async function instance(url: string, deviceId: string, clock: Clock, { sends = t
   if (sends) {
     sender = new WebhookSender(
       outbox,
-      () => SECRET,
+      async () => SECRET,
       async (jobId) => {
         const job = (await store.get(jobId))!;
-        return { url: job.callback_url!, body: JSON.stringify({ id: job.id, status: job.status }) };
+        return { url: job.callback_url!, body: JSON.stringify({ id: job.id, status: job.status }), account: job.account_id };
       },
       httpsTransport({ ca: cert.cert }),
       clock,

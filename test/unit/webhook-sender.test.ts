@@ -61,8 +61,8 @@ const urls = new Map<string, string>();
 function startSender(limits: Partial<SenderLimits> = {}, through: WebhookOutbox = outbox): void {
   sender = new WebhookSender(
     through,
-    () => 'whsec_unit',
-    async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
+    async () => 'whsec_unit',
+    async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }), account: null }),
     transport,
     clock,
     { ...DEFAULT_LIMITS, shutdownGraceMs: 0, ...limits },

@@ -204,6 +204,15 @@ const MIGRATIONS: string[] = [
     account_id   TEXT                   -- (H) accounts.id; null in Profile F
   );
   `,
+  `
+  -- (H) Each account's own webhook signing secret, made on first need; the service's own
+  -- (webhook_signing_secret) signs the deliveries of jobs without an account.
+  CREATE TABLE webhook_account_secrets (
+    account_id TEXT PRIMARY KEY,
+    secret     TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this ChatBridge writes. */
