@@ -160,9 +160,10 @@ describe('space', () => {
     const id = await succeeded(T);
     db.close();
     // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts, nor
-    // the agents' pause, proxy and rest, nor the accounts' signing secrets), auto_vacuum off.
+    // the agents' pause, proxy and rest, nor the accounts' signing secrets and deliveries by account), auto_vacuum off.
     const raw = new Database(join(dir, 'chatbridge.db'));
-    raw.exec(`DROP TABLE webhook_account_secrets;`);
+    raw.exec(`DROP TABLE webhook_account_secrets; DROP INDEX webhook_deliveries_lane; ALTER TABLE webhook_deliveries DROP COLUMN account_id;
+      CREATE INDEX webhook_deliveries_origin ON webhook_deliveries (origin, next_at) WHERE state = 'pending';`);
     raw.exec(`ALTER TABLE agents DROP COLUMN pause_ms; ALTER TABLE agents DROP COLUMN proxy; ALTER TABLE agents DROP COLUMN rest_until;`);
     raw.exec(`DROP TABLE accounts; ALTER TABLE api_keys DROP COLUMN account_id; ALTER TABLE jobs DROP COLUMN account_id;
       ALTER TABLE conversations DROP COLUMN account_id;`);

@@ -212,6 +212,15 @@ const MIGRATIONS: string[] = [
     secret     TEXT NOT NULL,
     created_at BIGINT NOT NULL
   );
+
+  -- (H) Whose job each delivery is ('' for the service's own), so that the sender lets
+  -- accounts take turns: one account's backlog never holds up another's delivery.
+  ALTER TABLE webhook_deliveries ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+  UPDATE webhook_deliveries SET account_id = COALESCE((SELECT account_id FROM jobs WHERE jobs.id = webhook_deliveries.job_id), '')
+    WHERE state = 'pending';
+  -- It takes over from the index by origin alone: the sender looks by account, then origin.
+  DROP INDEX webhook_deliveries_origin;
+  CREATE INDEX webhook_deliveries_lane ON webhook_deliveries (account_id, origin, next_at) WHERE state = 'pending';
   `,
 ];
 
