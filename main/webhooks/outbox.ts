@@ -100,19 +100,23 @@ export interface WebhookOutbox {
 }
 
 /**
- * The lanes with a pending delivery, by a loose index scan: one seek per lane, however long
- * the backlog behind each (a lane is named by one of its rows). The same SQL on SQLite and
- * PostgreSQL, which both compare row values.
+ * The lanes with a pending delivery, by a loose index scan: one seek per account, then one
+ * per lane, however long the backlog behind each. The same SQL on SQLite and PostgreSQL.
  */
 export const LANES = `
-  WITH RECURSIVE l (job_id) AS (
-    SELECT (SELECT job_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY account_id, origin LIMIT 1)
-    UNION ALL
-    SELECT (SELECT d.job_id FROM webhook_deliveries d JOIN webhook_deliveries last ON last.job_id = l.job_id
-            WHERE d.state = 'pending' AND (d.account_id, d.origin) > (last.account_id, last.origin)
-            ORDER BY d.account_id, d.origin LIMIT 1)
-    FROM l WHERE l.job_id IS NOT NULL)
-  SELECT account_id AS account, origin FROM l JOIN webhook_deliveries USING (job_id) ORDER BY account_id, origin`;
+  WITH RECURSIVE
+    a (account) AS (
+      SELECT MIN(account_id) FROM webhook_deliveries WHERE state = 'pending'
+      UNION ALL
+      SELECT (SELECT MIN(account_id) FROM webhook_deliveries WHERE state = 'pending' AND account_id > a.account)
+      FROM a WHERE a.account IS NOT NULL),
+    l (account, origin) AS (
+      SELECT account, (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND account_id = a.account)
+      FROM a WHERE a.account IS NOT NULL
+      UNION ALL
+      SELECT account, (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND account_id = l.account AND origin > l.origin)
+      FROM l WHERE l.origin IS NOT NULL)
+  SELECT account, origin FROM l WHERE origin IS NOT NULL ORDER BY account, origin`;
 
 /**
  * The webhook outbox of one machine, in the data dir's SQLite database. SqliteJobStore adds
