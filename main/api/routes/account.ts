@@ -23,6 +23,8 @@ export function accountRoutes(app: FastifyInstance, report: StatusReport, profil
     { config: read, schema: { summary: 'Models enabled now (OpenAI list shape)', response: { 200: ModelList, default: ErrorEnvelope } } },
     async () => report.models(),
   );
+  // (F) The install is one account, whose secret is the service's: no key has an account.
+  if (!profile.accounts) return;
   app.get(
     '/v1/webhooks/secret',
     { config: secretRead, schema: { summary: "(H) Your account's webhook signing secret", response: { 200: SigningSecretView, default: ErrorEnvelope } } },
@@ -37,8 +39,8 @@ export function accountRoutes(app: FastifyInstance, report: StatusReport, profil
 
 /**
  * The account whose secret the caller may see: its key's, and only that one (no route takes
- * an account id). The admin token and Profile F's keys have none: theirs is the service's
- * secret, shown in the dashboard and by `chatbridge webhooks secret`.
+ * an account id). The admin token and the operator's metrics key have none: the operator's
+ * secret is the service's, shown in the dashboard and by `chatbridge webhooks secret`.
  */
 function callerAccount(request: FastifyRequest): string {
   if (request.accountId === null) {
