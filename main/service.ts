@@ -43,6 +43,7 @@ import { httpsTransport, type AddressPolicy, type WebhookTransport } from './web
 import { SqliteWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { SqliteSigningSecret, type SigningSecret } from './webhooks/signing-secret.js';
+import { SqliteAccountSecrets, type AccountSecrets } from './webhooks/account-secrets.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -111,6 +112,8 @@ export class Service {
   readonly events = new JobEvents();
   readonly outbox: WebhookOutbox;
   readonly signingSecret: SigningSecret;
+  /** (H) Each account's own signing secret, for its jobs' deliveries. */
+  readonly accountSecrets: AccountSecrets;
   readonly webhookSender: WebhookSender;
   /** Webhook logs and redelivery, for the dashboard. */
   readonly webhooks: WebhookDeliveries;
@@ -186,12 +189,13 @@ export class Service {
       ids,
     );
     this.signingSecret = shared?.signingSecret ?? new SqliteSigningSecret(db, ids, clock);
+    this.accountSecrets = shared?.accountSecrets ?? new SqliteAccountSecrets(db, ids, clock);
     this.webhookSender = new WebhookSender(
       this.outbox,
-      () => this.signingSecret.get(),
+      async (account) => (account === null ? this.signingSecret.get() : this.accountSecrets.of(account)),
       async (jobId) => {
         const job = (await this.store.get(jobId))!;
-        return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)) };
+        return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)), account: job.account_id };
       },
       webhookTransport,
       clock,
@@ -271,6 +275,7 @@ export class Service {
       completions: this.completions,
       admin: this.admin,
       report,
+      accountSecrets: this.accountSecrets,
       keys: this.keys,
       adminToken: this.adminToken,
       metrics: this.metrics,

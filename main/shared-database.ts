@@ -16,6 +16,7 @@ import { claimDatabaseProfile } from './settings/install-profile.js';
 import { PgSettingsStore } from './settings/postgres/settings-store.js';
 import { PgWebhookOutbox } from './webhooks/postgres/outbox.js';
 import { PgSigningSecret } from './webhooks/postgres/signing-secret.js';
+import { PgAccountSecrets } from './webhooks/postgres/account-secrets.js';
 
 /** What opening a shared database needs besides its URL. */
 export interface SharedDatabaseOptions {
@@ -43,6 +44,7 @@ export class SharedDatabase {
   readonly changes: TableChanges;
   readonly settings: PgSettingsStore;
   readonly signingSecret: PgSigningSecret;
+  readonly accountSecrets: PgAccountSecrets;
   readonly accounts: PgAccountStore;
   readonly keys: PgKeyStore;
   /** Webhook deliveries, each claimed by one instance at a time. */
@@ -63,6 +65,7 @@ export class SharedDatabase {
     this.changes = new TableChanges(pool);
     this.settings = new PgSettingsStore(pool, this.changes, onError);
     this.signingSecret = new PgSigningSecret(pool, this.changes, ids, clock, onError);
+    this.accountSecrets = new PgAccountSecrets(pool, ids, clock);
     this.outbox = new PgWebhookOutbox(pool, options.deviceId, this.changes);
     this.accounts = new PgAccountStore(pool, this.changes, clock, ids, onError);
     this.keys = new PgKeyStore(pool, this.changes, this.accounts, clock, ids, onError);

@@ -15,6 +15,7 @@ import { registerJsonBodyParser } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
 import { MemoryRateLimiter, type RequestLimits } from './rate-limit.js';
 import { accountRoutes } from './routes/account.js';
+import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import { adminRoutes } from './routes/admin.js';
 import { operationRoutes, type OperationsDeps } from './routes/operations.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -26,6 +27,8 @@ export interface ServerDeps extends OperationsDeps {
   completions: Completions;
   admin: AdminConsole;
   report: StatusReport;
+  /** (H) The accounts' webhook signing secrets, each shown to its own account's keys. */
+  accountSecrets: AccountSecrets;
   keys: KeyStore;
   /** What differs between Profile F and Profile H: the routes' shapes and ranges come from it. */
   profile: Profile;
@@ -148,7 +151,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   void app.register(async (api) => {
     completionRoutes(api, deps.completions, deps.profile, holds);
     chatCompletionRoutes(api, deps.completions, holds);
-    accountRoutes(api, deps.report, deps.profile);
+    accountRoutes(api, deps.report, deps.profile, deps.accountSecrets);
     adminRoutes(api, deps.admin, deps.adminToken);
     dashboardRoutes(api);
     operationRoutes(api, deps);

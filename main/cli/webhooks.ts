@@ -14,6 +14,8 @@ import { PgWebhookOutbox } from '../webhooks/postgres/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
 import { PgSigningSecret } from '../webhooks/postgres/signing-secret.js';
 import { SqliteSigningSecret, type SigningSecret } from '../webhooks/signing-secret.js';
+import { profileNamed } from '../api/profile.js';
+import { storedDatabaseProfile, storedProfile } from '../settings/install-profile.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 
@@ -35,9 +37,13 @@ export async function webhooks(args: string[]): Promise<void> {
   switch (sub) {
     case 'secret': {
       const { values } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION, rotate: { type: 'boolean' } });
-      const secret = await withSigningSecret(values, (secrets) => (values.rotate ? secrets.rotate() : Promise.resolve(secrets.get())));
+      const { secret, hosted } = await withSigningSecret(values, async (secrets, hosted) => ({
+        secret: values.rotate ? await secrets.rotate() : secrets.get(),
+        hosted,
+      }));
       // The secret alone on stdout, so a script can capture it.
       out(secret);
+      if (hosted) process.stderr.write(HOSTED_NOTE);
       if (values.rotate) process.stderr.write('Rotated: deliveries from now on, retries included, are signed with this secret only.\n');
       return;
     }
@@ -70,10 +76,17 @@ export async function webhooks(args: string[]): Promise<void> {
   }
 }
 
-/** Runs `work` on the signing secret of the shared database (--database) or of the data dir. */
+/** (H) What the operator's secret signs, and where each account finds its own (which no command shows). */
+const HOSTED_NOTE =
+  "This is the service's secret: it signs the deliveries of jobs of no account. Each account's jobs are signed with that account's own secret, which its keys read at GET /v1/webhooks/secret.\n";
+
+/**
+ * Runs `work` on the signing secret of the shared database (--database) or of the data dir,
+ * told whether that is a hosted install's.
+ */
 async function withSigningSecret<T>(
   values: { database?: string | undefined; 'data-dir'?: string | undefined },
-  work: (secrets: SigningSecret) => Promise<T>,
+  work: (secrets: SigningSecret, hosted: boolean) => Promise<T>,
 ): Promise<T> {
   const url = databaseUrl(values);
   if (url) {
@@ -83,12 +96,12 @@ async function withSigningSecret<T>(
         throw error;
       });
       await secrets.load();
-      return work(secrets);
+      return work(secrets, profileNamed(await storedDatabaseProfile(pool)).accounts);
     });
   }
   const db = openDatabase(resolveDataDir(values['data-dir']));
   try {
-    return await work(new SqliteSigningSecret(db, randomIds, systemClock));
+    return await work(new SqliteSigningSecret(db, randomIds, systemClock), profileNamed(storedProfile(db)).accounts);
   } finally {
     db.close();
   }

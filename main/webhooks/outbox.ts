@@ -27,6 +27,21 @@ export interface DeliveryAttemptRow {
 /** A delivery whose next attempt is due. */
 export type DueDelivery = Pick<DeliveryRow, 'job_id' | 'origin' | 'round'>;
 
+/**
+ * The deliveries of one account to one origin: the sender lets accounts take turns, then
+ * each account's origins. `account` is '' for jobs of no account (Profile F, the operator's).
+ */
+export interface Lane {
+  account: string;
+  origin: string;
+}
+
+/** Lanes in byte order of account, then origin: the sender takes turns by comparing them. */
+export function byLane(a: Lane, b: Lane): number {
+  if (a.account !== b.account) return a.account < b.account ? -1 : 1;
+  return a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0;
+}
+
 /** How one attempt ended: the receiver's status, or why none came. */
 export interface AttemptResult {
   jobId: string;
@@ -58,14 +73,14 @@ export interface WebhookOutbox {
    * job store's events instead.
    */
   onEnqueue(listener: () => void): void;
-  /** The origins with a pending delivery, due or not, in byte order. */
-  pendingOrigins(): Promise<string[]>;
+  /** The lanes with a pending delivery, due or not, in byLane order. */
+  pendingLanes(): Promise<Lane[]>;
   /**
-   * Up to `limit` deliveries to `origin` due at `now`, oldest due first, except those of
+   * Up to `limit` deliveries of `lane` due at `now`, oldest due first, except those of
    * `busy` jobs. On a shared database they are claimed for this instance: no other instance
    * gets them until they are recorded, released, or the claim's lease has passed.
    */
-  dueFor(origin: string, now: number, busy: string[], limit: number): Promise<DueDelivery[]>;
+  dueFor(lane: Lane, now: number, busy: string[], limit: number): Promise<DueDelivery[]>;
   /** When the outbox should be looked at again after `now` (a retry due, a claim lapsing); null when never. */
   nextDueAfter(now: number): Promise<number | null>;
   /** Logs an attempt and moves its round on: delivered, the next attempt, or failed for good. */
@@ -85,6 +100,25 @@ export interface WebhookOutbox {
 }
 
 /**
+ * The lanes with a pending delivery, by a loose index scan: one seek per account, then one
+ * per lane, however long the backlog behind each. The same SQL on SQLite and PostgreSQL.
+ */
+export const LANES = `
+  WITH RECURSIVE
+    a (account) AS (
+      SELECT MIN(account_id) FROM webhook_deliveries WHERE state = 'pending'
+      UNION ALL
+      SELECT (SELECT MIN(account_id) FROM webhook_deliveries WHERE state = 'pending' AND account_id > a.account)
+      FROM a WHERE a.account IS NOT NULL),
+    l (account, origin) AS (
+      SELECT account, (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND account_id = a.account)
+      FROM a WHERE a.account IS NOT NULL
+      UNION ALL
+      SELECT account, (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND account_id = l.account AND origin > l.origin)
+      FROM l WHERE l.origin IS NOT NULL)
+  SELECT account, origin FROM l WHERE origin IS NOT NULL ORDER BY account, origin`;
+
+/**
  * The webhook outbox of one machine, in the data dir's SQLite database. SqliteJobStore adds
  * a row with `enqueue`, inside the transaction that makes a job final. One sender drains it
  * (the running server), so nothing is claimed: the sender's own `busy` list keeps a
@@ -100,24 +134,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.commits = new GroupCommit(db);
     this.s = {
       insert: db.prepare(
-        `INSERT INTO webhook_deliveries (job_id, origin, state, round, round_attempts, next_at, created_at)
-         VALUES (@job_id, @origin, 'pending', 1, 0, @now, @now)`,
+        `INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
+         VALUES (@job_id, @origin, @account, 'pending', 1, 0, @now, @now)`,
       ),
-      get: db.prepare(`SELECT * FROM webhook_deliveries WHERE job_id = ?`),
-      // A loose index scan: one seek per origin, however long the backlog behind each.
-      origins: db
-        .prepare(
-          `WITH RECURSIVE o (origin) AS (
-             SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending'
-             UNION ALL
-             SELECT (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND origin > o.origin)
-             FROM o WHERE o.origin IS NOT NULL)
-           SELECT origin FROM o WHERE origin IS NOT NULL`,
-        )
-        .pluck(),
+      get: db.prepare(`SELECT job_id, origin, state, round, round_attempts, next_at, created_at FROM webhook_deliveries WHERE job_id = ?`),
+      lanes: db.prepare(LANES),
       dueFor: db.prepare(
         `SELECT job_id, origin, round FROM webhook_deliveries
-         WHERE state = 'pending' AND origin = @origin AND next_at <= @now
+         WHERE state = 'pending' AND account_id = @account AND origin = @origin AND next_at <= @now
            AND job_id NOT IN (SELECT value FROM json_each(@busy))
          ORDER BY next_at LIMIT @limit`,
       ),
@@ -150,9 +174,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
    * inside JobStore's transaction. Listeners are called at once, still inside it: they may
    * only schedule work for a later turn of the event loop, when the commit has happened.
    */
-  enqueue(job: { id: string; callback_url: string | null }, now: number): void {
+  enqueue(job: { id: string; callback_url: string | null; account_id: string | null }, now: number): void {
     if (job.callback_url === null) return;
-    this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, now });
+    this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, account: job.account_id ?? '', now });
     for (const listener of this.listeners) listener();
   }
 
@@ -161,12 +185,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.listeners.push(listener);
   }
 
-  async pendingOrigins(): Promise<string[]> {
-    return this.s.origins.all() as string[];
+  async pendingLanes(): Promise<Lane[]> {
+    return this.s.lanes.all() as Lane[];
   }
 
-  async dueFor(origin: string, now: number, busy: string[], limit: number): Promise<DueDelivery[]> {
-    return this.s.dueFor.all({ origin, now, busy: JSON.stringify(busy), limit }) as DueDelivery[];
+  async dueFor(lane: Lane, now: number, busy: string[], limit: number): Promise<DueDelivery[]> {
+    return this.s.dueFor.all({ ...lane, now, busy: JSON.stringify(busy), limit }) as DueDelivery[];
   }
 
   /** When the earliest attempt after `now` is due; null when none is scheduled. */

@@ -2,7 +2,7 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { StoreEvent } from '../core/jobs.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WebhookTransport } from './https-transport.js';
-import { isDelivered, type DueDelivery, type WebhookOutbox } from './outbox.js';
+import { isDelivered, type DueDelivery, type Lane, type WebhookOutbox } from './outbox.js';
 import { signature } from './signature.js';
 
 /** api.md: the webhook User-Agent carries version 1 of the delivery format. */
@@ -21,8 +21,14 @@ export interface SenderLimits {
 
 export const DEFAULT_LIMITS: SenderLimits = { concurrency: 32, perOrigin: 8, timeoutMs: 10_000, shutdownGraceMs: 1_000 };
 
-/** Where to send a job's webhook and what: rendered at each attempt, as GET would return the job then. */
-export type RenderDelivery = (jobId: string) => Promise<{ url: string; body: string }>;
+/**
+ * Where to send a job's webhook and what, and whose job it is ((H) its account, whose secret
+ * signs it; null for the service's own): rendered at each attempt, as GET would return the job then.
+ */
+export type RenderDelivery = (jobId: string) => Promise<{ url: string; body: string; account: string | null }>;
+
+/** The secret that signs a delivery of `account`'s job (null: the service's own secret). */
+export type SecretOf = (account: string | null) => Promise<string>;
 
 /** How one attempt ended, for whoever watches (the service's log). */
 export interface WebhookAttempt {
@@ -65,14 +71,15 @@ export class WebhookSender {
   /** The look at the outbox under way; looks never overlap, one asked for meanwhile follows it. */
   private looking: Promise<void> | null = null;
   private lookAgain = false;
-  /** The origin that last got an attempt started, for taking turns. */
-  private lastServed = '';
+  /** The account that last got an attempt started, and each account's origin that last did: for taking turns. */
+  private lastAccount = '';
+  private readonly lastOrigin = new Map<string, string>();
   private readonly attemptListeners: ((attempt: WebhookAttempt) => void)[] = [];
   private readonly errorListeners: ((error: Error) => void)[] = [];
 
   constructor(
     private readonly outbox: WebhookOutbox,
-    private readonly secret: () => string,
+    private readonly secret: SecretOf,
     private readonly render: RenderDelivery,
     private readonly transport: WebhookTransport,
     private readonly clock: Clock,
@@ -185,32 +192,64 @@ export class WebhookSender {
   }
 
   /**
-   * Starts every due attempt the limits allow, origin by origin: the cost is a few index
-   * seeks per origin, never a walk through one receiver's backlog. When the overall limit
-   * binds, the next look starts after the last origin served, so origins take turns.
+   * Starts every due attempt the limits allow, account by account and, within each, origin
+   * by origin: the cost is a few index seeks per lane, never a walk through a backlog. When
+   * the overall limit binds, each account with due work gets an equal share of the free
+   * slots (what one leaves unused goes to the others), and the next look starts after the
+   * last account served: one account's flood never holds up another's delivery, even to the
+   * same receiver. Within an account, origins take turns the same way.
    */
   private async look(): Promise<void> {
     const now = this.clock.now();
-    const origins = await this.outbox.pendingOrigins();
-    const after = origins.findIndex((o) => o > this.lastServed);
-    for (const origin of after <= 0 ? origins : [...origins.slice(after), ...origins.slice(0, after)]) {
-      if (this.state !== 'running') return;
-      const room = Math.min(this.limits.perOrigin - this.load(origin), this.limits.concurrency - this.inFlight.size);
-      if (room <= 0) continue;
-      const busy = [...this.inFlight].filter(([, f]) => f.origin === origin).map(([jobId]) => jobId);
-      const due = await this.outbox.dueFor(origin, now, busy, room);
-      if (this.state !== 'running') {
-        // Stopped while they were being claimed: handed back unattempted, as at shutdown.
-        await this.outbox.release(due.map((d) => d.job_id));
-        return;
+    const lanes = await this.outbox.pendingLanes();
+    const origins = new Map<string, string[]>();
+    for (const { account, origin } of lanes) origins.set(account, [...(origins.get(account) ?? []), origin]);
+    for (const account of this.lastOrigin.keys()) if (!origins.has(account)) this.lastOrigin.delete(account);
+    let waiting = inTurn([...origins.keys()], this.lastAccount);
+    while (waiting.length > 0 && this.free() > 0) {
+      const share = Math.max(1, Math.floor(this.free() / waiting.length));
+      const more: string[] = [];
+      for (const account of waiting) {
+        const asked = Math.min(share, this.free());
+        if (asked <= 0) break;
+        const started = await this.serve(account, origins.get(account)!, now, asked);
+        if (this.state !== 'running') return;
+        if (started > 0) this.lastAccount = account;
+        // One that took less than it asked for has nothing more due that the limits allow.
+        if (started === asked) more.push(account);
       }
-      for (const delivery of due) this.launch(delivery);
-      if (due.length > 0) this.lastServed = origin;
-      if (this.inFlight.size >= this.limits.concurrency) break;
+      waiting = more;
     }
     const next = await this.outbox.nextDueAfter(now);
     if (this.state !== 'running') return;
     this.setTimer(next === null ? null : next - now);
+  }
+
+  /** Starts up to `budget` due attempts of `account`, its origins in turn; returns how many. */
+  private async serve(account: string, origins: string[], now: number, budget: number): Promise<number> {
+    let started = 0;
+    for (const origin of inTurn(origins, this.lastOrigin.get(account) ?? '')) {
+      const room = Math.min(this.limits.perOrigin - this.load(origin), budget - started);
+      if (room <= 0) continue;
+      const busy = [...this.inFlight].filter(([, f]) => f.origin === origin).map(([jobId]) => jobId);
+      const lane: Lane = { account, origin };
+      const due = await this.outbox.dueFor(lane, now, busy, room);
+      if (this.state !== 'running') {
+        // Stopped while they were being claimed: handed back unattempted, as at shutdown.
+        await this.outbox.release(due.map((d) => d.job_id));
+        return started;
+      }
+      for (const delivery of due) this.launch(delivery);
+      if (due.length > 0) this.lastOrigin.set(account, origin);
+      started += due.length;
+      if (started >= budget) break;
+    }
+    return started;
+  }
+
+  /** Attempts that may start now under the overall limit. */
+  private free(): number {
+    return this.limits.concurrency - this.inFlight.size;
   }
 
   /** The one timer: the next look in `ms` on the injected clock, or none. */
@@ -248,8 +287,9 @@ export class WebhookSender {
   }
 
   private async attempt(delivery: DueDelivery, controller: AbortController): Promise<void> {
-    const { url, body: text } = await this.render(delivery.job_id);
+    const { url, body: text, account } = await this.render(delivery.job_id);
     const body = Buffer.from(text);
+    const secret = await this.secret(account);
     const startedAt = this.clock.now();
     const timestamp = Math.floor(startedAt / 1000);
     const timeout = this.clock.setTimer(() => controller.abort(TIMED_OUT), this.limits.timeoutMs);
@@ -264,7 +304,7 @@ export class WebhookSender {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
           'x-service-timestamp': String(timestamp),
-          'x-service-signature': signature(this.secret(), timestamp, body),
+          'x-service-signature': signature(secret, timestamp, body),
         },
       });
     } catch (e) {
@@ -297,6 +337,12 @@ export class WebhookSender {
       }
     }
   }
+}
+
+/** `names` (in byte order) starting after `last`, then the rest: who comes next takes the first turn. */
+function inTurn(names: string[], last: string): string[] {
+  const after = names.findIndex((name) => name > last);
+  return after <= 0 ? names : [...names.slice(after), ...names.slice(0, after)];
 }
 
 /** One line for the delivery log: Node's message, with its code when the message lacks it. */

@@ -52,6 +52,15 @@ describe('chatbridge in the hosted profile', () => {
     expect(list.stdout).toMatch(new RegExp(`${account}\\s+disabled\\s+retention none\\s+"acme"`));
   });
 
+  it("webhooks secret shows the operator the service's secret only, and says where each account finds its own", async () => {
+    const dataDir = await hostedDataDir();
+    const shown = await cli(['webhooks', 'secret', '--data-dir', dataDir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^whsec_[0-9A-Za-z]{32}\n$/);
+    expect(shown.stderr).toContain("Each account's jobs are signed with that account's own secret");
+    expect(shown.stderr).toContain('GET /v1/webhooks/secret');
+  });
+
   it('refuses to serve a data dir in the other profile, in one line', async () => {
     const dataDir = await hostedDataDir();
     const refused = await cli(['serve', '--profile', 'personal', '--port', '0', '--data-dir', dataDir]);

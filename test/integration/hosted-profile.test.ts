@@ -68,6 +68,8 @@ describe('the profile as a setting', () => {
       expect(doc.paths['/v1/completions'].post.description.includes('stays queued')).toBe(profile === 'hosted');
       const job = doc.paths['/v1/completions/{id}'].get.responses['200'].content['application/json'].schema;
       expect('content_pruned_at' in job.properties).toBe(profile === 'hosted');
+      // An account's own signing secret: only where keys belong to accounts.
+      expect('/v1/webhooks/secret' in doc.paths && '/v1/webhooks/secret/rotate' in doc.paths).toBe(profile === 'hosted');
       await stop();
     }
   });

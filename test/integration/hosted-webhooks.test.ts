@@ -7,11 +7,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpsTransport, type AddressPolicy } from '../../main/webhooks/https-transport.js';
 import { isPublicAddress } from '../../main/webhooks/public-address.js';
+import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
-import { makeCertificate, WebhookReceiver, type Certificate, type Responder } from '../support/webhook-receiver.js';
+import { makeCertificate, verifySignature, WebhookReceiver, type Certificate, type Responder } from '../support/webhook-receiver.js';
 
 let cert: Certificate;
 beforeAll(() => {
@@ -40,6 +42,9 @@ async function start(allowPrivateWebhooks: boolean) {
   });
   return t;
 }
+
+/** The dashboard's token: the operator, who acts for no account. */
+const adminKey = () => readFileSync(join(t!.dataDir, 'admin-token'), 'utf8').trim();
 
 async function receiver(respond?: Responder) {
   const r = await WebhookReceiver.start(cert, respond);
@@ -95,6 +100,61 @@ describe('webhooks (H)', () => {
     expect(redirecting.received).toHaveLength(1);
     expect(target.received).toHaveLength(0);
     expect((await t!.service.outbox.get(r.body.id))!.state).toBe('pending');
+  });
+});
+
+describe("each account's own signing secret (H)", () => {
+  it("signs each account's deliveries with that account's secret, which verifies no other account's", async () => {
+    await start(true);
+    const hook = await receiver();
+    const b = await t!.createAccount('b');
+    const fromA = await t!.api('POST', '/v1/completions', { body: { prompt: 'a', callback_url: hook.url('/a') } });
+    const fromB = await t!.api('POST', '/v1/completions', { body: { prompt: 'b', callback_url: hook.url('/b') }, key: b.key });
+    expect([fromA.status, fromB.status]).toEqual([200, 200]);
+    await hook.waitFor(2);
+    const got = (id: string) => hook.received.find((r) => JSON.parse(r.body.toString('utf8')).id === id)!;
+
+    const secretA = (await t!.api('GET', '/v1/webhooks/secret')).body.secret;
+    const secretB = (await t!.api('GET', '/v1/webhooks/secret', { key: b.key })).body.secret;
+    expect(secretA).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(secretB).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(secretB).not.toBe(secretA);
+    expect(verifySignature(secretA, got(fromA.body.id), clock.now())).toBe(true);
+    expect(verifySignature(secretB, got(fromB.body.id), clock.now())).toBe(true);
+    expect(verifySignature(secretB, got(fromA.body.id), clock.now())).toBe(false);
+    expect(verifySignature(secretA, got(fromB.body.id), clock.now())).toBe(false);
+    // Nor does the service's own secret, the one the operator sees.
+    const operators = (await t!.api('GET', '/admin/v1/webhooks/secret', { key: adminKey() })).body.secret;
+    expect([secretA, secretB]).not.toContain(operators);
+    expect(verifySignature(operators, got(fromA.body.id), clock.now())).toBe(false);
+  });
+
+  it("is shown and rotated by the account's own key only: a rotation by B leaves A's secret and A's deliveries alone", async () => {
+    await start(true);
+    const hook = await receiver();
+    const b = await t!.createAccount('b');
+    const secretA = (await t!.api('GET', '/v1/webhooks/secret')).body.secret;
+    const secretB = (await t!.api('GET', '/v1/webhooks/secret', { key: b.key })).body.secret;
+    const rotated = await t!.api('POST', '/v1/webhooks/secret/rotate', { key: b.key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(secretB);
+    expect((await t!.api('GET', '/v1/webhooks/secret', { key: b.key })).body.secret).toBe(rotated.body.secret);
+    expect((await t!.api('GET', '/v1/webhooks/secret')).body.secret).toBe(secretA);
+
+    // No route names another account: the admin token, which acts for none, sees no account's secret.
+    const asAdmin = { key: adminKey() };
+    expect((await t!.api('GET', '/v1/webhooks/secret', asAdmin)).status).toBe(403);
+    expect((await t!.api('POST', '/v1/webhooks/secret/rotate', asAdmin)).status).toBe(403);
+    expect((await t!.api('GET', '/v1/webhooks/secret', { key: b.key })).body.secret).toBe(rotated.body.secret);
+    // A read-only key of the account is not enough either.
+    const readOnly = await t!.createKey(['completions:read']);
+    expect((await t!.api('GET', '/v1/webhooks/secret', { key: readOnly })).body.error.code).toBe('FORBIDDEN');
+
+    const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'b', callback_url: hook.url() }, key: b.key });
+    const [got] = await hook.waitFor(1);
+    expect(JSON.parse(got!.body.toString('utf8')).id).toBe(r.body.id);
+    expect(verifySignature(rotated.body.secret, got!, clock.now())).toBe(true);
+    expect(verifySignature(secretB, got!, clock.now())).toBe(false);
   });
 });
 

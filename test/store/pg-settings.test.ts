@@ -12,7 +12,9 @@ import { connect, PgConnectError } from '../../main/queue/postgres/connect.js';
 import { TableChanges } from '../../main/queue/postgres/table-changes.js';
 import { claimDatabaseProfile } from '../../main/settings/install-profile.js';
 import { PgSettingsStore } from '../../main/settings/postgres/settings-store.js';
+import { PgAccountSecrets } from '../../main/webhooks/postgres/account-secrets.js';
 import { PgSigningSecret } from '../../main/webhooks/postgres/signing-secret.js';
+import { accountSecretsContract } from './account-secrets-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
@@ -84,6 +86,11 @@ settingsContract('PostgreSQL', async () => {
 signingSecretContract('PostgreSQL', async () => {
   const url = await postgres.newDatabase();
   return { open: async () => (await instance(url)).secret(), close: closeAll };
+});
+
+accountSecretsContract('PostgreSQL', async () => {
+  const url = await postgres.newDatabase();
+  return { open: async () => new PgAccountSecrets((await instance(url, { listen: false })).pool, randomIds, systemClock), close: closeAll };
 });
 
 rateLimitContract('PostgreSQL', async () => {

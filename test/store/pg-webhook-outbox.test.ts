@@ -88,10 +88,10 @@ async function instance(url: string, deviceId: string, clock: Clock, { sends = t
   if (sends) {
     sender = new WebhookSender(
       outbox,
-      () => SECRET,
+      async () => SECRET,
       async (jobId) => {
         const job = (await store.get(jobId))!;
-        return { url: job.callback_url!, body: JSON.stringify({ id: job.id, status: job.status }) };
+        return { url: job.callback_url!, body: JSON.stringify({ id: job.id, status: job.status }), account: job.account_id };
       },
       httpsTransport({ ca: cert.cert }),
       clock,
@@ -151,7 +151,7 @@ describe('PostgreSQL webhook outbox: claims', () => {
     const origin = new URL(hook.url()).origin;
     const claimAll = async (outbox: PgWebhookOutbox) => {
       const won: string[] = [];
-      for (let round = 0; round < 10; round++) won.push(...(await outbox.dueFor(origin, clock.now(), [], 8)).map((d) => d.job_id));
+      for (let round = 0; round < 10; round++) won.push(...(await outbox.dueFor({ account: '', origin }, clock.now(), [], 8)).map((d) => d.job_id));
       return won;
     };
     const [wonA, wonB] = await Promise.all([claimAll(a.outbox), claimAll(b.outbox)]);
@@ -162,11 +162,11 @@ describe('PostgreSQL webhook outbox: claims', () => {
     const [first, second] = [wonA[0]!, wonA[1]!];
     await a.outbox.record({ jobId: first, round: 1, startedAt: clock.now(), durationMs: 5, statusCode: 503, error: null });
     clock.advance(30_000); // `first` is due again 30 s after its failed attempt ended: 5 ms from now
-    expect(await b.outbox.dueFor(origin, clock.now(), [], 100)).toEqual([]);
+    expect(await b.outbox.dueFor({ account: '', origin }, clock.now(), [], 100)).toEqual([]);
     clock.advance(10);
-    expect((await b.outbox.dueFor(origin, clock.now(), [], 100)).map((d) => d.job_id)).toEqual([first]);
+    expect((await b.outbox.dueFor({ account: '', origin }, clock.now(), [], 100)).map((d) => d.job_id)).toEqual([first]);
     clock.advance(LEASE_MS - 30_010);
-    const takenOver = (await b.outbox.dueFor(origin, clock.now(), [], 100)).map((d) => d.job_id);
+    const takenOver = (await b.outbox.dueFor({ account: '', origin }, clock.now(), [], 100)).map((d) => d.job_id);
     expect(takenOver).toHaveLength(59);
     expect(takenOver).toContain(second);
     // A's late result of `second` is logged, and leaves B's claim as it is.
@@ -229,7 +229,7 @@ describe('PostgreSQL webhook outbox: two instances sending', () => {
     const job = await queued(dying, hook, clock.now());
     await dying.store.cancel(job.id, clock.now());
     // A claims it, as its sender would just before dying, and never sends nor releases it.
-    expect(await dying.outbox.dueFor(new URL(hook.url()).origin, clock.now(), [], 10)).toHaveLength(1);
+    expect(await dying.outbox.dueFor({ account: '', origin: new URL(hook.url()).origin }, clock.now(), [], 10)).toHaveLength(1);
     await dying.stop(true);
 
     const survivor = await instance(url, 'dev_b', clock);

@@ -7,7 +7,9 @@ import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
 import { openDatabase, type Db } from '../../main/queue/db.js';
 import { SqliteSettingsStore } from '../../main/settings/settings-store.js';
+import { SqliteAccountSecrets } from '../../main/webhooks/account-secrets.js';
 import { SqliteSigningSecret } from '../../main/webhooks/signing-secret.js';
+import { accountSecretsContract } from './account-secrets-contract.js';
 import { rateLimitContract } from './rate-limit-contract.js';
 import { settingsContract } from './settings-contract.js';
 import { signingSecretContract } from './signing-secret-contract.js';
@@ -41,6 +43,11 @@ settingsContract('SQLite', async () => {
 signingSecretContract('SQLite', async () => {
   const dir = dataDir();
   return { open: async () => new SqliteSigningSecret(dir.open(), randomIds, systemClock), close: dir.close };
+});
+
+accountSecretsContract('SQLite', async () => {
+  const dir = dataDir();
+  return { open: async () => new SqliteAccountSecrets(dir.open(), randomIds, systemClock), close: dir.close };
 });
 
 rateLimitContract('In-memory', async () => ({

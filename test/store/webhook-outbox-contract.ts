@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
-import type { AttemptResult, WebhookOutbox } from '../../main/webhooks/outbox.js';
+import type { AttemptResult, Lane, WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../../main/webhooks/schedule.js';
 import { newJob, T0 as T } from '../support/new-job.js';
 
@@ -18,6 +18,9 @@ export interface OutboxUnderTest {
   /** Closes the store and whatever else the factory opened. */
   close(): Promise<void>;
 }
+
+/** The lane of the jobs of no account (Profile F) to `origin`. */
+const mine = (origin: string): Lane => ({ account: '', origin });
 
 export function webhookOutboxContract(name: string, makeOutbox: () => Promise<OutboxUnderTest>): void {
   describe(`${name} webhook outbox (the WebhookOutbox contract)`, () => {
@@ -110,32 +113,48 @@ export function webhookOutboxContract(name: string, makeOutbox: () => Promise<Ou
       expect(await outbox.redeliver('job_none', T)).toBeUndefined();
     });
 
-    it('dueFor: per origin, oldest due first, leaving out busy jobs; pendingOrigins; nextDueAfter', async () => {
+    it('dueFor: per lane, oldest due first, leaving out busy jobs; pendingLanes; nextDueAfter', async () => {
       const ids = [
         await finalJob(T, { callback_url: 'https://a.test/x' }),
         await finalJob(T + 1, { callback_url: 'https://b.test:8443/x' }),
         await finalJob(T + 2, { callback_url: 'https://a.test/y' }),
       ];
-      expect(await outbox.pendingOrigins()).toEqual(['https://a.test', 'https://b.test:8443']);
-      expect(await outbox.dueFor('https://a.test', T + 1, [], 10)).toEqual([{ job_id: ids[0], origin: 'https://a.test', round: 1 }]);
-      expect((await outbox.dueFor('https://a.test', T + 10, [ids[0]!], 10)).map((d) => d.job_id)).toEqual([ids[2]]);
+      expect(await outbox.pendingLanes()).toEqual([mine('https://a.test'), mine('https://b.test:8443')]);
+      expect(await outbox.dueFor(mine('https://a.test'), T + 1, [], 10)).toEqual([{ job_id: ids[0], origin: 'https://a.test', round: 1 }]);
+      expect((await outbox.dueFor(mine('https://a.test'), T + 10, [ids[0]!], 10)).map((d) => d.job_id)).toEqual([ids[2]]);
       expect(await outbox.nextDueAfter(T + 0)).toBe(T + 1);
       await outbox.record(result(ids[1]!, 1, T + 20, 503));
       expect(await outbox.nextDueAfter(T + 20)).toBe(T + 30 + 30_000);
       await outbox.record(result(ids[1]!, 1, T + 20, 200));
-      expect(await outbox.pendingOrigins()).toEqual(['https://a.test']); // nothing pending for b any more
+      expect(await outbox.pendingLanes()).toEqual([mine('https://a.test')]); // nothing pending for b any more
+    });
+
+    it("keeps each account's deliveries in a lane of its own, even to one origin (H)", async () => {
+      const hook = 'https://hooks.example/in';
+      const early = await finalJob(T, { callback_url: hook, account_id: 'acct_b' });
+      const late = await finalJob(T + 1, { callback_url: hook, account_id: 'acct_a' });
+      const service = await finalJob(T + 2, { callback_url: hook });
+      const origin = 'https://hooks.example';
+      expect(await outbox.pendingLanes()).toEqual([
+        { account: '', origin },
+        { account: 'acct_a', origin },
+        { account: 'acct_b', origin },
+      ]);
+      expect((await outbox.dueFor({ account: 'acct_a', origin }, T + 10, [], 10)).map((d) => d.job_id)).toEqual([late]);
+      expect((await outbox.dueFor({ account: 'acct_b', origin }, T + 10, [], 10)).map((d) => d.job_id)).toEqual([early]);
+      expect((await outbox.dueFor(mine(origin), T + 10, [], 10)).map((d) => d.job_id)).toEqual([service]);
     });
 
     it('dueFor gives at most `limit`, oldest due first', async () => {
       const ids = [await finalJob(T + 3), await finalJob(T + 1), await finalJob(T + 2)];
-      expect((await outbox.dueFor('https://hooks.example:8443', T + 10, [], 2)).map((d) => d.job_id)).toEqual([ids[1], ids[2]]);
+      expect((await outbox.dueFor(mine('https://hooks.example:8443'), T + 10, [], 2)).map((d) => d.job_id)).toEqual([ids[1], ids[2]]);
     });
 
     it('a delivery released unattempted is due again', async () => {
       const id = await finalJob();
-      expect(await outbox.dueFor('https://hooks.example:8443', T, [], 10)).toHaveLength(1);
+      expect(await outbox.dueFor(mine('https://hooks.example:8443'), T, [], 10)).toHaveLength(1);
       await outbox.release([id]);
-      expect((await outbox.dueFor('https://hooks.example:8443', T, [], 10)).map((d) => d.job_id)).toEqual([id]);
+      expect((await outbox.dueFor(mine('https://hooks.example:8443'), T, [], 10)).map((d) => d.job_id)).toEqual([id]);
     });
 
     it('an attempt that ends after its job was deleted is dropped, not an error', async () => {

@@ -61,8 +61,8 @@ const urls = new Map<string, string>();
 function startSender(limits: Partial<SenderLimits> = {}, through: WebhookOutbox = outbox): void {
   sender = new WebhookSender(
     through,
-    () => 'whsec_unit',
-    async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }) }),
+    async () => 'whsec_unit',
+    async (jobId) => ({ url: urls.get(jobId)!, body: JSON.stringify({ id: jobId }), account: null }),
     transport,
     clock,
     { ...DEFAULT_LIMITS, shutdownGraceMs: 0, ...limits },
@@ -71,8 +71,8 @@ function startSender(limits: Partial<SenderLimits> = {}, through: WebhookOutbox 
 }
 
 let n = 0;
-/** A final job with a callback to `origin`, enqueued as JobStore would. */
-function finished(origin: string): string {
+/** A final job (of `account`, (H)) with a callback to `origin`, enqueued as JobStore would. */
+function finished(origin: string, account: string | null = null): string {
   const id = `job_${++n}`;
   const url = `${origin}/hook`;
   urls.set(id, url);
@@ -80,7 +80,7 @@ function finished(origin: string): string {
     `INSERT INTO jobs (id, status, prompt, priority, timeout_ms, deadline_at, max_attempts, callback_url, metadata, created_at)
      VALUES (?, 'cancelled', 'p', 0, 1, 1, 1, ?, '{}', 0)`,
   ).run(id, url);
-  outbox.enqueue({ id, callback_url: url }, clock.now());
+  outbox.enqueue({ id, callback_url: url, account_id: account }, clock.now());
   return id;
 }
 
@@ -129,6 +129,16 @@ describe('webhook sender', () => {
       await until(() => transport.pending.length === 0 || transport.pending.length === 4);
     }
     expect(served).toEqual(origins);
+  });
+
+  it("accounts take turns (H): one account's flood, to many receivers and to the other's, does not hold up the other's one delivery", async () => {
+    startSender({ concurrency: 4, perOrigin: 4 });
+    const shared = 'https://relay.test';
+    // acct_a comes first in every order, and its deliveries are all due before acct_b's.
+    for (let i = 0; i < 60; i++) finished(i % 3 === 0 ? shared : `https://a${i % 5}.test`, 'acct_a');
+    const quiet = finished(shared, 'acct_b');
+    await until(() => transport.pending.length === 4);
+    expect(transport.pending.map((p) => JSON.parse(p.request.body.toString()).id)).toContain(quiet);
   });
 
   it('signs each request with the current secret and the contract headers', async () => {
@@ -180,13 +190,13 @@ describe('webhook sender', () => {
     expect(transport.closed).toBe(true);
     expect((await outbox.get(quick))!.state).toBe('delivered');
     expect(await outbox.attempts(stuck)).toHaveLength(0);
-    expect((await outbox.dueFor(SLOW, clock.now(), [], 10)).map((d) => d.job_id)).toEqual([stuck]);
+    expect((await outbox.dueFor({ account: '', origin: SLOW }, clock.now(), [], 10)).map((d) => d.job_id)).toEqual([stuck]);
   });
 });
 
 describe('webhook sender, when the outbox cannot be reached', () => {
   /** The outbox, with the next call of `method` failing as a lost database would. */
-  const failingOnce = (method: 'pendingOrigins' | 'record'): WebhookOutbox => {
+  const failingOnce = (method: 'pendingLanes' | 'record'): WebhookOutbox => {
     let failed = false;
     return new Proxy(outbox, {
       get(target, name) {
@@ -201,7 +211,7 @@ describe('webhook sender, when the outbox cannot be reached', () => {
   it('a look that fails is reported, and made again 5 s later on its clock', async () => {
     const errors: string[] = [];
     const id = finished(FAST);
-    startSender({}, failingOnce('pendingOrigins'));
+    startSender({}, failingOnce('pendingLanes'));
     sender.onError((e) => errors.push(e.message));
     await until(() => errors.length === 1);
     expect(errors).toEqual(['Connection terminated unexpectedly']);

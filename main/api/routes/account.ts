@@ -1,12 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/errors.js';
 import type { StatusReport } from '../../status-report.js';
+import type { AccountSecrets } from '../../webhooks/account-secrets.js';
+import { SigningSecretView } from '../admin-schemas.js';
 import type { Profile } from '../profile.js';
 import { ErrorEnvelope, ModelList } from '../schemas.js';
 
 const read = { scope: 'completions:read', budget: 'read' } as const;
+/** An account's signing secret is for whoever holds its full key: the one that submits jobs and their callback_url. */
+const secretRead = { scope: 'completions:write', budget: 'read' } as const;
+const secretRotate = { scope: 'completions:write', budget: 'write' } as const;
 
-/** GET /v1/status and GET /v1/models. */
-export function accountRoutes(app: FastifyInstance, report: StatusReport, profile: Profile): void {
+/** GET /v1/status, GET /v1/models, and (H) the calling account's webhook signing secret. */
+export function accountRoutes(app: FastifyInstance, report: StatusReport, profile: Profile, secrets: AccountSecrets): void {
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: profile.schemas.status, default: ErrorEnvelope } } },
@@ -17,4 +23,31 @@ export function accountRoutes(app: FastifyInstance, report: StatusReport, profil
     { config: read, schema: { summary: 'Models enabled now (OpenAI list shape)', response: { 200: ModelList, default: ErrorEnvelope } } },
     async () => report.models(),
   );
+  // (F) The install is one account, whose secret is the service's: no key has an account.
+  if (!profile.accounts) return;
+  app.get(
+    '/v1/webhooks/secret',
+    { config: secretRead, schema: { summary: "(H) Your account's webhook signing secret", response: { 200: SigningSecretView, default: ErrorEnvelope } } },
+    async (request) => ({ secret: await secrets.of(callerAccount(request)) }),
+  );
+  app.post(
+    '/v1/webhooks/secret/rotate',
+    { config: secretRotate, schema: { summary: "(H) Replace your account's webhook signing secret", response: { 200: SigningSecretView, default: ErrorEnvelope } } },
+    async (request) => ({ secret: await secrets.rotate(callerAccount(request)) }),
+  );
+}
+
+/**
+ * The account whose secret the caller may see: its key's, and only that one (no route takes
+ * an account id). The admin token and the operator's metrics key have none: the operator's
+ * secret is the service's, shown in the dashboard and by `chatbridge webhooks secret`.
+ */
+function callerAccount(request: FastifyRequest): string {
+  if (request.accountId === null) {
+    throw new ApiError(
+      'FORBIDDEN',
+      "Only an account's own key sees that account's signing secret; the service's secret is in the dashboard (or chatbridge webhooks secret).",
+    );
+  }
+  return request.accountId;
 }

@@ -572,9 +572,9 @@ export class PgJobStore implements JobStore {
   private async addDelivery(c: Client, job: JobRow, now: number): Promise<void> {
     if (job.callback_url === null) return;
     await c.query(
-      `INSERT INTO webhook_deliveries (job_id, origin, state, round, round_attempts, next_at, created_at)
-       VALUES ($1, $2, 'pending', 1, 0, $3, $3)`,
-      [job.id, new URL(job.callback_url).origin, now],
+      `INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
+       VALUES ($1, $2, $4, 'pending', 1, 0, $3, $3)`,
+      [job.id, new URL(job.callback_url).origin, now, job.account_id ?? ''],
     );
   }
 }

@@ -1,6 +1,17 @@
 import type pg from 'pg';
 import { announceTableChange, type TableChanges } from '../../queue/postgres/table-changes.js';
-import { isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type WebhookOutbox } from '../outbox.js';
+import {
+  byLane,
+  isDelivered,
+  LANES,
+  type AttemptResult,
+  type DeliveryAttemptRow,
+  type DeliveryRow,
+  type DeliveryState,
+  type DueDelivery,
+  type Lane,
+  type WebhookOutbox,
+} from '../outbox.js';
 import { nextAttemptAt } from '../schedule.js';
 
 /**
@@ -48,27 +59,19 @@ export class PgWebhookOutbox implements WebhookOutbox {
     this.listeners.push(listener);
   }
 
-  async pendingOrigins(): Promise<string[]> {
-    // A loose index scan: one seek per origin, however long the backlog behind each.
-    const { rows } = await this.pool.query<{ origin: string }>(
-      `WITH RECURSIVE o (origin) AS (
-         SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending'
-         UNION ALL
-         SELECT (SELECT MIN(origin) FROM webhook_deliveries WHERE state = 'pending' AND origin > o.origin)
-         FROM o WHERE o.origin IS NOT NULL)
-       SELECT origin FROM o WHERE origin IS NOT NULL`,
-    );
+  async pendingLanes(): Promise<Lane[]> {
+    const { rows } = await this.pool.query<Lane>(LANES);
     // In byte order whatever the database's collation: the sender takes turns by comparing them.
-    return rows.map((r) => r.origin).sort();
+    return rows.sort(byLane);
   }
 
-  async dueFor(origin: string, now: number, busy: string[], limit: number): Promise<DueDelivery[]> {
+  async dueFor(lane: Lane, now: number, busy: string[], limit: number): Promise<DueDelivery[]> {
     // A row another instance is claiming right now is skipped, not waited for; one it claimed
     // and committed no longer matches (its claim_until is re-checked on the row as it is now).
     const { rows } = await this.pool.query<DueDelivery>(
       `WITH due AS (
          SELECT job_id FROM webhook_deliveries
-         WHERE state = 'pending' AND origin = $1 AND next_at <= $2
+         WHERE state = 'pending' AND account_id = $7 AND origin = $1 AND next_at <= $2
            AND (claim_until IS NULL OR claim_until <= $2) AND job_id <> ALL($3)
          ORDER BY next_at LIMIT $4 FOR UPDATE SKIP LOCKED),
        claimed AS (
@@ -76,7 +79,7 @@ export class PgWebhookOutbox implements WebhookOutbox {
          FROM due WHERE d.job_id = due.job_id
          RETURNING d.job_id, d.origin, d.round, d.next_at)
        SELECT job_id, origin, round FROM claimed ORDER BY next_at, job_id`,
-      [origin, now, busy, limit, this.deviceId, this.claimLeaseMs],
+      [lane.origin, now, busy, limit, this.deviceId, this.claimLeaseMs, lane.account],
     );
     return rows;
   }
