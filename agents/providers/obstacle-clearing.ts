@@ -1,0 +1,107 @@
+/**
+ * Clearing what stands between the flow and the composer, as a careful person would: what
+ * must not be closed (a limit, a lock, a login, a challenge) is read first and ends the
+ * attempt; a consent banner gets its least permissive choice; a chooser, a mode toggle, a
+ * dialog or an overlay its own control.
+ */
+import type { Page } from 'playwright-core';
+import { AgentFailure } from '../../main/core/agent.js';
+import type { Obstacle } from './page-helpers.js';
+import { failureFor, pageProblem, type Notes } from './page-facts.js';
+import type { PagePack, ProviderSite } from './site.js';
+
+/** How often the flow tries to clear the same kind of obstacle before it gives up. */
+export const OBSTACLE_ROUNDS = 4;
+
+/**
+ * Clears what stands between the flow and the page, logging each step: an A/B chooser
+ * (keep the first answer), a mode toggle off Chat, a consent banner (its least permissive
+ * choice, once), a modal dialog or an overlay over the composer (Escape, then its own close
+ * control). Before anything is pressed, the page is read for what must not be closed (a
+ * limit, a lock, a login or a challenge: `pageProblem`), which ends the attempt instead.
+ * Never clicks through an overlay: one that will not go is a failure.
+ */
+export async function clearObstacles(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  let last = null as Obstacle | null;
+  let consentAnswered = false;
+  for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
+    const problem = await pageProblem(page, site);
+    if (problem) throw failureFor(problem, site);
+    const obstacle = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+    if (!obstacle) return;
+    const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
+    if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
+      const choice = await answerConsent(page, site);
+      if (choice !== null) {
+        consentAnswered = true;
+        notes({ level: 'info', message: `answered a consent banner with its least permissive choice, "${choice}".` });
+        last = obstacle;
+        await page.waitForTimeout(250);
+        continue;
+      }
+    }
+    if (obstacle.kind === 'dialog' || obstacle.kind === 'overlay') {
+      if (last?.kind === obstacle.kind && last.text === obstacle.text) {
+        // Escape did nothing last round: its own close control, if it has one.
+        if (!(await clickObstacle(page, site, obstacle))) break;
+        notes({ level: 'info', message: `closed ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what} with its close control.` });
+      } else {
+        await page.keyboard.press('Escape');
+        notes({ level: 'info', message: `pressed Escape on ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what}.` });
+      }
+    } else {
+      if (!(await clickObstacle(page, site, obstacle))) break;
+      notes({
+        level: 'info',
+        message: obstacle.kind === 'chooser' ? 'kept the first answer of an A/B chooser.' : 'switched the mode toggle to Chat.',
+      });
+    }
+    last = obstacle;
+    await page.waitForTimeout(250);
+  }
+  const problem = await pageProblem(page, site);
+  if (problem) throw failureFor(problem, site);
+  const left = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+  if (left) {
+    throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
+  }
+}
+
+/**
+ * A consent banner floating over the page (cookie consent, not a dialog) is answered as a
+ * careful person would: its least permissive choice (the pack's `consent`: "Reject
+ * non-essential", "Necessary only", "Decline"). Returns the choice's words, or null when
+ * there is no such banner.
+ */
+async function answerConsent(page: Page, site: ProviderSite): Promise<string | null> {
+  const handle = await page.evaluateHandle((pack: PagePack) => {
+    const choice = window.__chatbridge!.find(pack.consent);
+    for (let at = choice; at && at !== document.body; at = at.parentElement) {
+      const position = window.getComputedStyle(at).position;
+      if (position === 'fixed' || position === 'sticky') return choice;
+    }
+    // A "Decline" that is part of the page itself is not a banner's choice.
+    return null;
+  }, site.page);
+  const choice = handle.asElement();
+  if (!choice) {
+    await handle.dispose();
+    return null;
+  }
+  const words = await choice.evaluate((el) => (el.getAttribute('aria-label') ?? el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60));
+  await choice.click({ timeout: 2_000 }).catch(() => {});
+  await choice.dispose();
+  return words;
+}
+
+async function clickObstacle(page: Page, site: ProviderSite, obstacle: Obstacle): Promise<boolean> {
+  const handle = await page.evaluateHandle(([pack, o]) => window.__chatbridge!.obstacleControl(pack, o), [site.page, obstacle] as const);
+  const control = handle.asElement();
+  if (!control) {
+    await handle.dispose();
+    return false;
+  }
+  await control.click({ timeout: 2_000 }).catch(() => {});
+  await control.dispose();
+  return true;
+}

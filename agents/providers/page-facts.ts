@@ -1,0 +1,74 @@
+/**
+ * What the page says, in the flow's terms: the words for a missing role, the failure a
+ * notice on the page means, and the element of a role.
+ */
+import type { ElementHandle, Page } from 'playwright-core';
+import { AccountLocked, AgentFailure, type AgentNote } from '../../main/core/agent.js';
+import { limitLiftsAt } from './limit-reset.js';
+import type { TurnProblem } from './page-helpers.js';
+import type { PagePack, ProviderSite, Role } from './site.js';
+
+/** Where the flow tells what it did or saw that a person may want to know. */
+export type Notes = (note: AgentNote) => void;
+
+/** What each role is called when it is missing. */
+const ROLE_WORDS: Record<Role, string> = {
+  composer: 'the composer',
+  send: 'the send control',
+  stop: 'the stop control',
+  assistantTurn: 'the answer',
+  answer: "the answer's text",
+  finished: "the answer's finished signal",
+  copy: 'the copy control',
+  loginWall: 'the login wall',
+  limitBanner: 'the usage-limit notice',
+  errorCard: 'the error notice',
+  refusal: 'the refusal notice',
+  challenge: 'the verification challenge',
+  preferFirst: "the A/B chooser's first answer",
+  chatMode: 'the Chat mode toggle',
+  dialogClose: "the dialog's close control",
+  accountLock: 'the account lock notice',
+  consent: "the consent banner's least permissive choice",
+  attachment: 'the attachment in the composer',
+  accountPicker: "the account picker's saved account",
+};
+
+/** The failure of a page that no longer has what the pack says it has. */
+export function siteChanged(site: ProviderSite, role: Role, detail?: string): AgentFailure {
+  return new AgentFailure('site_changed', `${site.name}: cannot find ${ROLE_WORDS[role]}${detail ? ` (${detail})` : ''}.`);
+}
+
+/**
+ * What stands in the way for good, looked for before anything is pressed: a challenge, an
+ * account lock, a login wall or a limit notice, by the pack's cues or, for a lock or a limit
+ * in a dialog or over the composer, by its words (page-helpers/obstacles.ts): a notice to
+ * heed, never to close and send again. Null when the page shows none.
+ */
+export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
+  return page.evaluate((pack: PagePack) => window.__chatbridge?.blocker(pack) ?? null, site.page).catch(() => null);
+}
+
+export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {
+  switch (outcome.kind) {
+    case 'errorCard':
+      return new AgentFailure('provider_error', `${site.name} showed an error: ${outcome.text}`);
+    case 'refusal':
+      return new AgentFailure('rejected', `${site.name} refused the prompt: ${outcome.text}`);
+    case 'limitBanner':
+      return new AgentFailure('rate_limited', outcome.text, limitLiftsAt(site.limitReset, outcome.text, new Date()) ?? undefined);
+    case 'loginWall':
+      return new AgentFailure('logged_out', `${site.name} asks to log in.`);
+    case 'challenge':
+      return new AgentFailure('challenge', `${site.name} shows a verification challenge; solve it in the agent's window.`);
+    case 'accountLock':
+      return new AccountLocked(`${site.name} says the account needs its owner: "${outcome.text.slice(0, 160)}". Nothing more is sent from it until a person checks it.`);
+  }
+}
+
+export async function roleHandle(page: Page, pack: PagePack, role: Role): Promise<ElementHandle<Element> | null> {
+  const handle = await page.evaluateHandle(([p, r]) => window.__chatbridge!.find(p[r]), [pack, role] as const);
+  const element = handle.asElement();
+  if (!element) await handle.dispose();
+  return element;
+}

@@ -1,0 +1,227 @@
+/**
+ * Putting the prompt in the composer whole and sending it once: a paste the editor takes on
+ * a timer is waited for, a prompt the composer made a file is pasted again as text, and a
+ * send is pressed again only while the prompt still sits in the composer.
+ */
+import type { ElementHandle, Page } from 'playwright-core';
+import { AgentFailure } from '../../main/core/agent.js';
+import { hasVisibleText } from '../../main/core/text.js';
+import { clearObstacles } from './obstacle-clearing.js';
+import { roleHandle, siteChanged, type Notes } from './page-facts.js';
+import type { PagePack, ProviderSite } from './site.js';
+
+/** The send control, when the site shows one only once the composer holds text. */
+const SEND_READY_MS = 3_000;
+
+/** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
+const SENT_MS = 5_000;
+
+/**
+ * ... or, while the page shows it is at work on it (its send control busy), up to this: a
+ * send pressed a second time too early is the same prompt sent twice.
+ */
+const SENT_WORKING_MS = 45_000;
+
+/** A rich editor may take a synthetic paste on a timer: what it does with it shows within this. */
+const PASTE_SETTLE_MS = 1_500;
+
+/** A prompt the composer makes a file is pasted again in at most this many pieces. */
+const MAX_PASTE_PIECES = 32;
+
+export async function insertPrompt(page: Page, site: ProviderSite, prompt: string, notes: Notes): Promise<void> {
+  // The caller's own text, not the site, when it shows nothing: never a changed site.
+  if (!hasVisibleText(prompt)) throw new AgentFailure('rejected', 'The prompt has no visible text to type.');
+  const composer = await roleHandle(page, site.page, 'composer');
+  if (!composer) throw siteChanged(site, 'composer');
+  if (site.input === 'fill') {
+    // The native value setter plus an input event is what React-controlled textareas
+    // listen to, and it takes 100 000 characters at once; Playwright's fill pays per
+    // newline. If the page did not take the value, fill it the slow way.
+    const taken = await composer.evaluate((el, text) => {
+      if (!(el instanceof HTMLTextAreaElement)) return false;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(el, text);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      return el.value === text;
+    }, prompt);
+    if (!taken) await composer.fill(prompt);
+  } else {
+    // Rich editors take a paste whole, newlines included; typing a newline would send early.
+    const pasted = await paste(page, site, composer, prompt);
+    if (pasted === 'attachment') await pasteInPieces(page, site, composer, prompt, notes);
+    if (pasted === 'ignored') {
+      // An editor that ignores synthetic paste data gets the browser's own text insertion,
+      // into the editor itself.
+      await composer.focus();
+      await page.keyboard.insertText(prompt);
+    }
+  }
+  const holds = await composer.evaluate((el) => ((el as HTMLTextAreaElement).value ?? (el as HTMLElement).innerText ?? '').trim() !== '').catch(() => false);
+  await composer.dispose();
+  if (!holds) throw siteChanged(site, 'composer', 'it did not take the prompt');
+}
+
+/**
+ * Pastes `text` at the composer's caret, and says what the editor made of it once it has:
+ * some take it on a timer (Quill moves the focus to its paste catcher and back), and text
+ * typed before that lands in the catcher.
+ */
+async function paste(page: Page, site: ProviderSite, composer: ElementHandle<Element>, text: string): Promise<'text' | 'attachment' | 'ignored'> {
+  await composer.evaluate((el, t) => {
+    (el as HTMLElement).focus();
+    const data = new DataTransfer();
+    data.setData('text/plain', t);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+  return pasteResult(page, site);
+}
+
+/**
+ * The composer made the prompt a file ("Pasted markdown") and left the editor empty. Sent as
+ * it is, the site may not take the file's words as the prompt, and typed beside it the prompt
+ * goes twice: the file is removed (its own remove control) and the prompt pasted again in
+ * pieces short enough to stay text, halved until they do. Fails before anything is sent
+ * when the file will not go or the pieces would be too many.
+ */
+async function pasteInPieces(page: Page, site: ProviderSite, composer: ElementHandle<Element>, prompt: string, notes: Notes): Promise<void> {
+  const chars = Array.from(prompt);
+  for (let pieces = 2; pieces <= MAX_PASTE_PIECES; pieces *= 2) {
+    await unattach(page, site);
+    // What earlier pieces of a try that made a file left in the editor goes first.
+    await composer.focus();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    const size = Math.ceil(chars.length / pieces);
+    let made: 'text' | 'attachment' | 'ignored' = 'text';
+    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(page, site, composer, chars.slice(at, at + size).join(''));
+    if (made === 'text') {
+      notes({ level: 'info', message: `${site.name} made the pasted prompt a file; removed it and pasted the prompt in ${pieces} pieces instead.` });
+      return;
+    }
+  }
+  await unattach(page, site);
+  throw new AgentFailure('provider_error', `${site.name} makes even a ${MAX_PASTE_PIECES}th of the prompt a file; nothing was sent.`);
+}
+
+/**
+ * After a synthetic paste: `text` once the composer holds text, `attachment` once the
+ * composer made the prompt a file instead (its editor left empty), `ignored` when neither
+ * shows and the editor has the focus back. Waits for the page's own timers to run first.
+ */
+async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'attachment' | 'ignored'> {
+  return page
+    .waitForFunction(
+      ([pack, since]) => {
+        const h = window.__chatbridge!;
+        const composer = h.find(pack.composer) as HTMLElement | null;
+        if (composer && (composer.innerText ?? '').trim() !== '') return 'text';
+        if (h.find(pack.attachment)) return 'attachment';
+        // Nothing yet: wait for the editor to have the focus back, and a moment beyond it for
+        // a paste handled on a timer (timers fire in order, so one set before now has run).
+        const focused = !!composer && composer.contains(document.activeElement);
+        return focused && performance.now() - since > 100 ? 'ignored' : null;
+      },
+      [site.page, await page.evaluate(() => performance.now())] as const,
+      { timeout: PASTE_SETTLE_MS, polling: 20 },
+    )
+    .then((h) => h.jsonValue() as Promise<'text' | 'attachment' | 'ignored'>)
+    .catch(() => 'ignored' as const);
+}
+
+/** Removes the file the composer made of a paste, with its own remove control; one that will not go fails the attempt before anything is sent. */
+async function unattach(page: Page, site: ProviderSite): Promise<void> {
+  const handle = await page.evaluateHandle((pack: PagePack) => {
+    const file = window.__chatbridge!.find(pack.attachment);
+    const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
+    return controls.find((b) => /remove|delete|entfernen|supprimer|eliminar|remover|удалить|删除|削除|^\s*[×✕]\s*$/i.test(b.getAttribute('aria-label') ?? b.textContent ?? '')) ?? null;
+  }, site.page);
+  const remove = handle.asElement();
+  if (remove) await remove.click({ timeout: 2_000 }).catch(() => {});
+  await handle.dispose();
+  const gone = await page
+    .waitForFunction((pack: PagePack) => !window.__chatbridge!.find(pack.attachment), site.page, { timeout: 2_000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!gone) throw new AgentFailure('provider_error', `${site.name} made the prompt a file attachment that cannot be removed; nothing was sent.`);
+}
+
+/**
+ * Sends with the send control, or Enter where none shows, and makes sure the send went:
+ * a send that changes nothing means the control is not what the pack says. Enter follows a
+ * click only when nothing shows that the click sent: the prompt still in the composer, no
+ * new turn, no file made of it, and the page not at work on it.
+ */
+export async function send(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+  await clearObstacles(page, site, notes);
+  // The send button often appears only once the composer has text (the voice button holds
+  // its slot before): look for it after inserting, and fall back to Enter.
+  const ready = await page
+    .waitForFunction(
+      (pack: PagePack) => {
+        const b = window.__chatbridge!.find(pack.send) as HTMLButtonElement | null;
+        return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
+      },
+      site.page,
+      { timeout: SEND_READY_MS },
+    )
+    .then(
+      () => true,
+      () => false,
+    );
+  const button = ready ? await roleHandle(page, site.page, 'send') : null;
+  if (button) {
+    await button.click({ timeout: 2_000 }).catch(() => {});
+    await button.dispose();
+    const after = await sent(page, site);
+    if (after === 'sent') return;
+    if (after === 'unclear') {
+      throw new AgentFailure('provider_error', `${site.name}: the send did not show as sent, and the prompt is no longer in the composer; not sent again.`);
+    }
+  }
+  const composer = await roleHandle(page, site.page, 'composer');
+  if (composer) {
+    await composer.press('Enter').catch(() => {});
+    await composer.dispose();
+    if ((await sent(page, site)) === 'sent') return;
+  }
+  throw siteChanged(site, 'send', button ? 'it did nothing' : 'and Enter did not send');
+}
+
+/**
+ * Whether the page shows that a prompt went (`sent`: the composer emptied, a new turn, the
+ * stop control, or a blocker), within SENT_MS, or within SENT_WORKING_MS while the page is
+ * at work (its send control disabled with the prompt in the composer, or busy). `unsent`:
+ * the prompt still sits in the composer and nothing shows it went; `unclear`: anything else
+ * (the composer empty but a file in it), where sending again could send twice.
+ */
+async function sent(page: Page, site: ProviderSite): Promise<'sent' | 'unsent' | 'unclear'> {
+  const started = Date.now();
+  return page
+    .waitForFunction(
+      ([pack, since, quiet, working]) => {
+        const h = window.__chatbridge!;
+        const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
+        const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
+        const attached = !!h.find(pack.attachment);
+        if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack)) return 'sent';
+        if (!composer || (text.trim() === '' && !attached)) return 'sent';
+        const waited = Date.now() - since;
+        const button = h.find(pack.send) as HTMLButtonElement | null;
+        const busy = (!!button && (button.disabled || button.getAttribute('aria-disabled') === 'true')) || !!document.querySelector('form [aria-busy="true"]');
+        if (waited < quiet || (busy && waited < working)) return null;
+        return text.trim() === '' ? 'unclear' : 'unsent';
+      },
+      [site.page, started, SENT_MS, SENT_WORKING_MS] as const,
+      { timeout: SENT_WORKING_MS + 5_000, polling: 100 },
+    )
+    .then(
+      (h) => h.jsonValue() as Promise<'sent' | 'unsent' | 'unclear'>,
+      // The page may have navigated away (a login page): let the turn's watch say so. A page
+      // that died is the browser's failure, not the send's.
+      (error: Error) => {
+        if (/Execution context was destroyed|navigation/i.test(error.message)) return 'sent' as const;
+        throw error;
+      },
+    );
+}
