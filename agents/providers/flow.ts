@@ -108,20 +108,23 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   const pack = site.page;
   // What is on the page now is history: the answer is the first assistant turn that is not.
   await page.evaluate((p: PagePack) => window.__chatbridge!.markTurns(p), pack);
-  await insertPrompt(page, site, task.prompt, notes);
-  await send(page, site, notes);
-
-  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
-  const watching = page.evaluate(([p, scope, w]) => window.__chatbridge!.watchTurn(p, scope, w), [pack, site.turnScope, watch] as const);
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch(async (error: unknown) => {
+  // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
+  // watching script): to the login page, or to what the page now is (Cloudflare answers a
+  // site's reload with its interstitial). What the page shows is then what happened.
+  const whatHappened = async (error: unknown): Promise<never> => {
     if (task.signal.aborted) throw error;
-    // A full-page move mid-turn destroys the watching script: to the login page, or to what
-    // the page now is (Cloudflare answers a site's reload with its interstitial).
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     const blocked = await blockerAfterMove(page, site);
     if (blocked) throw failureFor(blocked, site);
     throw error;
-  });
+  };
+  await insertPrompt(page, site, task.prompt, notes)
+    .then(() => send(page, site, notes))
+    .catch(whatHappened);
+
+  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
+  const watching = page.evaluate(([p, scope, w]) => window.__chatbridge!.watchTurn(p, scope, w), [pack, site.turnScope, watch] as const);
+  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch(whatHappened);
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   if (outcome.by === 'settled') {

@@ -167,7 +167,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = (await e.service.store.attempts(r.body.id))[0]!;
-      expect(first.error_code).toBe('CHALLENGE');
+      expect(first.error_code, first.detail ?? '').toBe('CHALLENGE');
       const challenged = agentOf(first.agent_id);
       expect(challenged.readiness()).toBe('error');
       // The person solves it in the agent's window; the agent looks again and is ready.
