@@ -13,7 +13,7 @@
  */
 import http from 'node:http';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { GroupCommit } from '../main/queue/sqlite/group-commit.js';
+import { GroupCommit } from '../main/storage/sqlite/group-commit.js';
 
 interface Flushable {
   pending: unknown[];

@@ -9,9 +9,9 @@
  */
 import type pg from 'pg';
 import type { Claim, HourlyCaps } from '../main/core/jobs.js';
-import { connect } from '../main/queue/postgres/connect.js';
-import { PgJobStore } from '../main/queue/postgres/job-store.js';
-import { migrate } from '../main/queue/postgres/schema.js';
+import { connect } from '../main/storage/postgres/connect.js';
+import { PgJobStore } from '../main/storage/postgres/job-store.js';
+import { migrate } from '../main/storage/postgres/schema.js';
 import { newJob } from '../test/support/new-job.js';
 import { postgresInstalled, startPostgres } from '../test/support/postgres.js';
 import { ascending, heading, percentile, printMachineLoad, printTable, runMain, verdict } from './support.js';

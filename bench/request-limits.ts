@@ -7,10 +7,10 @@
  *   node dist/bench/request-limits.js [requests]
  */
 import { MemoryRateLimiter, type RateLimiter } from '../main/api/rate-limit.js';
-import { PgRateLimiter } from '../main/api/postgres/rate-limit.js';
+import { PgRateLimiter } from '../main/storage/postgres/rate-limit.js';
 import { systemClock } from '../main/core/clock.js';
-import { connect } from '../main/queue/postgres/connect.js';
-import { migrate } from '../main/queue/postgres/schema.js';
+import { connect } from '../main/storage/postgres/connect.js';
+import { migrate } from '../main/storage/postgres/schema.js';
 import { postgresInstalled, startPostgres } from '../test/support/postgres.js';
 import { ascending, heading, inPool, percentile, printMachineLoad, printTable, runMain, verdict } from './support.js';
 

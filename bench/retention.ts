@@ -17,15 +17,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import { SqliteAccountStore } from '../main/keys/account-store.js';
-import { SqliteKeyStore } from '../main/keys/key-store.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
-import { openDatabase } from '../main/queue/db.js';
-import { SqliteJobStore } from '../main/queue/sqlite/job-store.js';
+import { openDatabase } from '../main/storage/sqlite/db.js';
+import { SqliteJobStore } from '../main/storage/sqlite/job-store.js';
 import { DAY_MS } from '../main/queue/retention.js';
-import { SqliteUsageHistory } from '../main/queue/sqlite/usage-history.js';
-import { SqliteSettingsStore } from '../main/settings/settings-store.js';
-import { SqliteWebhookOutbox } from '../main/webhooks/outbox.js';
+import { SqliteUsageHistory } from '../main/storage/sqlite/usage-history.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
 import {
   api,
@@ -46,6 +42,10 @@ import {
   tempDataDir,
   verdict,
 } from './support.js';
+import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
+import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
+import { SqliteSettingsStore } from '../main/storage/sqlite/settings-store.js';
+import { SqliteWebhookOutbox } from '../main/storage/sqlite/outbox.js';
 
 const AIM_LOOP_MS = 50;
 const AIM_REQUEST_MS = 250;

@@ -11,9 +11,10 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import { SqliteAccountStore } from '../main/keys/account-store.js';
-import { SqliteKeyStore, type Scope } from '../main/keys/key-store.js';
-import { openDatabase } from '../main/queue/db.js';
+import { type Scope } from '../main/keys/key-store.js';
+import { openDatabase } from '../main/storage/sqlite/db.js';
+import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
+import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
 
 /** The repository root (this file runs as dist/bench/support.js). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));

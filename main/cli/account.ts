@@ -4,7 +4,7 @@ import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { SCOPES, type Scope } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
-import { openDatabase, type Db } from '../queue/db.js';
+import { openDatabase, type Db } from '../storage/sqlite/db.js';
 import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';

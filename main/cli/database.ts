@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { connect } from '../queue/postgres/connect.js';
-import { migrate } from '../queue/postgres/schema.js';
+import { connect } from '../storage/postgres/connect.js';
+import { migrate } from '../storage/postgres/schema.js';
 
 /** `--database postgres://…`: the PostgreSQL several instances share; every command takes it. */
 export const DATABASE_OPTION = { database: { type: 'string' } } as const;

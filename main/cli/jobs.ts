@@ -1,13 +1,13 @@
 import { resolveDataDir } from '../core/data-dir.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
-import { openDatabase, type Db } from '../queue/db.js';
+import { openDatabase, type Db } from '../storage/sqlite/db.js';
 import type { JobStore } from '../queue/job-store.js';
-import { PgJobStore } from '../queue/postgres/job-store.js';
-import { SqliteJobStore } from '../queue/sqlite/job-store.js';
-import { reclaimInSteps } from '../queue/retention.js';
-import { SqliteWebhookOutbox } from '../webhooks/outbox.js';
+import { PgJobStore } from '../storage/postgres/job-store.js';
+import { SqliteJobStore } from '../storage/sqlite/job-store.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
+import { SqliteWebhookOutbox } from '../storage/sqlite/outbox.js';
+import { reclaimInSteps } from '../storage/sqlite/reclaim.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
 /**

@@ -93,8 +93,8 @@ export async function main(argv: string[]): Promise<void> {
 async function isSetupRefusal(error: unknown): Promise<boolean> {
   const [{ AlreadyRunning }, { DataDirError }, { PgConnectError }] = await Promise.all([
     import('../service.js'),
-    import('../queue/db.js'),
-    import('../queue/postgres/connect.js'),
+    import('../storage/sqlite/db.js'),
+    import('../storage/postgres/connect.js'),
   ]);
   return error instanceof AlreadyRunning || error instanceof DataDirError || error instanceof PgConnectError;
 }

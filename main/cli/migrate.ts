@@ -1,6 +1,6 @@
-import { connect } from '../queue/postgres/connect.js';
-import { closeToOtherRoles } from '../queue/postgres/grants.js';
-import { migrate as migrateSchema } from '../queue/postgres/schema.js';
+import { connect } from '../storage/postgres/connect.js';
+import { closeToOtherRoles } from '../storage/postgres/grants.js';
+import { migrate as migrateSchema } from '../storage/postgres/schema.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 

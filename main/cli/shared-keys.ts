@@ -2,15 +2,18 @@ import { profileNamed } from '../api/profile.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
-import { SqliteAccountStore, type AccountStore } from '../keys/account-store.js';
-import { SqliteKeyStore, type KeyStore } from '../keys/key-store.js';
-import { PgAccountStore } from '../keys/postgres/account-store.js';
-import { PgKeyStore } from '../keys/postgres/key-store.js';
-import { openDatabase } from '../queue/db.js';
-import { TableChanges } from '../queue/postgres/table-changes.js';
-import { storedDatabaseProfile, storedProfile } from '../settings/install-profile.js';
+import { type AccountStore } from '../keys/account-store.js';
+import { type KeyStore } from '../keys/key-store.js';
+import { PgAccountStore } from '../storage/postgres/account-store.js';
+import { PgKeyStore } from '../storage/postgres/key-store.js';
+import { openDatabase } from '../storage/sqlite/db.js';
+import { TableChanges } from '../storage/postgres/table-changes.js';
 import { UsageError } from './args.js';
 import { databaseUrl, withSharedDatabase } from './database.js';
+import { SqliteAccountStore } from '../storage/sqlite/account-store.js';
+import { SqliteKeyStore } from '../storage/sqlite/key-store.js';
+import { storedDatabaseProfile } from '../storage/postgres/profile.js';
+import { storedProfile } from '../storage/sqlite/profile.js';
 
 /** The keys and accounts a command works on, and whether they are a hosted install's. */
 export interface KeysAndAccounts {

@@ -1,9 +1,10 @@
 import { noDefaultPauseIn, resolveDataDir } from '../core/data-dir.js';
-import { openDatabase } from '../queue/db.js';
-import { TableChanges } from '../queue/postgres/table-changes.js';
-import { PgSettingsStore } from '../settings/postgres/settings-store.js';
-import { SqliteSettingsStore, type SettingsStore } from '../settings/settings-store.js';
+import { openDatabase } from '../storage/sqlite/db.js';
+import { TableChanges } from '../storage/postgres/table-changes.js';
+import { PgSettingsStore } from '../storage/postgres/settings-store.js';
+import { type SettingsStore } from '../settings/settings-store.js';
 import { databaseUrl, withSharedDatabase } from './database.js';
+import { SqliteSettingsStore } from '../storage/sqlite/settings-store.js';
 
 /**
  * Runs `work` on the settings the command's flags name: the shared PostgreSQL with

@@ -3,17 +3,17 @@ import { timestamp } from '../core/timestamps.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { randomIds } from '../core/ids.js';
-import { SqliteAccountStore } from '../keys/account-store.js';
-import { SqliteKeyStore } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
-import { openDatabase } from '../queue/db.js';
+import { openDatabase } from '../storage/sqlite/db.js';
 import { DAY_MS } from '../queue/retention.js';
-import { PgUsageHistory } from '../queue/postgres/usage-history.js';
-import { SqliteUsageHistory } from '../queue/sqlite/usage-history.js';
+import { PgUsageHistory } from '../storage/postgres/usage-history.js';
+import { SqliteUsageHistory } from '../storage/sqlite/usage-history.js';
 import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
 import { ADMIN_KEY_ID, UsageReport } from '../usage-report.js';
 import { parse, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
+import { SqliteAccountStore } from '../storage/sqlite/account-store.js';
+import { SqliteKeyStore } from '../storage/sqlite/key-store.js';
 
 /**
  * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir, or

@@ -3,7 +3,7 @@ import type { AgentRecord, AgentRoster } from '../core/agent-roster.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
-import type { Db } from './db.js';
+import type { Db } from '../storage/sqlite/db.js';
 import { RecheckSchedule, type Condition } from './recheck-schedule.js';
 
 /**

@@ -34,7 +34,7 @@ export interface ClusterDevice {
 /**
  * What the API reads about agents: those of every device, since any instance answers any
  * request. The desktop has one device, itself (local-agents.ts); instances sharing a
- * PostgreSQL see each other's (postgres/cluster-agents.ts). Managing an agent (rename,
+ * PostgreSQL see each other's (storage/postgres/cluster-agents.ts). Managing an agent (rename,
  * disable, log in, proxy) stays with the local AgentPool of the device that runs it.
  */
 export interface ClusterAgents {

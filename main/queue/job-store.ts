@@ -17,7 +17,7 @@ import type {
 /**
  * The only writer of job rows, behind one asynchronous port with two implementations:
  * SQLite in the data dir (sqlite/job-store.ts, the desktop) and PostgreSQL shared by several
- * instances (postgres/job-store.ts). Each method that changes a job is one transaction,
+ * instances (storage/postgres/job-store.ts). Each method that changes a job is one transaction,
  * moves the status only through the state machine (state-machine.ts), writes the webhook
  * outbox row of every move to a final status in that same transaction, and, after the
  * commit, publishes one StoreEvent per job moved. A promise resolves only after its commit:

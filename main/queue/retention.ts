@@ -1,6 +1,5 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
-import { reclaimSpace, type Db } from './db.js';
 import type { JobStore } from './job-store.js';
 
 export const DAY_MS = 86_400_000;
@@ -52,34 +51,11 @@ export interface JobFiles {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Gives free pages back to the file system, `pages` at a time, awaiting `between` after
- * each step while `keepGoing` holds; returns how many pages it gave back.
- */
-export async function reclaimInSteps(db: Db, pages: number, between: () => Promise<void>, keepGoing = () => true): Promise<number> {
-  const before = db.pragma('freelist_count', { simple: true }) as number;
-  let left = before;
-  while (left > 0 && keepGoing()) {
-    const next = reclaimSpace(db, pages);
-    // A database whose auto_vacuum could not be turned on yet (see db.ts) frees nothing.
-    if (next >= left) break;
-    left = next;
-    await between();
-  }
-  return before - left;
-}
-
-/**
  * The last step of a sweep: gives the freed space back to the file system, `pages` per step,
  * awaiting `between` after each while `keepGoing` holds; resolves with the pages given back.
  * SQLite's (reclaimInSteps); PostgreSQL's autovacuum does it by itself.
  */
 export type Reclaim = (pages: number, between: () => Promise<void>, keepGoing: () => boolean) => Promise<number>;
-
-/** The reclaim step of a data dir's SQLite database. */
-export const sqliteReclaim =
-  (db: Db): Reclaim =>
-  (pages, between, keepGoing) =>
-    reclaimInSteps(db, pages, between, keepGoing);
 
 /**
  * Keeps what is stored to what the person chose: removes the prompt and response of jobs

@@ -93,7 +93,7 @@ export interface UsageHistoryReport {
  * Usage history, computed from the job rows themselves: a restart loses nothing, and
  * pruning content changes nothing (only prompt and response go). Jobs count in the bucket
  * of the time they finished; live jobs are not counted yet. The data dir's SQLite
- * (sqlite/usage-history.ts) and the shared PostgreSQL (postgres/usage-history.ts) read the
+ * (storage/sqlite/usage-history.ts) and the shared PostgreSQL (storage/postgres/usage-history.ts) read the
  * rows; `reportFrom` turns them into the same figures.
  */
 export interface UsageHistory {

@@ -1,4 +1,3 @@
-import type { Db } from '../queue/db.js';
 import { PROVIDERS, type Provider } from '../core/providers.js';
 
 export const ROTATIONS = ['round_robin', 'least_used', 'ordered', 'random'] as const;
@@ -68,8 +67,8 @@ const DEFAULTS: Omit<Settings, 'pauseMs'> = {
 
 /**
  * Account-wide settings, shared by the server, the dashboard and the command line: SQLite
- * in the data dir (SqliteSettingsStore, below) or PostgreSQL shared by several instances
- * (postgres/settings-store.ts). Read on every request, so `get` answers from memory; a
+ * in the data dir (storage/sqlite, SqliteSettingsStore) or PostgreSQL shared by several instances
+ * (storage/postgres/settings-store.ts). Read on every request, so `get` answers from memory; a
  * setter resolves once its change is committed and `get` already shows it.
  */
 export interface SettingsStore {
@@ -106,94 +105,3 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
   };
 }
 
-/**
- * The settings of one data dir. Reads are cached; `invalidate` drops the cache when another
- * process changed them (the service watches with watchExternalChanges).
- */
-export class SqliteSettingsStore implements SettingsStore {
-  private cached: Settings | null = null;
-  private readonly listeners = new Set<() => void>();
-  private readonly read;
-  private readonly write;
-
-  constructor(private readonly db: Db) {
-    this.read = db.prepare(`SELECT name, value FROM settings`);
-    this.write = db.prepare(
-      `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-    );
-  }
-
-  get(): Settings {
-    return (this.cached ??= this.load());
-  }
-
-  /** Drops the cache (each setter does, and the service when another process committed) and tells the listeners. */
-  invalidate(): void {
-    this.cached = null;
-    for (const l of [...this.listeners]) l();
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private load(): Settings {
-    return settingsFrom(
-      Object.fromEntries((this.read.all() as { name: string; value: string }[]).map((r) => [r.name, JSON.parse(r.value)])),
-    );
-  }
-
-  async setGlobalCap(cap: number | null): Promise<void> {
-    this.set('globalCap', cap);
-  }
-
-  async setProviderCap(provider: Provider, cap: number | null): Promise<void> {
-    // Read and written under one write lock, so another process's change to another provider stays.
-    this.db.transaction(() => {
-      this.write.run('providerCaps', JSON.stringify({ ...this.load().providerCaps, [provider]: cap }));
-    }).immediate();
-    this.invalidate();
-  }
-
-  async setRotation(rotation: Rotation): Promise<void> {
-    this.set('rotation', rotation);
-  }
-
-  async setPaused(paused: boolean): Promise<void> {
-    this.set('paused', paused);
-  }
-
-  async setPauseMs(ms: number): Promise<void> {
-    this.set('pauseMs', checkPause(ms));
-  }
-
-  async setRetentionDays(days: number | null): Promise<void> {
-    this.set('retentionDays', checkRetention(days));
-  }
-
-  private set<K extends keyof Settings>(name: K, value: Settings[K]): void {
-    this.write.run(name, JSON.stringify(value));
-    this.invalidate();
-  }
-}
-
-/**
- * Calls `onChange` when another process (the command line) commits to the database.
- * `PRAGMA data_version` changes only for other connections' commits and costs microseconds,
- * so checking it four times a second keeps "a running server honours the change within one
- * second" at no measurable idle cost.
- */
-export function watchExternalChanges(db: Db, onChange: () => void, intervalMs = 250): () => void {
-  const version = () => db.pragma('data_version', { simple: true }) as number;
-  let last = version();
-  const timer = setInterval(() => {
-    const now = version();
-    if (now !== last) {
-      last = now;
-      onChange();
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}

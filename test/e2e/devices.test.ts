@@ -12,7 +12,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
-import { DEFAULT_LEASE } from '../../main/queue/postgres/devices.js';
+import { DEFAULT_LEASE } from '../../main/storage/postgres/devices.js';
 import { listening, SCRIPTED_SERVER, trackProcesses } from '../support/processes.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 import { until } from '../support/until.js';

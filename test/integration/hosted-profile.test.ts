@@ -7,13 +7,14 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { SqliteAccountStore, type AccountStore } from '../../main/keys/account-store.js';
-import { DataDirError, openDatabase } from '../../main/queue/db.js';
+import { type AccountStore } from '../../main/keys/account-store.js';
+import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
 import { Service } from '../../main/service.js';
 import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
 import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
 
 let t: TestService | undefined;
 /** Stops the service under test, once. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomIds } from '../../main/core/ids.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
-import { openDatabase } from '../../main/queue/db.js';
+import { openDatabase } from '../../main/storage/sqlite/db.js';
 import { LocalAgents } from '../../main/queue/local-agents.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { T0 } from '../support/new-job.js';

@@ -1,5 +1,5 @@
-import { connect } from '../../main/queue/postgres/connect.js';
-import { migrate } from '../../main/queue/postgres/schema.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { migrate } from '../../main/storage/postgres/schema.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 
 /** A throwaway cluster with a migrated database nobody uses, which each test copies. */

@@ -6,10 +6,10 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connect } from '../../main/queue/postgres/connect.js';
+import { connect } from '../../main/storage/postgres/connect.js';
 import { LIMITS } from '../../main/core/limits.js';
-import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { TableChanges } from '../../main/queue/postgres/table-changes.js';
+import { PgJobStore } from '../../main/storage/postgres/job-store.js';
+import { TableChanges } from '../../main/storage/postgres/table-changes.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
 import { toApiError } from '../../main/api/error-handling.js';
 import type { JobRow, StoreEvent } from '../../main/core/jobs.js';

@@ -1,8 +1,8 @@
 /** The JobStore contract on PostgreSQL, and what only several instances on one database can show. */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../main/queue/postgres/connect.js';
-import { PgJobStore } from '../../main/queue/postgres/job-store.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { PgJobStore } from '../../main/storage/postgres/job-store.js';
 import type { HourlyCaps, JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
 import { ManualClock } from '../support/manual-clock.js';

@@ -10,14 +10,14 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { PgAccountStore } from '../../main/keys/postgres/account-store.js';
-import { PgKeyStore } from '../../main/keys/postgres/key-store.js';
-import { connect } from '../../main/queue/postgres/connect.js';
-import { TableChanges } from '../../main/queue/postgres/table-changes.js';
-import { claimDatabaseProfile } from '../../main/settings/install-profile.js';
+import { PgAccountStore } from '../../main/storage/postgres/account-store.js';
+import { PgKeyStore } from '../../main/storage/postgres/key-store.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { TableChanges } from '../../main/storage/postgres/table-changes.js';
 import { runCommand } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
+import { claimDatabaseProfile } from '../../main/storage/postgres/profile.js';
 
 let postgres: MigratedCluster;
 /** Where a command would make a data dir if it fell back to one: it must stay empty. */

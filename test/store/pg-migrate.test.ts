@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, PgConnectError } from '../../main/queue/postgres/connect.js';
-import { migrate, SCHEMA_VERSION } from '../../main/queue/postgres/schema.js';
+import { connect, PgConnectError } from '../../main/storage/postgres/connect.js';
+import { migrate, SCHEMA_VERSION } from '../../main/storage/postgres/schema.js';
 import { CLI } from '../support/processes.js';
 import { startPostgres, type PgCluster } from '../support/postgres.js';
 

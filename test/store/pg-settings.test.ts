@@ -5,15 +5,14 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PgRateLimiter } from '../../main/api/postgres/rate-limit.js';
+import { PgRateLimiter } from '../../main/storage/postgres/rate-limit.js';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { connect, PgConnectError } from '../../main/queue/postgres/connect.js';
-import { TableChanges } from '../../main/queue/postgres/table-changes.js';
-import { claimDatabaseProfile } from '../../main/settings/install-profile.js';
-import { PgSettingsStore } from '../../main/settings/postgres/settings-store.js';
-import { PgAccountSecrets } from '../../main/webhooks/postgres/account-secrets.js';
-import { PgSigningSecret } from '../../main/webhooks/postgres/signing-secret.js';
+import { connect, PgConnectError } from '../../main/storage/postgres/connect.js';
+import { TableChanges } from '../../main/storage/postgres/table-changes.js';
+import { PgSettingsStore } from '../../main/storage/postgres/settings-store.js';
+import { PgAccountSecrets } from '../../main/storage/postgres/account-secrets.js';
+import { PgSigningSecret } from '../../main/storage/postgres/signing-secret.js';
 import { accountSecretsContract } from './account-secrets-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
@@ -21,6 +20,7 @@ import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.j
 import { rateLimitContract } from './rate-limit-contract.js';
 import { settingsContract } from './settings-contract.js';
 import { signingSecretContract } from './signing-secret-contract.js';
+import { claimDatabaseProfile } from '../../main/storage/postgres/profile.js';
 
 let postgres: MigratedCluster;
 beforeAll(async () => {

@@ -1,13 +1,13 @@
 /**
- * The shared tables' change notices (main/queue/postgres/table-changes.ts) on a real
+ * The shared tables' change notices (main/storage/postgres/table-changes.ts) on a real
  * PostgreSQL: a change announced by one instance is heard by another, only on commit; after
  * the listening connection is lost, every table counts as changed once it listens again
  * (what was announced meanwhile was not heard), and later changes are heard again.
  */
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../main/queue/postgres/connect.js';
-import { announceTableChange, TableChanges } from '../../main/queue/postgres/table-changes.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { announceTableChange, TableChanges } from '../../main/storage/postgres/table-changes.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 

@@ -2,18 +2,18 @@
 import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../main/queue/postgres/connect.js';
-import { PgJobStore } from '../../main/queue/postgres/job-store.js';
-import { PgUsageHistory } from '../../main/queue/postgres/usage-history.js';
-import { openDatabase } from '../../main/queue/db.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { PgJobStore } from '../../main/storage/postgres/job-store.js';
+import { PgUsageHistory } from '../../main/storage/postgres/usage-history.js';
+import { openDatabase } from '../../main/storage/sqlite/db.js';
 import { DAY_MS } from '../../main/queue/retention.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteUsageHistory } from '../../main/queue/sqlite/usage-history.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
+import { SqliteUsageHistory } from '../../main/storage/sqlite/usage-history.js';
 import { tempDataDir } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { H, usageHistoryContract } from './usage-history-contract.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 let postgres: MigratedCluster;
 beforeAll(async () => {

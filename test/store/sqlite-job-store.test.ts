@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../main/queue/db.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
+import { openDatabase } from '../../main/storage/sqlite/db.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));

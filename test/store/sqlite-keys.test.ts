@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomIds } from '../../main/core/ids.js';
-import { SqliteAccountStore } from '../../main/keys/account-store.js';
-import { SqliteKeyStore } from '../../main/keys/key-store.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import type { ManualClock } from '../support/manual-clock.js';
 import { keyStoreContract, type Stores } from './key-store-contract.js';
+import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
+import { SqliteKeyStore } from '../../main/storage/sqlite/key-store.js';
 
 keyStoreContract('SQLite', async (clock: ManualClock) => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-keys-'));

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { MemoryRateLimiter } from '../../main/api/rate-limit.js';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
-import { SqliteSettingsStore } from '../../main/settings/settings-store.js';
-import { SqliteAccountSecrets } from '../../main/webhooks/account-secrets.js';
-import { SqliteSigningSecret } from '../../main/webhooks/signing-secret.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { accountSecretsContract } from './account-secrets-contract.js';
 import { rateLimitContract } from './rate-limit-contract.js';
 import { settingsContract } from './settings-contract.js';
 import { signingSecretContract } from './signing-secret-contract.js';
+import { SqliteSettingsStore } from '../../main/storage/sqlite/settings-store.js';
+import { SqliteAccountSecrets } from '../../main/storage/sqlite/account-secrets.js';
+import { SqliteSigningSecret } from '../../main/storage/sqlite/signing-secret.js';
 
 /** A data dir and its database, opened again for each "other process". */
 function dataDir(): { open(): Db; close(): Promise<void> } {

@@ -1,15 +1,15 @@
 /** The UsageHistory contract on SQLite, and what only the data dir's reading does: the covering index, turns while sorting. */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { DAY_MS } from '../../main/queue/retention.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteUsageHistory } from '../../main/queue/sqlite/usage-history.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
+import { SqliteUsageHistory } from '../../main/storage/sqlite/usage-history.js';
 import { percentiles } from '../../main/queue/usage-history.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
 import { tempDataDir } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
 import { H, usageHistoryContract } from './usage-history-contract.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 usageHistoryContract('SQLite', async () => {
   const dir = tempDataDir();

@@ -6,9 +6,9 @@
  */
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
-import { connect } from '../../main/queue/postgres/connect.js';
-import { Device } from '../../main/queue/postgres/devices.js';
-import { PgJobStore } from '../../main/queue/postgres/job-store.js';
+import { connect } from '../../main/storage/postgres/connect.js';
+import { Device } from '../../main/storage/postgres/devices.js';
+import { PgJobStore } from '../../main/storage/postgres/job-store.js';
 import { newJob } from './new-job.js';
 
 const [url, id] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { randomIds } from '../../main/core/ids.js';
 import type { JobStore } from '../../main/queue/job-store.js';
-import type { Db } from '../../main/queue/db.js';
+import type { Db } from '../../main/storage/sqlite/db.js';
 
 export interface SeedOptions {
   count: number;

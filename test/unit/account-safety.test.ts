@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomIds } from '../../main/core/ids.js';
 import { AFTER_RESET_MS, AgentPool } from '../../main/queue/agent-pool.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';

@@ -1,14 +1,14 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AttemptStart } from '../../main/core/jobs.js';
-import { openDatabase } from '../../main/queue/db.js';
+import { openDatabase } from '../../main/storage/sqlite/db.js';
 import { HOUR_MS, HourlyUsage } from '../../main/queue/hourly-usage.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { newJob } from '../support/new-job.js';
 import { submit } from '../support/store.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 let serial = 0;
 /** A start of its own job (each call another attempt). */

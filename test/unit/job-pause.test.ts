@@ -9,12 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noDefaultPauseIn, simulationDir } from '../../main/core/data-dir.js';
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import { AgentPool, PAUSE_JITTER } from '../../main/queue/agent-pool.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
-import { DEFAULT_PAUSE_MS, SqliteSettingsStore } from '../../main/settings/settings-store.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
+import { DEFAULT_PAUSE_MS } from '../../main/settings/settings-store.js';
 import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';
 import { until } from '../support/until.js';
+import { SqliteSettingsStore } from '../../main/storage/sqlite/settings-store.js';
 
 let dir: string;
 let db: Db;

@@ -9,7 +9,7 @@ import { randomIds } from '../../main/core/ids.js';
 import { LogBook } from '../../main/logs/log-book.js';
 import { logAgentChanges } from '../../main/logs/log-feeds.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';

@@ -9,12 +9,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EVERY_ACCOUNT, type IdempotencyClaim, type NewJob, type StoreEvent } from '../../main/core/jobs.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
-import { GroupCommit } from '../../main/queue/sqlite/group-commit.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
+import { GroupCommit } from '../../main/storage/sqlite/group-commit.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { tempDataDir } from '../support/harness.js';
 import { newJob as aJob } from '../support/new-job.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 let dir: string;
 let db: Db;

@@ -4,13 +4,13 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
-import { SqliteJobStore } from '../../main/queue/sqlite/job-store.js';
-import { SqliteWebhookOutbox } from '../../main/webhooks/outbox.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { tempDataDir } from '../support/harness.js';
 import { submit } from '../support/store.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 let dir: string;
 let db: Db;

@@ -7,14 +7,15 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogBook } from '../../main/logs/log-book.js';
 import { logWebhookFailures } from '../../main/logs/log-feeds.js';
-import { openDatabase, type Db } from '../../main/queue/db.js';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
-import { SqliteWebhookOutbox, type WebhookOutbox } from '../../main/webhooks/outbox.js';
+import { type WebhookOutbox } from '../../main/webhooks/outbox.js';
 import { DEFAULT_LIMITS, WebhookSender, type SenderLimits, type WebhookAttempt } from '../../main/webhooks/sender.js';
 import { RETRY_DELAYS_MS } from '../../main/webhooks/schedule.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 
 /** Every request waits until the test answers it (or its signal aborts it). */
 class ScriptedTransport implements WebhookTransport {

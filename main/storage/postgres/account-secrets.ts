@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import type { AccountSecrets } from '../account-secrets.js';
+import type { AccountSecrets } from '../../webhooks/account-secrets.js';
 
 /**
  * (H) The accounts' signing secrets on the PostgreSQL several instances share. Read from

@@ -1,18 +1,8 @@
 import type pg from 'pg';
-import { announceTableChange, type TableChanges } from '../../queue/postgres/table-changes.js';
-import {
-  byLane,
-  isDelivered,
-  LANES,
-  type AttemptResult,
-  type DeliveryAttemptRow,
-  type DeliveryRow,
-  type DeliveryState,
-  type DueDelivery,
-  type Lane,
-  type WebhookOutbox,
-} from '../outbox.js';
-import { nextAttemptAt } from '../schedule.js';
+import { announceTableChange, type TableChanges } from './table-changes.js';
+import { byLane, isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type Lane, type WebhookOutbox } from '../../webhooks/outbox.js';
+import { nextAttemptAt } from '../../webhooks/schedule.js';
+import { LANES } from '../webhook-lanes.js';
 
 /**
  * The name redeliveries are announced under (table-changes.ts): every instance's sender

@@ -4,7 +4,7 @@ import { PgConnectError } from './connect.js';
 /**
  * Each entry moves the schema one version forward; `chatbridge_schema.version` records how
  * far a database has come. Append, never edit: installed databases have run the old entries.
- * The rows mean what the SQLite schema's rows mean (main/queue/db.ts); times are epoch ms.
+ * The rows mean what the SQLite schema's rows mean (main/storage/sqlite/db.ts); times are epoch ms.
  */
 const MIGRATIONS: string[] = [
   `
@@ -134,7 +134,7 @@ const MIGRATIONS: string[] = [
     created_at BIGINT NOT NULL
   );
 
-  -- Per-key request limits (GCRA, main/api/postgres/rate-limit.ts): one row per key and budget.
+  -- Per-key request limits (GCRA, main/storage/postgres/rate-limit.ts): one row per key and budget.
   CREATE TABLE request_budgets (
     budget  TEXT NOT NULL,              -- read | write
     bucket  TEXT NOT NULL,              -- the key's id, or 'admin'

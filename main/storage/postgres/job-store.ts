@@ -18,12 +18,12 @@ import {
   type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
-import { CapCount, capsAsked, capWindowStart, type StartCount } from '../cap-count.js';
-import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
+import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
 import { commitAnnouncing, JobNotices } from './job-notices.js';
-import type { JobStore } from '../job-store.js';
-import { decideAfterFailure } from '../retry-policy.js';
-import { isFinal, transition } from '../state-machine.js';
+import type { JobStore } from '../../queue/job-store.js';
+import { decideAfterFailure } from '../../queue/retry-policy.js';
+import { isFinal, transition } from '../../queue/state-machine.js';
 
 type Client = pg.PoolClient;
 

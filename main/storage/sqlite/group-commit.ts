@@ -1,5 +1,5 @@
 import type { Transaction } from 'better-sqlite3';
-import type { Db } from '../db.js';
+import type { Db } from './db.js';
 
 interface Pending {
   work: () => unknown;

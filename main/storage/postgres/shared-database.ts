@@ -1,22 +1,22 @@
 import type pg from 'pg';
-import { PgRateLimiter } from './api/postgres/rate-limit.js';
-import { PgAccountStore } from './keys/postgres/account-store.js';
-import { PgKeyStore } from './keys/postgres/key-store.js';
-import type { ProfileName } from './api/profile.js';
-import type { RequestLimits } from './api/rate-limit.js';
-import type { Clock } from './core/clock.js';
-import type { IdGenerator } from './core/ids.js';
-import { LIMITS } from './core/limits.js';
-import { connect } from './queue/postgres/connect.js';
-import { DEFAULT_LEASE, Device, type LeaseTiming } from './queue/postgres/devices.js';
-import { PgJobStore } from './queue/postgres/job-store.js';
-import { migrate } from './queue/postgres/schema.js';
-import { TableChanges } from './queue/postgres/table-changes.js';
-import { claimDatabaseProfile } from './settings/install-profile.js';
-import { PgSettingsStore } from './settings/postgres/settings-store.js';
-import { PgWebhookOutbox } from './webhooks/postgres/outbox.js';
-import { PgSigningSecret } from './webhooks/postgres/signing-secret.js';
-import { PgAccountSecrets } from './webhooks/postgres/account-secrets.js';
+import { PgRateLimiter } from './rate-limit.js';
+import { PgAccountStore } from './account-store.js';
+import { PgKeyStore } from './key-store.js';
+import type { ProfileName } from '../../api/profile.js';
+import type { RequestLimits } from '../../api/rate-limit.js';
+import type { Clock } from '../../core/clock.js';
+import type { IdGenerator } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
+import { connect } from './connect.js';
+import { DEFAULT_LEASE, Device, type LeaseTiming } from './devices.js';
+import { PgJobStore } from './job-store.js';
+import { migrate } from './schema.js';
+import { TableChanges } from './table-changes.js';
+import { PgSettingsStore } from './settings-store.js';
+import { PgWebhookOutbox } from './outbox.js';
+import { PgSigningSecret } from './signing-secret.js';
+import { PgAccountSecrets } from './account-secrets.js';
+import { claimDatabaseProfile } from './profile.js';
 
 /** What opening a shared database needs besides its URL. */
 export interface SharedDatabaseOptions {

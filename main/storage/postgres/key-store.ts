@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
-import type { TableChanges } from '../../queue/postgres/table-changes.js';
-import type { AccountStore } from '../account-store.js';
+import { changeSharedTable, TableCopy } from './table-copy.js';
+import type { TableChanges } from './table-changes.js';
+import type { AccountStore } from '../../keys/account-store.js';
 import {
   hashSecret,
   newKeyRow,
@@ -16,7 +16,7 @@ import {
   type Authentication,
   type KeyStore,
   type NewKey,
-} from '../key-store.js';
+} from '../../keys/key-store.js';
 
 const TABLE = 'api_keys';
 

@@ -1,10 +1,10 @@
-import type { Db } from '../db.js';
-import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
-import type { JobStore } from '../job-store.js';
-import { CapCount, capsAsked, capWindowStart, type StartCount } from '../cap-count.js';
-import { AccountQueues, type QueueKey } from '../queue-order.js';
-import { decideAfterFailure } from '../retry-policy.js';
-import { isFinal, transition, type JobEvent } from '../state-machine.js';
+import type { Db } from './db.js';
+import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
+import type { JobStore } from '../../queue/job-store.js';
+import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
+import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
+import { decideAfterFailure } from '../../queue/retry-policy.js';
+import { isFinal, transition, type JobEvent } from '../../queue/state-machine.js';
 import { GroupCommit } from './group-commit.js';
 import {
   EVERY_ACCOUNT,
@@ -25,7 +25,7 @@ import {
   type SubmitResult,
   type Viewer,
 } from '../../core/jobs.js';
-import type { SqliteWebhookOutbox } from '../../webhooks/outbox.js';
+import type { SqliteWebhookOutbox } from './outbox.js';
 
 /** What ends a job without an answer: its final status, and the error it carries. */
 interface Settlement {

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
-import type { AgentPool } from '../agent-pool.js';
-import { summarize, type ClusterAgent, type ClusterAgents, type ClusterDevice } from '../cluster-agents.js';
-import type { DeviceIdentity } from '../local-agents.js';
+import type { AgentPool } from '../../queue/agent-pool.js';
+import { summarize, type ClusterAgent, type ClusterAgents, type ClusterDevice } from '../../queue/cluster-agents.js';
+import type { DeviceIdentity } from '../../queue/local-agents.js';
 import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices.js';
 import type { TableChanges } from './table-changes.js';
 import { changeSharedTable } from './table-copy.js';

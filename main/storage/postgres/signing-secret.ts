@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
-import type { TableChanges } from '../../queue/postgres/table-changes.js';
-import type { SigningSecret } from '../signing-secret.js';
+import { changeSharedTable, TableCopy } from './table-copy.js';
+import type { TableChanges } from './table-changes.js';
+import type { SigningSecret } from '../../webhooks/signing-secret.js';
 
 const TABLE = 'webhook_signing_secret';
 

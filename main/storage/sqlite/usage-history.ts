@@ -1,6 +1,6 @@
-import type { Db } from '../db.js';
-import { HOUR_MS } from '../hourly-usage.js';
-import { reportFrom, type UsageHistory, type UsageHistoryReport, type UsageQuery, type UsageRow } from '../usage-history.js';
+import type { Db } from './db.js';
+import { HOUR_MS } from '../../queue/hourly-usage.js';
+import { reportFrom, type UsageHistory, type UsageHistoryReport, type UsageQuery, type UsageRow } from '../../queue/usage-history.js';
 
 /** Usage history from the data dir's jobs: range scans of the covering index `jobs_finished`. */
 export class SqliteUsageHistory implements UsageHistory {

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
-import type { TableChanges } from '../../queue/postgres/table-changes.js';
+import { changeSharedTable, TableCopy } from './table-copy.js';
+import type { TableChanges } from './table-changes.js';
 import { checkRetention } from '../../settings/settings-store.js';
-import type { Account, AccountStore } from '../account-store.js';
+import type { Account, AccountStore } from '../../keys/account-store.js';
 
 const TABLE = 'accounts';
 

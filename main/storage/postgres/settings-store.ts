@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Provider } from '../../core/providers.js';
-import { changeSharedTable, TableCopy } from '../../queue/postgres/table-copy.js';
-import type { TableChanges } from '../../queue/postgres/table-changes.js';
-import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../settings-store.js';
+import { changeSharedTable, TableCopy } from './table-copy.js';
+import type { TableChanges } from './table-changes.js';
+import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 
 const TABLE = 'settings';
 

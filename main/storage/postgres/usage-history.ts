@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { HOUR_MS } from '../hourly-usage.js';
-import { reportFrom, type UsageHistory, type UsageHistoryReport, type UsageQuery, type UsageRow } from '../usage-history.js';
+import { HOUR_MS } from '../../queue/hourly-usage.js';
+import { reportFrom, type UsageHistory, type UsageHistoryReport, type UsageQuery, type UsageRow } from '../../queue/usage-history.js';
 
 /**
  * Usage history from the jobs every instance shares: the same figures as the data dir's
