@@ -45,7 +45,7 @@ module.exports = {
     {
       name: 'the-http-layer-does-not-import-the-queue',
       severity: 'error',
-      comment: 'main/api/ speaks HTTP; it reaches jobs through main/completions.ts and takes their shapes from main/core/.',
+      comment: 'main/api/ speaks HTTP; it reaches jobs through main/service/completions.ts and takes their shapes from main/core/.',
       from: { path: '^main/api/' },
       to: { path: '^main/queue/' },
     },

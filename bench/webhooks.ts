@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from '../main/core/clock.js';
-import { Service } from '../main/service.js';
+import { Service } from '../main/service/service.js';
 import { httpsTransport } from '../main/webhooks/https-transport.js';
 import { DEFAULT_LIMITS } from '../main/webhooks/sender.js';
 import { attachScriptedAgents } from '../test/support/harness.js';

@@ -1,13 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
-import type { AdminConsole } from '../admin-console.js';
-import type { Completions } from '../completions.js';
+import type { AdminConsole } from '../service/admin-console.js';
+import type { Completions } from '../service/completions.js';
 import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { Profile } from './profile.js';
-import type { StatusReport } from '../status-report.js';
+import type { StatusReport } from '../service/status-report.js';
 import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';

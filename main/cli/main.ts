@@ -92,7 +92,7 @@ export async function main(argv: string[]): Promise<void> {
 /** A data dir already served or unusable, a database unreachable: told in one line like a usage error. */
 async function isSetupRefusal(error: unknown): Promise<boolean> {
   const [{ AlreadyRunning }, { DataDirError }, { PgConnectError }] = await Promise.all([
-    import('../service.js'),
+    import('../service/service.js'),
     import('../storage/sqlite/db.js'),
     import('../storage/postgres/connect.js'),
   ]);

@@ -9,7 +9,7 @@ import { DAY_MS } from '../queue/retention.js';
 import { PgUsageHistory } from '../storage/postgres/usage-history.js';
 import { SqliteUsageHistory } from '../storage/sqlite/usage-history.js';
 import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
-import { ADMIN_KEY_ID, UsageReport } from '../usage-report.js';
+import { ADMIN_KEY_ID, UsageReport } from '../service/usage-report.js';
 import { parse, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
 import { SqliteAccountStore } from '../storage/sqlite/account-store.js';

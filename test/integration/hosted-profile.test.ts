@@ -9,7 +9,7 @@ import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
 import { type AccountStore } from '../../main/keys/account-store.js';
 import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
-import { Service } from '../../main/service.js';
+import { Service } from '../../main/service/service.js';
 import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
 import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Claim, JobRow } from '../../main/core/jobs.js';
-import type { Service } from '../../main/service.js';
+import type { Service } from '../../main/service/service.js';
 import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';

@@ -6,7 +6,7 @@ import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
-import { Service } from '../../main/service.js';
+import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 

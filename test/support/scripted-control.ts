@@ -1,6 +1,6 @@
 import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
-import type { Service } from '../../main/service.js';
+import type { Service } from '../../main/service/service.js';
 import { ScriptedAgent } from './scripted-agent.js';
 
 /**

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock, type Clock } from '../../main/core/clock.js';
 import { isProvider, type Provider } from '../../main/core/providers.js';
-import { Service } from '../../main/service.js';
+import { Service } from '../../main/service/service.js';
 import { attachScriptedAgents } from './harness.js';
 import { ScriptedControl } from './scripted-control.js';
 

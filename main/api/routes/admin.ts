@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminConsole } from '../../admin-console.js';
+import type { AdminConsole } from '../../service/admin-console.js';
 import type { AdminToken } from '../../keys/admin-token.js';
 import type { LogLevel } from '../../logs/log-book.js';
 import {

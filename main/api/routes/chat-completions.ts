@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Completions } from '../../completions.js';
+import type { Completions } from '../../service/completions.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';

@@ -1,4 +1,4 @@
-import type { AgentRoster } from './core/agent-roster.js';
+import type { AgentRoster } from '../core/agent-roster.js';
 
 /**
  * The one line `serve` and `start` print while no account is paired: without one every

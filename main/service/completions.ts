@@ -1,20 +1,20 @@
-import type { Clock } from './core/clock.js';
-import { ApiError, invalid, type ErrorCode } from './core/errors.js';
-import type { IdGenerator } from './core/ids.js';
-import type { CompletionRequest } from './api/schemas.js';
-import { LIMITS } from './core/limits.js';
-import { hasVisibleText } from './core/text.js';
-import { unknownAgent, type Profile } from './api/profile.js';
-import type { ClusterAgents } from './queue/cluster-agents.js';
-import { IDEMPOTENCY_TTL_MS, requestHash } from './queue/idempotency.js';
-import type { JobEvents } from './queue/job-events.js';
-import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from './core/jobs.js';
-import type { JobStore } from './queue/job-store.js';
-import { matches, type JobConstraint, type Scheduler } from './queue/scheduler.js';
-import { isFinal } from './queue/state-machine.js';
-import type { WaitReason } from './core/wait-reason.js';
-import { waitReason } from './queue/wait-reason.js';
-import type { SettingsStore } from './settings/settings-store.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
+import type { IdGenerator } from '../core/ids.js';
+import type { CompletionRequest } from '../api/schemas.js';
+import { LIMITS } from '../core/limits.js';
+import { hasVisibleText } from '../core/text.js';
+import { unknownAgent, type Profile } from '../api/profile.js';
+import type { ClusterAgents } from '../queue/cluster-agents.js';
+import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
+import type { JobEvents } from '../queue/job-events.js';
+import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from '../core/jobs.js';
+import type { JobStore } from '../queue/job-store.js';
+import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';
+import { isFinal } from '../queue/state-machine.js';
+import type { WaitReason } from '../core/wait-reason.js';
+import { waitReason } from '../queue/wait-reason.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 
 export interface Submission {
   /** The validated body, defaults applied. */

@@ -1,10 +1,10 @@
-import { PROVIDERS } from './core/providers.js';
-import { CHAT_MODELS, type ModelList, type Status } from './api/schemas.js';
-import { isUsable, type ClusterAgent, type ClusterAgents } from './queue/cluster-agents.js';
-import type { HourlyUsage, UsageScope } from './queue/hourly-usage.js';
-import type { Viewer } from './core/jobs.js';
-import type { JobStore } from './queue/job-store.js';
-import type { SettingsStore } from './settings/settings-store.js';
+import { PROVIDERS } from '../core/providers.js';
+import { CHAT_MODELS, type ModelList, type Status } from '../api/schemas.js';
+import { isUsable, type ClusterAgent, type ClusterAgents } from '../queue/cluster-agents.js';
+import type { HourlyUsage, UsageScope } from '../queue/hourly-usage.js';
+import type { Viewer } from '../core/jobs.js';
+import type { JobStore } from '../queue/job-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 
 /** GET /v1/status and GET /v1/models, shaped as decisions.md fixes them. */
 export class StatusReport {
