@@ -6,7 +6,7 @@
  *
  *   node dist/bench/request-limits.js [requests]
  */
-import { MemoryRateLimiter, type RateLimiter } from '../main/api/rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter } from '../main/keys/rate-limit.js';
 import { PgRateLimiter } from '../main/storage/postgres/rate-limit.js';
 import { systemClock } from '../main/core/clock.js';
 import { connect } from '../main/storage/postgres/connect.js';

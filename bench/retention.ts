@@ -20,7 +20,6 @@ import { randomIds } from '../main/core/ids.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
 import { openDatabase } from '../main/storage/sqlite/db.js';
 import { SqliteJobStore } from '../main/storage/sqlite/job-store.js';
-import { DAY_MS } from '../main/queue/retention.js';
 import { SqliteUsageHistory } from '../main/storage/sqlite/usage-history.js';
 import { seedFinishedJobs } from '../test/support/seed-history.js';
 import {
@@ -46,6 +45,7 @@ import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
 import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
 import { SqliteSettingsStore } from '../main/storage/sqlite/settings-store.js';
 import { SqliteWebhookOutbox } from '../main/storage/sqlite/outbox.js';
+import { DAY_MS } from '../main/core/timestamps.js';
 
 const AIM_LOOP_MS = 50;
 const AIM_REQUEST_MS = 250;

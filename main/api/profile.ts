@@ -20,13 +20,7 @@ import {
   type AttemptRecord,
   type Accepted as AcceptedBody,
 } from './schemas.js';
-
-export const PROFILE_NAMES = ['personal', 'hosted'] as const;
-export type ProfileName = (typeof PROFILE_NAMES)[number];
-
-export function isProfileName(name: unknown): name is ProfileName {
-  return (PROFILE_NAMES as readonly unknown[]).includes(name);
-}
+import type { ProfileName } from '../core/profile-name.js';
 
 export interface Profile {
   name: ProfileName;

@@ -13,7 +13,7 @@ import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
-import { MemoryRateLimiter, type RequestLimits } from './rate-limit.js';
+import { MemoryRateLimiter, type RequestLimits } from '../keys/rate-limit.js';
 import { accountRoutes } from './routes/account.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import { adminRoutes } from './routes/admin.js';

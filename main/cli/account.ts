@@ -4,7 +4,7 @@ import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { SCOPES, type Scope } from '../keys/key-store.js';
 import { AgentPool } from '../queue/agent-pool.js';
-import { openDatabase, type Db } from '../storage/sqlite/db.js';
+import { withLocalDatabase, type LocalDb } from '../storage/storage.js';
 import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
@@ -14,16 +14,11 @@ import { withSettings } from './shared-settings.js';
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 
 /**
- * Runs `work` on the data dir's database. A running server sees the change within a second.
- * `readOnly` work refuses a data dir that does not exist rather than create it.
+ * Runs `work` on the data dir's database (its agents and caps). A running server sees the
+ * change within a second. `readOnly` work refuses a data dir that does not exist rather than create it.
  */
-export function withDb<T>(dataDirFlag: string | undefined, work: (db: Db) => T, { readOnly = false } = {}): T {
-  const db = openDatabase(resolveDataDir(dataDirFlag), { create: !readOnly });
-  try {
-    return work(db);
-  } finally {
-    db.close();
-  }
+export function withDb<T>(dataDirFlag: string | undefined, work: (db: LocalDb) => T, options: { readOnly?: boolean } = {}): T {
+  return withLocalDatabase(resolveDataDir(dataDirFlag), work, options);
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

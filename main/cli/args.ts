@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DEFAULT_PORT } from '../core/loopback.js';
 import { MAX_PAUSE_MS } from '../settings/settings-store.js';
 
 /** A mistake on the command line: printed as one line, never as a stack trace. */
@@ -78,9 +79,6 @@ export function parseCap(text: string | undefined): number | null {
   if (!/^\d+$/.test(text) || Number(text) > 1_000_000) throw new UsageError(`--per-hour takes a whole number or "none", not "${text}".`);
   return Number(text);
 }
-
-/** Where `serve` listens unless told otherwise: a fixed port, so scripts know where to call. */
-export const DEFAULT_PORT = 8787;
 
 export function parsePort(text: string | undefined): number {
   if (text === undefined) return DEFAULT_PORT;

@@ -1,6 +1,7 @@
-import type pg from 'pg';
-import { connect } from '../storage/postgres/connect.js';
-import { migrate } from '../storage/postgres/schema.js';
+import { systemClock } from '../core/clock.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { randomIds } from '../core/ids.js';
+import { withStorage, type Storage } from '../storage/storage.js';
 
 /** `--database postgres://…`: the PostgreSQL several instances share; every command takes it. */
 export const DATABASE_OPTION = { database: { type: 'string' } } as const;
@@ -11,15 +12,17 @@ export function databaseUrl(values: { database?: string | undefined }): string |
 }
 
 /**
- * Runs a command's `work` on the shared database, brought up to this version's schema first
- * (as serve does, so a command run before any instance started still finds its tables).
+ * Runs a command's `work` on the storage its flags name: the shared PostgreSQL with
+ * --database (brought up to this version's schema first, as serve does, so a command run
+ * before any instance started still finds its tables; running instances hear a change at
+ * once), else the data dir (a running server sees a change within a second). `readOnly`
+ * work refuses a data dir that does not exist rather than create it.
  */
-export async function withSharedDatabase<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = await connect(url, { max: 2 });
-  try {
-    await migrate(pool);
-    return await work(pool);
-  } finally {
-    await pool.end();
-  }
+export function withCommandStorage<T>(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  work: (storage: Storage) => Promise<T>,
+  { readOnly = false } = {},
+): Promise<T> {
+  const options = { dataDir: resolveDataDir(values['data-dir']), databaseUrl: databaseUrl(values), clock: systemClock, ids: randomIds, readOnly };
+  return withStorage(options, work);
 }

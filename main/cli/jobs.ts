@@ -1,20 +1,10 @@
 import { resolveDataDir } from '../core/data-dir.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
-import { openDatabase, type Db } from '../storage/sqlite/db.js';
-import type { JobStore } from '../queue/job-store.js';
-import { PgJobStore } from '../storage/postgres/job-store.js';
-import { SqliteJobStore } from '../storage/sqlite/job-store.js';
+import type { Storage } from '../storage/storage.js';
 import { parse, UsageError } from './args.js';
-import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
-import { SqliteWebhookOutbox } from '../storage/sqlite/outbox.js';
-import { reclaimInSteps } from '../storage/sqlite/reclaim.js';
+import { DATABASE_OPTION, withCommandStorage } from './database.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
-/**
- * The command line is no device: it deletes, it never dispatches or re-queues, which are
- * the only moves that use a device id.
- */
-const NO_DEVICE = 'cli';
 const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
 /** Rows per transaction, and the pause after each: a running server's writes get their turn in between. */
 const BATCH = 200;
@@ -50,7 +40,7 @@ export async function jobs(args: string[]): Promise<void> {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
       if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
-      const result = await withJobStore(values, (store) => store.delete(id));
+      const result = await withJobStore(values, ({ jobs }) => jobs.delete(id));
       if (!result) throw new UsageError(`No job ${id}.`);
       if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
       out(`Deleted ${id}, with its attempts and webhook log.`);
@@ -59,20 +49,18 @@ export async function jobs(args: string[]): Promise<void> {
     case 'purge': {
       const { values } = parse(rest, { ...DATA_DIR, before: { type: 'string' } });
       const before = parseDate(values.before);
-      const deleted = await withJobStore(
-        values,
-        async (store) => {
-          let n = 0;
-          for (;;) {
-            const batch = await store.purgeFinishedBefore(before, BATCH);
-            n += batch;
-            if (batch < BATCH) return n;
-            await pause();
-          }
-        },
+      const deleted = await withJobStore(values, async ({ jobs, reclaim }) => {
+        let n = 0;
+        for (;;) {
+          const batch = await jobs.purgeFinishedBefore(before, BATCH);
+          n += batch;
+          if (batch < BATCH) break;
+          await pause();
+        }
         // SQLite gives the space back in steps; PostgreSQL's autovacuum does it on its own.
-        (db) => reclaimInSteps(db, 256, pause),
-      );
+        await reclaim?.(256, pause, () => true);
+        return n;
+      });
       out(`Deleted ${deleted} finished job${deleted === 1 ? '' : 's'} (finished before ${iso(before)}), with their attempts and webhook logs.`);
       return;
     }
@@ -82,30 +70,15 @@ export async function jobs(args: string[]): Promise<void> {
 }
 
 /**
- * Runs `work` on the job store the flags name; `afterSqlite` runs after it on the data dir's
- * database. Then the data dir's diagnostic bundles of jobs no longer there go with them
- * (those another machine kept go at its instance's next retention sweep).
+ * Runs `work` on the job store the flags name. Then the data dir's diagnostic bundles of
+ * jobs no longer there go with them (those another machine kept go at its instance's next
+ * retention sweep).
  */
-async function withJobStore<T>(
-  values: { database?: string | undefined; 'data-dir'?: string | undefined },
-  work: (store: JobStore) => Promise<T>,
-  afterSqlite?: (db: Db) => Promise<unknown>,
-): Promise<T> {
-  const dataDir = resolveDataDir(values['data-dir']);
-  const bundles = new DiagnosticBundles(dataDir);
-  const workThenBundles = async (store: JobStore) => {
-    const result = await work(store);
-    await bundles.removeWhere(async (id) => !(await store.get(id)));
+function withJobStore<T>(values: { database?: string | undefined; 'data-dir'?: string | undefined }, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const bundles = new DiagnosticBundles(resolveDataDir(values['data-dir']));
+  return withCommandStorage(values, async (storage) => {
+    const result = await work(storage);
+    await bundles.removeWhere(async (id) => !(await storage.jobs.get(id)));
     return result;
-  };
-  const url = databaseUrl(values);
-  if (url) return withSharedDatabase(url, (pool) => workThenBundles(new PgJobStore(pool, NO_DEVICE)));
-  const db = openDatabase(dataDir);
-  try {
-    const result = await workThenBundles(new SqliteJobStore(db, new SqliteWebhookOutbox(db)));
-    await afterSqlite?.(db);
-    return result;
-  } finally {
-    db.close();
-  }
+  });
 }

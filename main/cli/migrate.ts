@@ -1,6 +1,4 @@
-import { connect } from '../storage/postgres/connect.js';
-import { closeToOtherRoles } from '../storage/postgres/grants.js';
-import { migrate as migrateSchema } from '../storage/postgres/schema.js';
+import { upgradeDatabase } from '../storage/storage.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 
@@ -14,14 +12,7 @@ export async function migrate(args: string[]): Promise<void> {
   const { values } = parse(args, { ...DATABASE_OPTION, 'keep-grants': { type: 'boolean' } });
   const url = databaseUrl(values);
   if (!url) throw new UsageError('Which database? chatbridge migrate --database postgres://USER@HOST:PORT/DB (or CHATBRIDGE_DATABASE_URL).');
-  const pool = await connect(url, { max: 1 });
-  try {
-    const { from, to } = await migrateSchema(pool);
-    process.stdout.write(from === to ? `Schema already at version ${to}.\n` : `Schema upgraded from version ${from} to ${to}.\n`);
-    if (values['keep-grants']) return;
-    const { closed, said } = await closeToOtherRoles(pool);
-    (closed ? process.stdout : process.stderr).write(`${said}\n`);
-  } finally {
-    await pool.end();
-  }
+  const { from, to, grants } = await upgradeDatabase(url, { keepGrants: values['keep-grants'] === true });
+  process.stdout.write(from === to ? `Schema already at version ${to}.\n` : `Schema upgraded from version ${from} to ${to}.\n`);
+  if (grants) (grants.closed ? process.stdout : process.stderr).write(`${grants.said}\n`);
 }

@@ -8,11 +8,11 @@ import { noDefaultPauseIn, resolveDataDir, simulationDir } from '../core/data-di
 import { isLoopback } from '../core/loopback.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
-import { isProfileName, PROFILE_NAMES } from '../api/profile.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
 import { parse, parsePort, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
+import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
 
 export const SERVE_OPTIONS = {
   profile: { type: 'string' },

@@ -1,19 +1,11 @@
 import type { UsageFigures } from '../api/admin-schemas.js';
 import { timestamp } from '../core/timestamps.js';
 import { systemClock } from '../core/clock.js';
-import { resolveDataDir } from '../core/data-dir.js';
-import { randomIds } from '../core/ids.js';
-import { AgentPool } from '../queue/agent-pool.js';
-import { openDatabase } from '../storage/sqlite/db.js';
-import { DAY_MS } from '../queue/retention.js';
-import { PgUsageHistory } from '../storage/postgres/usage-history.js';
-import { SqliteUsageHistory } from '../storage/sqlite/usage-history.js';
 import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';
 import { ADMIN_KEY_ID, UsageReport } from '../service/usage-report.js';
 import { parse, parseDuration, UsageError } from './args.js';
-import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
-import { SqliteAccountStore } from '../storage/sqlite/account-store.js';
-import { SqliteKeyStore } from '../storage/sqlite/key-store.js';
+import { DATABASE_OPTION, withCommandStorage } from './database.js';
+import { DAY_MS } from '../core/timestamps.js';
 
 /**
  * `chatbridge usage`: jobs and timings per provider, agent or key, read from the data dir, or
@@ -40,23 +32,9 @@ export async function usage(args: string[]): Promise<void> {
     );
   };
 
-  const url = databaseUrl(values);
-  if (url) {
-    await withSharedDatabase(url, async (pool) => {
-      // Agents by the names their devices published, keys by theirs (shared by the instances).
-      const names = async (table: string) =>
-        new Map((await pool.query<{ id: string; name: string }>(`SELECT id, name FROM ${table}`)).rows.map((r) => [r.id, r]));
-      await print(new UsageReport(new PgUsageHistory(pool), await names('device_agents'), await names('api_keys'), systemClock));
-    });
-    return;
-  }
-  const db = openDatabase(resolveDataDir(values['data-dir']));
-  try {
-    const keys = new SqliteKeyStore(db, new SqliteAccountStore(db, systemClock, randomIds), systemClock, randomIds);
-    await print(new UsageReport(new SqliteUsageHistory(db), new AgentPool(db, systemClock, randomIds), keys, systemClock));
-  } finally {
-    db.close();
-  }
+  await withCommandStorage(values, async (storage) =>
+    print(new UsageReport(storage.usageHistory, await storage.agentNames(), storage.keys, systemClock)),
+  );
 }
 
 const COLUMNS = ['jobs', 'ok', 'failed', 'cancel', 'expired', 'queue p50/p95', 'run p50/p95', 'answer p50/p95'];

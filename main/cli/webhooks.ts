@@ -1,31 +1,14 @@
-import type pg from 'pg';
 import { systemClock } from '../core/clock.js';
-import { resolveDataDir } from '../core/data-dir.js';
-import { randomIds } from '../core/ids.js';
-import { readServerInfo } from '../core/runtime-files.js';
-import { openDatabase } from '../storage/sqlite/db.js';
-import { listDevices } from '../storage/postgres/devices.js';
-import { PgJobStore } from '../storage/postgres/job-store.js';
-import { TableChanges } from '../storage/postgres/table-changes.js';
-import { SqliteJobStore } from '../storage/sqlite/job-store.js';
 import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/deliveries.js';
 import { isDelivered } from '../webhooks/outbox.js';
-import { PgWebhookOutbox } from '../storage/postgres/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
-import { PgSigningSecret } from '../storage/postgres/signing-secret.js';
-import { type SigningSecret } from '../webhooks/signing-secret.js';
+import type { SigningSecret } from '../webhooks/signing-secret.js';
 import { profileNamed } from '../api/profile.js';
 import { parse, UsageError } from './args.js';
-import { DATABASE_OPTION, databaseUrl, withSharedDatabase } from './database.js';
-import { SqliteWebhookOutbox } from '../storage/sqlite/outbox.js';
-import { SqliteSigningSecret } from '../storage/sqlite/signing-secret.js';
-import { storedDatabaseProfile } from '../storage/postgres/profile.js';
-import { storedProfile } from '../storage/sqlite/profile.js';
+import { DATABASE_OPTION, withCommandStorage } from './database.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 const USE = 'Use: chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]';
-/** Who the command line is among the instances: it claims nothing and sends nothing. */
-const CLI_DEVICE = 'cli';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -55,19 +38,13 @@ export async function webhooks(args: string[]): Promise<void> {
       const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
       const jobId = positionals[0];
       if (!jobId) throw new UsageError(`Which job? chatbridge webhooks ${sub} JOB_ID`);
-      const url = databaseUrl(values);
       try {
-        if (url) return await withSharedDatabase(url, (pool) => logOrRedeliver(sub, jobId, shared(pool), () => anyoneOnline(pool)));
-        const dataDir = resolveDataDir(values['data-dir']);
-        // Neither looking up a job nor redelivering one can start from an empty data dir.
-        const db = openDatabase(dataDir, { create: false });
-        try {
-          const outbox = new SqliteWebhookOutbox(db);
-          const deliveries = new WebhookDeliveries(new SqliteJobStore(db, outbox), outbox, systemClock);
-          await logOrRedeliver(sub, jobId, deliveries, async () => readServerInfo(dataDir) !== null);
-        } finally {
-          db.close();
-        }
+        await withCommandStorage(
+          values,
+          (storage) => logOrRedeliver(sub, jobId, new WebhookDeliveries(storage.jobs, storage.outbox, systemClock), () => storage.someoneServes()),
+          // Neither looking up a job nor redelivering one can start from an empty data dir.
+          { readOnly: true },
+        );
       } catch (error) {
         if (error instanceof NoDelivery) throw new UsageError(error.message);
         throw error;
@@ -87,39 +64,11 @@ const HOSTED_NOTE =
  * Runs `work` on the signing secret of the shared database (--database) or of the data dir,
  * told whether that is a hosted install's.
  */
-async function withSigningSecret<T>(
+function withSigningSecret<T>(
   values: { database?: string | undefined; 'data-dir'?: string | undefined },
   work: (secrets: SigningSecret, hosted: boolean) => Promise<T>,
 ): Promise<T> {
-  const url = databaseUrl(values);
-  if (url) {
-    return withSharedDatabase(url, async (pool) => {
-      // A command never listens: only load() and rotate() read, and both report their own errors.
-      const secrets = new PgSigningSecret(pool, new TableChanges(pool), randomIds, systemClock, (error) => {
-        throw error;
-      });
-      await secrets.load();
-      return work(secrets, profileNamed(await storedDatabaseProfile(pool)).accounts);
-    });
-  }
-  const db = openDatabase(resolveDataDir(values['data-dir']));
-  try {
-    return await work(new SqliteSigningSecret(db, randomIds, systemClock), profileNamed(storedProfile(db)).accounts);
-  } finally {
-    db.close();
-  }
-}
-
-/** The jobs and outbox of the shared database, read and changed on `pool` (which the caller ends). */
-function shared(pool: pg.Pool): WebhookDeliveries {
-  // Nothing here listens: the outbox announces a redelivery, it has no sender to wake.
-  const outbox = new PgWebhookOutbox(pool, CLI_DEVICE, new TableChanges(pool));
-  return new WebhookDeliveries(new PgJobStore(pool, CLI_DEVICE), outbox, systemClock);
-}
-
-/** An instance is sending webhooks: it has beaten within its lease and has not left. */
-async function anyoneOnline(pool: pg.Pool): Promise<boolean> {
-  return (await listDevices(pool, Date.now())).some((d) => d.online);
+  return withCommandStorage(values, async (storage) => work(storage.signingSecret, profileNamed(await storage.storedProfile()).accounts));
 }
 
 async function logOrRedeliver(sub: 'log' | 'redeliver', jobId: string, deliveries: WebhookDeliveries, senderRunning: () => Promise<boolean>): Promise<void> {

@@ -1,3 +1,5 @@
+export const DAY_MS = 86_400_000;
+
 /** The API's two timestamp formats (decisions.md): Profile F's whole seconds, Profile H's milliseconds. */
 
 /** ISO 8601 UTC with whole seconds: 2026-11-21T10:00:00Z. */

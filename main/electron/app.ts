@@ -10,7 +10,6 @@ import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { openSites } from '../../agents/runtime/start-agents.js';
-import { DEFAULT_PORT } from '../cli/args.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { EVERY_ACCOUNT } from '../core/jobs.js';
 import { PACKAGE_ROOT } from '../core/package-root.js';
@@ -31,6 +30,7 @@ import { feedTray } from './tray-feed.js';
 import type { TrayAction } from './tray-model.js';
 import { ViewHost } from './view-host.js';
 import { ElectronViews } from './views.js';
+import { DEFAULT_PORT } from '../core/loopback.js';
 
 const electron = electronModule();
 const { app } = electron;

@@ -3,7 +3,7 @@ import type { AgentRecord, AgentRoster } from '../core/agent-roster.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
-import type { Db } from '../storage/sqlite/db.js';
+import type Database from 'better-sqlite3';
 import { RecheckSchedule, type Condition } from './recheck-schedule.js';
 
 /**
@@ -38,7 +38,7 @@ export class AgentPool implements AgentRoster {
   private readonly s;
 
   constructor(
-    db: Db,
+    db: Database.Database,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {

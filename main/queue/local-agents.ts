@@ -31,4 +31,9 @@ export class LocalAgents implements ClusterAgents {
   onChange(listener: () => void): () => void {
     return this.pool.watch(listener);
   }
+
+  /** Nothing to publish or to follow: the one device is read from its own pool. */
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
 }

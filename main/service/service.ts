@@ -14,43 +14,29 @@ import { checkServer } from '../keys/server-proof.js';
 import { SetAsideJobs } from '../queue/set-aside-jobs.js';
 import { AdminToken } from '../keys/admin-token.js';
 import { ServiceMetrics } from '../metrics/service-metrics.js';
-import { type AccountStore } from '../keys/account-store.js';
-import { type KeyStore } from '../keys/key-store.js';
+import type { AccountStore } from '../keys/account-store.js';
+import type { KeyStore } from '../keys/key-store.js';
 import { LogBook } from '../logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '../logs/log-feeds.js';
 import { AgentPool } from '../queue/agent-pool.js';
-import type { ClusterAgents } from '../queue/cluster-agents.js';
-import { LocalAgents } from '../queue/local-agents.js';
-import { PgClusterAgents } from '../storage/postgres/cluster-agents.js';
-import { openDatabase, type Db } from '../storage/sqlite/db.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
 import { JobEvents } from '../queue/job-events.js';
+import { serveStorage, type DeviceAgents, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
-import { SqliteJobStore } from '../storage/sqlite/job-store.js';
-import { SharedDatabase } from '../storage/postgres/shared-database.js';
-import { DEFAULT_PACING, Retention } from '../queue/retention.js';
+import { DEFAULT_PACING, Retention } from './retention.js';
 import { RotationPicker } from '../queue/rotation.js';
 import { Scheduler } from '../queue/scheduler.js';
-import { type SettingsStore } from '../settings/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import { StatusReport } from './status-report.js';
-import { PgUsageHistory } from '../storage/postgres/usage-history.js';
-import { SqliteUsageHistory } from '../storage/sqlite/usage-history.js';
 import { UsageReport } from './usage-report.js';
-import { profileNamed, type Profile, type ProfileName } from '../api/profile.js';
+import { profileNamed, type Profile } from '../api/profile.js';
 import { WebhookDeliveries } from '../webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from '../webhooks/https-transport.js';
-import { type WebhookOutbox } from '../webhooks/outbox.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSender } from '../webhooks/sender.js';
-import { type SigningSecret } from '../webhooks/signing-secret.js';
-import { type AccountSecrets } from '../webhooks/account-secrets.js';
-import { SqliteAccountStore } from '../storage/sqlite/account-store.js';
-import { SqliteKeyStore } from '../storage/sqlite/key-store.js';
-import { SqliteSettingsStore, watchExternalChanges } from '../storage/sqlite/settings-store.js';
-import { SqliteWebhookOutbox } from '../storage/sqlite/outbox.js';
-import { SqliteSigningSecret } from '../storage/sqlite/signing-secret.js';
-import { SqliteAccountSecrets } from '../storage/sqlite/account-secrets.js';
-import { sqliteReclaim } from '../storage/sqlite/reclaim.js';
-import { claimProfile } from '../storage/sqlite/profile.js';
+import type { SigningSecret } from '../webhooks/signing-secret.js';
+import type { AccountSecrets } from '../webhooks/account-secrets.js';
+import type { ProfileName } from '../core/profile-name.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -107,8 +93,7 @@ export class Service {
   readonly store: JobStore;
   readonly pool: AgentPool;
   /** Every device's agents, as the API reports and decides on them (the pool: this device's). */
-  readonly cluster: ClusterAgents;
-  private readonly sharedAgents: PgClusterAgents | null;
+  readonly cluster: DeviceAgents;
   readonly settings: SettingsStore;
   readonly keys: KeyStore;
   /** (H) The accounts the operator serves; none in Profile F. */
@@ -144,41 +129,31 @@ export class Service {
   private readonly pruneTimer: NodeJS.Timeout;
 
   private constructor(
-    readonly db: Db,
+    /** Where jobs, keys, settings and webhooks are kept: the data dir, or a database instances share. */
+    readonly storage: ServedStorage,
     readonly dataDir: string,
     readonly profile: Profile,
     clock: Clock,
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
     connections: ConnectionLimits | undefined,
-    /** The PostgreSQL shared with other instances; null: everything is in the data dir. */
-    private readonly shared: SharedDatabase | null,
     /** How this device is listed among the devices (the host name on a desktop). */
     deviceName: string,
   ) {
     this.log = new LogBook(clock);
-    if (shared) {
-      this.outbox = shared.outbox;
-      this.store = shared.store;
-    } else {
-      const outbox = new SqliteWebhookOutbox(db);
-      this.outbox = outbox;
-      this.store = new SqliteJobStore(db, outbox);
-    }
+    this.outbox = storage.outbox;
+    this.store = storage.jobs;
     // Long polls, the dashboard and the logs hear what the store committed.
     this.store.onEvent(({ job }) => this.events.publish(job));
-    this.settings = shared?.settings ?? new SqliteSettingsStore(db);
-    this.accounts = shared?.accounts ?? new SqliteAccountStore(db, clock, ids);
-    this.keys = shared?.keys ?? new SqliteKeyStore(db, this.accounts, clock, ids);
-    this.pool = new AgentPool(db, clock, ids);
+    this.settings = storage.settings;
+    this.accounts = storage.accounts;
+    this.keys = storage.keys;
+    this.pool = new AgentPool(storage.local, clock, ids);
     const baseUrl = () => this.url || null;
     // On a shared database, this device publishes its agents and sees every other device's.
-    this.sharedAgents = shared
-      ? new PgClusterAgents(shared.pool, shared.changes, this.pool, { id: shared.store.deviceId, name: deviceName, baseUrl }, clock, (error) =>
-          this.log.warn('service', `The shared database did not take or give the devices' agents (the next try is in 2 s): ${error.message}`),
-        )
-      : null;
-    this.cluster = this.sharedAgents ?? new LocalAgents(this.pool, { id: 'local', name: deviceName, baseUrl });
+    this.cluster = storage.devices(this.pool, { name: deviceName, baseUrl }, (error) =>
+      this.log.warn('service', `The shared database did not take or give the devices' agents (the next try is in 2 s): ${error.message}`),
+    );
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
     this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
@@ -195,8 +170,8 @@ export class Service {
       clock,
       ids,
     );
-    this.signingSecret = shared?.signingSecret ?? new SqliteSigningSecret(db, ids, clock);
-    this.accountSecrets = shared?.accountSecrets ?? new SqliteAccountSecrets(db, ids, clock);
+    this.signingSecret = storage.signingSecret;
+    this.accountSecrets = storage.accountSecrets;
     this.webhookSender = new WebhookSender(
       this.outbox,
       async (account) => (account === null ? this.signingSecret.get() : this.accountSecrets.of(account)),
@@ -230,8 +205,7 @@ export class Service {
       retentionPeriods,
       clock,
       (error) => this.log.warn('service', `Retention could not finish its sweep (it tries again at the next one): ${error.message}`),
-      // PostgreSQL reclaims space itself (autovacuum); the data dir's file is compacted in steps.
-      shared ? null : sqliteReclaim(db),
+      storage.reclaim,
       DEFAULT_PACING,
       diagnostics,
     );
@@ -273,7 +247,7 @@ export class Service {
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
       log: this.log,
-      usageReport: new UsageReport(shared ? new PgUsageHistory(shared.pool) : new SqliteUsageHistory(db), this.cluster, this.keys, clock),
+      usageReport: new UsageReport(storage.usageHistory, this.cluster, this.keys, clock),
       diagnostics,
       clock,
     });
@@ -293,7 +267,7 @@ export class Service {
       ids,
       version: VERSION,
       ...(connections ? { connections } : {}),
-      ...(shared ? { limits: shared.limits } : {}),
+      ...(storage.requestLimits ? { limits: storage.requestLimits } : {}),
     });
   }
 
@@ -306,36 +280,27 @@ export class Service {
     await refuseIfServed(options.dataDir);
     const clock = options.clock ?? systemClock;
     const privacyWarning = secureDataDir(options.dataDir);
-    const db = openDatabase(options.dataDir);
     const profile = options.profile ?? 'personal';
-    let shared: SharedDatabase | null = null;
-    try {
-      claimProfile(db, options.dataDir, profile);
-      if (options.database) {
-        shared = await SharedDatabase.open(options.database.url, {
-          deviceId: deviceId(options.dataDir),
-          profile,
-          clock,
-          ids: options.ids ?? randomIds,
-          // The service's log does not exist yet; a failed re-read is rare enough to go to stderr.
-          onError: (error) => options.onWarning?.(`A shared table could not be read again (the next change tries again): ${error.message}`),
-        });
-      }
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    const storage = await serveStorage({
+      dataDir: options.dataDir,
+      databaseUrl: options.database?.url,
+      deviceId: deviceId(options.dataDir),
+      profile,
+      clock,
+      ids: options.ids ?? randomIds,
+      // The service's log does not exist yet; a failed re-read is rare enough to go to stderr.
+      onError: (error) => options.onWarning?.(`A shared table could not be read again (the next change tries again): ${error.message}`),
+    });
     const policy: AddressPolicy = { publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks };
     const transport = options.webhookTransport ?? httpsTransport;
     const service = new Service(
-      db,
+      storage,
       options.dataDir,
       profileNamed(profile),
       clock,
       options.ids ?? randomIds,
       typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
-      shared,
       options.database?.deviceName ?? hostname(),
     );
     if (privacyWarning) {
@@ -349,7 +314,7 @@ export class Service {
     await service.scheduler.start();
     service.webhookSender.start();
     service.retention.start();
-    await service.sharedAgents?.start();
+    await service.cluster.start();
     if (options.api !== false) {
       await service.app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
       const address = service.app.server.address();
@@ -359,10 +324,10 @@ export class Service {
       writeServerInfo(options.dataDir, { pid: process.pid, url: service.url });
     }
     service.deviceName = options.database?.deviceName ?? null;
-    await shared?.join({ name: options.database!.deviceName, baseUrl: service.url || null }, (error) =>
+    await storage.join({ name: service.deviceName ?? hostname(), baseUrl: service.url || null }, (error) =>
       service.log.warn('service', `The shared database did not answer a heartbeat or sweep (the next one tries again): ${error.message}`),
     );
-    service.stopWatching = watchExternalChanges(db, () => service.onExternalChange());
+    service.stopWatching = storage.watchLocalChanges(() => service.onExternalChange());
     service.log.info('service', `ChatBridge ${VERSION} started on ${service.url}`);
     return service;
   }
@@ -383,12 +348,7 @@ export class Service {
    * fails), and every enabled agent has its browser attached (false while they start).
    */
   private async notReadyBecause(): Promise<'database' | 'agents' | null> {
-    try {
-      this.db.transaction(() => {}).immediate();
-    } catch {
-      return 'database';
-    }
-    if (this.shared && !(await this.shared.answers())) return 'database';
+    if (!(await this.storage.answers())) return 'database';
     const attached = this.pool.list().every((a) => !a.enabled || this.pool.liveAgent(a.id) !== undefined);
     return attached ? null : 'agents';
   }
@@ -435,11 +395,10 @@ export class Service {
     for (const stop of this.stopLogging) stop();
     this.metrics.stop();
     // The others keep this device's agents as last published, offline once it has left.
-    await this.sharedAgents?.close();
+    await this.cluster.close();
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     // On a shared database this device leaves: offline for the others at once.
-    await (this.shared ? this.shared.close() : this.store.close());
-    this.db.close();
+    await this.storage.close();
     return { requeued };
   }
 }

@@ -3,8 +3,8 @@ import { timestamp } from '../core/timestamps.js';
 import type { Clock } from '../core/clock.js';
 import { PROVIDER_NAMES, isProvider } from '../core/providers.js';
 import { HOUR_MS } from '../queue/hourly-usage.js';
-import { DAY_MS } from '../queue/retention.js';
 import type { UsageGroup, UsageGroupRow, UsageHistory, UsageQuery } from '../queue/usage-history.js';
+import { DAY_MS } from '../core/timestamps.js';
 
 const RANGES: Record<UsageRange, { spanMs: number; bucketMs: number }> = {
   '24h': { spanMs: DAY_MS, bucketMs: HOUR_MS },

@@ -10,9 +10,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 const SHOTS = join(PACKAGE_ROOT, 'test-results/usage');
 const SLOW = { timeout: 10_000 };
@@ -31,8 +31,8 @@ beforeAll(async () => {
   const keys = [...t.service.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
   // The 24-hour range begins on the hour 23 hours before the current one.
-  await seedFinishedJobs(t.service.store, t.service.db, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
-  await seedFinishedJobs(t.service.store, t.service.db, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
+  await seedFinishedJobs(t.service.store, t.service.storage.local, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
+  await seedFinishedJobs(t.service.store, t.service.storage.local, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
   const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));

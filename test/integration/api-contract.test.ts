@@ -20,7 +20,7 @@ describe('authentication and scopes', () => {
     t = await startTestService({ clock });
     const expiring = await t.createKey(['completions:read'], clock.now() + 1_000);
     const revoked = await t.createKey(['completions:read']);
-    const revokedId = t.service.db.prepare('SELECT id FROM api_keys WHERE hash = ?').pluck().get(hashSecret(revoked)) as string;
+    const revokedId = t.service.storage.local.prepare('SELECT id FROM api_keys WHERE hash = ?').pluck().get(hashSecret(revoked)) as string;
     await t.service.keys.revoke(revokedId);
     clock.advance(1_000);
     for (const key of [null, 'nope', `cb_${'x'.repeat(40)}`, revoked, expiring]) {
@@ -50,7 +50,7 @@ describe('authentication and scopes', () => {
 
   it('stores only the hash of a key', async () => {
     t = await startTestService();
-    const rows = t.service.db.prepare('SELECT * FROM api_keys').all();
+    const rows = t.service.storage.local.prepare('SELECT * FROM api_keys').all();
     expect(JSON.stringify(rows)).not.toContain(t.key);
     expect(t.key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
   });
@@ -107,7 +107,7 @@ describe('idempotency', () => {
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.status === 202)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
-    expect(t.service.db.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(1);
+    expect(t.service.storage.local.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(1);
   });
 
   it('answers a repeat with the original job, and 409 for a different request', async () => {
@@ -166,7 +166,7 @@ describe('capacity answers for wait:false without callback_url', () => {
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude', wait: false } });
     expect(r.status).toBe(503);
     expect(r.body.error).toMatchObject({ code: 'NO_AGENT_AVAILABLE', details: { provider: 'claude' } });
-    expect(t.service.db.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(0);
+    expect(t.service.storage.local.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(0);
     const ok = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', wait: false } });
     expect(ok.status).toBe(202);
     expect(Object.keys(ok.body).sort()).toEqual(['created_at', 'id', 'status']);
@@ -321,7 +321,7 @@ describe('long polls', () => {
     expect(await gone).toBe('AbortError');
     await until(() => t.service.events.size() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
-    const id = t.service.db.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'q%'`).pluck().get() as string;
+    const id = t.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'q%'`).pluck().get() as string;
     expect((await t.service.store.get(id))!.status).toBe('succeeded');
   });
 

@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiagnosticManifest } from '../../main/core/diagnostics.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 let t: TestService;
 afterEach(async () => t?.stop());

@@ -10,11 +10,12 @@ import { randomIds } from '../../main/core/ids.js';
 import { type AccountStore } from '../../main/keys/account-store.js';
 import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
 import { Service } from '../../main/service/service.js';
-import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
+import { type SweepResult } from '../../main/service/retention.js';
 import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 let t: TestService | undefined;
 /** Stops the service under test, once. */
@@ -47,7 +48,7 @@ describe('the profile as a setting', () => {
     const dataDir = tempDataDir();
     try {
       t = await startTestService({ dataDir });
-      t!.service.db.prepare(`DELETE FROM settings WHERE name = 'profile'`).run();
+      t!.service.storage.local.prepare(`DELETE FROM settings WHERE name = 'profile'`).run();
       await stop();
       const refused = await Service.start({ dataDir, profile: 'hosted' }).catch((e: unknown) => e);
       expect((refused as Error).message).toMatch(/belongs to the personal profile/);
@@ -276,7 +277,7 @@ describe('retention per account (H)', () => {
     const short = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: brief.key });
     const kept = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     expect([short.body.status, kept.body.status]).toEqual(['succeeded', 'succeeded']);
-    const prunedCount = () => t!.service.db.prepare('SELECT COUNT(*) FROM jobs WHERE content_pruned_at IS NOT NULL').pluck().get();
+    const prunedCount = () => t!.service.storage.local.prepare('SELECT COUNT(*) FROM jobs WHERE content_pruned_at IS NOT NULL').pluck().get();
     clock.advance(DAY_MS - 60_000);
     await sweep();
     expect(prunedCount()).toBe(0); // a minute short of the day

@@ -35,11 +35,11 @@ describe('health', () => {
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'agents' } });
     attachScriptedAgents(t.service, { claude: 1 });
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 200, body: { status: 'up' } });
-    t.service.db.pragma('query_only = ON');
+    t.service.storage.local.pragma('query_only = ON');
     try {
       expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'database' } });
     } finally {
-      t.service.db.pragma('query_only = OFF');
+      t.service.storage.local.pragma('query_only = OFF');
     }
   });
 });

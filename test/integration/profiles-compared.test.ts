@@ -3,8 +3,8 @@
  * (F) and (H), and every difference is listed here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProfileName } from '../../main/api/profile.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import type { ProfileName } from '../../main/core/profile-name.js';
 
 let t: TestService | undefined;
 afterEach(async () => {

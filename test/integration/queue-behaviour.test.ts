@@ -196,7 +196,7 @@ describe('cancel', () => {
 });
 
 function lastJobId(): string {
-  return t.service.db.prepare(`SELECT id FROM jobs ORDER BY created_at DESC, id DESC LIMIT 1`).pluck().get() as string;
+  return t.service.storage.local.prepare(`SELECT id FROM jobs ORDER BY created_at DESC, id DESC LIMIT 1`).pluck().get() as string;
 }
 
 describe('hourly caps', () => {

@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY_MS, type SweepResult } from '../../main/queue/retention.js';
+import { type SweepResult } from '../../main/service/retention.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 let t: TestService;
 let admin: string;

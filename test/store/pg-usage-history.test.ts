@@ -6,7 +6,6 @@ import { connect } from '../../main/storage/postgres/connect.js';
 import { PgJobStore } from '../../main/storage/postgres/job-store.js';
 import { PgUsageHistory } from '../../main/storage/postgres/usage-history.js';
 import { openDatabase } from '../../main/storage/sqlite/db.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { SqliteUsageHistory } from '../../main/storage/sqlite/usage-history.js';
 import { tempDataDir } from '../support/harness.js';
@@ -14,6 +13,7 @@ import { seedFinishedJobs } from '../support/seed-history.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { H, usageHistoryContract } from './usage-history-contract.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 let postgres: MigratedCluster;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import type { JobRow } from '../../main/core/jobs.js';
 import { connect } from '../../main/storage/postgres/connect.js';
 import { PgJobStore } from '../../main/storage/postgres/job-store.js';
 import { TableChanges } from '../../main/storage/postgres/table-changes.js';
-import { DAY_MS, Retention, WEBHOOK_LOG_DAYS } from '../../main/queue/retention.js';
+import { Retention, WEBHOOK_LOG_DAYS } from '../../main/service/retention.js';
 import { WebhookDeliveries } from '../../main/webhooks/deliveries.js';
 import { httpsTransport } from '../../main/webhooks/https-transport.js';
 import { PgWebhookOutbox } from '../../main/storage/postgres/outbox.js';
@@ -25,6 +25,7 @@ import { until } from '../support/until.js';
 import { makeCertificate, verifySignature, WebhookReceiver, type Certificate, type Responder } from '../support/webhook-receiver.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { webhookOutboxContract, type OutboxUnderTest } from './webhook-outbox-contract.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 const LEASE_MS = 60_000;
 const SECRET = 'whsec_test';

@@ -1,10 +1,10 @@
 /**
  * What every per-key request limiter must do (the RateLimiter port: the GCRA of
- * main/api/rate-limit.ts), on an injected clock, as one suite each implementation runs:
+ * main/keys/rate-limit.ts), on an injected clock, as one suite each implementation runs:
  * test/store/sqlite-settings.test.ts (in memory), test/store/pg-settings.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RateLimiter } from '../../main/api/rate-limit.js';
+import type { RateLimiter } from '../../main/keys/rate-limit.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 export interface LimitsUnderTest {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryRateLimiter } from '../../main/api/rate-limit.js';
+import { MemoryRateLimiter } from '../../main/keys/rate-limit.js';
 import { systemClock } from '../../main/core/clock.js';
 import { randomIds } from '../../main/core/ids.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';

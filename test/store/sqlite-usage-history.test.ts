@@ -2,7 +2,6 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { SqliteUsageHistory } from '../../main/storage/sqlite/usage-history.js';
 import { percentiles } from '../../main/queue/usage-history.js';
@@ -10,6 +9,7 @@ import { tempDataDir } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
 import { H, usageHistoryContract } from './usage-history-contract.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 usageHistoryContract('SQLite', async () => {
   const dir = tempDataDir();

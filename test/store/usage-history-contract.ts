@@ -9,8 +9,8 @@ import { HOUR_MS } from '../../main/queue/hourly-usage.js';
 import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { submit } from '../support/store.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import type { UsageHistory } from '../../main/queue/usage-history.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 /** A job store on an empty database, and the usage history reading that database. */
 export interface HistoryUnderTest {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProfileName } from '../../main/api/profile.js';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
@@ -9,6 +8,7 @@ import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
+import type { ProfileName } from '../../main/core/profile-name.js';
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chatbridge-test-'));

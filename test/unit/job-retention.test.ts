@@ -10,11 +10,11 @@ import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import type { NewJob } from '../../main/core/jobs.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
-import { DAY_MS } from '../../main/queue/retention.js';
 import { tempDataDir } from '../support/harness.js';
 import { submit } from '../support/store.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 import { reclaimInSteps } from '../../main/storage/sqlite/reclaim.js';
+import { DAY_MS } from '../../main/core/timestamps.js';
 
 let dir: string;
 let db: Db;

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { LIMITS } from '../../core/limits.js';
+import { StorageRefused } from '../refused.js';
 
 /** The database cannot be reached or used: a user-facing condition, told in one line. */
-export class PgConnectError extends Error {}
+export class PgConnectError extends StorageRefused {}
 
 const INT8 = 20;
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { isProfileName, type ProfileName } from '../../api/profile.js';
 import { PgConnectError } from './connect.js';
+import { isProfileName, type ProfileName } from '../../core/profile-name.js';
 
 /**
  * A shared database belongs to one profile too (decisions.md "Profile H"): the first instance

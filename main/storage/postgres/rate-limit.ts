@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
-import { Gcra, waitSeconds, type RateLimiter } from '../../api/rate-limit.js';
+import { Gcra, waitSeconds, type RateLimiter } from '../../keys/rate-limit.js';
 
 /**
  * One budget (read or write) counted in the shared PostgreSQL, so three instances behind a

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { StorageRefused } from '../refused.js';
 
 export type Db = Database.Database;
 
 /** The data dir cannot be created or its database opened: a user-facing condition. */
-export class DataDirError extends Error {}
+export class DataDirError extends StorageRefused {}
 
 const DB_FILE = 'chatbridge.db';
 

@@ -1,5 +1,5 @@
-import { isProfileName, type ProfileName } from '../../api/profile.js';
 import { DataDirError, type Db } from './db.js';
+import { isProfileName, type ProfileName } from '../../core/profile-name.js';
 
 /**
  * A data dir belongs to one profile (decisions.md "Profile H"): its jobs, keys and accounts

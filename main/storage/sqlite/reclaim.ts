@@ -1,5 +1,5 @@
-import type { Reclaim } from '../../queue/retention.js';
 import { reclaimSpace, type Db } from './db.js';
+import type { Reclaim } from '../ports.js';
 
 /**
  * Gives free pages back to the file system, `pages` at a time, awaiting `between` after

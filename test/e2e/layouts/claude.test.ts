@@ -147,7 +147,7 @@ describe('ChatBridge on the 2026 Claude page', () => {
     await tab.close();
 
     const waiting = ask({ prompt: 'Pinned', agent_id: limited.id });
-    const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Pinned'`).pluck().get() as string);
+    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Pinned'`).pluck().get() as string);
     const attempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.ended_at !== null), 20_000, 'the attempt');
     expect(attempt).toMatchObject({ agent_id: limited.id, outcome: 'failed', error_code: 'PROVIDER_RATE_LIMITED' });
     // Told by the page as it opened, not by a readiness wait running out.

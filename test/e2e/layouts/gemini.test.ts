@@ -163,7 +163,7 @@ describe('ChatBridge on the anonymous Gemini page', () => {
     expect(new URL(agent.page()!.url()).pathname).toBe('/app');
 
     const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Only when signed in' } });
-    const id = await until(() => e.service.db.prepare(`SELECT id FROM jobs WHERE prompt = 'Only when signed in'`).pluck().get() as string);
+    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Only when signed in'`).pluck().get() as string);
     // Nothing to wait for when nothing happens: a second gives the dispatcher its chance to err.
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await e.service.store.get(id))!.status).toBe('queued');

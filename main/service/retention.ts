@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
-import type { JobStore } from './job-store.js';
+import type { JobStore } from '../queue/job-store.js';
+import type { Reclaim } from '../storage/storage.js';
 
 export const DAY_MS = 86_400_000;
 /** Webhook delivery logs that are over are kept this long, whatever the retention setting. */
@@ -50,12 +51,6 @@ export interface JobFiles {
 /** Lets the API's requests (and the scheduler) run between two batches. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * The last step of a sweep: gives the freed space back to the file system, `pages` per step,
- * awaiting `between` after each while `keepGoing` holds; resolves with the pages given back.
- * SQLite's (reclaimInSteps); PostgreSQL's autovacuum does it by itself.
- */
-export type Reclaim = (pages: number, between: () => Promise<void>, keepGoing: () => boolean) => Promise<number>;
 
 /**
  * Keeps what is stored to what the person chose: removes the prompt and response of jobs
