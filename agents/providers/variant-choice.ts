@@ -101,7 +101,9 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   const found = listOf(before)[index];
   if (!found) return refuse('is not offered (or its words changed)', before);
   if (found.disabled) return refuse('is offered but not to this account', before);
-  if (!found.selected) {
+  // An entry without a selected state is in force when the picker's label names it (Gemini's "Pro").
+  const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
+  if (!inForce) {
     await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
     if (!(await takes(page, variants, step, index))) return refuse('was chosen, but the page does not show it in force', await readChoices(page, variants));
   }
@@ -181,7 +183,8 @@ function readList(page: Page, css: string, selected: string): Promise<Choice[]> 
           }
         };
         return all.map((el) => ({
-          label: h.accessibleName(el).replace(/\s+/g, ' ').slice(0, 120),
+          // As read on screen: an entry's name and its description are separate lines ("Pro" / "Research-grade…"), which textContent would run together.
+          label: (el.getAttribute('aria-label') || (el as HTMLElement).innerText || h.accessibleName(el)).replace(/\s+/g, ' ').trim().slice(0, 120),
           selected: matches(el, selected),
           disabled: matches(el, '[aria-disabled="true"], [disabled], [data-disabled]:not([data-disabled="false"])'),
         }));
