@@ -179,6 +179,6 @@ function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
       }
     });
   }
-  if (pack.variants) problems.push(...variantProblems(pack.variants));
+  if (pack.variants) problems.push(...variantProblems(pack.variants, !untrusted, compiles));
   return problems;
 }

@@ -116,8 +116,12 @@ export function compileVariants(section: VariantsSection | undefined, pageCue: (
   };
 }
 
-/** What a schema cannot say: each step has the controls it needs, ids are unique, words compile. */
-export function variantProblems(section: VariantsOverride): string[] {
+/**
+ * What a schema cannot say: ids are unique, words compile (`compiles` says where not), and in a whole pack (`complete`)
+ * each step has the controls it needs. An override may lean on the pack's controls; a step
+ * whose control is missing after all is refused in the page (VariantUnavailable).
+ */
+export function variantProblems(section: VariantsOverride, complete: boolean, compiles: (path: string, source: string, flags: string) => void): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   (section.list ?? []).forEach((variant, i) => {
@@ -125,14 +129,8 @@ export function variantProblems(section: VariantsOverride): string[] {
     seen.add(variant.id);
     variant.steps.forEach((step, j) => {
       const needs = step.how === 'option' ? (['picker', 'option'] as const) : step.how === 'picker-toggle' ? (['picker', 'toggle'] as const) : (['toggle'] as const);
-      for (const field of needs) if (section[field] === undefined) problems.push(`/variants/list/${i}/steps/${j}: a ${step.how} step needs variants.${field}`);
-      for (const word of Object.values(step.words).flat()) {
-        try {
-          new RegExp(word, 'iu');
-        } catch (error) {
-          problems.push(`/variants/list/${i}/steps/${j}/words: ${(error as Error).message}`);
-        }
-      }
+      if (complete) for (const field of needs) if (section[field] === undefined) problems.push(`/variants/list/${i}/steps/${j}: a "${step.how}" step needs variants.${field}`);
+      for (const word of Object.values(step.words).flat()) compiles(`/variants/list/${i}/steps/${j}/words`, word, 'iu');
     });
   });
   return problems;
