@@ -95,17 +95,17 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   if (inMenu && !(await openPicker(page, variants))) {
     await refuse(variants.picker.length ? 'cannot be chosen: no model picker opens on the page' : 'cannot be chosen: the pack names no model picker', await readChoices(page, variants));
   }
-  const listOf = (choices: Choices) => (step.how === 'option' ? choices.options : choices.toggles);
   const before = await readChoices(page, variants);
-  const index = listOf(before).findIndex((c) => startsWith(c.label, step.words));
-  const found = listOf(before)[index];
+  const controls = step.how === 'option' ? before.options : before.toggles;
+  const index = controls.findIndex((c) => startsWith(c.label, step.words));
+  const found = controls[index];
   if (!found) return refuse('is not offered (or its words changed)', before);
   if (found.disabled) return refuse('is offered but not to this account', before);
   // An entry without a selected state is in force when the picker's label names it (Gemini's "Pro").
   const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
   if (!inForce) {
     await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
-    if (!(await takes(page, variants, step, index))) return refuse('was chosen, but the page does not show it in force', await readChoices(page, variants));
+    if (!(await takes(page, variants, step))) return refuse('was chosen, but the page does not show it in force', await readChoices(page, variants));
   }
   if (inMenu) await closeMenu(page, variants);
 }
@@ -115,22 +115,19 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
  * once the menu has closed on a picked entry, the picker's own label naming it (else the
  * menu is opened again to look).
  */
-async function takes(page: Page, variants: SiteVariants, step: VariantStep, index: number): Promise<boolean> {
+async function takes(page: Page, variants: SiteVariants, step: VariantStep): Promise<boolean> {
   const css = step.how === 'option' ? variants.option! : variants.toggle!;
   const until = Date.now() + TAKE_MS;
   do {
-    const now = await readList(page, css, variants.selected);
-    const entry = now[index];
-    if (entry) {
-      if (startsWith(entry.label, step.words) && entry.selected) return true;
-    } else if (step.how !== 'toggle') {
+    const entry = (await readList(page, css, variants.selected)).find((c) => startsWith(c.label, step.words));
+    if (entry?.selected) return true;
+    if (!entry && step.how !== 'toggle') {
       // The menu closed on the choice: the picker's label may say it; else look in the menu again.
       if (step.how === 'option' && (await pickerSays(page, variants.picker, step.words))) return true;
       if (!(await openPicker(page, variants))) return false;
-      const reopened = (await readList(page, css, variants.selected)).find((c) => startsWith(c.label, step.words));
-      if (reopened?.selected) return true;
+    } else {
+      await page.waitForTimeout(POLL_MS * 4);
     }
-    await page.waitForTimeout(POLL_MS * 4);
   } while (Date.now() < until);
   return false;
 }
