@@ -20,6 +20,7 @@ import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
 import { VariantUnavailable, type AgentNote, type AgentResult } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
+import { startE2E } from '../support/e2e.js';
 
 let browser: Browser;
 const sims: SimSite[] = [];
@@ -165,6 +166,25 @@ describe('long thinking', () => {
     const a = await account('chatgpt', {}, { variants: { thinking: [{ kind: 'class', css: '.no-such-status' }] } });
     await expect(a.run(prompt, null, null, limits)).rejects.toMatchObject({ kind: 'site_changed' });
   }, 60_000);
+});
+
+describe('through a browser agent', () => {
+  it('runs a job under its variant, refuses one the account lacks and stays ready, and its site check lists what the account offers', async () => {
+    const e = await startE2E('chatgpt', 1, { layout: 'section', variants: { lacks: ['pro'] } });
+    try {
+      const [agent] = e.browserAgents;
+      const job = (variant: string | null) => agent!.run({ prompt: `Under ${variant}`, conversation: null, variant, signal: AbortSignal.timeout(30_000), label: 'variants-agent' });
+      expect((await job('thinking')).modelUsed).toBe('gpt-5-5-thinking');
+      const failure = await refusal(job('pro'));
+      expect(failure.offered).toEqual(['instant', 'thinking']);
+      // The account is fine: only the variant is missing, so the agent takes the next job.
+      expect(agent!.readiness()).toBe('idle');
+      expect(e.sim.log.sends).toHaveLength(1);
+      expect((await agent!.checkSite(false)).inspection.variants).toEqual(['instant', 'thinking']);
+    } finally {
+      await e.stop();
+    }
+  }, 90_000);
 });
 
 afterAll(() => {
