@@ -17,6 +17,11 @@ import type { Helpers } from './page-helpers/types.js';
 import type { PageCue, ProviderSite } from './site.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
 
+/**
+ * The picker, and the toggles, show within this once the composer has: ChatGPT's picker has
+ * been seen to hydrate long after the textbox (research/providers-live-2026-11-26.md).
+ */
+const CONTROLS_MS = 10_000;
 /** A menu the picker opens shows its entries within this. */
 const MENU_MS = 3_000;
 /** A choice shows in the page within this, or it did not take. */
@@ -95,6 +100,8 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   if (inMenu && !(await openPicker(page, variants))) {
     await refuse(variants.picker.length ? 'cannot be chosen: no model picker opens on the page' : 'cannot be chosen: the pack names no model picker', await readChoices(page, variants));
   }
+  const toggles = variants.toggle;
+  if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, CONTROLS_MS);
   const before = await readChoices(page, variants);
   const controls = step.how === 'option' ? before.options : before.toggles;
   const index = controls.findIndex((c) => startsWith(c.label, step.words));
@@ -136,10 +143,12 @@ async function takes(page: Page, variants: SiteVariants, step: VariantStep): Pro
 async function openPicker(page: Page, variants: SiteVariants): Promise<boolean> {
   if (!variants.option) return false;
   if ((await readList(page, variants.option, variants.selected)).length > 0) return true;
-  const handle = await page.evaluateHandle((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker);
-  const picker = handle.asElement();
-  if (!picker) {
-    await handle.dispose();
+  const handle = await page
+    .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, { timeout: CONTROLS_MS, polling: POLL_MS * 4 })
+    .catch(() => null);
+  const picker = handle?.asElement();
+  if (!handle || !picker) {
+    await handle?.dispose();
     return false;
   }
   await picker.click({ timeout: 2_000 }).catch(() => {});

@@ -51,6 +51,8 @@ export interface SimVariants {
   renamed?: boolean;
   /** Ids whose choice seems to go through (the menu closes) but does not take. */
   ignored?: string[];
+  /** The picker and toggles show this long after the page, as ChatGPT's has been seen to hydrate late (ms). */
+  lateMs?: number;
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -149,6 +151,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         lacks: look.variants?.lacks ?? [],
         renamed: !!look.variants?.renamed,
         ignored: look.variants?.ignored ?? [],
+        lateMs: look.variants?.lateMs ?? 0,
         ...((conversationId ? conversations.get(conversationId)!.variant : undefined) ?? (token ? lastVariant.get(token) : undefined) ?? { model: DEFAULT_MODEL[config.provider], modes: [] }),
       },
     };

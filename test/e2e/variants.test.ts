@@ -75,13 +75,14 @@ describe('a variant selected and verified before the prompt is typed', () => {
   const cases: { provider: Provider; look?: SimLook; variant: string; sent: { model: string | null; modes: string[] }; modelUsed: string | null }[] = [
     { provider: 'chatgpt', look: { layout: 'section' }, variant: 'thinking', sent: { model: 'thinking', modes: [] }, modelUsed: 'gpt-5-5-thinking' },
     { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: null },
-    { provider: 'gemini', variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: null },
+    { provider: 'gemini', look: { variants: { lateMs: 1_500 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: null },
     { provider: 'deepseek', variant: 'deepthink-search', sent: { model: null, modes: ['deepthink', 'search'] }, modelUsed: null },
     { provider: 'qwen', variant: 'coder', sent: { model: 'coder', modes: [] }, modelUsed: null },
+    { provider: 'qwen', look: { variants: { lateMs: 1_500 } }, variant: 'thinking', sent: { model: 'max', modes: ['thinking'] }, modelUsed: null },
     { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.variant}`, async () => {
+    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async () => {
       const a = await account(c.provider, c.look);
       const prompt = `Which model? (${c.variant})`;
       const result = await a.run(prompt, c.variant);

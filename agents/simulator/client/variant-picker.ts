@@ -15,6 +15,8 @@ export interface VariantBoot {
   lacks: string[];
   renamed: boolean;
   ignored: string[];
+  /** The picker and the toggles show only this long after the page (ms). */
+  lateMs: number;
   /** The picker's model (null: the provider has none) and the toggles that are on. */
   model: string | null;
   modes: string[];
@@ -156,8 +158,13 @@ export function variantPicker(provider: string, boot: VariantBoot, onPick: () =>
   };
   const toggleRow = el('div', look === 'perplexity' ? { role: 'radiogroup', class: 'group relative isolate flex h-fit' } : { class: '_58b31c9' });
   // Where the skin shows a still picture of the control, the working one takes its place.
-  if (catalog.models.length) place(el('div', { style: 'position:relative;display:inline-block' }, picker, menu), STAND_INS[look].picker, bar);
+  const pickerBox = el('div', { style: 'position:relative;display:inline-block' }, picker, menu);
+  if (catalog.models.length) place(pickerBox, STAND_INS[look].picker, bar);
   if (catalog.toggles.length && look !== 'claude') place(toggleRow, STAND_INS[look].toggles, bar);
+  if (boot.lateMs > 0) {
+    for (const control of [pickerBox, toggleRow]) show(control, false);
+    window.setTimeout(() => [pickerBox, toggleRow].forEach((control) => show(control, true)), boot.lateMs);
+  }
   bar.append(status);
   document.body.prepend(bar);
   render();
