@@ -1,8 +1,13 @@
 /** The `variants` section of the selector packs: what each pack lists, what the schema refuses, how an override adds one. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { checkOverride, checkPack, compileSite, InvalidPack, mergeOverride } from '../../agents/providers/pack-schema.js';
+import { SiteBook, type SiteBookNote } from '../../agents/providers/site-book.js';
 import { PROVIDERS } from '../../main/core/providers.js';
+import { until } from '../support/until.js';
 
 describe('the built-in packs’ variants', () => {
   it('list the models and modes each provider’s page offers, each with its evidence and date', () => {
@@ -73,5 +78,21 @@ describe('variant validation', () => {
     expect(site.variants.list.find((v) => v.id === 'search')!.steps[0]!.words).toBe('web search|联网搜索');
     expect(site.variants.selected).toBe('[aria-pressed="true"], .on');
     expect(site.variants.toggle).toBe(base.variants!.toggle);
+  });
+
+  it('takes a variant a user’s override file adds, and says so in the log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatbridge-variants-'));
+    const notes: SiteBookNote[] = [];
+    const book = new SiteBook(dir, (n) => notes.push(n));
+    try {
+      await book.open();
+      writeFileSync(join(dir, 'chatgpt.json'), JSON.stringify({ variants: { list: [{ id: 'thinking-mini', label: 'Thinking mini', steps: [{ how: 'option', words: { en: ['thinking mini'] } }] }] } }));
+      await until(() => book.site('chatgpt').variants.list.some((v) => v.id === 'thinking-mini'), 5_000, 'the override');
+      expect(book.site('chatgpt').variants.list.map((v) => v.id)).toEqual(['instant', 'thinking', 'pro', 'thinking-mini']);
+      expect(notes.at(-1)!.message).toMatch(/in force for ChatGPT \(variants: thinking-mini\)/);
+    } finally {
+      book.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
