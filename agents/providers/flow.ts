@@ -16,6 +16,7 @@ import { failureFor, pageProblem, roleHandle, siteChanged, type Notes } from './
 import type { TurnProblem, WatchLimits } from './page-helpers.js';
 import { insertPrompt, send } from './prompt-input.js';
 import type { PagePack, ProviderSite } from './site.js';
+import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 export type { Notes } from './page-facts.js';
 
@@ -106,6 +107,8 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
 export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
   const pack = site.page;
+  // The variant asked for is in force before a word is typed, or nothing is sent.
+  await chooseVariant(page, site, task.variant, notes);
   // What is on the page now is history: the answer is the first assistant turn that is not.
   await page.evaluate((p: PagePack) => window.__chatbridge!.markTurns(p), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
@@ -139,7 +142,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
   });
-  return { text, conversation: page.url() };
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site) };
 }
 
 /**

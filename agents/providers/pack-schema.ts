@@ -8,23 +8,10 @@ import safeRegex from 'safe-regex2';
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { PROVIDERS } from '../../main/core/providers.js';
-import { CUE_KINDS, REQUIRED_ROLES, ROLES, type Cue, type PageCue, type ProviderSite, type Role } from './site.js';
+import { CueList } from './cue-schema.js';
+import { REQUIRED_ROLES, ROLES, type Cue, type PageCue, type ProviderSite, type Role } from './site.js';
 import { isUiWord, uiWordPattern } from './ui-words.js';
-
-const REGEX_LITERAL = '^/.+/[dgimsuvy]*$';
-
-const CueSchema = Type.Object(
-  {
-    kind: Type.Union(CUE_KINDS.map((k) => Type.Literal(k))),
-    css: Type.String({ minLength: 1, maxLength: 2_000 }),
-    text: Type.Optional(Type.String({ pattern: REGEX_LITERAL, maxLength: 2_000 })),
-    name: Type.Optional(Type.String({ pattern: `${REGEX_LITERAL}|^@[a-z]+$`, maxLength: 2_000 })),
-    note: Type.Optional(Type.String({ maxLength: 2_000 })),
-  },
-  { additionalProperties: false },
-);
-
-const CueList = Type.Array(CueSchema, { minItems: 1, maxItems: 50 });
+import { compileVariants, mergeVariants, variantProblems, VariantsOverrideSchema, VariantsSchema } from './variant-pack.js';
 
 const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, TOptional<typeof CueList>>, {
   additionalProperties: false,
@@ -54,6 +41,7 @@ export const SitePackSchema = Type.Object(
     ...SiteFields,
     turnScope: Type.Optional(SiteFields.turnScope),
     roles: RoleLists,
+    variants: Type.Optional(VariantsSchema),
   },
   { additionalProperties: false },
 );
@@ -73,6 +61,7 @@ export const SiteOverrideSchema = Type.Object(
     limitReset: Type.Optional(SiteFields.limitReset),
     turnScope: Type.Optional(SiteFields.turnScope),
     roles: Type.Optional(RoleLists),
+    variants: Type.Optional(VariantsOverrideSchema),
   },
   { additionalProperties: false },
 );
@@ -103,8 +92,10 @@ export function checkOverride(value: unknown, where: string): SiteOverride {
 
 /** The pack with the override merged over it, role by role. */
 export function mergeOverride(pack: SitePack, override: SiteOverride): SitePack {
-  const { roles, about: _about, ...fields } = override;
-  return { ...pack, ...fields, roles: { ...pack.roles, ...roles } };
+  const { roles, variants, about: _about, ...fields } = override;
+  const merged: SitePack = { ...pack, ...fields, roles: { ...pack.roles, ...roles } };
+  const mergedVariants = mergeVariants(pack.variants, variants);
+  return mergedVariants ? { ...merged, variants: mergedVariants } : merged;
 }
 
 /** A checked pack as the flow drives it. */
@@ -125,8 +116,9 @@ export function compileSite(pack: SitePack, override: string | null = null): Pro
     input: pack.input,
     turnScope: typeof pack.turnScope === 'string' ? [pack.turnScope] : (pack.turnScope ?? []),
     roles,
-    page,
+    page: pack.variants?.thinking ? { ...page, thinking: pack.variants.thinking.map(pageCue) } : page,
     limitReset: pack.limitReset,
+    variants: compileVariants(pack.variants, pageCue),
   };
 }
 
@@ -170,18 +162,23 @@ function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
   };
   if (pack.conversationPath !== undefined) compiles('/conversationPath', pack.conversationPath);
   if (pack.loginUrl !== undefined) compiles('/loginUrl', pack.loginUrl);
-  for (const [role, cues] of Object.entries(pack.roles ?? {})) {
-    (cues as Cue[]).forEach((cue, i) => {
+  const cueLists: [string, Cue[]][] = [
+    ...Object.entries(pack.roles ?? {}).map(([role, cues]): [string, Cue[]] => [`/roles/${role}`, cues as Cue[]]),
+    ...(['picker', 'thinking'] as const).map((field): [string, Cue[]] => [`/variants/${field}`, (pack.variants?.[field] ?? []) as Cue[]]),
+  ];
+  for (const [path, cues] of cueLists) {
+    cues.forEach((cue, i) => {
       for (const field of ['text', 'name'] as const) {
         const literal = cue[field];
         if (!literal) continue;
         if (literal.startsWith('@')) {
-          if (!isUiWord(literal.slice(1))) problems.push(`/roles/${role}/${i}/${field}: no word ${literal} in ui-words.ts`);
+          if (!isUiWord(literal.slice(1))) problems.push(`${path}/${i}/${field}: no word ${literal} in ui-words.ts`);
         } else {
-          compiles(`/roles/${role}/${i}/${field}`, ...regexLiteral(literal));
+          compiles(`${path}/${i}/${field}`, ...regexLiteral(literal));
         }
       }
     });
   }
+  if (pack.variants) problems.push(...variantProblems(pack.variants, !untrusted, compiles));
   return problems;
 }

@@ -121,9 +121,11 @@ export class SiteBook {
       this.sites.set(provider, baseUrl ? atBaseUrl(site, baseUrl) : site);
       this.errors.delete(provider);
       const roles = Object.keys(override.roles ?? {});
+      const variants = (override.variants?.list ?? []).map((v) => v.id);
+      const what = [...(roles.length ? [`roles: ${roles.join(', ')}`] : []), ...(variants.length ? [`variants: ${variants.join(', ')}`] : [])];
       this.notes({
         level: 'info',
-        message: `Site pack override ${file} in force for ${site.name}${roles.length ? ` (roles: ${roles.join(', ')})` : ''}.`,
+        message: `Site pack override ${file} in force for ${site.name}${what.length ? ` (${what.join('; ')})` : ''}.`,
       });
     } catch (error) {
       if (!(error instanceof InvalidPack)) throw error;

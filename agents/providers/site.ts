@@ -1,4 +1,5 @@
 import type { Provider } from '../../main/core/providers.js';
+import type { SiteVariants } from './variant-pack.js';
 
 /**
  * The roles a selector pack names (packs/<provider>.json). Each role is an ordered list of
@@ -66,7 +67,8 @@ export interface PageCue {
   name?: readonly [string, string];
 }
 
-export type PagePack = Partial<Record<Role, readonly PageCue[]>>;
+/** The roles' cues as the page helpers take them, and the page's "thinking" signal (a pack's `variants.thinking`), if it has one. */
+export type PagePack = Partial<Record<Role | 'thinking', readonly PageCue[]>>;
 
 /** How a limit notice says when the limit lifts (limit-reset.ts). */
 export type LimitReset = 'clock' | 'claude' | 'none';
@@ -110,4 +112,6 @@ export interface ProviderSite {
   /** The same roles for the page helpers. */
   page: PagePack;
   limitReset: LimitReset;
+  /** The models and modes its picker and toggles offer (variant-pack.ts). */
+  variants: SiteVariants;
 }

@@ -83,6 +83,7 @@ export class RuntimeControl implements AgentControl {
       sent: send,
       problem: inspection.problem,
       roles: inspection.roles,
+      variants: inspection.variants,
       ok: inspection.problem === null && inspection.roles.every((r) => r.status !== 'missing'),
     };
   }

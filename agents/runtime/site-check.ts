@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/site-check.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits, type Notes } from '../providers/flow.js';
+import { offeredVariants } from '../providers/variant-choice.js';
 import { ROLES, type PagePack, type ProviderSite, type Role } from '../providers/site.js';
 
 /** Every fresh chat shows these; without them no job can run. */
@@ -18,6 +19,8 @@ export interface PageInspection {
   roles: RoleCheck[];
   problem: string | null;
   pageUrl: string | null;
+  /** The ids of the variants the page's picker and toggles offer now; null when the page could not be looked at. */
+  variants: string[] | null;
 }
 
 /**
@@ -30,11 +33,13 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
   const found: Partial<Record<Role, number>> = {};
   let problem: string | null = null;
   let answered = false;
+  let variants: string[] | null = null;
   await openNewChat(page, site);
   try {
     await waitUntilReady(page, site, notes, limits);
     Object.assign(found, await report(page, site));
     found.send = await withProbeText(page, site, () => page.evaluate((p: PagePack) => window.__chatbridge!.which(p.send), site.page));
+    variants = await offeredVariants(page, site);
     if (send) {
       let stopSeen = -1;
       void page
@@ -42,7 +47,7 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
         .then((h) => h.jsonValue())
         .then((n) => (stopSeen = n - 1), () => {});
       try {
-        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check' }, notes, limits);
+        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check', variant: null }, notes, limits);
         answered = true;
       } catch (error) {
         problem = `The probe prompt failed: ${messageOf(error)}`;
@@ -71,7 +76,7 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
     const cue = index >= 0 ? site.roles[role]![index] : undefined;
     return { role, status: statusOf(role, index), cue: cue ? { index, kind: cue.kind, css: cue.css } : null };
   });
-  return { roles, problem, pageUrl: pageUrlOf(page) };
+  return { roles, problem, pageUrl: pageUrlOf(page), variants };
 }
 
 function report(page: Page, site: ProviderSite): Promise<Partial<Record<Role, number>>> {

@@ -9,6 +9,8 @@ export interface Directives {
   ms: number;
   /** A pause mid-answer with nothing changing (a reasoning model "thinking"). */
   thinkMs: number;
+  /** A long-thinking mode: "Thinking…" and the stop control for this long before the answer begins. */
+  thinkFirstMs: number;
   refuse: boolean;
   error: boolean;
   errorOnce: boolean;
@@ -41,6 +43,7 @@ export function parseDirectives(prompt: string): Directives {
   return {
     ms: num('ms') ?? DEFAULT_MS,
     thinkMs: num('think') ?? 0,
+    thinkFirstMs: num('think-first') ?? 0,
     refuse: has('refuse'),
     error: has('error'),
     errorOnce: has('error-once'),

@@ -10,6 +10,7 @@ import { accountPickerPage } from './account-picker.js';
 import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
 import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
+import { DEFAULT_MODEL } from './client/variant-picker.js';
 import type { SimSiteConfig } from './site-config.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
@@ -18,7 +19,8 @@ const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
   /** `anonymous`: sent from a page without a session, on a site that works logged out. */
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string }[];
+  /** `variant`: the picker's model and the toggles on, as the page sent it. */
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; variant?: InForce }[];
   stops: { conversationId: string; turn: number }[];
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];
@@ -31,6 +33,26 @@ export interface SimLog {
   consents: ('accept' | 'reject')[];
   /** Clicks on the saved account of the account picker. */
   picks: number;
+  /** Choices made in the model picker or on a mode toggle. */
+  variantPicks: number;
+}
+
+/** The picker's model (null: the provider has none) and the mode toggles on. */
+export interface InForce {
+  model: string | null;
+  modes: string[];
+}
+
+/** What the simulated account is given in the model picker and mode toggles (client/variant-picker.ts). */
+export interface SimVariants {
+  /** Ids the account lacks (a free plan): absent from its picker, or shown disabled where the site does so (Perplexity). */
+  lacks?: string[];
+  /** The picker's and the toggles' words changed beyond recognition ("Option A", "Option B"…). */
+  renamed?: boolean;
+  /** Ids whose choice seems to go through (the menu closes) but does not take. */
+  ignored?: string[];
+  /** The picker and toggles show this long after the page, as ChatGPT's has been seen to hydrate late (ms). */
+  lateMs?: number;
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -57,6 +79,7 @@ export interface SimLook {
    * while it answers, and its real address only once the answer is done.
    */
   localRoutes?: boolean;
+  variants?: SimVariants;
 }
 
 export interface SimSite {
@@ -69,6 +92,8 @@ export interface SimSite {
 
 interface Conversation {
   turns: { prompt: string; markdown: string }[];
+  /** The model and modes of its last turn: a conversation opened again shows them in force. */
+  variant?: InForce;
 }
 
 /**
@@ -90,7 +115,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const locked = new Set<string>();
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0 };
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0 };
+  /** What each session last sent under: a new chat opens with it, as the real pickers remember the last choice. */
+  const lastVariant = new Map<string, InForce>();
   /** Sessions whose next page load is the account picker. */
   const picking = new Set<string>();
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
@@ -120,6 +147,13 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       consent: !!look.consent && !consented,
       pasteToFileAt: look.pasteToFileAt ?? null,
       provisionalUntilDone: !!look.localRoutes,
+      variants: {
+        lacks: look.variants?.lacks ?? [],
+        renamed: !!look.variants?.renamed,
+        ignored: look.variants?.ignored ?? [],
+        lateMs: look.variants?.lateMs ?? 0,
+        ...((conversationId ? conversations.get(conversationId)!.variant : undefined) ?? (token ? lastVariant.get(token) : undefined) ?? { model: DEFAULT_MODEL[config.provider], modes: [] }),
+      },
     };
     html(
       res,
@@ -137,10 +171,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
    * sees that prompt, so a retry on another account goes through; a limit then lasts
    * until its reset time. `error` fails every attempt, `error-once` only the first.
    */
-  const decide = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
+  const decide = (token: string, body: { conversationId: string | null; prompt: string; variant?: InForce }): Plan => {
     const d = parseDirectives(body.prompt);
     const firstTime = (what: string) => !seen.has(`${what}:${body.prompt}`) && !!seen.add(`${what}:${body.prompt}`);
-    const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
+    const base = { ms: d.ms, thinkMs: d.thinkMs, thinkFirstMs: d.thinkFirstMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
     const limited = limitedUntil.get(token);
     if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
     if (locked.has(token) || (d.suspicious && firstTime('suspicious') && locked.add(token))) return { ...base, kind: 'lock' };
@@ -171,6 +205,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       conversations.set(id, { turns: [] });
     }
     const conversation = conversations.get(id)!;
+    if (body.variant) conversation.variant = body.variant;
     const turn = conversation.turns.length + 1;
     if (d.errorStuck) return { ...base, kind: 'error', stuck: true, conversationId: id, turn };
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
@@ -184,8 +219,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
   };
 
-  const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null }): Plan => {
+  const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null; variant?: InForce }): Plan => {
     const result = decide(token, body);
+    if (body.variant) lastVariant.set(token, body.variant);
     log.sends.push({
       conversationId: body.conversationId,
       prompt: body.prompt,
@@ -193,6 +229,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       turn: result.turn || null,
       at: clock(),
       ...(body.attachment ? { attachment: body.attachment } : {}),
+      ...(body.variant ? { variant: body.variant } : {}),
     });
     return result;
   };
@@ -235,7 +272,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
       if (req.method === 'POST' && path === '/__sim/send') {
-        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; attachment: string | null; signedIn: boolean };
+        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; attachment: string | null; signedIn: boolean; variant?: InForce };
         // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
         const anonymous = config.anonymous && !body.signedIn;
         if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
@@ -255,6 +292,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
         log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/pick-variant') {
+        log.variantPicks++;
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/pick') {

@@ -14,6 +14,12 @@ export interface AgentTask {
   signal: AbortSignal;
   /** Names this run in what the agent keeps about a failure (its diagnostic bundle): the job id and attempt. */
   label: string;
+  /**
+   * The variant (a model or mode of the provider's own picker, by its id in the pack) to
+   * select and verify before typing; null leaves the picker as it stands (the account's
+   * default, or the model of the conversation continued).
+   */
+  variant: string | null;
 }
 
 export interface AgentResult {
@@ -21,6 +27,8 @@ export interface AgentResult {
   text: string;
   /** The provider's address of the conversation after the turn. */
   conversation: string;
+  /** The model the page says answered (ChatGPT's per-message model slug), or null where the page does not say. */
+  modelUsed: string | null;
 }
 
 /** What the agent itself knows about its readiness; `busy` and `paused` are the scheduler's. */
@@ -41,7 +49,8 @@ export type AgentFailureKind =
   | 'timed_out'
   | 'agent_lost' // the page or browser died
   | 'site_changed' // a control the agent needs could not be found by any cue: the site changed
-  | 'not_text'; // the answer is a file, an image or a canvas: final, since sending again makes another
+  | 'not_text' // the answer is a file, an image or a canvas: final, since sending again makes another
+  | 'variant_unavailable'; // the account's picker does not offer the variant, or the choice could not be verified: nothing was sent
 
 export class AgentFailure extends Error {
   constructor(
@@ -64,6 +73,23 @@ export class AccountLocked extends AgentFailure {
   constructor(message: string) {
     super('challenge', message);
     this.name = 'AccountLocked';
+  }
+}
+
+/**
+ * The account does not offer the requested variant (a free plan, a region), the picker's
+ * words are no longer recognised, or the page does not show the choice taken: the prompt was
+ * not typed. Another agent of the provider may offer it.
+ */
+export class VariantUnavailable extends AgentFailure {
+  constructor(
+    readonly variant: string,
+    /** The ids of the pack's variants the page offered when the choice failed. */
+    readonly offered: string[],
+    message: string,
+  ) {
+    super('variant_unavailable', message);
+    this.name = 'VariantUnavailable';
   }
 }
 

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   LOGIN_REQUIRED: 502,
   PROVIDER_UI_CHANGED: 502,
   ANSWER_NOT_TEXT: 502,
+  VARIANT_UNAVAILABLE: 502,
   NO_DEVICE_ONLINE: 503,
   NO_AGENT_AVAILABLE: 503,
   PROVIDER_RATE_LIMITED: 503,
@@ -28,7 +29,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The codes a failed job can end with (a waiting caller receives it as a 502). */
-export type JobFailureCode = 'JOB_FAILED' | 'PROMPT_REJECTED' | 'PROVIDER_ERROR' | 'LOGIN_REQUIRED' | 'PROVIDER_UI_CHANGED' | 'ANSWER_NOT_TEXT';
+export type JobFailureCode = 'JOB_FAILED' | 'PROMPT_REJECTED' | 'PROVIDER_ERROR' | 'LOGIN_REQUIRED' | 'PROVIDER_UI_CHANGED' | 'ANSWER_NOT_TEXT' | 'VARIANT_UNAVAILABLE';
 
 export class ApiError extends Error {
   readonly status: number;

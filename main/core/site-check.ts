@@ -35,6 +35,11 @@ export interface SiteCheck {
   /** What kept the check from going through (a login wall, a challenge, a probe that failed), if anything. */
   problem: string | null;
   roles: RoleCheck[];
+  /**
+   * The ids of the pack's variants (models and modes) the account's picker and toggles offer
+   * now; null where the page could not be looked at (a login wall, a challenge).
+   */
+  variants: string[] | null;
   /** No role missing and no problem. */
   ok: boolean;
 }

@@ -23,6 +23,8 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
       return { outcome: 'failed', errorCode: 'PROVIDER_UI_CHANGED' };
     case 'not_text':
       return { outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' };
+    case 'variant_unavailable':
+      return { outcome: 'failed', errorCode: 'VARIANT_UNAVAILABLE' };
   }
 }
 

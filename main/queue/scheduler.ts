@@ -230,7 +230,7 @@ export class Scheduler {
     }, job.timeout_ms);
     try {
       const conversation = job.conversation_in ? ((await this.store.conversation(job.conversation_in))?.address ?? null) : null;
-      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}` });
+      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}`, variant: null });
       await this.endAttempt(job.id, attempt, {
         outcome: 'succeeded',
         response: result.text,

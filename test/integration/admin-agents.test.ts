@@ -70,6 +70,7 @@ class RecordingControl implements AgentControl {
       sent: send,
       problem: null,
       roles: [{ role: 'send', status: 'missing', cue: null }],
+      variants: ['instant', 'thinking'],
       ok: false,
     };
   }

@@ -74,7 +74,7 @@ export class ScriptedAgent implements Agent {
     const conversation = task.conversation ?? `script://${this.id}/${++this.conversations}`;
     const turn = (this.turns.get(conversation) ?? 0) + 1;
     this.turns.set(conversation, turn);
-    return { text: `echo(${this.id}#${turn}): ${p}`, conversation };
+    return { text: `echo(${this.id}#${turn}): ${p}`, conversation, modelUsed: null };
   }
 
   async close(): Promise<void> {}

@@ -12,6 +12,8 @@ export function addWatch(h: Helpers): void {
       let working = false;
       let lastText: string | null = null;
       let lastChange = started;
+      /** When the page last said it was thinking: the waits for an answer to appear count from then. */
+      let thoughtAt = started;
       let timer = 0;
 
       const check = (): TurnOutcome | null => {
@@ -24,8 +26,11 @@ export function addWatch(h: Helpers): void {
         if (!turn) {
           const pageError = h.find(pack.errorCard);
           if (pageError) return { kind: 'errorCard', text: h.textOf(pageError) };
+          // A long-thinking mode (pro, research) says it is thinking for minutes before any
+          // answer: no hang while it does (the attempt's timeout and deadline still bound it).
+          if (stopShown && h.find(pack.thinking)) thoughtAt = now;
           const limit = stopShown ? limits.appearWorkingMs : limits.appearMs;
-          if (now - started >= limit) {
+          if (now - thoughtAt >= limit) {
             const why = working ? 'the page is answering, but no cue finds the answer' : 'no answer appeared after sending';
             return { kind: 'missing', role: 'assistantTurn', detail: why };
           }
@@ -59,7 +64,7 @@ export function addWatch(h: Helpers): void {
         if (outcome) return settle(outcome);
         window.clearTimeout(timer);
         const now = performance.now();
-        const next = Math.min(started + limits.appearWorkingMs, lastChange + limits.settleMs, started + limits.appearMs);
+        const next = Math.min(thoughtAt + limits.appearWorkingMs, lastChange + limits.settleMs, thoughtAt + limits.appearMs);
         timer = window.setTimeout(run, Math.max(50, (next > now ? next - now : limits.settleMs) + 20));
       };
       const observer = new MutationObserver(run);

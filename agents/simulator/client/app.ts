@@ -10,6 +10,7 @@ import { withDrift } from './drift.js';
 import { pastedFiles } from './pasted-file.js';
 import { renderMarkdown } from './markdown.js';
 import type { AssistantTurn, Boot, Plan, Skin } from './skin.js';
+import { variantPicker } from './variant-picker.js';
 
 declare global {
   interface Window {
@@ -39,6 +40,7 @@ export function startApp(skin: Skin): void {
   if (boot.notice) notices.show(boot.notice);
   if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
   const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
+  const picker = variantPicker(boot.provider, boot.variants, () => void post('/__sim/pick-variant', {}));
 
   const refreshMode = () => {
     if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');
@@ -59,7 +61,7 @@ export function startApp(skin: Skin): void {
     }
     const local = { stopped: false, stop: () => {} };
     generating = local;
-    void post<Plan>('/__sim/send', { conversationId, prompt, attachment, signedIn: boot.signedIn }).then((plan) => {
+    void post<Plan>('/__sim/send', { conversationId, prompt, attachment, signedIn: boot.signedIn, variant: picker.inForce() }).then((plan) => {
       if (!local.stopped) play(plan, local);
     });
   };
@@ -88,6 +90,20 @@ export function startApp(skin: Skin): void {
     if (plan.kind === 'rate-limit' || plan.kind === 'lock') {
       notices.show(plan.kind);
       return settle();
+    }
+    if (plan.thinkFirstMs) {
+      picker.thinking(true);
+      const thought = window.setTimeout(() => {
+        picker.thinking(false);
+        play({ ...plan, thinkFirstMs: 0 }, local);
+      }, plan.thinkFirstMs);
+      local.stop = () => {
+        local.stopped = true;
+        window.clearTimeout(thought);
+        picker.thinking(false);
+        settle();
+      };
+      return;
     }
     // An anonymous page's answer gets no conversation: the address stays the new chat's.
     let address: (() => void) | null = null;

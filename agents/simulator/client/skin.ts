@@ -6,6 +6,7 @@
 import type { DriftKind } from './drift-kinds.js';
 import type { AccountNoticeKind } from './account-notices.js';
 import type { CodeBlock } from './markdown.js';
+import type { VariantBoot } from './variant-picker.js';
 
 export type ComposerMode = 'empty' | 'ready' | 'generating' | 'paused';
 
@@ -64,6 +65,8 @@ export interface Boot {
   pasteToFileAt: number | null;
   /** The first answer's address is the provisional `paths.transient` until the answer is done. */
   provisionalUntilDone: boolean;
+  /** The model picker and mode toggles: what the account is given and what is in force (variant-picker.ts). */
+  variants: VariantBoot;
 }
 
 /** The server's answer to a send: what the page plays (see app.ts). */
@@ -80,4 +83,6 @@ export interface Plan {
   stuck?: true;
   /** An `answer` that is a generated file: its name, shown as a file card with no text. */
   file?: string;
+  /** A long-thinking mode: "Thinking…" with the stop control up, and no answer, for this long first. */
+  thinkFirstMs?: number;
 }

@@ -1,0 +1,252 @@
+/**
+ * Choosing a variant in the page before the prompt is typed, and refusing when it cannot be
+ * chosen for sure (decisions.md, "Models and modes within a provider"): each step of the
+ * variant (an entry of the model picker, a mode toggle) is found by its words, chosen unless
+ * it is in force already, and then checked in force as the page shows it. A variant the page
+ * does not offer, words that no longer match, or a choice the page does not show taken end
+ * the attempt with VariantUnavailable, naming the variants the page did offer; nothing was
+ * typed. Without a variant nothing here runs: the picker stays as it stands.
+ *
+ * Also here: which variants the page offers now (the site check), and the model the page
+ * says wrote an answer.
+ */
+import type { Page } from 'playwright-core';
+import { VariantUnavailable } from '../../main/core/agent.js';
+import type { Notes } from './page-facts.js';
+import type { Helpers } from './page-helpers/types.js';
+import type { PageCue, ProviderSite } from './site.js';
+import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
+
+/**
+ * The picker, and the toggles, show within this once the composer has: ChatGPT's picker has
+ * been seen to hydrate long after the textbox (research/providers-live-2026-11-26.md).
+ */
+const CONTROLS_MS = 10_000;
+/** A menu the picker opens shows its entries within this. */
+const MENU_MS = 3_000;
+/** A choice shows in the page within this, or it did not take. */
+const TAKE_MS = 2_000;
+const POLL_MS = 50;
+
+/** A control the page offers for choosing: its words, whether it is the one in force, whether the account may use it. */
+interface Choice {
+  label: string;
+  selected: boolean;
+  disabled: boolean;
+}
+
+/** What the page shows now: the open menu's entries (none while it is closed) and the toggles. */
+interface Choices {
+  options: Choice[];
+  toggles: Choice[];
+}
+
+/** Selects `variantId` and verifies it, or throws VariantUnavailable; does nothing for null. */
+export async function chooseVariant(page: Page, site: ProviderSite, variantId: string | null, notes: Notes): Promise<void> {
+  if (variantId === null) return;
+  const variants = site.variants;
+  const variant = variants.list.find((v) => v.id === variantId);
+  if (!variant) {
+    throw new VariantUnavailable(variantId, [], `${site.name}'s pack lists no variant "${variantId}"; it lists ${listOf(variants.list.map((v) => v.id))}.`);
+  }
+  const started = Date.now();
+  for (const step of variant.steps) await takeStep(page, site, variant, step);
+  notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${Date.now() - started} ms.` });
+}
+
+/** The ids of the pack's variants the page offers now: the picker opened and closed again, the toggles read. */
+export async function offeredVariants(page: Page, site: ProviderSite): Promise<string[]> {
+  const variants = site.variants;
+  if (variants.list.length === 0) return [];
+  const needsMenu = variants.list.some((v) => v.steps.some((s) => s.how !== 'toggle'));
+  const opened = needsMenu && (await openPicker(page, variants));
+  try {
+    return offeredIn(variants, await readChoices(page, variants));
+  } finally {
+    if (opened) await closeMenu(page, variants);
+  }
+}
+
+/** The model the page says wrote the last answer (ChatGPT's `data-message-model-slug`), or null. */
+export async function modelUsedOf(page: Page, site: ProviderSite): Promise<string | null> {
+  const where = site.variants.modelUsed;
+  if (!where) return null;
+  return page
+    .evaluate(
+      ([pack, scope, css, attribute]) => {
+        const h = window.__chatbridge as unknown as Helpers;
+        const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+        if (!turn) return null;
+        const marked = turn.matches(css) ? turn : (turn.querySelector(css) ?? h.scopeOf(pack, turn, scope).querySelector(css));
+        return marked?.getAttribute(attribute)?.trim() || null;
+      },
+      [site.page, site.turnScope, where.css, where.attribute] as const,
+    )
+    .catch(() => null);
+}
+
+async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, step: VariantStep): Promise<void> {
+  const variants = site.variants;
+  const inMenu = step.how !== 'toggle';
+  const refuse = async (why: string, choices: Choices): Promise<never> => {
+    if (inMenu) await closeMenu(page, variants);
+    const seen = [...choices.options, ...choices.toggles].map((c) => `"${c.label}"`);
+    throw new VariantUnavailable(
+      variant.id,
+      offeredIn(variants, choices),
+      `${site.name}: ${variant.label} ("${variant.id}") ${why}; nothing was sent. The page offered ${seen.length ? seen.join(', ') : 'no choices'}.`,
+    );
+  };
+  if (inMenu && !(await openPicker(page, variants))) {
+    await refuse(variants.picker.length ? 'cannot be chosen: no model picker opens on the page' : 'cannot be chosen: the pack names no model picker', await readChoices(page, variants));
+  }
+  const toggles = variants.toggle;
+  if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, CONTROLS_MS);
+  const before = await readChoices(page, variants);
+  const controls = step.how === 'option' ? before.options : before.toggles;
+  const index = controls.findIndex((c) => startsWith(c.label, step.words));
+  const found = controls[index];
+  if (!found) return refuse('is not offered (or its words changed)', before);
+  if (found.disabled) return refuse('is offered but not to this account', before);
+  // An entry without a selected state is in force when the picker's label names it (Gemini's "Pro").
+  const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
+  if (!inForce) {
+    await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
+    if (!(await takes(page, variants, step))) return refuse('was chosen, but the page does not show it in force', await readChoices(page, variants));
+  }
+  if (inMenu) await closeMenu(page, variants);
+}
+
+/**
+ * Whether the choice shows in force within TAKE_MS: the entry or toggle marked selected, or,
+ * once the menu has closed on a picked entry, the picker's own label naming it (else the
+ * menu is opened again to look).
+ */
+async function takes(page: Page, variants: SiteVariants, step: VariantStep): Promise<boolean> {
+  const css = step.how === 'option' ? variants.option! : variants.toggle!;
+  const until = Date.now() + TAKE_MS;
+  do {
+    const entry = (await readList(page, css, variants.selected)).find((c) => startsWith(c.label, step.words));
+    if (entry?.selected) return true;
+    if (!entry && step.how !== 'toggle') {
+      // The menu closed on the choice: the picker's label may say it; else look in the menu again.
+      if (step.how === 'option' && (await pickerSays(page, variants.picker, step.words))) return true;
+      if (!(await openPicker(page, variants))) return false;
+    } else {
+      await page.waitForTimeout(POLL_MS * 4);
+    }
+  } while (Date.now() < until);
+  return false;
+}
+
+/** Opens the model picker unless its menu shows already; false when there is no picker or no menu opens. */
+async function openPicker(page: Page, variants: SiteVariants): Promise<boolean> {
+  if (!variants.option) return false;
+  if ((await readList(page, variants.option, variants.selected)).length > 0) return true;
+  const handle = await page
+    .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, { timeout: CONTROLS_MS, polling: POLL_MS * 4 })
+    .catch(() => null);
+  const picker = handle?.asElement();
+  if (!handle || !picker) {
+    await handle?.dispose();
+    return false;
+  }
+  await picker.click({ timeout: 2_000 }).catch(() => {});
+  await handle.dispose();
+  return waitFor(page, async () => (await readList(page, variants.option!, variants.selected)).length > 0, MENU_MS);
+}
+
+async function closeMenu(page: Page, variants: SiteVariants): Promise<void> {
+  if (!variants.option || (await readList(page, variants.option, variants.selected)).length === 0) return;
+  await page.keyboard.press('Escape').catch(() => {});
+  await waitFor(page, async () => (await readList(page, variants.option!, variants.selected)).length === 0, 1_000);
+}
+
+async function readChoices(page: Page, variants: SiteVariants): Promise<Choices> {
+  return {
+    options: variants.option ? await readList(page, variants.option, variants.selected) : [],
+    toggles: variants.toggle ? await readList(page, variants.toggle, variants.selected) : [],
+  };
+}
+
+/** The visible controls `css` finds, in page order. */
+function readList(page: Page, css: string, selected: string): Promise<Choice[]> {
+  return page
+    .evaluate(
+      ([css, selected]) => {
+        const h = window.__chatbridge as unknown as Helpers;
+        let all: Element[];
+        try {
+          all = Array.from(document.querySelectorAll(css)).filter((el) => h.visible(el));
+        } catch {
+          return []; // a selector this browser cannot parse (a user's override) finds nothing
+        }
+        const matches = (el: Element, sel: string) => {
+          try {
+            return el.matches(sel);
+          } catch {
+            return false;
+          }
+        };
+        return all.map((el) => ({
+          // As read on screen: an entry's name and its description are separate lines ("Pro" / "Research-grade…"), which textContent would run together.
+          label: (el.getAttribute('aria-label') || (el as HTMLElement).innerText || h.accessibleName(el)).replace(/\s+/g, ' ').trim().slice(0, 120),
+          selected: matches(el, selected),
+          disabled: matches(el, '[aria-disabled="true"], [disabled], [data-disabled]:not([data-disabled="false"])'),
+        }));
+      },
+      [css, selected] as const,
+    )
+    .catch(() => []);
+}
+
+async function clickChoice(page: Page, css: string, index: number): Promise<void> {
+  const handle = await page.evaluateHandle(
+    ([css, index]) => {
+      const h = window.__chatbridge as unknown as Helpers;
+      return Array.from(document.querySelectorAll(css)).filter((el) => h.visible(el))[index] ?? null;
+    },
+    [css, index] as const,
+  );
+  await handle
+    .asElement()
+    ?.click({ timeout: 2_000 })
+    .catch(() => {});
+  await handle.dispose();
+}
+
+/** Whether the picker's own label names the words (Claude's "Model: Opus 4.5", Gemini's "Fast"). */
+async function pickerSays(page: Page, picker: readonly PageCue[], words: string): Promise<boolean> {
+  const label = await page.evaluate((cues: readonly PageCue[]) => {
+    const h = window.__chatbridge as unknown as Helpers;
+    const el = h.find(cues);
+    return el ? `${h.accessibleName(el)} ${el.textContent ?? ''}` : '';
+  }, picker);
+  return new RegExp(`(?<!\\p{L})(?:${words})(?!\\p{L})`, 'iu').test(label);
+}
+
+/** The variants every step of which the page shows, usable by this account. */
+function offeredIn(variants: SiteVariants, choices: Choices): string[] {
+  return variants.list
+    .filter((v) => v.steps.every((s) => (s.how === 'option' ? choices.options : choices.toggles).some((c) => !c.disabled && startsWith(c.label, s.words))))
+    .map((v) => v.id);
+}
+
+/** A label starts with one of the words, as a whole word ("Pro" is not "Projects"; "Instant5.5" is "Instant"). */
+function startsWith(label: string, words: string): boolean {
+  return new RegExp(`^\\s*(?:${words})(?!\\p{L})`, 'iu').test(label);
+}
+
+async function waitFor(page: Page, check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= until) return false;
+    await page.waitForTimeout(POLL_MS);
+  }
+}
+
+function listOf(ids: string[]): string {
+  return ids.length ? ids.join(', ') : 'none';
+}
+

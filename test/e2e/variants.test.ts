@@ -1,0 +1,195 @@
+/**
+ * Variants in real Chromium, driven by the flow every agent runs, against the simulated
+ * sites' pickers and toggles: each provider's variant selected and verified before the
+ * prompt is typed, the model the page says answered; an account that lacks the variant, a
+ * picker whose words changed, a choice that does not take: each VARIANT_UNAVAILABLE naming
+ * what the page offered, with nothing typed or sent. One browser and one site per account
+ * kind serve the whole file.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBrowser } from '../../agents/browser/find-browser.js';
+import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../../agents/providers/flow.js';
+import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { checkOverride, compileSite, mergeOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
+import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import type { ProviderSite } from '../../agents/providers/site.js';
+import { inspectSite } from '../../agents/runtime/site-check.js';
+import { simulatedAnswer } from '../../agents/simulator/answer.js';
+import { SIM_SITES } from '../../agents/simulator/site-config.js';
+import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
+import { VariantUnavailable, type AgentNote, type AgentResult } from '../../main/core/agent.js';
+import type { Provider } from '../../main/core/providers.js';
+import { startE2E } from '../support/e2e.js';
+
+let browser: Browser;
+const sims: SimSite[] = [];
+const notes: AgentNote[] = [];
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: findBrowser() });
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(sims.map((s) => s.close()));
+});
+
+/** One simulated account: its site in `look`, a signed-in page in a context of its own, and its site as the flow drives it. */
+async function account(provider: Provider, look: SimLook = {}, override: SiteOverride | null = null) {
+  const config = SIM_SITES[provider];
+  const sim = await startSiteServer(config, look);
+  sims.push(sim);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(PAGE_HELPERS_SCRIPT);
+  const page = await context.newPage();
+  await page.goto(new URL(config.paths.login, sim.url).href);
+  await page.fill('input[name="email"]', 'agent@example.test');
+  await page.fill('input[name="password"]', 'simulated');
+  await Promise.all([page.waitForURL((url) => url.pathname === config.paths.newChat), page.click('[data-testid="login-submit"]')]);
+  const site: ProviderSite = atBaseUrl(override ? compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test') : PROVIDER_SITES[provider], sim.url);
+  return {
+    sim,
+    page,
+    site,
+    /** One job: a fresh chat (or the conversation), as BrowserAgent runs it. */
+    async run(prompt: string, variant: string | null, conversation: string | null = null, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
+      if (conversation) await page.goto(conversation);
+      else await openNewChat(page, site);
+      await waitUntilReady(page, site, () => {}, limits);
+      return runTurn(page, site, { prompt, conversation, variant, signal: AbortSignal.timeout(30_000), label: 'variants-test' }, (n) => notes.push(n), limits);
+    },
+  };
+}
+
+/** The failure a job gets, or a test failure when it answered. */
+async function refusal(job: Promise<AgentResult>): Promise<VariantUnavailable> {
+  const outcome = await job.then(
+    () => null,
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(VariantUnavailable);
+  return outcome as VariantUnavailable;
+}
+
+describe('a variant selected and verified before the prompt is typed', () => {
+  const cases: { provider: Provider; look?: SimLook; variant: string; sent: { model: string | null; modes: string[] }; modelUsed: string | null }[] = [
+    { provider: 'chatgpt', look: { layout: 'section' }, variant: 'thinking', sent: { model: 'thinking', modes: [] }, modelUsed: 'gpt-5-5-thinking' },
+    { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: null },
+    { provider: 'gemini', look: { variants: { lateMs: 1_500 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: null },
+    { provider: 'deepseek', variant: 'deepthink-search', sent: { model: null, modes: ['deepthink', 'search'] }, modelUsed: null },
+    { provider: 'qwen', variant: 'coder', sent: { model: 'coder', modes: [] }, modelUsed: null },
+    { provider: 'qwen', look: { variants: { lateMs: 1_500 } }, variant: 'thinking', sent: { model: 'max', modes: ['thinking'] }, modelUsed: null },
+    { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
+  ];
+  for (const c of cases) {
+    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async () => {
+      const a = await account(c.provider, c.look);
+      const prompt = `Which model? (${c.variant})`;
+      const result = await a.run(prompt, c.variant);
+      expect(result.text).toBe(simulatedAnswer(SIM_SITES[c.provider].name, c.provider, prompt, 1));
+      expect(a.sim.log.sends.map((s) => s.variant)).toEqual([c.sent]);
+      expect(result.modelUsed).toBe(c.modelUsed);
+      // Chosen already, the same variant is verified and left as it is.
+      const picks = a.sim.log.variantPicks;
+      await a.run('Again', c.variant);
+      expect(a.sim.log.variantPicks).toBe(picks);
+      expect(a.sim.log.sends[1]!.variant).toEqual(c.sent);
+    }, 60_000);
+  }
+
+  it('touches nothing without a variant, and a conversation continued keeps its model', async () => {
+    const a = await account('chatgpt', { layout: 'section' });
+    const plain = await a.run('Default model', null);
+    expect(a.sim.log.variantPicks).toBe(0);
+    expect(plain.modelUsed).toBe('gpt-5-5');
+    const first = await a.run('Hard question', 'pro');
+    expect(first.modelUsed).toBe('gpt-5-5-pro');
+    const picks = a.sim.log.variantPicks;
+    const next = await a.run('Follow-up', null, first.conversation);
+    expect(next.modelUsed).toBe('gpt-5-5-pro');
+    expect(a.sim.log.sends.at(-1)!.variant).toEqual({ model: 'pro', modes: [] });
+    expect(a.sim.log.variantPicks).toBe(picks);
+    // The app-shell build says no model on its answers: null, not a guess.
+    const shell = await account('chatgpt');
+    expect((await shell.run('No slug here', 'thinking')).modelUsed).toBeNull();
+  }, 60_000);
+});
+
+describe('a variant that cannot be chosen for sure is refused, and nothing is sent', () => {
+  const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[]; says: RegExp }[] = [
+    { what: 'an account without it', provider: 'chatgpt', look: { variants: { lacks: ['pro'] } }, variant: 'pro', offered: ['instant', 'thinking'], says: /not offered/ },
+    { what: 'a free plan that shows it disabled', provider: 'perplexity', look: { variants: { lacks: ['research', 'labs'] } }, variant: 'research', offered: ['search'], says: /not to this account/ },
+    { what: 'a picker whose words changed', provider: 'deepseek', look: { variants: { renamed: true } }, variant: 'deepthink', offered: [], says: /"Option A", "Option B"/ },
+    { what: 'a model menu whose words changed', provider: 'qwen', look: { variants: { renamed: true } }, variant: 'max', offered: [], says: /not offered/ },
+    { what: 'a choice that does not take', provider: 'gemini', look: { variants: { ignored: ['pro'] } }, variant: 'pro', offered: ['fast', 'thinking', 'pro'], says: /does not show it in force/ },
+    { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
+  ];
+  for (const c of cases) {
+    it(`${SIM_SITES[c.provider].name}: ${c.what}`, async () => {
+      const a = await account(c.provider, c.look);
+      const failure = await refusal(a.run('Must not be sent', c.variant));
+      expect(failure.kind).toBe('variant_unavailable');
+      expect(failure.variant).toBe(c.variant);
+      expect(failure.offered).toEqual(c.offered);
+      expect(failure.message).toMatch(c.says);
+      expect(a.sim.log.sends).toEqual([]);
+      // Nothing was typed either.
+      expect(await a.page.evaluate((p) => window.__chatbridge!.find(p.composer)?.textContent ?? '', a.site.page)).toBe('');
+    }, 60_000);
+  }
+});
+
+describe('the site check lists the variants the account offers now', () => {
+  it('per account, the picker closed again afterwards', async () => {
+    const free = await account('chatgpt', { variants: { lacks: ['pro'] } });
+    await openNewChat(free.page, free.site);
+    expect((await inspectSite(free.page, free.site, false, () => {})).variants).toEqual(['instant', 'thinking']);
+    expect(await free.page.locator('[role="menu"]').isVisible()).toBe(false);
+    const deepseek = await account('deepseek');
+    expect((await inspectSite(deepseek.page, deepseek.site, false, () => {})).variants).toEqual(['deepthink', 'search', 'deepthink-search']);
+    const perplexity = await account('perplexity', { variants: { lacks: ['labs'] } });
+    expect((await inspectSite(perplexity.page, perplexity.site, false, () => {})).variants).toEqual(['search', 'research']);
+  }, 60_000);
+});
+
+describe('long thinking', () => {
+  // The answer must appear within 1 s of a stop control without "Thinking…"; this one thinks 2.5 s first.
+  const limits: FlowLimits = { ...FLOW_LIMITS, appearWorkingMs: 1_000 };
+  const prompt = 'Think hard [[sim:think-first=2500]]';
+
+  it('is not a hang while the page says it is thinking', async () => {
+    const a = await account('chatgpt', {});
+    const result = await a.run(prompt, 'pro', null, limits);
+    expect(result.text).toBe(simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1));
+  }, 60_000);
+
+  it('is a missing answer when no cue sees the thinking', async () => {
+    const a = await account('chatgpt', {}, { variants: { thinking: [{ kind: 'class', css: '.no-such-status' }] } });
+    await expect(a.run(prompt, null, null, limits)).rejects.toMatchObject({ kind: 'site_changed' });
+  }, 60_000);
+});
+
+describe('through a browser agent', () => {
+  it('runs a job under its variant, refuses one the account lacks and stays ready, and its site check lists what the account offers', async () => {
+    const e = await startE2E('chatgpt', 1, { layout: 'section', variants: { lacks: ['pro'] } });
+    try {
+      const [agent] = e.browserAgents;
+      const job = (variant: string | null) => agent!.run({ prompt: `Under ${variant}`, conversation: null, variant, signal: AbortSignal.timeout(30_000), label: 'variants-agent' });
+      expect((await job('thinking')).modelUsed).toBe('gpt-5-5-thinking');
+      const failure = await refusal(job('pro'));
+      expect(failure.offered).toEqual(['instant', 'thinking']);
+      // The account is fine: only the variant is missing, so the agent takes the next job.
+      expect(agent!.readiness()).toBe('idle');
+      expect(e.sim.log.sends).toHaveLength(1);
+      expect((await agent!.checkSite(false)).inspection.variants).toEqual(['instant', 'thinking']);
+    } finally {
+      await e.stop();
+    }
+  }, 90_000);
+});
+
+afterAll(() => {
+  // What choosing adds to a job, per provider (the flow's own note): for the report, not a target.
+  const times = notes.map((n) => /chose (\S+)'s .* in (\d+) ms/.exec(n.message)).filter((m) => m !== null);
+  if (times.length) console.info(times.map((m) => `${m[1]} ${m[2]} ms`).join('; '));
+});
