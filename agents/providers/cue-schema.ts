@@ -1,6 +1,6 @@
 /** The schema of one cue of a selector pack (site.ts, Cue), shared by the roles and the variants of a pack. */
 import { Type } from '@sinclair/typebox';
-import { CUE_KINDS } from './site.js';
+import { CUE_KINDS } from './cues.js';
 
 const REGEX_LITERAL = '^/.+/[dgimsuvy]*$';
 

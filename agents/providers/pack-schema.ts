@@ -9,9 +9,10 @@ import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { PROVIDERS } from '../../main/core/providers.js';
 import { CueList } from './cue-schema.js';
-import { REQUIRED_ROLES, ROLES, type Cue, type PageCue, type ProviderSite, type Role } from './site.js';
+import { REQUIRED_ROLES, ROLES, type ProviderSite, type Role } from './site.js';
 import { isUiWord, uiWordPattern } from './ui-words.js';
 import { compileVariants, mergeVariants, variantProblems, VariantsOverrideSchema, VariantsSchema } from './variant-pack.js';
+import type { Cue, PageCue } from './cues.js';
 
 const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, TOptional<typeof CueList>>, {
   additionalProperties: false,

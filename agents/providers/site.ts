@@ -1,4 +1,5 @@
 import type { Provider } from '../../main/core/providers.js';
+import type { Cue, PageCue } from './cues.js';
 import type { SiteVariants } from './variant-pack.js';
 
 /**
@@ -37,35 +38,6 @@ export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answe
 /** The roles every pack names; the blockers' are optional. */
 const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker'];
 export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
-
-/**
- * Which kind of evidence a cue relies on. A site redesign usually breaks one kind at a time
- * (test ids renamed, classes re-hashed, labels reworded), so each acting role keeps cues
- * of several kinds.
- */
-export const CUE_KINDS = ['testid', 'aria', 'structure', 'class', 'text'] as const;
-export type CueKind = (typeof CUE_KINDS)[number];
-
-/** One way to find a role's element, as written in a pack. */
-export interface Cue {
-  kind: CueKind;
-  /** A CSS selector; the element must be visible. */
-  css: string;
-  /** `/regex/flags` the element's text must match. */
-  text?: string;
-  /** `/regex/flags` or `@word` (ui-words.ts) the element's accessible name must match. */
-  name?: string;
-  /** Where the cue comes from, or why it is written so. */
-  note?: string;
-}
-
-/** A cue as the page helpers take it: regular expressions as [source, flags]. */
-export interface PageCue {
-  kind: CueKind;
-  css: string;
-  text?: readonly [string, string];
-  name?: readonly [string, string];
-}
 
 /** The roles' cues as the page helpers take them, and the page's "thinking" signal (a pack's `variants.thinking`), if it has one. */
 export type PagePack = Partial<Record<Role | 'thinking', readonly PageCue[]>>;

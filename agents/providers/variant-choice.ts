@@ -14,8 +14,9 @@ import type { Page } from 'playwright-core';
 import { VariantUnavailable } from '../../main/core/agent.js';
 import type { Notes } from './page-facts.js';
 import type { Helpers } from './page-helpers/types.js';
-import type { PageCue, ProviderSite } from './site.js';
+import type { ProviderSite } from './site.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
+import type { PageCue } from './cues.js';
 
 /**
  * The picker, and the toggles, show within this once the composer has: ChatGPT's picker has

@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { CueList } from './cue-schema.js';
-import type { Cue, PageCue } from './site.js';
+import type { Cue, PageCue } from './cues.js';
 
 /** The UI languages a variant's words are written for (a site that shows a model's name untranslated needs only `en`). */
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'pt', 'ru', 'ja', 'zh', 'ko', 'it'] as const;

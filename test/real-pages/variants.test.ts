@@ -9,9 +9,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
-import type { PageCue } from '../../agents/providers/site.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
 import { CAPTURES, openCapture, REAL_PAGES } from './captures.js';
+import type { PageCue } from '../../agents/providers/cues.js';
 
 describe('the packs’ variants, against the real pages', () => {
   let browser: Browser;

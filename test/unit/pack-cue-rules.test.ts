@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_PACKS } from '../../agents/providers/index.js';
-import { ACTING_ROLES, type Cue } from '../../agents/providers/site.js';
+import { ACTING_ROLES } from '../../agents/providers/site.js';
 import { PROVIDERS } from '../../main/core/providers.js';
+import type { Cue } from '../../agents/providers/cues.js';
 
 /** Attributes a release renames with its test ids, or rewrites with its class and id hashes (simulator/client/drift.ts). */
 const RENAMED = /\[\s*(?:\*\|)?(?:class|id|data-testid|data-test-id|data-test|data-qa|data-cy|for|aria-labelledby|aria-controls)\s*[~|^$*]?[=\]]/i;

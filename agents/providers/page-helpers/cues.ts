@@ -1,6 +1,6 @@
 /** In the page: finding a role's element by the pack's cues (CSS, text, accessible name), and which cue matched. */
-import type { PageCue } from '../site.js';
 import type { Helpers } from './types.js';
+import type { PageCue } from '../cues.js';
 
 export function addCues(h: Helpers): void {
   /**

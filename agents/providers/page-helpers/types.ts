@@ -1,5 +1,6 @@
 /** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
-import type { PageCue, PagePack, Role } from '../site.js';
+import type { PagePack, Role } from '../site.js';
+import type { PageCue } from '../cues.js';
 
 /** Something other than an answer: what the page showed, and its text. `accountLock`: the site says the account itself is in question. */
 export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge' | 'accountLock'; text: string };
