@@ -50,6 +50,34 @@ module.exports = {
       to: { path: '^main/queue/' },
     },
     {
+      name: 'storage-has-one-door',
+      severity: 'error',
+      comment: 'Outside main/storage/, storage is opened and typed through main/storage/storage.ts only: no one else knows which engine holds the data.',
+      from: { path: '^main/', pathNot: '^main/storage/' },
+      to: { path: '^main/storage/', pathNot: '^main/storage/storage[.]ts$' },
+    },
+    {
+      name: 'only-storage-loads-the-database-drivers',
+      severity: 'error',
+      comment: 'pg and better-sqlite3 are main/storage/ business; AgentPool types the data dir table of this machine agents with better-sqlite3, which every engine keeps in the data dir.',
+      from: { path: '^(main|agents)/', pathNot: '^main/storage/|^main/queue/agent-pool[.]ts$' },
+      to: { path: 'node_modules/(pg|pg-[a-z-]+|better-sqlite3)/' },
+    },
+    {
+      name: 'storage-knows-the-ports-not-the-application',
+      severity: 'error',
+      comment: 'main/storage/ implements the ports of the feature folders (queue, keys, settings, webhooks) on an engine; the application, the HTTP layer and the shells are built on it, never the reverse.',
+      from: { path: '^main/storage/' },
+      to: { path: '^main/(service|api|cli|electron|mcp|client|metrics|logs|diagnostics)/' },
+    },
+    {
+      name: 'sqlite-does-not-know-postgres',
+      severity: 'error',
+      comment: 'The data dir engine stands alone (the desktop app never loads pg); the PostgreSQL assembly may use the data dir for this machine own agents.',
+      from: { path: '^main/storage/sqlite/' },
+      to: { path: '^main/storage/postgres/' },
+    },
+    {
       name: 'only-the-shell-imports-electron',
       severity: 'error',
       comment: 'The service runs in plain Node; electron is imported in main/electron/ only.',
@@ -87,7 +115,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|release|node_modules)/' },
+    exclude: { path: '^(dist|release)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { conditionNames: ['import', 'require', 'node', 'default', 'types'] },
