@@ -5,6 +5,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
 import type Database from 'better-sqlite3';
 import { RecheckSchedule, type Condition } from './recheck-schedule.js';
+import { Listeners } from '../core/listeners.js';
 
 /**
  * A limit banner's reset time is to the minute at best, and the provider's clock is not
@@ -33,8 +34,8 @@ export class AgentPool implements AgentRoster {
   private readonly pauses = new Map<string, { until: number; timer: TimerHandle }>();
   private readonly rechecks: RecheckSchedule;
   private looker: (id: string) => Promise<unknown> = (id) => this.live.get(id)!.recheck!();
-  private readonly listeners: (() => void)[] = [];
-  private readonly watchers = new Set<() => void>();
+  private readonly listeners = new Listeners();
+  private readonly watchers = new Listeners();
   private readonly s;
 
   constructor(
@@ -176,7 +177,7 @@ export class AgentPool implements AgentRoster {
     else this.busy.delete(id);
     if (!busy) this.changed();
     // Going busy frees no capacity (onChange stays quiet), but the other devices must see it.
-    else for (const w of this.watchers) w();
+    else this.watchers.emit();
   }
 
   /** Until when the agent pauses between jobs; null when it does not now. */
@@ -241,11 +242,7 @@ export class AgentPool implements AgentRoster {
 
   /** Returns the function that stops listening. */
   onChange(listener: () => void): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const at = this.listeners.indexOf(listener);
-      if (at >= 0) this.listeners.splice(at, 1);
-    };
+    return this.listeners.on(listener);
   }
 
   /**
@@ -253,14 +250,13 @@ export class AgentPool implements AgentRoster {
    * (the devices sharing a database publish them); returns the function that stops it.
    */
   watch(listener: () => void): () => void {
-    this.watchers.add(listener);
-    return () => this.watchers.delete(listener);
+    return this.watchers.on(listener);
   }
 
   private changed(): void {
     for (const id of this.live.keys()) this.rechecks.update(id);
-    for (const l of this.listeners) l();
-    for (const w of this.watchers) w();
+    this.listeners.emit();
+    this.watchers.emit();
   }
 
   private conditionOf(id: string): Condition {

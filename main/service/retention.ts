@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { Reclaim } from '../storage/storage.js';
+import { Listeners } from '../core/listeners.js';
 
 export const DAY_MS = 86_400_000;
 /** Webhook delivery logs that are over are kept this long, whatever the retention setting. */
@@ -64,7 +65,7 @@ export class Retention {
   private running: Promise<SweepResult> | null = null;
   private again = false;
   private stopped = false;
-  private readonly listeners = new Set<(result: SweepResult) => void>();
+  private readonly listeners = new Listeners<[SweepResult]>();
 
   constructor(
     private readonly store: JobStore,
@@ -95,7 +96,7 @@ export class Retention {
     void this.running
       .then(
         (result) => {
-          for (const listener of [...this.listeners]) listener(result);
+          this.listeners.emit(result);
         },
         (error: unknown) => this.onError(error as Error),
       )
@@ -113,8 +114,7 @@ export class Retention {
 
   /** `listener` hears how each sweep ended. Returns the function that stops it. */
   onSweep(listener: (result: SweepResult) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /** Stops sweeping; resolves once the sweep under way has stopped at its next step. */

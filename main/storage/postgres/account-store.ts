@@ -5,6 +5,7 @@ import { changeSharedTable, TableCopy } from './table-copy.js';
 import type { TableChanges } from './table-changes.js';
 import { checkRetention } from '../../settings/settings-store.js';
 import type { Account, AccountStore } from '../../keys/account-store.js';
+import { Listeners } from '../../core/listeners.js';
 
 const TABLE = 'accounts';
 
@@ -19,7 +20,7 @@ type Accounts = Map<string, Account>;
  * disable() resolves, on the others when they hear the notice.
  */
 export class PgAccountStore implements AccountStore {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly copy: TableCopy<Accounts>;
 
   /**
@@ -83,8 +84,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /** Reads again; the listeners hear it if anything changed. */
@@ -104,15 +104,7 @@ export class PgAccountStore implements AccountStore {
    * the others from hearing it: its error is rethrown on its own, outside the read.
    */
   private tell(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
+    this.listeners.emitApart();
   }
 }
 

@@ -6,6 +6,7 @@ import type { DeviceIdentity } from '../../queue/local-agents.js';
 import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices.js';
 import type { TableChanges } from './table-changes.js';
 import { changeSharedTable } from './table-copy.js';
+import { Listeners } from '../../core/listeners.js';
 
 const TABLE = 'device_agents';
 
@@ -35,7 +36,7 @@ export class PgClusterAgents implements ClusterAgents {
   private lastPublished = '';
   /** What the listeners were last told of, to tell them only of a change. */
   private lastSeen = '';
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly publisher: OneAtATime;
   private readonly reader: OneAtATime;
   private readonly refresh: Every;
@@ -121,8 +122,7 @@ export class PgClusterAgents implements ClusterAgents {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   private isOnline(d: DeviceRow): boolean {
@@ -166,7 +166,7 @@ export class PgClusterAgents implements ClusterAgents {
     const seen = JSON.stringify(this.devices());
     if (seen === this.lastSeen) return;
     this.lastSeen = seen;
-    for (const listener of [...this.listeners]) listener();
+    this.listeners.emit();
   }
 }
 

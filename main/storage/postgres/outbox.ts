@@ -3,6 +3,7 @@ import { announceTableChange, type TableChanges } from './table-changes.js';
 import { byLane, isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type Lane, type WebhookOutbox } from '../../webhooks/outbox.js';
 import { nextAttemptAt } from '../../webhooks/schedule.js';
 import { LANES } from '../webhook-lanes.js';
+import { Listeners } from '../../core/listeners.js';
 
 /**
  * The name redeliveries are announced under (table-changes.ts): every instance's sender
@@ -27,7 +28,7 @@ const ROW = `job_id, origin, state, round, round_attempts, next_at, created_at`;
  * has lapsed.
  */
 export class PgWebhookOutbox implements WebhookOutbox {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners = new Listeners();
 
   /**
    * `pool` comes from connect() (its BIGINTs are numbers) and is its owner's to close.
@@ -41,12 +42,12 @@ export class PgWebhookOutbox implements WebhookOutbox {
     private readonly claimLeaseMs = DEFAULT_CLAIM_LEASE_MS,
   ) {
     changes.on(TABLE, () => {
-      for (const listener of this.listeners) listener();
+      this.listeners.emit();
     });
   }
 
   onEnqueue(listener: () => void): void {
-    this.listeners.push(listener);
+    this.listeners.on(listener);
   }
 
   async pendingLanes(): Promise<Lane[]> {

@@ -3,6 +3,7 @@ import type { Provider } from '../../core/providers.js';
 import { changeSharedTable, TableCopy } from './table-copy.js';
 import type { TableChanges } from './table-changes.js';
 import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { Listeners } from '../../core/listeners.js';
 
 const TABLE = 'settings';
 
@@ -12,7 +13,7 @@ const TABLE = 'settings';
  * instance or `chatbridge … --database` changes it.
  */
 export class PgSettingsStore implements SettingsStore {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly copy: TableCopy<Settings>;
 
   /**
@@ -47,8 +48,7 @@ export class PgSettingsStore implements SettingsStore {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /** Reads again; the listeners hear it if anything changed. */
@@ -107,14 +107,6 @@ export class PgSettingsStore implements SettingsStore {
    * the others from hearing it: its error is rethrown on its own, outside the read.
    */
   private tell(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
+    this.listeners.emitApart();
   }
 }

@@ -3,9 +3,10 @@ import type { IdGenerator } from '../../core/ids.js';
 import type { Account, AccountStore } from '../../keys/account-store.js';
 import { checkRetention } from '../../settings/settings-store.js';
 import type { Db } from './db.js';
+import { Listeners } from '../../core/listeners.js';
 
 export class SqliteAccountStore implements AccountStore {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly s;
 
   constructor(
@@ -50,13 +51,12 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /** Nothing is cached here: the listeners hear it. */
   invalidate(): void {
-    for (const l of [...this.listeners]) l();
+    this.listeners.emit();
   }
 
   private changed(changed: boolean): boolean {

@@ -3,6 +3,7 @@ import { nextAttemptAt } from '../../webhooks/schedule.js';
 import { LANES } from '../webhook-lanes.js';
 import type { Db } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { Listeners } from '../../core/listeners.js';
 
 /**
  * The webhook outbox of one machine, in the data dir's SQLite database. SqliteJobStore adds
@@ -11,7 +12,7 @@ import { GroupCommit } from './group-commit.js';
  * delivery from being attempted twice at once.
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners = new Listeners();
   /** Attempt results arriving together share one commit (and its fsync). */
   private readonly commits: GroupCommit;
   private readonly s;
@@ -63,12 +64,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   enqueue(job: { id: string; callback_url: string | null; account_id: string | null }, now: number): void {
     if (job.callback_url === null) return;
     this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, account: job.account_id ?? '', now });
-    for (const listener of this.listeners) listener();
+    this.listeners.emit();
   }
 
   /** `listener` hears of every delivery added (see `enqueue`). */
   onEnqueue(listener: () => void): void {
-    this.listeners.push(listener);
+    this.listeners.on(listener);
   }
 
   async pendingLanes(): Promise<Lane[]> {

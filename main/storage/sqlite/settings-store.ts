@@ -1,6 +1,7 @@
 import type { Provider } from '../../core/providers.js';
 import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 import type { Db } from './db.js';
+import { Listeners } from '../../core/listeners.js';
 
 /**
  * The settings of one data dir. Reads are cached; `invalidate` drops the cache when another
@@ -8,7 +9,7 @@ import type { Db } from './db.js';
  */
 export class SqliteSettingsStore implements SettingsStore {
   private cached: Settings | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   private readonly read;
   private readonly write;
 
@@ -26,12 +27,11 @@ export class SqliteSettingsStore implements SettingsStore {
   /** Drops the cache (each setter does, and the service when another process committed) and tells the listeners. */
   invalidate(): void {
     this.cached = null;
-    for (const l of [...this.listeners]) l();
+    this.listeners.emit();
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   private load(): Settings {
