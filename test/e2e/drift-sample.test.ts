@@ -2,9 +2,7 @@
  * The drift matrix (test/drift/, npm run test:drift) sampled for npm test: every drift kind
  * once, each on a provider, at core depth. The pairs are fixed, so a CI run is the same on
  * any day; they are pairs the whole matrix has shown to hold, among them the ones that
- * failed longest (DeepSeek with hashed classes, Perplexity with wrappers). The matrix still
- * has a pair that fails (Qwen's page read under hashed classes: its Monaco code blocks draw
- * tabs as spaces, and no cue left finds the block's own Copy): `npm run test:drift` names it.
+ * failed longest (DeepSeek with hashed classes, Perplexity with wrappers).
  */
 import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import type { Provider } from '../../main/core/providers.js';
