@@ -30,7 +30,7 @@ export const ROLES = [
 
 export type Role = (typeof ROLES)[number];
 
-/** The roles the flow acts on: each must be findable by cues of at least two kinds. */
+/** The roles the flow acts on: each is found by cues of at least three kinds, one of which survives renamed test ids and hashed classes together (test/unit/pack-cue-rules.test.ts). */
 export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answer', 'finished', 'copy'] as const satisfies readonly Role[];
 
 /** The roles every pack names; the blockers' are optional. */
