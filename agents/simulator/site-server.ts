@@ -45,6 +45,11 @@ export interface SimLook {
   turnstile?: boolean;
   /** A cookie-consent banner over the bottom of every page until answered (client/consent-banner.ts). */
   consent?: boolean;
+  /**
+   * A plan's upsell on every page, in a limit's words ("higher usage limits", "unlimited")
+   * without saying the account hit one (client/upsell-banner.ts): no limit, nothing to heed.
+   */
+  upsell?: boolean;
   /** A paste at least this long becomes a "Pasted markdown" file (client/pasted-file.ts). */
   pasteToFileAt?: number;
   /**
@@ -118,6 +123,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       limitResetAt: limited > clock() ? limited : null,
       notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
       consent: !!look.consent && !consented,
+      upsell: !!look.upsell,
       pasteToFileAt: look.pasteToFileAt ?? null,
       provisionalUntilDone: !!look.localRoutes,
     };

@@ -6,6 +6,7 @@
  */
 import { accountNotices } from './account-notices.js';
 import { consentBanner } from './consent-banner.js';
+import { upsellBanner } from './upsell-banner.js';
 import { withDrift } from './drift.js';
 import { pastedFiles } from './pasted-file.js';
 import { renderMarkdown } from './markdown.js';
@@ -37,6 +38,7 @@ export function startApp(skin: Skin): void {
   if (boot.limitResetAt) ui.showLimitBanner(limitText(boot.limitResetAt));
   const notices = accountNotices((kind, button) => void post('/__sim/dismiss', { kind, button }));
   if (boot.notice) notices.show(boot.notice);
+  if (boot.upsell) upsellBanner();
   if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
   const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
 

@@ -60,6 +60,8 @@ export interface Boot {
   notice: AccountNoticeKind | null;
   /** A cookie-consent banner covers the page until answered (consent-banner.ts). */
   consent: boolean;
+  /** A plan's upsell over the page, in the words of a limit it does not say the account hit (upsell-banner.ts). */
+  upsell: boolean;
   /** A paste at least this long becomes a file attachment (pasted-file.ts); null: never. */
   pasteToFileAt: number | null;
   /** The first answer's address is the provisional `paths.transient` until the answer is done. */
