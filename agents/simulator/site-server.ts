@@ -45,6 +45,8 @@ export interface SimLook {
   turnstile?: boolean;
   /** A cookie-consent banner over the bottom of every page until answered (client/consent-banner.ts). */
   consent?: boolean;
+  /** ChatGPT's product announcement (the "beacon" modal) over the first page each session opens (client/account-notices.ts). */
+  beacon?: boolean;
   /**
    * A plan's upsell on every page, in a limit's words ("higher usage limits", "unlimited")
    * without saying the account hit one (client/upsell-banner.ts): no limit, nothing to heed.
@@ -93,6 +95,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
   const rateLimitedUntil = new Map<string, number>();
   const locked = new Set<string>();
+  /** Sessions that closed the product announcement (SimLook beacon): it shows on each page until then. */
+  const beaconClosed = new Set<string>();
+  const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
   const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0 };
@@ -121,7 +126,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       drift,
       signedIn: token !== null,
       limitResetAt: limited > clock() ? limited : null,
-      notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
+      notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : token && beaconFor(token) ? 'beacon' : null,
       consent: !!look.consent && !consented,
       upsell: !!look.upsell,
       pasteToFileAt: look.pasteToFileAt ?? null,
@@ -260,7 +265,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
-        log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        const dismissal = JSON.parse(await readBody(req)) as { kind: string; button: string };
+        log.dismissals.push({ ...dismissal, at: clock() });
+        if (dismissal.kind === 'beacon' && token) beaconClosed.add(token);
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/pick') {
