@@ -30,9 +30,11 @@ const PAGE_LOAD_MS = 30_000;
 export interface FlowLimits extends WatchLimits {
   /** Once loaded, the page's composer (or what stands in for it) must show within this. */
   composerMs: number;
+  /** A send the page shows it is working on is waited for this long before any other press (prompt-input.ts). */
+  sentWorkingMs: number;
 }
 
-export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000 };
+export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000, sentWorkingMs: 45_000 };
 
 const COPY_WAIT_MS = 2_000;
 
@@ -119,7 +121,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     throw error;
   };
   await insertPrompt(page, site, task.prompt, notes)
-    .then(() => send(page, site, notes))
+    .then(() => send(page, site, notes, limits.sentWorkingMs))
     .catch(whatHappened);
 
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };

@@ -264,6 +264,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         log.prefers.push({ conversationId, choice });
         return json(res, 200, {});
       }
+      if (req.method === 'POST' && path === '/__sim/repeat') {
+        const { conversationId, prompt } = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
+        log.sends.push({ conversationId, prompt, kind: 'repeat', turn: null, at: clock() });
+        return json(res, 200, {});
+      }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
         const dismissal = JSON.parse(await readBody(req)) as { kind: string; button: string };
         log.dismissals.push({ ...dismissal, at: clock() });

@@ -48,8 +48,29 @@ export function startApp(skin: Skin): void {
   ui.composer.element.addEventListener('input', refreshMode);
   refreshMode();
 
+  /**
+   * `[[sim:send-busy=MS]]`: the page works on a send for MS before it takes it, the prompt
+   * still in the composer and the send control disabled. A press meanwhile is the same prompt
+   * sent again, as on a site that queues it (reported as a repeat).
+   */
+  let working: string | null = null;
   const send = () => {
     const prompt = ui.composer.read();
+    if (working !== null) return void post('/__sim/repeat', { conversationId, prompt });
+    const busyMs = Number(/\[\[sim:send-busy=(\d+)\]\]/.exec(prompt)?.[1] ?? 0);
+    if (busyMs > 0 && !generating && !notices.open) {
+      working = prompt;
+      ui.setMode('empty');
+      window.setTimeout(() => {
+        working = null;
+        take(prompt);
+      }, busyMs);
+      return;
+    }
+    take(prompt);
+  };
+
+  const take = (prompt: string) => {
     // An account notice over the page takes the send; an empty composer sends only a file.
     if (generating || notices.open || (!prompt.trim() && !files?.pending)) return;
     const attachment = files?.take() ?? null;
