@@ -26,6 +26,7 @@ export const ROLES = [
   'consent', // a cookie or consent banner's least permissive choice ("Reject non-essential"), clicked once
   'attachment', // a file the composer made of the prompt (ChatGPT's "Pasted markdown"): never sent in the prompt's place
   'accountPicker', // on a page without a composer, the saved account's card of a "Choose an account to continue" page: clicked once
+  'interim', // inside a turn: words a site posts before its answer (Perplexity's "I'll research … first"): never taken as the answer
 ] as const;
 
 export type Role = (typeof ROLES)[number];
@@ -34,7 +35,7 @@ export type Role = (typeof ROLES)[number];
 export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answer', 'finished', 'copy'] as const satisfies readonly Role[];
 
 /** The roles every pack names; the blockers' are optional. */
-const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker'];
+const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker', 'interim'];
 export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
 
 /**

@@ -9,6 +9,11 @@ export interface Directives {
   ms: number;
   /** A pause mid-answer with nothing changing (a reasoning model "thinking"). */
   thinkMs: number;
+  /**
+   * Perplexity's research answers (research 2026-11-26): an interim paragraph ("I'll research
+   * the primary sources first…") that sits unchanged this long, Stop hidden, before the answer.
+   */
+  interimMs: number;
   refuse: boolean;
   error: boolean;
   errorOnce: boolean;
@@ -41,6 +46,7 @@ export function parseDirectives(prompt: string): Directives {
   return {
     ms: num('ms') ?? DEFAULT_MS,
     thinkMs: num('think') ?? 0,
+    interimMs: num('interim') ?? 0,
     refuse: has('refuse'),
     error: has('error'),
     errorOnce: has('error-once'),

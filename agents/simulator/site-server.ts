@@ -151,7 +151,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const decide = (token: string, body: { conversationId: string | null; prompt: string }): Plan => {
     const d = parseDirectives(body.prompt);
     const firstTime = (what: string) => !seen.has(`${what}:${body.prompt}`) && !!seen.add(`${what}:${body.prompt}`);
-    const base = { ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
+    const base = { ms: d.ms, thinkMs: d.thinkMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
     const limited = limitedUntil.get(token);
     if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
     if (locked.has(token) || (d.suspicious && firstTime('suspicious') && locked.add(token))) return { ...base, kind: 'lock' };
@@ -213,7 +213,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const d = parseDirectives(body.prompt);
     log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true });
     const markdown = simulatedAnswer(config.name, config.provider, body.prompt, 1);
-    return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
+    return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
   };
 
   const server = http.createServer(async (req, res) => {

@@ -20,6 +20,8 @@ declare global {
 
 const STEPS = 12;
 
+const INTERIM_TEXT = "I'll research the primary sources first, then put together a thorough answer.";
+
 export function startApp(skin: Skin): void {
   const boot = window.__SIM_BOOT;
   const ui = withDrift(boot.drift, skin.mount(document.body));
@@ -157,6 +159,14 @@ export function startApp(skin: Skin): void {
     // control: the trap that catches "stop gone and text stable" completion checks).
     const step = plan.ms / STEPS;
     let at = 0;
+    // A research answer's interim paragraph: complete-looking, still, Stop hidden (the worst
+    // case the research names), then replaced by the answer as it streams.
+    if (plan.interimMs > 0) {
+      turn.render(`<p>${INTERIM_TEXT}</p>`);
+      ui.setMode('empty');
+      at += plan.interimMs;
+      later(at, () => ui.setMode('generating'));
+    }
     for (let i = 1; i <= STEPS; i++) {
       const upto = Math.round((plan.markdown.length * i) / STEPS);
       if (i === STEPS / 2 + 1 && plan.thinkMs > 0) {

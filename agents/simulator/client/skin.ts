@@ -76,6 +76,8 @@ export interface Plan {
   markdown: string;
   ms: number;
   thinkMs: number;
+  /** The interim paragraph's time on screen before the answer streams (answer.ts). */
+  interimMs: number;
   hang: boolean;
   limitResetAt: number | null;
   /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
