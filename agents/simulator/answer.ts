@@ -29,6 +29,11 @@ export interface Directives {
   accountPicker: boolean;
   /** The answer is a generated file (Qwen's PDF card), with no text. */
   fileAnswer: boolean;
+  /**
+   * The finished answer's wrapper left empty, its copy giving nothing, as Qwen can hydrate a
+   * reopened chat (research 2026-11-26): the page loaded again shows the answer.
+   */
+  hydrateEmpty: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
   rateLimitModal: boolean;
   /** "Suspicious activity detected": the account is locked until its person secures it. */
@@ -56,6 +61,7 @@ export function parseDirectives(prompt: string): Directives {
     hang: has('hang'),
     errorStuck: has('error-stuck'),
     fileAnswer: has('file-answer'),
+    hydrateEmpty: has('hydrate-empty'),
     accountPicker: has('account-picker'),
     verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),

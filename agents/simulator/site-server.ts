@@ -192,7 +192,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     }
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
-    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
+    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
   };
 
   const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null }): Plan => {

@@ -180,7 +180,8 @@ export function startApp(skin: Skin): void {
     }
     if (!plan.hang) {
       later(at, () => {
-        turn.finish(plan.markdown);
+        if (plan.hydrateEmpty) turn.render('');
+        turn.finish(plan.hydrateEmpty ? '' : plan.markdown);
         settle();
         if (boot.provisionalUntilDone && address) later(300, address);
         // The page's own clock (the machine's): when the answer showed finished.

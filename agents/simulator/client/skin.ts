@@ -84,4 +84,6 @@ export interface Plan {
   stuck?: true;
   /** An `answer` that is a generated file: its name, shown as a file card with no text. */
   file?: string;
+  /** An `answer` whose wrapper ends empty, its copy giving nothing, until the page is loaded again (answer.ts). */
+  hydrateEmpty?: true;
 }
