@@ -31,9 +31,11 @@ const PAGE_LOAD_MS = 30_000;
 export interface FlowLimits extends WatchLimits {
   /** Once loaded, the page's composer (or what stands in for it) must show within this. */
   composerMs: number;
+  /** A send the page shows it is working on is waited for this long before any other press (prompt-input.ts). */
+  sentWorkingMs: number;
 }
 
-export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000 };
+export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000, sentWorkingMs: 45_000 };
 
 const COPY_WAIT_MS = 2_000;
 
@@ -122,7 +124,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     throw error;
   };
   await insertPrompt(page, site, task.prompt, notes)
-    .then(() => send(page, site, notes))
+    .then(() => send(page, site, notes, limits.sentWorkingMs))
     .catch(whatHappened);
 
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
@@ -137,7 +139,8 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   await clearObstacles(page, site, notes);
   const other = await nonTextAnswer(page, site);
   if (other) throw new AgentFailure('not_text', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
-  const text = await readAnswer(page, site);
+  let text = await readAnswer(page, site);
+  if (text.trim() === '') text = await readAgainLoaded(page, site);
   if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
@@ -149,12 +152,12 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
  * The answer as the provider's own Markdown, through its copy control with the page's
  * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
  */
-async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
+async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Promise<string> {
   const pack = site.page;
   const scope = site.turnScope;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
   // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
-  const last = await page.evaluate((p: PagePack) => !window.__chatbridge!.newTurn(p), pack);
+  const last = lastTurn || (await page.evaluate((p: PagePack) => !window.__chatbridge!.newTurn(p), pack));
   const findCopy = () => page.evaluateHandle(([p, s, l]) => window.__chatbridge!.inTurn(p, 'copy', s, l), [pack, scope, last] as const);
   let copy = await findCopy();
   if (!copy.asElement()) {
@@ -194,6 +197,22 @@ async function readAnswer(page: Page, site: ProviderSite): Promise<string> {
     },
     [pack, last] as const,
   );
+}
+
+/**
+ * A finished answer that reads empty, read again from its conversation loaded anew: Qwen can
+ * hydrate a reopened chat's answer into an empty wrapper (research 2026-11-26), and the page
+ * loaded again shows it. Only once the page has the conversation's own address (a new chat's
+ * would load empty); the last turn, as nothing on the new page is marked.
+ */
+async function readAgainLoaded(page: Page, site: ProviderSite): Promise<string> {
+  await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {});
+  if (!site.conversationPath.test(new URL(page.url()).pathname)) return '';
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page
+    .waitForFunction((p: PagePack) => window.__chatbridge!.turns(p).length > 0, site.page, { timeout: ADDRESS_WAIT_MS })
+    .catch(() => {});
+  return readAnswer(page, site, true);
 }
 
 /**

@@ -32,6 +32,7 @@ const ROLE_WORDS: Record<Role, string> = {
   consent: "the consent banner's least permissive choice",
   attachment: 'the attachment in the composer',
   accountPicker: "the account picker's saved account",
+  interim: "the answer's interim words",
 };
 
 /** The failure of a page that no longer has what the pack says it has. */

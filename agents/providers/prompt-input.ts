@@ -16,12 +16,6 @@ const SEND_READY_MS = 3_000;
 /** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
 const SENT_MS = 5_000;
 
-/**
- * ... or, while the page shows it is at work on it (its send control busy), up to this: a
- * send pressed a second time too early is the same prompt sent twice.
- */
-const SENT_WORKING_MS = 45_000;
-
 /** A rich editor may take a synthetic paste on a timer: what it does with it shows within this. */
 const PASTE_SETTLE_MS = 1_500;
 
@@ -152,7 +146,7 @@ async function unattach(page: Page, site: ProviderSite): Promise<void> {
  * click only when nothing shows that the click sent: the prompt still in the composer, no
  * new turn, no file made of it, and the page not at work on it.
  */
-export async function send(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+export async function send(page: Page, site: ProviderSite, notes: Notes, workingMs: number): Promise<void> {
   await clearObstacles(page, site, notes);
   // The send button often appears only once the composer has text (the voice button holds
   // its slot before): look for it after inserting, and fall back to Enter.
@@ -173,7 +167,7 @@ export async function send(page: Page, site: ProviderSite, notes: Notes): Promis
   if (button) {
     await button.click({ timeout: 2_000 }).catch(() => {});
     await button.dispose();
-    const after = await sent(page, site);
+    const after = await sent(page, site, workingMs);
     if (after === 'sent') return;
     if (after === 'unclear') {
       throw new AgentFailure('provider_error', `${site.name}: the send did not show as sent, and the prompt is no longer in the composer; not sent again.`);
@@ -183,19 +177,20 @@ export async function send(page: Page, site: ProviderSite, notes: Notes): Promis
   if (composer) {
     await composer.press('Enter').catch(() => {});
     await composer.dispose();
-    if ((await sent(page, site)) === 'sent') return;
+    if ((await sent(page, site, workingMs)) === 'sent') return;
   }
   throw siteChanged(site, 'send', button ? 'it did nothing' : 'and Enter did not send');
 }
 
 /**
  * Whether the page shows that a prompt went (`sent`: the composer emptied, a new turn, the
- * stop control, or a blocker), within SENT_MS, or within SENT_WORKING_MS while the page is
- * at work (its send control disabled with the prompt in the composer, or busy). `unsent`:
+ * stop control, or a blocker), within SENT_MS, or within `workingMs` (FlowLimits: 45 s)
+ * while the page is at work (its send control disabled with the prompt in the composer, or
+ * busy): a send pressed a second time too early is the same prompt sent twice. `unsent`:
  * the prompt still sits in the composer and nothing shows it went; `unclear`: anything else
  * (the composer empty but a file in it), where sending again could send twice.
  */
-async function sent(page: Page, site: ProviderSite): Promise<'sent' | 'unsent' | 'unclear'> {
+async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<'sent' | 'unsent' | 'unclear'> {
   const started = Date.now();
   return page
     .waitForFunction(
@@ -212,8 +207,8 @@ async function sent(page: Page, site: ProviderSite): Promise<'sent' | 'unsent' |
         if (waited < quiet || (busy && waited < working)) return null;
         return text.trim() === '' ? 'unclear' : 'unsent';
       },
-      [site.page, started, SENT_MS, SENT_WORKING_MS] as const,
-      { timeout: SENT_WORKING_MS + 5_000, polling: 100 },
+      [site.page, started, SENT_MS, workingMs] as const,
+      { timeout: workingMs + 5_000, polling: 100 },
     )
     .then(
       (h) => h.jsonValue() as Promise<'sent' | 'unsent' | 'unclear'>,

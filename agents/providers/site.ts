@@ -28,15 +28,16 @@ export const ROLES = [
   'consent', // a cookie or consent banner's least permissive choice ("Reject non-essential"), clicked once
   'attachment', // a file the composer made of the prompt (ChatGPT's "Pasted markdown"): never sent in the prompt's place
   'accountPicker', // on a page without a composer, the saved account's card of a "Choose an account to continue" page: clicked once
+  'interim', // inside a turn: words a site posts before its answer (Perplexity's "I'll research … first"): never taken as the answer
 ] as const;
 
 export type Role = (typeof ROLES)[number];
 
-/** The roles the flow acts on: each must be findable by cues of at least two kinds. */
+/** The roles the flow acts on: each is found by cues of at least three kinds, one of which survives renamed test ids and hashed classes together (test/unit/pack-cue-rules.test.ts). */
 export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answer', 'finished', 'copy'] as const satisfies readonly Role[];
 
 /** The roles every pack names; the blockers' are optional. */
-const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker'];
+const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker', 'interim'];
 export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
 
 /** The roles' cues as the page helpers take them, and the page's "thinking" signal (a pack's `variants.thinking`), if it has one. */

@@ -11,6 +11,11 @@ export interface Directives {
   thinkMs: number;
   /** A long-thinking mode: "Thinking…" and the stop control for this long before the answer begins. */
   thinkFirstMs: number;
+  /**
+   * Perplexity's research answers (research 2026-11-26): an interim paragraph ("I'll research
+   * the primary sources first…") that sits unchanged this long, Stop hidden, before the answer.
+   */
+  interimMs: number;
   refuse: boolean;
   error: boolean;
   errorOnce: boolean;
@@ -26,6 +31,11 @@ export interface Directives {
   accountPicker: boolean;
   /** The answer is a generated file (Qwen's PDF card), with no text. */
   fileAnswer: boolean;
+  /**
+   * The finished answer's wrapper left empty, its copy giving nothing, as Qwen can hydrate a
+   * reopened chat (research 2026-11-26): the page loaded again shows the answer.
+   */
+  hydrateEmpty: boolean;
   /** ChatGPT's account-wide "Too many requests" modal, for 20 minutes. */
   rateLimitModal: boolean;
   /** "Suspicious activity detected": the account is locked until its person secures it. */
@@ -44,6 +54,7 @@ export function parseDirectives(prompt: string): Directives {
     ms: num('ms') ?? DEFAULT_MS,
     thinkMs: num('think') ?? 0,
     thinkFirstMs: num('think-first') ?? 0,
+    interimMs: num('interim') ?? 0,
     refuse: has('refuse'),
     error: has('error'),
     errorOnce: has('error-once'),
@@ -53,6 +64,7 @@ export function parseDirectives(prompt: string): Directives {
     hang: has('hang'),
     errorStuck: has('error-stuck'),
     fileAnswer: has('file-answer'),
+    hydrateEmpty: has('hydrate-empty'),
     accountPicker: has('account-picker'),
     verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),

@@ -67,6 +67,13 @@ export interface SimLook {
   turnstile?: boolean;
   /** A cookie-consent banner over the bottom of every page until answered (client/consent-banner.ts). */
   consent?: boolean;
+  /** ChatGPT's product announcement (the "beacon" modal) over the first page each session opens (client/account-notices.ts). */
+  beacon?: boolean;
+  /**
+   * A plan's upsell on every page, in a limit's words ("higher usage limits", "unlimited")
+   * without saying the account hit one (client/upsell-banner.ts): no limit, nothing to heed.
+   */
+  upsell?: boolean;
   /** A paste at least this long becomes a "Pasted markdown" file (client/pasted-file.ts). */
   pasteToFileAt?: number;
   /**
@@ -113,6 +120,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
   const rateLimitedUntil = new Map<string, number>();
   const locked = new Set<string>();
+  /** Sessions that closed the product announcement (SimLook beacon): it shows on each page until then. */
+  const beaconClosed = new Set<string>();
+  const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
   const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0 };
@@ -143,8 +153,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       drift,
       signedIn: token !== null,
       limitResetAt: limited > clock() ? limited : null,
-      notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : null,
+      notice: token && locked.has(token) ? 'lock' : token && (rateLimitedUntil.get(token) ?? 0) > clock() ? 'rate-limit' : token && beaconFor(token) ? 'beacon' : null,
       consent: !!look.consent && !consented,
+      upsell: !!look.upsell,
       pasteToFileAt: look.pasteToFileAt ?? null,
       provisionalUntilDone: !!look.localRoutes,
       variants: {
@@ -174,7 +185,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const decide = (token: string, body: { conversationId: string | null; prompt: string; variant?: InForce }): Plan => {
     const d = parseDirectives(body.prompt);
     const firstTime = (what: string) => !seen.has(`${what}:${body.prompt}`) && !!seen.add(`${what}:${body.prompt}`);
-    const base = { ms: d.ms, thinkMs: d.thinkMs, thinkFirstMs: d.thinkFirstMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
+    const base = { ms: d.ms, thinkMs: d.thinkMs, thinkFirstMs: d.thinkFirstMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
     const limited = limitedUntil.get(token);
     if (limited && limited > clock()) return { ...base, kind: 'limit', limitResetAt: limited };
     if (locked.has(token) || (d.suspicious && firstTime('suspicious') && locked.add(token))) return { ...base, kind: 'lock' };
@@ -216,7 +227,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     }
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
     conversation.turns.push({ prompt: body.prompt, markdown });
-    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn };
+    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
   };
 
   const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null; variant?: InForce }): Plan => {
@@ -239,7 +250,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const d = parseDirectives(body.prompt);
     log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true });
     const markdown = simulatedAnswer(config.name, config.provider, body.prompt, 1);
-    return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
+    return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
   };
 
   const server = http.createServer(async (req, res) => {
@@ -290,8 +301,15 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         log.prefers.push({ conversationId, choice });
         return json(res, 200, {});
       }
+      if (req.method === 'POST' && path === '/__sim/repeat') {
+        const { conversationId, prompt } = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string };
+        log.sends.push({ conversationId, prompt, kind: 'repeat', turn: null, at: clock() });
+        return json(res, 200, {});
+      }
       if (req.method === 'POST' && path === '/__sim/dismiss') {
-        log.dismissals.push({ ...(JSON.parse(await readBody(req)) as { kind: string; button: string }), at: clock() });
+        const dismissal = JSON.parse(await readBody(req)) as { kind: string; button: string };
+        log.dismissals.push({ ...dismissal, at: clock() });
+        if (dismissal.kind === 'beacon' && token) beaconClosed.add(token);
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/pick-variant') {

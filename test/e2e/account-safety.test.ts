@@ -3,8 +3,9 @@
  * simulated ChatGPT: the account-wide "Too many requests" modal rests the agent and is never
  * closed and sent through; "Suspicious activity detected" sets the agent aside until a person
  * checks it, with nothing closed or sent from it; a cookie banner over the composer is
- * answered with its least permissive choice, once; a long paste the composer turns into a
- * file is not sent twice.
+ * answered with its least permissive choice, once; a product announcement is closed by its
+ * close button, never its "Get started"; a long paste the composer turns into a file is not
+ * sent twice.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimLook } from '../../agents/simulator/site-server.js';
@@ -125,6 +126,19 @@ describe('a cookie banner over the composer', () => {
       'ChatGPT 1: answered a consent banner with its least permissive choice, "Reject non-essential".',
       'ChatGPT 2: answered a consent banner with its least permissive choice, "Reject non-essential".',
     ]);
+  }, 90_000);
+});
+
+describe("ChatGPT's product announcement (the beacon modal)", () => {
+  it('is closed (Escape, else its close button), never with "Get started", and the job goes on', async () => {
+    const { e } = await chatgpt({ beacon: true });
+    const r = await ask(e, 'Past the announcement');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toContain('Past the announcement');
+    // Each agent's page showed it once, and each closed it without opting the account in.
+    expect(e.sim.log.dismissals).toHaveLength(2);
+    for (const d of e.sim.log.dismissals) expect(`${d.kind}: ${d.button}`).toMatch(/^beacon: (?:Escape|Close)$/);
+    expect(e.sim.log.sends.filter((s) => s.prompt === 'Past the announcement')).toHaveLength(1);
   }, 90_000);
 });
 

@@ -95,3 +95,41 @@ export async function openCapture(browser: Browser, capture: Capture): Promise<{
   await page.goto(url);
   return { page, close: () => context.close() };
 }
+
+/**
+ * In the page: the capture as a release that renamed its test hooks and rebuilt its styles
+ * at once would serve it (the simulator's drift kinds `testids` and `classes` together,
+ * agents/simulator/client/drift.ts): every test id renamed, every class and id hashed, and
+ * every reference to an id (labels, `<use href="#…">` icons) with them. Self-contained: it
+ * runs in the page.
+ */
+export function rebuildPage(): void {
+  // FNV-1a, as the simulator's build hash (drift-names.ts): the same name, the same hash.
+  const hash = (name: string) => {
+    let h = 0x811c9dc5;
+    for (const char of name) h = Math.imul(h ^ char.codePointAt(0)!, 0x01000193) >>> 0;
+    return `_${h.toString(36).padStart(7, '0')}`;
+  };
+  const hashAll = (names: string) => names.split(/\s+/).filter(Boolean).map(hash).join(' ');
+  const tests = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
+  const references = ['for', 'aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-owns', 'aria-activedescendant'];
+  for (const el of Array.from(document.querySelectorAll('*'))) {
+    for (const attr of tests) {
+      const value = el.getAttribute(attr);
+      if (value !== null) el.setAttribute(attr, `qa${hash(value)}`);
+    }
+    const classes = el.getAttribute('class');
+    // A code block's language is the Markdown renderer's, not the build's: it survives.
+    if (classes !== null) el.setAttribute('class', classes.split(/\s+/).filter(Boolean).map((c) => (/^(?:language|lang)-/.test(c) ? c : hash(c))).join(' '));
+    const id = el.getAttribute('id');
+    if (id) el.setAttribute('id', hash(id));
+    for (const attr of references) {
+      const ids = el.getAttribute(attr);
+      if (ids) el.setAttribute(attr, hashAll(ids));
+    }
+    for (const attr of ['href', 'xlink:href']) {
+      const ref = el.getAttribute(attr);
+      if (ref && /^#./.test(ref)) el.setAttribute(attr, `#${hash(ref.slice(1))}`);
+    }
+  }
+}

@@ -3,6 +3,8 @@
  * ../shared/real-pages, loaded under its site's origin with the page helpers, looked at
  * exactly as the flow looks (flow.ts: the last turn, its answer, finished signal and Copy in
  * the turn's scope; the page's blockers), so a pack that misses on the real markup fails here.
+ * Each capture is also read as a release that renamed its test ids and hashed its classes at
+ * once would serve it (rebuildPage): the roles the flow acts on are still found.
  */
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,7 @@ import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
-import { CAPTURES, captureFiles, openCapture } from './captures.js';
+import { CAPTURES, captureFiles, openCapture, rebuildPage } from './captures.js';
 
 describe('the real captured pages', () => {
   let browser: Browser;
@@ -24,55 +26,58 @@ describe('the real captured pages', () => {
   });
 
   for (const capture of CAPTURES) {
-    it(`${capture.file}: the pack finds what the flow needs`, async () => {
-      const site = PROVIDER_SITES[capture.provider];
-      const { page, close } = await openCapture(browser, capture);
-      try {
-        const seen = await page.evaluate(
-          ([p, scope]) => {
-            const h = window.__chatbridge as Helpers;
-            const turns = h.turns(p);
-            const last = turns.at(-1) ?? null;
-            const answer = last ? h.answerParts(p, last) : [];
-            // Each turn's own finished signal and Copy, as the flow would find them were it the new one.
-            const perTurn = turns.map((t) => {
-              const root = h.scopeOf(p, t, scope);
-              return { finished: h.inScope(t, p.finished, root), copy: h.inScope(t, p.copy, root) };
-            });
-            const copies = perTurn.map((t) => t.copy).filter((c) => c !== null);
-            return {
-              composer: h.find(p.composer) !== null,
-              turns: turns.length,
-              answerFound: answer.length > 0,
-              markdown: last ? h.answerMarkdown(p, last) : '',
-              finished: h.inTurn(p, 'finished', scope, true) !== null,
-              copy: h.inTurn(p, 'copy', scope, true) !== null,
-              // A turn's scope that reached into another turn would hand it that turn's Copy.
-              copyInTurnOrder: copies.every((c, i) => i === 0 || copies[i - 1]!.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING),
-              copiesDistinct: new Set(copies).size === copies.length,
-              turnsFinished: perTurn.filter((t) => t.finished !== null).length,
-              turnsWithCopy: copies.length,
-              stop: h.find(p.stop) !== null,
-              blocker: h.blocker(p)?.kind ?? null,
-            };
-          },
-          [site.page, site.turnScope] as [PagePack, TurnScope],
-        );
-        expect(seen.composer, 'composer').toBe(capture.composer);
-        expect(seen.turns, 'assistant turns').toBe(capture.turns);
-        expect(seen.answerFound, 'the answer within the last turn').toBe(true);
-        expect(seen.markdown.trim(), 'the answer as Markdown').not.toBe('');
-        expect(seen.blocker, 'blocker').toBe(capture.loggedOut ? 'loginWall' : null);
-        expect(seen.stop, 'stop control').toBe(capture.streaming);
-        expect(seen.finished, "the last turn's finished signal").toBe(!capture.streaming);
-        expect(seen.copy, "the last turn's Copy").toBe(!capture.streaming);
-        const done = capture.turns - (capture.streaming ? 1 : 0);
-        expect(seen.turnsFinished, 'turns showing their finished signal').toBe(done);
-        expect(seen.turnsWithCopy, 'turns with their own Copy').toBe(done);
-        expect(seen.copiesDistinct && seen.copyInTurnOrder, "each turn's Copy its own").toBe(true);
-      } finally {
-        await close();
-      }
-    });
+    for (const rebuilt of [false, true]) {
+      it(`${capture.file}${rebuilt ? ', test ids renamed and classes hashed at once' : ''}: the pack finds what the flow needs`, async () => {
+        const site = PROVIDER_SITES[capture.provider];
+        const { page, close } = await openCapture(browser, capture);
+        try {
+          if (rebuilt) await page.evaluate(rebuildPage);
+          const seen = await page.evaluate(
+            ([p, scope]) => {
+              const h = window.__chatbridge as Helpers;
+              const turns = h.turns(p);
+              const last = turns.at(-1) ?? null;
+              const answer = last ? h.answerParts(p, last) : [];
+              // Each turn's own finished signal and Copy, as the flow would find them were it the new one.
+              const perTurn = turns.map((t) => {
+                const root = h.scopeOf(p, t, scope);
+                return { finished: h.inScope(t, p.finished, root), copy: h.inScope(t, p.copy, root) };
+              });
+              const copies = perTurn.map((t) => t.copy).filter((c) => c !== null);
+              return {
+                composer: h.find(p.composer) !== null,
+                turns: turns.length,
+                answerFound: answer.length > 0,
+                markdown: last ? h.answerMarkdown(p, last) : '',
+                finished: h.inTurn(p, 'finished', scope, true) !== null,
+                copy: h.inTurn(p, 'copy', scope, true) !== null,
+                // A turn's scope that reached into another turn would hand it that turn's Copy.
+                copyInTurnOrder: copies.every((c, i) => i === 0 || copies[i - 1]!.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING),
+                copiesDistinct: new Set(copies).size === copies.length,
+                turnsFinished: perTurn.filter((t) => t.finished !== null).length,
+                turnsWithCopy: copies.length,
+                stop: h.find(p.stop) !== null,
+                blocker: h.blocker(p)?.kind ?? null,
+              };
+            },
+            [site.page, site.turnScope] as [PagePack, TurnScope],
+          );
+          expect(seen.composer, 'composer').toBe(capture.composer);
+          expect(seen.turns, 'assistant turns').toBe(capture.turns);
+          expect(seen.answerFound, 'the answer within the last turn').toBe(true);
+          expect(seen.markdown.trim(), 'the answer as Markdown').not.toBe('');
+          if (!rebuilt) expect(seen.blocker, 'blocker').toBe(capture.loggedOut ? 'loginWall' : null);
+          expect(seen.stop, 'stop control').toBe(capture.streaming);
+          expect(seen.finished, "the last turn's finished signal").toBe(!capture.streaming);
+          expect(seen.copy, "the last turn's Copy").toBe(!capture.streaming);
+          const done = capture.turns - (capture.streaming ? 1 : 0);
+          expect(seen.turnsFinished, 'turns showing their finished signal').toBe(done);
+          expect(seen.turnsWithCopy, 'turns with their own Copy').toBe(done);
+          expect(seen.copiesDistinct && seen.copyInTurnOrder, "each turn's Copy its own").toBe(true);
+        } finally {
+          await close();
+        }
+      });
+    }
   }
 });

@@ -83,7 +83,7 @@ export function addMarkdown(h: Helpers): void {
    */
   const blockCopy = (pre: Element): string | null => {
     const controls = Array.from(pre.querySelectorAll('button, [role="button"], [class*="action-item"]')).filter((c) => !c.closest(EDITOR));
-    const copy = controls.find((c) => /copy|复制|コピー|копир|kopier|copier|copiar/i.test(h.accessibleName(c)) || c.querySelector('use[*|href*="copy"]'));
+    const copy = controls.find((c) => /copy|复制|コピー|копир|kopier|copier|copiar/i.test(h.accessibleName(c)) || c.querySelector('use[*|href*="copy"]')) ?? firstIconAction(pre);
     if (!copy) return null;
     const before = h.clipboard;
     h.clipboard = null;
@@ -91,6 +91,18 @@ export function addMarkdown(h: Helpers): void {
     const copied = h.clipboard;
     h.clipboard = before;
     return copied;
+  };
+  /**
+   * An editor block's header when nothing in it is named or drawn as Copy any more (a build
+   * hashed its classes and its icons' ids: Qwen's action items are bare `<div>`s around a
+   * `<use href="#…">`): its first icon without words. Every code header seen puts Copy
+   * first (Qwen's Copy then Download, confirmed by adapters on two real dumps; DeepSeek's;
+   * ChatGPT's), and only an editor, which draws its code inexactly, asks for it.
+   */
+  const firstIconAction = (pre: Element): Element | null => {
+    if (!pre.querySelector(`${EDITOR}, [role="code"][data-mode-id]`)) return null;
+    const icon = Array.from(pre.querySelectorAll('svg')).find((svg) => !svg.closest(`${EDITOR}, [role="code"]`) && !(svg.parentElement?.textContent ?? '').trim());
+    return icon?.parentElement ?? null;
   };
   /** The lines an editor draws, in line order; an error rather than code with lines missing. */
   const editorText = (pre: Element): string => {

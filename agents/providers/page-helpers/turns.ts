@@ -42,13 +42,31 @@ export function addTurns(h: Helpers): void {
     return null;
   };
 
-  const seen = { elements: new WeakSet<Element>(), ids: new Set<string>() };
+  /**
+   * A turn with no identity of its own (DeepSeek's unkeyed rows) is known by its words: the
+   * turns marked, by their text. One whose element has left the page and whose words a turn
+   * not marked has is that turn again, re-rendered (an unkeyed virtual list re-creates its
+   * rows); while the marked element is still there, a turn with the same words is a new one.
+   */
+  const wordsOf = (turn: Element) => (turn.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const reRendered = (turn: Element) => {
+    const words = wordsOf(turn);
+    return words !== '' && (seen.byWords.get(words) ?? []).some((old) => !old.isConnected);
+  };
+
+  const seen = { elements: new WeakSet<Element>(), ids: new Set<string>(), byWords: new Map<string, Element[]>() };
 
   h.markTurns = (pack) => {
     const present = h.turns(pack);
     seen.elements = new WeakSet(present);
     const composer = h.find(pack.composer);
     seen.ids = new Set(present.map((t) => identity(t, present, composer)).filter((id): id is string => id !== null));
+    seen.byWords = new Map();
+    for (const t of present) {
+      if (identity(t, present, composer) !== null) continue;
+      const words = wordsOf(t);
+      seen.byWords.set(words, [...(seen.byWords.get(words) ?? []), t]);
+    }
     return present.length;
   };
 
@@ -59,9 +77,10 @@ export function addTurns(h: Helpers): void {
       all.find((t) => {
         if (seen.elements.has(t)) return false;
         const id = identity(t, all, composer);
+        if (!id) return !reRendered(t);
         // A value another turn on the page shares identifies neither (a test id every turn
         // carries, renamed so that it holds a digit): then this is a different turn.
-        return !id || !seen.ids.has(id) || all.some((other) => other !== t && identity(other, all, composer) === id);
+        return !seen.ids.has(id) || all.some((other) => other !== t && identity(other, all, composer) === id);
       }) ?? null
     );
   };

@@ -49,7 +49,9 @@ export function addWatch(h: Helpers): void {
           lastText = text;
           lastChange = now;
         }
-        if (!stopShown && text.trim() !== '' && now - lastChange >= limits.settleMs) return { kind: 'finished', by: 'settled' };
+        // An interim paragraph ("I'll research … first") sits still before the answer: never the answer.
+        const interim = h.inScope(turn, pack.interim, root) !== null;
+        if (!stopShown && !interim && text.trim() !== '' && now - lastChange >= limits.settleMs) return { kind: 'finished', by: 'settled' };
         return null;
       };
 

@@ -6,6 +6,7 @@
  */
 import { accountNotices } from './account-notices.js';
 import { consentBanner } from './consent-banner.js';
+import { upsellBanner } from './upsell-banner.js';
 import { withDrift } from './drift.js';
 import { pastedFiles } from './pasted-file.js';
 import { renderMarkdown } from './markdown.js';
@@ -19,6 +20,8 @@ declare global {
 }
 
 const STEPS = 12;
+
+const INTERIM_TEXT = "I'll research the primary sources first, then put together a thorough answer.";
 
 export function startApp(skin: Skin): void {
   const boot = window.__SIM_BOOT;
@@ -38,6 +41,7 @@ export function startApp(skin: Skin): void {
   if (boot.limitResetAt) ui.showLimitBanner(limitText(boot.limitResetAt));
   const notices = accountNotices((kind, button) => void post('/__sim/dismiss', { kind, button }));
   if (boot.notice) notices.show(boot.notice);
+  if (boot.upsell) upsellBanner();
   if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
   const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
   const picker = variantPicker(boot.provider, boot.variants, () => void post('/__sim/pick-variant', {}));
@@ -48,8 +52,29 @@ export function startApp(skin: Skin): void {
   ui.composer.element.addEventListener('input', refreshMode);
   refreshMode();
 
+  /**
+   * `[[sim:send-busy=MS]]`: the page works on a send for MS before it takes it, the prompt
+   * still in the composer and the send control disabled. A press meanwhile is the same prompt
+   * sent again, as on a site that queues it (reported as a repeat).
+   */
+  let working: string | null = null;
   const send = () => {
     const prompt = ui.composer.read();
+    if (working !== null) return void post('/__sim/repeat', { conversationId, prompt });
+    const busyMs = Number(/\[\[sim:send-busy=(\d+)\]\]/.exec(prompt)?.[1] ?? 0);
+    if (busyMs > 0 && !generating && !notices.open) {
+      working = prompt;
+      ui.setMode('empty');
+      window.setTimeout(() => {
+        working = null;
+        take(prompt);
+      }, busyMs);
+      return;
+    }
+    take(prompt);
+  };
+
+  const take = (prompt: string) => {
     // An account notice over the page takes the send; an empty composer sends only a file.
     if (generating || notices.open || (!prompt.trim() && !files?.pending)) return;
     const attachment = files?.take() ?? null;
@@ -150,6 +175,14 @@ export function startApp(skin: Skin): void {
     // control: the trap that catches "stop gone and text stable" completion checks).
     const step = plan.ms / STEPS;
     let at = 0;
+    // A research answer's interim paragraph: complete-looking, still, Stop hidden (the worst
+    // case the research names), then replaced by the answer as it streams.
+    if (plan.interimMs > 0) {
+      turn.render(`<p>${INTERIM_TEXT}</p>`);
+      ui.setMode('empty');
+      at += plan.interimMs;
+      later(at, () => ui.setMode('generating'));
+    }
     for (let i = 1; i <= STEPS; i++) {
       const upto = Math.round((plan.markdown.length * i) / STEPS);
       if (i === STEPS / 2 + 1 && plan.thinkMs > 0) {
@@ -163,7 +196,8 @@ export function startApp(skin: Skin): void {
     }
     if (!plan.hang) {
       later(at, () => {
-        turn.finish(plan.markdown);
+        if (plan.hydrateEmpty) turn.render('');
+        turn.finish(plan.hydrateEmpty ? '' : plan.markdown);
         settle();
         if (boot.provisionalUntilDone && address) later(300, address);
         // The page's own clock (the machine's): when the answer showed finished.

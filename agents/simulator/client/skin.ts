@@ -61,6 +61,8 @@ export interface Boot {
   notice: AccountNoticeKind | null;
   /** A cookie-consent banner covers the page until answered (consent-banner.ts). */
   consent: boolean;
+  /** A plan's upsell over the page, in the words of a limit it does not say the account hit (upsell-banner.ts). */
+  upsell: boolean;
   /** A paste at least this long becomes a file attachment (pasted-file.ts); null: never. */
   pasteToFileAt: number | null;
   /** The first answer's address is the provisional `paths.transient` until the answer is done. */
@@ -77,6 +79,8 @@ export interface Plan {
   markdown: string;
   ms: number;
   thinkMs: number;
+  /** The interim paragraph's time on screen before the answer streams (answer.ts). */
+  interimMs: number;
   hang: boolean;
   limitResetAt: number | null;
   /** An `error` whose page shows it as a line of the answer and leaves the stop control up. */
@@ -85,4 +89,6 @@ export interface Plan {
   file?: string;
   /** A long-thinking mode: "Thinking…" with the stop control up, and no answer, for this long first. */
   thinkFirstMs?: number;
+  /** An `answer` whose wrapper ends empty, its copy giving nothing, until the page is loaded again (answer.ts). */
+  hydrateEmpty?: true;
 }

@@ -129,7 +129,8 @@ for (const layout of ['virtual-list', 'virtual-list-hashed']) {
 
     const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'deepseek', ...body } });
 
-    it('continues a conversation whose first rows the list has unmounted, each answer the right one', async () => {
+    // Unkeyed, the list renders its rows anew each exchange: the old answers, new elements, are known by their words.
+    it('continues a conversation whose first rows the list has unmounted (or rendered anew), each answer the right one', async () => {
       const first = await ask({ prompt: 'Virtual 1' });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       for (let turn = 2; turn <= 4; turn++) {

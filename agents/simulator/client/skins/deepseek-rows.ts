@@ -44,7 +44,8 @@ function classicRows(): DeepSeekRows {
  * question, `2` its answer, `-4`, `4` …) and still hold `div.ds-message` and
  * `.ds-assistant-message-main-content`. Unkeyed (the 2026-10-04 variant): none of those,
  * rows and messages carry hashed classes only; `.ds-markdown` and the other `ds-`
- * design-system classes remain.
+ * design-system classes remain, and with no key to reuse a row by, the list renders its
+ * mounted rows anew as a new exchange starts: the same messages in new elements.
  */
 function virtualRows(keyed: boolean): DeepSeekRows {
   const visible = el('div', { class: 'ds-virtual-list-visible-items' });
@@ -60,6 +61,7 @@ function virtualRows(keyed: boolean): DeepSeekRows {
     element,
     user(text) {
       exchanges++;
+      if (!keyed) for (const old of Array.from(visible.children)) old.replaceWith(old.cloneNode(true));
       const body = el('div', { class: 'fbb737a4', style: 'white-space:pre-wrap' }, text);
       row(-2 * exchanges, el('div', { class: keyed ? 'ds-message _9663006' : '_9663006' }, body));
     },

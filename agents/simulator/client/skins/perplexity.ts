@@ -87,7 +87,8 @@ const SPRITE_ICONS: Record<string, string> = {
   dots: '<circle cx="5" cy="12" r="1"/><circle cx="12" cy="12" r="1"/><circle cx="19" cy="12" r="1"/>',
   cpu: '<rect x="6" y="6" width="12" height="12"/><path d="M9 2v4M15 2v4M9 18v4M15 18v4"/>',
   pencil: '<path d="M4 20l4-1 11-11-3-3L5 16z"/>',
-  'arrow-right': '<path d="M12 19V5M5 12l7-7 7 7"/>',
+  'arrow-up': '<path d="M12 19V5M5 12l7-7 7 7"/>',
+  'player-stop-filled': '<rect x="6" y="6" width="12" height="12" fill="currentColor"/>',
 };
 const SPRITE =
   '<svg style="display:none" aria-hidden="true">' +
@@ -96,10 +97,8 @@ const SPRITE =
     .join('') +
   '</svg>';
 
-const ICON = {
-  stop: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><rect x="6" y="6" width="12" height="12" fill="currentColor"/></svg>',
-  wave: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path d="M4 10v4M8 6v12M12 9v6M16 4v16M20 10v4" stroke="currentColor"/></svg>',
-};
+/** The voice button's own icon (outside the sprite). */
+const WAVE_ICON = '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path d="M4 10v4M8 6v12M12 9v6M16 4v16M20 10v4" stroke="currentColor"/></svg>';
 
 const spriteIcon = (name: string) =>
   `<div class="flex shrink-0 items-center justify-center size-4"><svg role="img" class="inline-flex fill-current shrink-0" width="16" height="16"><use xlink:href="#pplx-icon-${name}"></use></svg></div>`;
@@ -208,9 +207,9 @@ const perplexity: Skin = {
     const composer = lexicalComposer(editor, placeholder);
     const fileInput = el('input', { type: 'file', multiple: '', accept: '.md,.txt,.pdf,.csv,.json,.png,.jpg', style: 'display: none;' });
 
-    const voice = button('Use voice mode', ICON.wave, { class: 'bg-super text-inverse rounded-full' });
-    const sendButton = button('Submit', spriteIcon('arrow-right'), { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
-    const stopButton = button('Stop', ICON.stop, { 'data-testid': 'stop-button', class: 'bg-super text-inverse rounded-full' });
+    const voice = button('Use voice mode', WAVE_ICON, { class: 'bg-super text-inverse rounded-full' });
+    const sendButton = button('Submit', spriteIcon('arrow-up'), { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
+    const stopButton = button('Stop', spriteIcon('player-stop-filled'), { 'data-testid': 'stop-button', class: 'bg-super text-inverse rounded-full' });
     const slot = el('div', { class: 'flex items-center' });
     let shown = '';
 

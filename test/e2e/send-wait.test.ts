@@ -1,0 +1,45 @@
+/**
+ * A send the page is working on is waited for, not pressed again (issue 18 §3): the page
+ * keeps the prompt in its composer with the send control disabled for a while before it
+ * takes it ([[sim:send-busy=MS]]), and a press meanwhile would send the prompt twice. The
+ * wait is 45 s in use; here FlowLimits.sentWorkingMs shortens it, so the test takes seconds.
+ * Real Chromium against the simulated Qwen (its send control stays in view, disabled).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { simulatedAnswer } from '../../agents/simulator/answer.js';
+import { startE2E, type E2E } from '../support/e2e.js';
+
+let e: E2E | undefined;
+afterEach(async () => {
+  await e?.stop();
+  e = undefined;
+});
+
+async function ask(sentWorkingMs: number, prompt: string) {
+  e = await startE2E('qwen', 1, {}, { limits: { sentWorkingMs } });
+  const started = Date.now();
+  const r = await e.api('POST', '/v1/completions', { body: { provider: 'qwen', prompt, timeout_ms: 60_000 } });
+  const sends = e.sim.log.sends.filter((s) => s.prompt === prompt);
+  return { r, started, sends };
+}
+
+describe('a send the page works on before it takes it', () => {
+  it('is waited for past the quiet 5 s while the page shows it working, and sent once', async () => {
+    const prompt = 'Slow to take [[sim:send-busy=7000]]';
+    const { r, started, sends } = await ask(10_000, prompt);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.response).toBe(simulatedAnswer('Qwen', 'qwen', prompt, 1));
+    expect(sends.map((s) => s.kind)).toEqual(['answer']);
+    expect(sends[0]!.at - started).toBeGreaterThanOrEqual(7_000);
+  }, 60_000);
+
+  it('is pressed again only once the whole wait is over, the prompt still in the composer', async () => {
+    const prompt = 'Slower than the wait [[sim:send-busy=12000]]';
+    const { r, started, sends } = await ask(9_000, prompt);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    // Enter, after 9 s of the page at work: a site that queues it sends the prompt again.
+    const repeat = sends.find((s) => s.kind === 'repeat')!;
+    expect(repeat.at - started).toBeGreaterThanOrEqual(9_000);
+    expect(sends.map((s) => s.kind).sort()).toEqual(['answer', 'repeat']);
+  }, 60_000);
+});
