@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { StatusReport } from '../../service/status-report.js';
 import type { AccountSecrets } from '../../webhooks/account-secrets.js';
-import { SigningSecretView } from '../admin-schemas.js';
+import { SigningSecretView } from '../admin/webhooks-schemas.js';
 import type { Profile } from '../profile.js';
 import { ErrorEnvelope, ModelList } from '../schemas.js';
 

@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AccountsConsole } from '../../service/admin/accounts.js';
+import { AccountView } from './accounts-schemas.js';
+import { ok } from './shared-schemas.js';
+
+/** GET /admin/v1/accounts: (hosted) the accounts the operator serves. */
+export async function accountRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsConsole }): Promise<void> {
+  app.get(
+    '/accounts',
+    { schema: { summary: '(hosted) Accounts: queue depth, usage this hour and today, keys, retention', response: ok(Type.Array(AccountView)) } },
+    async () => accounts.list(),
+  );
+}

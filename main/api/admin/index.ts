@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AdminToken } from '../../keys/admin-token.js';
+import type { AdminConsoles } from '../../service/admin/index.js';
+import type { RouteAccess } from '../auth.js';
+import { accountRoutes } from './accounts.js';
+import { adminTokenRoutes } from './admin-token.js';
+import { agentScreenRoutes } from './agent-screen.js';
+import { agentRoutes } from './agents.js';
+import { EventStreams } from './event-stream.js';
+import { eventRoutes } from './events.js';
+import { jobRoutes } from './jobs.js';
+import { keyRoutes } from './keys.js';
+import { logRoutes } from './logs.js';
+import { stateRoutes } from './state.js';
+import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
+
+export interface AdminApiOptions {
+  consoles: AdminConsoles;
+  adminToken: AdminToken;
+  /** Lets a request through as `access` asks (or throws its 401, 403 or 429), and records who called. */
+  signIn: (request: FastifyRequest, access: RouteAccess) => Promise<void>;
+}
+
+/**
+ * The dashboard's API, registered under /admin/v1: one plugin per resource, each with the
+ * console it needs. Every route takes the admin token only (an API key gets 403), checked
+ * once here for the whole subtree; same envelope and Host rules as /v1.
+ */
+export async function adminApi(app: FastifyInstance, { consoles, adminToken, signIn }: AdminApiOptions): Promise<void> {
+  app.addHook('onRequest', (request) => signIn(request, { admin: true }));
+
+  const streams = new EventStreams();
+  // Open event streams end when the server closes, so shutdown does not wait on them.
+  app.addHook('preClose', async () => streams.endAll());
+  // They were opened with the old token: the dashboard reconnects, gets 401 and asks for the new link.
+  adminToken.onRotate(() => streams.endAll());
+
+  const { state, agents, keys, accounts, jobs, webhooks, logs, usage, live } = consoles;
+  await app.register(stateRoutes, { state });
+  await app.register(agentRoutes, { agents });
+  await app.register(agentScreenRoutes, { agents, streams });
+  await app.register(accountRoutes, { accounts });
+  await app.register(keyRoutes, { keys });
+  await app.register(jobRoutes, { jobs });
+  await app.register(webhookRoutes, { webhooks });
+  await app.register(usageRoutes, { usage });
+  await app.register(logRoutes, { logs });
+  await app.register(eventRoutes, { state, live, streams });
+  await app.register(adminTokenRoutes, { adminToken });
+}

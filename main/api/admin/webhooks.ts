@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import type { WebhooksConsole } from '../../service/admin/webhooks.js';
+import { IdParams, ok } from './shared-schemas.js';
+import { SigningSecretView, WebhookLog } from './webhooks-schemas.js';
+
+/** A finished job's webhook sent again, and the service's signing secret shown and replaced. */
+export async function webhookRoutes(app: FastifyInstance, { webhooks }: { webhooks: WebhooksConsole }): Promise<void> {
+  app.post<{ Params: { id: string } }>(
+    '/jobs/:id/webhook/redeliver',
+    { schema: { summary: "Send a finished job's webhook again", params: IdParams, response: ok(WebhookLog) } },
+    async (request) => webhooks.redeliver(request.params.id),
+  );
+
+  app.get('/webhooks/secret', { schema: { summary: 'The signing secret', response: ok(SigningSecretView) } }, async () => ({
+    secret: webhooks.secret(),
+  }));
+
+  app.post('/webhooks/secret/rotate', { schema: { summary: 'Replace the signing secret', response: ok(SigningSecretView) } }, async () => ({
+    secret: await webhooks.rotateSecret(),
+  }));
+}
