@@ -76,8 +76,8 @@ export interface Submitted {
 }
 
 /**
- * The jobs API without HTTP: submit, read, cancel and wait. Both POST /v1/completions and
- * POST /v1/chat/completions go through `submit` and `settle`.
+ * The jobs API without HTTP: submit, read, cancel and wait. POST /v1/completions with
+ * `wait: true` and POST /v1/chat/completions both go through `submitAndWait`.
  */
 export class Completions {
   /**
@@ -237,6 +237,16 @@ export class Completions {
       this.holds.add(hold);
       recheck();
     });
+  }
+
+  /**
+   * A `wait: true` submission, whichever route sent it: submits, holds until the job is
+   * final (or the hold ends, the caller goes away, the service stops), and resolves with the
+   * job if it succeeded, else throws the error the contract names for how it ended.
+   */
+  async submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobRow> {
+    const { job } = await this.submit(s);
+    return this.outcome(await this.waitFor(job, this.holdFor(job), signal, true));
   }
 
   /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */

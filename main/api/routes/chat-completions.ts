@@ -72,15 +72,8 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
       const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
       const prompt = flattenMessages(messages);
-      const release = holds.take(request.keyId, request.accountId);
-      let settled;
-      try {
-        const { job } = await completions.submit(submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true }));
-        settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
-      } finally {
-        release();
-      }
-      const done = await completions.outcome(settled);
+      const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true });
+      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,
         object: 'chat.completion',

@@ -73,18 +73,14 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      // Taken before the job is made: a refused hold submits nothing.
-      const release = request.body.wait ? holds.take(request.keyId, request.accountId) : undefined;
-      try {
-        const { job, created } = await completions.submit(submissionOf(request, '/v1/completions', request.body));
-        if (!request.body.wait) {
-          return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
-        }
-        const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
-        return present(await completions.outcome(settled));
-      } finally {
-        release?.();
+      const submission = submissionOf(request, '/v1/completions', request.body);
+      if (!request.body.wait) {
+        const { job, created } = await completions.submit(submission);
+        return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
+      // Taken before the job is made: a refused hold submits nothing.
+      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
+      return present(done);
     },
   );
 
@@ -100,16 +96,10 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      let job = await completions.get(request.params.id, request.accountId);
-      if (request.query.wait === 'true') {
-        const release = holds.take(request.keyId, request.accountId);
-        try {
-          job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
-        } finally {
-          release();
-        }
-      }
-      return present(job);
+      const job = await completions.get(request.params.id, request.accountId);
+      if (request.query.wait !== 'true') return present(job);
+      const held = await holds.during(request.keyId, request.accountId, () => completions.waitFor(job, completions.holdFor(job), clientGone(request, reply)));
+      return present(held);
     },
   );
 
