@@ -6,68 +6,15 @@ import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
 import { unknownAgent, type Profile } from '../api/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
-import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
 import type { JobEvents } from '../queue/job-events.js';
-import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from '../core/jobs.js';
+import { EVERY_ACCOUNT, type JobRow, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
 import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import { waitReason } from '../queue/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
-
-export interface Submission {
-  /** The validated body, defaults applied. */
-  body: CompletionRequest;
-  idempotencyKey: string | undefined;
-  /** The route path, part of what an idempotency key stands for. */
-  path: string;
-  /** The body as the caller sent it, for the idempotency comparison. */
-  rawBody: Record<string, unknown>;
-  /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
-  apiKeyId: string;
-  /**
-   * Whether the client says this is its own automatic repeat of an earlier request (the
-   * openai SDKs' `x-stainless-retry-count` above 0); undefined when it does not number its
-   * tries. Only used without an Idempotency-Key: see `repeatKey`.
-   */
-  automaticRepeat?: boolean;
-  /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
-  accountId: string | null;
-}
-
-/**
- * How long after a request an SDK's automatic repeat of it finds its job: a whole hold
- * (600 s, after which the SDK may repeat a 504 or its own timeout) and its back-off.
- * Every repeat found starts the window again, for the SDK's next one.
- */
-export const AUTOMATIC_REPEAT_WINDOW_MS = LIMITS.holdMs + 60_000;
-
-/**
- * The implicit idempotency key of a request sent without one: the sender and what it asks.
- * A line feed can never occur in a header value, so no Idempotency-Key a caller sends can
- * equal it.
- */
-function repeatKey(keyId: string, hash: string): string {
-  return `\nrepeat ${keyId} ${hash}`;
-}
-
-/**
- * The idempotency entry a submission looks up and records, if any. Idempotency keys are the
- * account's own: another account's same key is another request. Without an
- * Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their own timeout)
- * finds the job its first request made instead of making another: the first try records
- * the implicit key without looking (ttlMs 0), a repeat looks back one window.
- */
-function idempotencyClaim(s: Submission): IdempotencyClaim | undefined {
-  if (s.idempotencyKey !== undefined) {
-    const key = s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
-    return { key, hash: requestHash(s.path, s.rawBody), ttlMs: IDEMPOTENCY_TTL_MS, onOtherHash: 'conflict' };
-  }
-  if (s.automaticRepeat === undefined) return undefined;
-  const hash = requestHash(s.path, s.rawBody);
-  return { key: repeatKey(s.apiKeyId, hash), hash, ttlMs: s.automaticRepeat ? AUTOMATIC_REPEAT_WINDOW_MS : 0, onOtherHash: 'replace' };
-}
+import { checkCallbackUrl, idempotencyClaim, type Submission } from './submission.js';
 
 export interface Submitted {
   job: JobRow;
@@ -370,16 +317,4 @@ export class Completions {
     for (const id of ids) await this.store.cancel(id, this.clock.now());
     return ids.length;
   }
-}
-
-function checkCallbackUrl(url: string | null): void {
-  if (url === null) return;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalid('callback_url', 'callback_url must be an absolute https:// URL.');
-  }
-  if (parsed.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use https://.');
-  if (parsed.username || parsed.password) throw invalid('callback_url', 'callback_url must not carry credentials.');
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
-import type { Completions, Submission } from '../../service/completions.js';
+import type { Completions } from '../../service/completions.js';
+import type { Submission } from '../../service/submission.js';
 import type { JobRow } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
