@@ -1,22 +1,20 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import type { AdminConsoles } from '../service/admin/index.js';
-import type { Completions } from '../service/completions.js';
 import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { Profile } from './profile.js';
-import type { StatusReport } from '../service/status-report.js';
+import type { CompletionsPort } from './completions-port.js';
 import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
 import { MemoryRateLimiter, type RequestLimits } from './rate-limit.js';
-import { accountRoutes } from './routes/account.js';
+import { accountRoutes, type StatusPort } from './routes/account.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
-import { adminApi } from './admin/index.js';
+import { adminApi, type AdminPorts } from './admin/index.js';
 import { operationRoutes, type OperationsDeps } from './routes/operations.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
@@ -24,10 +22,10 @@ import { completionRoutes } from './routes/completions.js';
 import { LIMITS } from '../core/limits.js';
 
 export interface ServerDeps extends OperationsDeps {
-  completions: Completions;
+  completions: CompletionsPort;
   /** The dashboard's consoles, one per resource of /admin/v1. */
-  admin: AdminConsoles;
-  report: StatusReport;
+  admin: AdminPorts;
+  report: StatusPort;
   /** (H) The accounts' webhook signing secrets, each shown to its own account's keys. */
   accountSecrets: AccountSecrets;
   keys: KeyStore;

@@ -14,13 +14,8 @@ import { isFinal } from '../queue/state-machine.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import { waitReason } from '../queue/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
-import { checkCallbackUrl, idempotencyClaim, type Submission } from './submission.js';
-
-export interface Submitted {
-  job: JobRow;
-  /** False when an Idempotency-Key returned an existing job. */
-  created: boolean;
-}
+import type { Submission, Submitted } from '../api/completions-port.js';
+import { checkCallbackUrl, idempotencyClaim } from './submission.js';
 
 /**
  * The jobs API without HTTP: submit, read, cancel and wait. POST /v1/completions with

@@ -1,29 +1,9 @@
-/** A submission as a route hands it to Completions: what it asks, who sent it, and the idempotency entry it looks up. */
+/** What a submission (main/api/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url. */
 import { LIMITS } from '../core/limits.js';
 import { invalid } from '../core/errors.js';
 import type { IdempotencyClaim } from '../core/jobs.js';
-import type { CompletionRequest } from '../api/schemas.js';
+import type { Submission } from '../api/completions-port.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
-
-export interface Submission {
-  /** The validated body, defaults applied. */
-  body: CompletionRequest;
-  idempotencyKey: string | undefined;
-  /** The route path, part of what an idempotency key stands for. */
-  path: string;
-  /** The body as the caller sent it, for the idempotency comparison. */
-  rawBody: Record<string, unknown>;
-  /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
-  apiKeyId: string;
-  /**
-   * Whether the client says this is its own automatic repeat of an earlier request (the
-   * openai SDKs' `x-stainless-retry-count` above 0); undefined when it does not number its
-   * tries. Only used without an Idempotency-Key: see `repeatKey`.
-   */
-  automaticRepeat?: boolean;
-  /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
-  accountId: string | null;
-}
 
 /**
  * How long after a request an SDK's automatic repeat of it finds its job: a whole hold

@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import type { AgentsConsole } from '../../service/admin/agents.js';
+import type { AgentScreen } from '../../core/agent-control.js';
 import { ViewInput } from '../../core/screen.js';
 import type { EventStreams } from './event-stream.js';
 import { IdParams, NO_CONTENT } from './shared-schemas.js';
 
+/** What these routes ask of the application layer (main/service/admin/agents.ts). */
+export interface AgentScreensPort {
+  screen(id: string): AgentScreen;
+  input(id: string, event: ViewInput): Promise<void>;
+}
+
 /** /admin/v1/agents/:id/screen: an agent's page, to watch live and, during a login, to use. */
-export async function agentScreenRoutes(app: FastifyInstance, { agents, streams }: { agents: AgentsConsole; streams: EventStreams }): Promise<void> {
+export async function agentScreenRoutes(app: FastifyInstance, { agents, streams }: { agents: AgentScreensPort; streams: EventStreams }): Promise<void> {
   app.post<{ Params: { id: string }; Body: ViewInput }>(
     '/agents/:id/screen/input',
     { schema: { summary: 'A click, wheel, key or text for the agent’s page, during a login', params: IdParams, body: ViewInput, response: NO_CONTENT } },

@@ -1,11 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import type { AgentsConsole } from '../../service/admin/agents.js';
 import { ErrorEnvelope } from '../schemas.js';
 import { AgentCreate, AgentPatch, AgentView, SiteCheckRequest, SiteCheckView } from './agents-schemas.js';
 import { IdParams, NO_CONTENT, ok } from './shared-schemas.js';
 
+/** What these routes ask of the application layer (main/service/admin/agents.ts). */
+export interface AgentsPort {
+  update(id: string, patch: AgentPatch): AgentView;
+  add(input: AgentCreate): Promise<AgentView>;
+  remove(id: string): Promise<void>;
+  logIn(id: string): Promise<AgentView>;
+  check(id: string): Promise<AgentView>;
+  endLogIn(id: string): AgentView;
+  checkSite(id: string, send: boolean): Promise<SiteCheckView>;
+}
+
 /** /admin/v1/agents: add, change and remove agents, log them in, check them and their sites. */
-export async function agentRoutes(app: FastifyInstance, { agents }: { agents: AgentsConsole }): Promise<void> {
+export async function agentRoutes(app: FastifyInstance, { agents }: { agents: AgentsPort }): Promise<void> {
   app.patch<{ Params: { id: string }; Body: AgentPatch }>(
     '/agents/:id',
     { schema: { summary: 'Rename, enable or cap an agent', params: IdParams, body: AgentPatch, response: ok(AgentView) } },

@@ -1,7 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import type { LiveFeed } from '../../service/admin/live-feed.js';
-import type { StateConsole } from '../../service/admin/state.js';
 import type { EventStreams } from './event-stream.js';
+import type { JobSummary } from './jobs-schemas.js';
+import type { LogEntryView } from './logs-schemas.js';
+import type { StatePort } from './state.js';
+import type { AdminState } from './state-schemas.js';
+
+/** What this route asks of the application layer (main/service/admin/live-feed.ts): a feed, and the function that stops it. */
+export interface LiveFeedPort {
+  watch(
+    onState: (state: AdminState) => void,
+    onJob: (job: JobSummary) => void,
+    onLog: (entry: LogEntryView) => void,
+    onJobDeleted: (id: string) => void,
+  ): () => void;
+}
 
 /**
  * GET /admin/v1/events, the dashboard's live view: `state` at once and after every change,
@@ -10,7 +22,7 @@ import type { EventStreams } from './event-stream.js';
  */
 export async function eventRoutes(
   app: FastifyInstance,
-  { state, live, streams }: { state: StateConsole; live: LiveFeed; streams: EventStreams },
+  { state, live, streams }: { state: StatePort; live: LiveFeedPort; streams: EventStreams },
 ): Promise<void> {
   app.get('/events', { schema: { summary: 'Live updates (text/event-stream)' } }, (request, reply) => {
     streams.answer(request, reply, (send) => {

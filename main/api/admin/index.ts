@@ -1,22 +1,34 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
-import type { AdminConsoles } from '../../service/admin/index.js';
 import type { RouteAccess } from '../auth.js';
-import { accountRoutes } from './accounts.js';
+import { accountRoutes, type AccountsPort } from './accounts.js';
 import { adminTokenRoutes } from './admin-token.js';
-import { agentScreenRoutes } from './agent-screen.js';
-import { agentRoutes } from './agents.js';
+import { agentScreenRoutes, type AgentScreensPort } from './agent-screen.js';
+import { agentRoutes, type AgentsPort } from './agents.js';
 import { EventStreams } from './event-stream.js';
-import { eventRoutes } from './events.js';
-import { jobRoutes } from './jobs.js';
-import { keyRoutes } from './keys.js';
-import { logRoutes } from './logs.js';
-import { stateRoutes } from './state.js';
-import { usageRoutes } from './usage.js';
-import { webhookRoutes } from './webhooks.js';
+import { eventRoutes, type LiveFeedPort } from './events.js';
+import { jobRoutes, type JobsPort } from './jobs.js';
+import { keyRoutes, type KeysPort } from './keys.js';
+import { logRoutes, type LogsPort } from './logs.js';
+import { stateRoutes, type StatePort } from './state.js';
+import { usageRoutes, type UsagePort } from './usage.js';
+import { webhookRoutes, type WebhooksPort } from './webhooks.js';
+
+/** The dashboard's consoles, one per resource, as the routes ask for them (main/service/admin/ provides them). */
+export interface AdminPorts {
+  state: StatePort;
+  agents: AgentsPort & AgentScreensPort;
+  keys: KeysPort;
+  accounts: AccountsPort;
+  jobs: JobsPort;
+  webhooks: WebhooksPort;
+  logs: LogsPort;
+  usage: UsagePort;
+  live: LiveFeedPort;
+}
 
 export interface AdminApiOptions {
-  consoles: AdminConsoles;
+  consoles: AdminPorts;
   adminToken: AdminToken;
   /** Lets a request through as `access` asks (or throws its 401, 403 or 429), and records who called. */
   signIn: (request: FastifyRequest, access: RouteAccess) => Promise<void>;

@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import type { JobsConsole } from '../../service/admin/jobs.js';
-import { DiagnosticFileParams, JobDetail, JobList, JobsQuery } from './jobs-schemas.js';
+import type { BundleFile } from '../../diagnostics/bundles.js';
+import { DiagnosticFileParams, JobDetail, JobList, JobsQuery, type JobSummary } from './jobs-schemas.js';
 import { IdParams, NO_CONTENT, ok } from './shared-schemas.js';
 
+/** What these routes ask of the application layer (main/service/admin/jobs.ts). */
+export interface JobsPort {
+  recent(limit: number): Promise<JobSummary[]>;
+  detail(id: string): Promise<JobDetail>;
+  diagnosticFile(bundle: string, file: string): Promise<BundleFile>;
+  delete(id: string): Promise<void>;
+  cancel(id: string): Promise<JobDetail>;
+}
+
 /** /admin/v1/jobs and /admin/v1/diagnostics: every account's jobs, one in full, cancelled, deleted; its diagnostic files. */
-export async function jobRoutes(app: FastifyInstance, { jobs }: { jobs: JobsConsole }): Promise<void> {
+export async function jobRoutes(app: FastifyInstance, { jobs }: { jobs: JobsPort }): Promise<void> {
   app.get<{ Querystring: { limit?: string } }>(
     '/jobs',
     { schema: { summary: 'Recent jobs, newest first', querystring: JobsQuery, response: ok(JobList) } },

@@ -1,12 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { KeysConsole } from '../../service/admin/keys.js';
 import { ErrorEnvelope } from '../schemas.js';
 import { KeyCreate, KeyCreated, KeyView } from './keys-schemas.js';
 import { IdParams, ok } from './shared-schemas.js';
 
+/** What these routes ask of the application layer (main/service/admin/keys.ts). */
+export interface KeysPort {
+  list(): KeyView[];
+  create(input: KeyCreate): Promise<KeyCreated>;
+  revoke(id: string): Promise<KeyView>;
+}
+
 /** /admin/v1/keys: the API keys, listed, created and revoked. */
-export async function keyRoutes(app: FastifyInstance, { keys }: { keys: KeysConsole }): Promise<void> {
+export async function keyRoutes(app: FastifyInstance, { keys }: { keys: KeysPort }): Promise<void> {
   app.get('/keys', { schema: { summary: 'API keys', response: ok(Type.Array(KeyView)) } }, async () => keys.list());
 
   app.post<{ Body: KeyCreate }>(

@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { StateConsole } from '../../service/admin/state.js';
 import { ok } from './shared-schemas.js';
 import { AdminState, SettingsPatch } from './state-schemas.js';
 
+/** What these routes (and the live view's first `state`) ask of the application layer (main/service/admin/state.ts). */
+export interface StatePort {
+  read(): Promise<AdminState>;
+  updateSettings(patch: SettingsPatch): Promise<AdminState>;
+}
+
 /** GET /admin/v1/state, PATCH /admin/v1/settings. */
-export async function stateRoutes(app: FastifyInstance, { state }: { state: StateConsole }): Promise<void> {
+export async function stateRoutes(app: FastifyInstance, { state }: { state: StatePort }): Promise<void> {
   app.get('/state', { schema: { summary: 'Agents, settings and status', response: ok(AdminState) } }, async () => state.read());
 
   app.patch<{ Body: SettingsPatch }>(

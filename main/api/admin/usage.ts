@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { UsageReport } from '../../service/usage-report.js';
 import { ok } from './shared-schemas.js';
-import { UsageQuery, UsageView } from './usage-schemas.js';
+import { UsageQuery, UsageView, type UsageRange } from './usage-schemas.js';
+
+/** What this route asks of the application layer (main/service/usage-report.ts). */
+export interface UsagePort {
+  view(range: UsageRange, filter: { keyId?: string; agentId?: string }, tzOffsetMinutes: number): Promise<UsageView>;
+}
 
 /** GET /admin/v1/usage: usage history, for every sender and agent or one of each. */
-export async function usageRoutes(app: FastifyInstance, { usage }: { usage: UsageReport }): Promise<void> {
+export async function usageRoutes(app: FastifyInstance, { usage }: { usage: UsagePort }): Promise<void> {
   app.get<{ Querystring: UsageQuery }>(
     '/usage',
     { schema: { summary: 'Usage history: jobs, failures and timings per hour (per day over 90 days)', querystring: UsageQuery, response: ok(UsageView) } },

@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { WebhooksConsole } from '../../service/admin/webhooks.js';
 import { IdParams, ok } from './shared-schemas.js';
 import { SigningSecretView, WebhookLog } from './webhooks-schemas.js';
 
+/** What these routes ask of the application layer (main/service/admin/webhooks.ts). */
+export interface WebhooksPort {
+  redeliver(jobId: string): Promise<WebhookLog>;
+  secret(): string;
+  rotateSecret(): Promise<string>;
+}
+
 /** A finished job's webhook sent again, and the service's signing secret shown and replaced. */
-export async function webhookRoutes(app: FastifyInstance, { webhooks }: { webhooks: WebhooksConsole }): Promise<void> {
+export async function webhookRoutes(app: FastifyInstance, { webhooks }: { webhooks: WebhooksPort }): Promise<void> {
   app.post<{ Params: { id: string } }>(
     '/jobs/:id/webhook/redeliver',
     { schema: { summary: "Send a finished job's webhook again", params: IdParams, response: ok(WebhookLog) } },

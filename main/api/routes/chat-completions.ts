@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Completions } from '../../service/completions.js';
+import type { CompletionsPort } from '../completions-port.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
@@ -55,7 +55,7 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
 }
 
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Completions, holds: HoldLimits): void {
+export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait'>, holds: HoldLimits): void {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {

@@ -29,18 +29,6 @@ import { WebhooksConsole } from './webhooks.js';
  * What the dashboard reads and changes, without HTTP, one console per resource: each of
  * its routes (main/api/admin/) takes the one it needs.
  */
-export interface AdminConsoles {
-  state: StateConsole;
-  agents: AgentsConsole;
-  keys: KeysConsole;
-  accounts: AccountsConsole;
-  jobs: JobsConsole;
-  webhooks: WebhooksConsole;
-  logs: LogsConsole;
-  usage: UsageReport;
-  live: LiveFeed;
-}
-
 export function adminConsoles(deps: {
   version: string;
   dataDir: string;
@@ -62,7 +50,7 @@ export function adminConsoles(deps: {
   usageReport: UsageReport;
   diagnostics: DiagnosticBundles;
   clock: Clock;
-}): AdminConsoles {
+}) {
   const { version, dataDir, store, pool, cluster, usage, settings, keys, accounts, profile, report, completions, scheduler, events, log, clock } = deps;
   const agents = new AgentsConsole({ pool, usage, store, scheduler, log });
   const state = new StateConsole({ version, dataDir, profile, settings, agents, report });
@@ -81,3 +69,5 @@ export function adminConsoles(deps: {
     live: new LiveFeed({ state, agents, jobs, logs, events, pool, cluster, settings }),
   };
 }
+
+export type AdminConsoles = ReturnType<typeof adminConsoles>;
