@@ -28,4 +28,3 @@ export const KeyCreate = Type.Object(
 export type KeyCreate = Static<typeof KeyCreate>;
 
 export const KeyCreated = Type.Object({ key: KeyView, secret: Type.String({ description: 'Shown once' }) });
-export type KeyCreated = Static<typeof KeyCreated>;

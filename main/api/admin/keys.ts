@@ -7,7 +7,7 @@ import { IdParams, ok } from './shared-schemas.js';
 /** What these routes ask of the application layer (main/service/admin/keys.ts). */
 export interface KeysPort {
   list(): KeyView[];
-  create(input: KeyCreate): Promise<KeyCreated>;
+  create(input: KeyCreate): Promise<{ key: KeyView; secret: string }>;
   revoke(id: string): Promise<KeyView>;
 }
 
