@@ -1,20 +1,19 @@
 import type { Clock } from '../core/clock.js';
 import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
-import type { CompletionRequest } from '../api/schemas.js';
 import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
-import { unknownAgent, type Profile } from '../api/profile.js';
+import type { Profile } from '../api/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobRow, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
-import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';
+import type { Scheduler } from '../queue/scheduler.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WaitReason } from '../core/wait-reason.js';
-import { waitReason } from '../queue/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Submission, Submitted } from '../api/completions-port.js';
+import { JobPlacement } from './job-placement.js';
 import { checkCallbackUrl, idempotencyClaim } from './submission.js';
 
 /**
@@ -30,13 +29,14 @@ export class Completions {
   private readonly holds = new Set<{ end(): void; recheck(): void }>();
   private closed = false;
   private readonly stopHearing: (() => void)[];
+  private readonly placement: JobPlacement;
 
   constructor(
     private readonly store: JobStore,
-    private readonly scheduler: Scheduler,
+    scheduler: Scheduler,
     /** Every device's agents: a job may name, and wait for, an agent of any of them. */
     private readonly cluster: ClusterAgents,
-    private readonly settings: SettingsStore,
+    settings: SettingsStore,
     private readonly events: JobEvents,
     private readonly profile: Profile,
     private readonly clock: Clock,
@@ -46,6 +46,7 @@ export class Completions {
       for (const hold of [...this.holds]) hold.recheck();
     };
     this.stopHearing = [cluster.onChange(recheck), settings.onChange(recheck)];
+    this.placement = new JobPlacement(store, scheduler, cluster, settings, profile);
   }
 
   async submit(s: Submission): Promise<Submitted> {
@@ -55,12 +56,12 @@ export class Completions {
     if (!hasVisibleText(b.prompt)) {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
-    const constraint = await this.constraintOf(b, s.accountId);
+    const constraint = await this.placement.constraintOf(b, s.accountId);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const refusal = !b.wait && b.callback_url === null ? this.whyCannotStartNow(constraint) : undefined;
+    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow(constraint) : undefined;
     const now = this.clock.now();
     const idempotency = idempotencyClaim(s);
     const result = await this.store.submit({
@@ -151,7 +152,7 @@ export class Completions {
       };
       const recheck = () => {
         if (!endsEarly || current.status !== 'queued') return;
-        const until = this.reasonFor(current).until;
+        const until = this.placement.waitReason(current).until;
         if (until !== null && until >= endsAt) done(current);
       };
       const onAbort = () => {
@@ -213,7 +214,7 @@ export class Completions {
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
-        const never = job.attempts === 0 ? ` It never started: ${this.profile.toldWhy(this.reasonFor(job))}.` : '';
+        const never = job.attempts === 0 ? ` It never started: ${this.profile.toldWhy(this.placement.waitReason(job))}.` : '';
         throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
@@ -229,11 +230,7 @@ export class Completions {
 
   /** Why a queued job has not started; null for a job that is not queued. */
   waitReason(job: JobRow): WaitReason | null {
-    return job.status === 'queued' ? this.reasonFor(job) : null;
-  }
-
-  private reasonFor(job: JobConstraint): WaitReason {
-    return waitReason(job, { cluster: this.cluster, scheduler: this.scheduler, settings: this.settings.get() });
+    return job.status === 'queued' ? this.placement.waitReason(job) : null;
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */
@@ -241,69 +238,6 @@ export class Completions {
     this.closed = true;
     for (const stop of this.stopHearing) stop();
     for (const hold of [...this.holds]) hold.end();
-  }
-
-  /**
-   * Resolves which agents may run the job, refusing constraints that can never be met.
-   * A continued conversation is pinned to the agent that owns it.
-   */
-  private async constraintOf(b: CompletionRequest, accountId: string | null): Promise<JobConstraint> {
-    if (b.mode === 'continue' && b.conversation_ref === null) {
-      throw invalid('conversation_ref', 'mode "continue" needs the conversation_ref of an earlier completion.');
-    }
-    if (b.mode === 'new' && b.conversation_ref !== null) {
-      throw invalid('conversation_ref', 'conversation_ref is only accepted with mode "continue".');
-    }
-    let constraint: JobConstraint = { req_provider: b.provider, req_agent_id: b.agent_id };
-    if (b.agent_id !== null) {
-      const agent = this.cluster.get(b.agent_id);
-      if (!agent) throw invalid('agent_id', unknownAgent(b.agent_id));
-      if (b.provider !== null && agent.provider !== b.provider) {
-        throw invalid('agent_id', this.profile.agentOfOtherProvider(b.agent_id, agent.provider, b.provider));
-      }
-      constraint = { req_provider: agent.provider, req_agent_id: agent.id };
-    }
-    if (b.conversation_ref !== null) {
-      const conversation = await this.store.conversation(b.conversation_ref);
-      // Another account's conversation is as unknown as a made-up one.
-      if (!conversation || conversation.account_id !== accountId) throw invalid('conversation_ref', 'Unknown conversation_ref.');
-      if (!this.cluster.get(conversation.agent_id)) {
-        throw invalid('conversation_ref', 'The agent that held this conversation was removed; start a new one.');
-      }
-      if (b.provider !== null && conversation.provider !== b.provider) {
-        throw invalid('provider', `This conversation belongs to ${conversation.provider}, not ${b.provider}.`);
-      }
-      if (b.agent_id !== null && conversation.agent_id !== b.agent_id) {
-        throw invalid('agent_id', 'This conversation belongs to another agent.');
-      }
-      constraint = { req_provider: conversation.provider, req_agent_id: conversation.agent_id };
-    }
-    return constraint;
-  }
-
-  /**
-   * For `wait: false` without `callback_url`: the 503 of a job that cannot start now on any
-   * device, if it cannot. NO_DEVICE_ONLINE when the agents are paused, or no device that has
-   * agents is online (with none anywhere, there is no device to be online: NO_AGENT_AVAILABLE).
-   */
-  private whyCannotStartNow(constraint: JobConstraint): ApiError | undefined {
-    const provider = constraint.req_provider;
-    const details = provider ? { provider } : undefined;
-    if (this.settings.get().paused) {
-      return new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
-    }
-    const online = this.cluster.online();
-    if (online.length === 0 && this.cluster.devices().some((d) => d.agents.length > 0)) {
-      return new ApiError('NO_DEVICE_ONLINE', 'No device with agents is online; start ChatBridge on one of them.');
-    }
-    const ready = online.filter((a) => a.ready && matches(a, constraint));
-    if (ready.length === 0) {
-      return new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
-    }
-    if (!ready.some((a) => this.scheduler.underCaps(a))) {
-      return new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
-    }
-    return undefined;
   }
 
   /** Cancels the queued jobs of disabled accounts (`accounts disable`); returns how many. */
