@@ -146,6 +146,19 @@ describe('dashboard API', () => {
     expect(parts).toBe(detail.took_ms);
   });
 
+  it('counts usage by local days within 14 hours of UTC, and refuses an offset beyond', async () => {
+    await start();
+    const days = await as('GET', '/admin/v1/usage?range=90d&tz_offset=-840');
+    expect(days.status).toBe(200);
+    expect(days.body.bucket_ms).toBe(86_400_000);
+    // Local midnight at UTC-14 is 14:00 UTC.
+    expect(days.body.since).toMatch(/T14:00:00Z$/);
+    for (const offset of ['841', '-900']) {
+      const refused = await as('GET', `/admin/v1/usage?tz_offset=${offset}`);
+      expect([refused.status, refused.body.error.code, refused.body.error.details.field]).toEqual([400, 'INVALID_REQUEST', 'tz_offset']);
+    }
+  });
+
   it('shows and rotates the webhook signing secret', async () => {
     await start();
     const secret = (await as('GET', '/admin/v1/webhooks/secret')).body.secret;
