@@ -45,7 +45,7 @@ module.exports = {
     {
       name: 'the-http-layer-does-not-import-the-queue',
       severity: 'error',
-      comment: 'main/api/ speaks HTTP; it reaches jobs through main/service/completions.ts and takes their shapes from main/core/.',
+      comment: 'main/api/ speaks HTTP; it reaches jobs through its CompletionsPort (main/service/completions.ts answers it) and takes their shapes from main/core/.',
       from: { path: '^main/api/' },
       to: { path: '^main/queue/' },
     },
@@ -76,6 +76,14 @@ module.exports = {
       comment: 'The data dir engine stands alone (the desktop app never loads pg); the PostgreSQL assembly may use the data dir for this machine own agents.',
       from: { path: '^main/storage/sqlite/' },
       to: { path: '^main/storage/postgres/' },
+    },
+    {
+      name: 'the-http-layer-does-not-import-the-application-layer',
+      severity: 'error',
+      comment:
+        'main/api/ declares the ports its routes call (AgentsPort, CompletionsPort, …); main/service/ answers them and builds the server, so imports between the two go one way.',
+      from: { path: '^main/api/' },
+      to: { path: '^main/service/' },
     },
     {
       name: 'only-the-shell-imports-electron',

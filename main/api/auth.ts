@@ -9,7 +9,7 @@ import type { RequestLimits } from '../keys/rate-limit.js';
 export interface RouteAccess {
   scope?: Scope;
   budget?: 'read' | 'write';
-  /** Only the dashboard's admin token may call it (the /admin/v1 routes). */
+  /** Only the dashboard's admin token may call it: what the /admin/v1 subtree asks of every request (admin/index.ts). */
   admin?: boolean;
   /**
    * The operator's, not a tenant's: the admin token or a key made without an account. In

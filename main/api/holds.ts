@@ -17,8 +17,8 @@ export class HoldLimits {
     private readonly perAccount: number,
   ) {}
 
-  /** Counts one hold of the caller, or throws RATE_LIMITED. Returns the function that ends it. */
-  take(keyId: string, accountId: string | null): () => void {
+  /** Runs `hold` as one hold of the caller, or throws RATE_LIMITED before it starts. */
+  async during<T>(keyId: string, accountId: string | null, hold: () => Promise<T>): Promise<T> {
     const buckets: [string, number, string][] = [[`key:${keyId}`, this.perKey, 'This key']];
     if (accountId !== null) buckets.push([`account:${accountId}`, this.perAccount, "This key's account"]);
     for (const [bucket, cap, whose] of buckets) {
@@ -32,15 +32,14 @@ export class HoldLimits {
       }
     }
     for (const [bucket] of buckets) this.held.set(bucket, (this.held.get(bucket) ?? 0) + 1);
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
+    try {
+      return await hold();
+    } finally {
       for (const [bucket] of buckets) {
         const n = this.held.get(bucket)! - 1;
         if (n === 0) this.held.delete(bucket);
         else this.held.set(bucket, n);
       }
-    };
+    }
   }
 }

@@ -9,7 +9,7 @@
 import type { JobRow, AttemptRow } from '../core/jobs.js';
 import { timestamp, timestampMs } from '../core/timestamps.js';
 import { waitSentence, type WaitReason } from '../core/wait-reason.js';
-import { webhookBody } from '../webhooks/payload.js';
+import { webhookBody } from './webhook-body.js';
 import {
   Accepted,
   completionRequestSchema,

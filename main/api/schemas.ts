@@ -8,7 +8,7 @@ import { PROVIDERS } from '../core/providers.js';
 import { JOB_STATUSES, type JobStatus } from '../core/jobs.js';
 
 /** OpenAPI 3.0's `nullable`, which Ajv understands, keeps "X or null" a single, readable rule. */
-function Nullable<T extends TSchema>(schema: T) {
+export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
 

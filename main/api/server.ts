@@ -1,22 +1,20 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import type { AdminConsole } from '../service/admin-console.js';
-import type { Completions } from '../service/completions.js';
 import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { Profile } from './profile.js';
-import type { StatusReport } from '../service/status-report.js';
+import type { CompletionsPort } from './completions-port.js';
 import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
 import { MemoryRateLimiter, type RequestLimits } from '../keys/rate-limit.js';
-import { accountRoutes } from './routes/account.js';
+import { accountRoutes, type StatusPort } from './routes/account.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
-import { adminRoutes } from './routes/admin.js';
+import { adminApi, type AdminPorts } from './admin/index.js';
 import { operationRoutes, type OperationsDeps } from './routes/operations.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
@@ -24,9 +22,10 @@ import { completionRoutes } from './routes/completions.js';
 import { LIMITS } from '../core/limits.js';
 
 export interface ServerDeps extends OperationsDeps {
-  completions: Completions;
-  admin: AdminConsole;
-  report: StatusReport;
+  completions: CompletionsPort;
+  /** The dashboard's consoles, one per resource of /admin/v1. */
+  admin: AdminPorts;
+  report: StatusPort;
   /** (H) The accounts' webhook signing secrets, each shown to its own account's keys. */
   accountSecrets: AccountSecrets;
   keys: KeyStore;
@@ -113,6 +112,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     write: new MemoryRateLimiter(deps.clock, LIMITS.writesPerMinute),
   };
   const authenticate = makeAuthenticator(deps.keys, deps.limits ?? inMemory, deps.adminToken, inMemory);
+  /** Lets the request through as `access` asks, and records who called on it. */
+  const signIn = async (request: FastifyRequest, access: RouteAccess) => {
+    const caller = await authenticate(request, access);
+    request.keyId = caller.keyId;
+    request.accountId = caller.accountId;
+  };
   app.server.maxConnections = limits.maxConnections;
   const holds = new HoldLimits(limits.holdsPerKey, limits.holdsPerAccount);
 
@@ -122,11 +127,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       throw new ApiError('FORBIDDEN', 'The Host header must be localhost or an IP address.', { field: 'host' });
     }
     const access = request.routeOptions.config as RouteAccess;
-    if (access.scope || access.admin) {
-      const caller = await authenticate(request, access);
-      request.keyId = caller.keyId;
-      request.accountId = caller.accountId;
-    }
+    if (access.scope) await signIn(request, access);
   });
 
   // Hijacked answers (event streams) are not counted: they have no status to end with. A
@@ -152,7 +153,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     completionRoutes(api, deps.completions, deps.profile, holds);
     chatCompletionRoutes(api, deps.completions, holds);
     accountRoutes(api, deps.report, deps.profile, deps.accountSecrets);
-    adminRoutes(api, deps.admin, deps.adminToken);
+    void api.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken: deps.adminToken, signIn });
     dashboardRoutes(api);
     operationRoutes(api, deps);
     api.get(

@@ -11,3 +11,8 @@ export function timestamp(ms: number): string {
 export function timestampMs(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** `timestamp`, or null for a moment that has not come (an unset deadline, an unfinished attempt). */
+export function timestampOrNull(ms: number | null): string | null {
+  return ms === null ? null : timestamp(ms);
+}

@@ -1,83 +1,24 @@
 import type { Clock } from '../core/clock.js';
 import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
-import type { CompletionRequest } from '../api/schemas.js';
 import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
-import { unknownAgent, type Profile } from '../api/profile.js';
+import type { Profile } from '../api/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
-import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
 import type { JobEvents } from '../queue/job-events.js';
-import { EVERY_ACCOUNT, type IdempotencyClaim, type JobRow, type Viewer } from '../core/jobs.js';
+import { EVERY_ACCOUNT, type JobRow, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
-import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';
+import type { Scheduler } from '../queue/scheduler.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WaitReason } from '../core/wait-reason.js';
-import { waitReason } from '../queue/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
-
-export interface Submission {
-  /** The validated body, defaults applied. */
-  body: CompletionRequest;
-  idempotencyKey: string | undefined;
-  /** The route path, part of what an idempotency key stands for. */
-  path: string;
-  /** The body as the caller sent it, for the idempotency comparison. */
-  rawBody: Record<string, unknown>;
-  /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
-  apiKeyId: string;
-  /**
-   * Whether the client says this is its own automatic repeat of an earlier request (the
-   * openai SDKs' `x-stainless-retry-count` above 0); undefined when it does not number its
-   * tries. Only used without an Idempotency-Key: see `repeatKey`.
-   */
-  automaticRepeat?: boolean;
-  /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
-  accountId: string | null;
-}
+import type { Submission, Submitted } from '../api/completions-port.js';
+import { JobPlacement } from './job-placement.js';
+import { checkCallbackUrl, idempotencyClaim } from './submission.js';
 
 /**
- * How long after a request an SDK's automatic repeat of it finds its job: a whole hold
- * (600 s, after which the SDK may repeat a 504 or its own timeout) and its back-off.
- * Every repeat found starts the window again, for the SDK's next one.
- */
-export const AUTOMATIC_REPEAT_WINDOW_MS = LIMITS.holdMs + 60_000;
-
-/**
- * The implicit idempotency key of a request sent without one: the sender and what it asks.
- * A line feed can never occur in a header value, so no Idempotency-Key a caller sends can
- * equal it.
- */
-function repeatKey(keyId: string, hash: string): string {
-  return `\nrepeat ${keyId} ${hash}`;
-}
-
-/**
- * The idempotency entry a submission looks up and records, if any. Idempotency keys are the
- * account's own: another account's same key is another request. Without an
- * Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their own timeout)
- * finds the job its first request made instead of making another: the first try records
- * the implicit key without looking (ttlMs 0), a repeat looks back one window.
- */
-function idempotencyClaim(s: Submission): IdempotencyClaim | undefined {
-  if (s.idempotencyKey !== undefined) {
-    const key = s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
-    return { key, hash: requestHash(s.path, s.rawBody), ttlMs: IDEMPOTENCY_TTL_MS, onOtherHash: 'conflict' };
-  }
-  if (s.automaticRepeat === undefined) return undefined;
-  const hash = requestHash(s.path, s.rawBody);
-  return { key: repeatKey(s.apiKeyId, hash), hash, ttlMs: s.automaticRepeat ? AUTOMATIC_REPEAT_WINDOW_MS : 0, onOtherHash: 'replace' };
-}
-
-export interface Submitted {
-  job: JobRow;
-  /** False when an Idempotency-Key returned an existing job. */
-  created: boolean;
-}
-
-/**
- * The jobs API without HTTP: submit, read, cancel and wait. Both POST /v1/completions and
- * POST /v1/chat/completions go through `submit` and `settle`.
+ * The jobs API without HTTP: submit, read, cancel and wait. POST /v1/completions with
+ * `wait: true` and POST /v1/chat/completions both go through `submitAndWait`.
  */
 export class Completions {
   /**
@@ -88,13 +29,14 @@ export class Completions {
   private readonly holds = new Set<{ end(): void; recheck(): void }>();
   private closed = false;
   private readonly stopHearing: (() => void)[];
+  private readonly placement: JobPlacement;
 
   constructor(
     private readonly store: JobStore,
-    private readonly scheduler: Scheduler,
+    scheduler: Scheduler,
     /** Every device's agents: a job may name, and wait for, an agent of any of them. */
     private readonly cluster: ClusterAgents,
-    private readonly settings: SettingsStore,
+    settings: SettingsStore,
     private readonly events: JobEvents,
     private readonly profile: Profile,
     private readonly clock: Clock,
@@ -104,6 +46,7 @@ export class Completions {
       for (const hold of [...this.holds]) hold.recheck();
     };
     this.stopHearing = [cluster.onChange(recheck), settings.onChange(recheck)];
+    this.placement = new JobPlacement(store, scheduler, cluster, settings, profile);
   }
 
   async submit(s: Submission): Promise<Submitted> {
@@ -113,12 +56,12 @@ export class Completions {
     if (!hasVisibleText(b.prompt)) {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
-    const constraint = await this.constraintOf(b, s.accountId);
+    const constraint = await this.placement.constraintOf(b, s.accountId);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const refusal = !b.wait && b.callback_url === null ? this.whyCannotStartNow(constraint) : undefined;
+    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow(constraint) : undefined;
     const now = this.clock.now();
     const idempotency = idempotencyClaim(s);
     const result = await this.store.submit({
@@ -209,7 +152,7 @@ export class Completions {
       };
       const recheck = () => {
         if (!endsEarly || current.status !== 'queued') return;
-        const until = this.reasonFor(current).until;
+        const until = this.placement.waitReason(current).until;
         if (until !== null && until >= endsAt) done(current);
       };
       const onAbort = () => {
@@ -239,6 +182,16 @@ export class Completions {
     });
   }
 
+  /**
+   * A `wait: true` submission, whichever route sent it: submits, holds until the job is
+   * final (or the hold ends, the caller goes away, the service stops), and resolves with the
+   * job if it succeeded, else throws the error the contract names for how it ended.
+   */
+  async submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobRow> {
+    const { job } = await this.submit(s);
+    return this.outcome(await this.waitFor(job, this.holdFor(job), signal, true));
+  }
+
   /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */
   holdFor(job: JobRow): number {
     return Math.min(job.deadline_at - this.clock.now(), LIMITS.holdMs);
@@ -261,7 +214,7 @@ export class Completions {
       case 'cancelled':
         throw new ApiError('JOB_CANCELLED', 'The job was cancelled while you waited.', this.profile.outcomeDetails(job));
       case 'expired': {
-        const never = job.attempts === 0 ? ` It never started: ${this.profile.toldWhy(this.reasonFor(job))}.` : '';
+        const never = job.attempts === 0 ? ` It never started: ${this.profile.toldWhy(this.placement.waitReason(job))}.` : '';
         throw new ApiError('JOB_TIMEOUT', `The job deadline passed; it will not run again.${never}`, this.profile.outcomeDetails(job));
       }
       default: {
@@ -277,11 +230,7 @@ export class Completions {
 
   /** Why a queued job has not started; null for a job that is not queued. */
   waitReason(job: JobRow): WaitReason | null {
-    return job.status === 'queued' ? this.reasonFor(job) : null;
-  }
-
-  private reasonFor(job: JobConstraint): WaitReason {
-    return waitReason(job, { cluster: this.cluster, scheduler: this.scheduler, settings: this.settings.get() });
+    return job.status === 'queued' ? this.placement.waitReason(job) : null;
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */
@@ -291,85 +240,10 @@ export class Completions {
     for (const hold of [...this.holds]) hold.end();
   }
 
-  /**
-   * Resolves which agents may run the job, refusing constraints that can never be met.
-   * A continued conversation is pinned to the agent that owns it.
-   */
-  private async constraintOf(b: CompletionRequest, accountId: string | null): Promise<JobConstraint> {
-    if (b.mode === 'continue' && b.conversation_ref === null) {
-      throw invalid('conversation_ref', 'mode "continue" needs the conversation_ref of an earlier completion.');
-    }
-    if (b.mode === 'new' && b.conversation_ref !== null) {
-      throw invalid('conversation_ref', 'conversation_ref is only accepted with mode "continue".');
-    }
-    let constraint: JobConstraint = { req_provider: b.provider, req_agent_id: b.agent_id };
-    if (b.agent_id !== null) {
-      const agent = this.cluster.get(b.agent_id);
-      if (!agent) throw invalid('agent_id', unknownAgent(b.agent_id));
-      if (b.provider !== null && agent.provider !== b.provider) {
-        throw invalid('agent_id', this.profile.agentOfOtherProvider(b.agent_id, agent.provider, b.provider));
-      }
-      constraint = { req_provider: agent.provider, req_agent_id: agent.id };
-    }
-    if (b.conversation_ref !== null) {
-      const conversation = await this.store.conversation(b.conversation_ref);
-      // Another account's conversation is as unknown as a made-up one.
-      if (!conversation || conversation.account_id !== accountId) throw invalid('conversation_ref', 'Unknown conversation_ref.');
-      if (!this.cluster.get(conversation.agent_id)) {
-        throw invalid('conversation_ref', 'The agent that held this conversation was removed; start a new one.');
-      }
-      if (b.provider !== null && conversation.provider !== b.provider) {
-        throw invalid('provider', `This conversation belongs to ${conversation.provider}, not ${b.provider}.`);
-      }
-      if (b.agent_id !== null && conversation.agent_id !== b.agent_id) {
-        throw invalid('agent_id', 'This conversation belongs to another agent.');
-      }
-      constraint = { req_provider: conversation.provider, req_agent_id: conversation.agent_id };
-    }
-    return constraint;
-  }
-
-  /**
-   * For `wait: false` without `callback_url`: the 503 of a job that cannot start now on any
-   * device, if it cannot. NO_DEVICE_ONLINE when the agents are paused, or no device that has
-   * agents is online (with none anywhere, there is no device to be online: NO_AGENT_AVAILABLE).
-   */
-  private whyCannotStartNow(constraint: JobConstraint): ApiError | undefined {
-    const provider = constraint.req_provider;
-    const details = provider ? { provider } : undefined;
-    if (this.settings.get().paused) {
-      return new ApiError('NO_DEVICE_ONLINE', 'The agents are paused; resume them to run jobs.');
-    }
-    const online = this.cluster.online();
-    if (online.length === 0 && this.cluster.devices().some((d) => d.agents.length > 0)) {
-      return new ApiError('NO_DEVICE_ONLINE', 'No device with agents is online; start ChatBridge on one of them.');
-    }
-    const ready = online.filter((a) => a.ready && matches(a, constraint));
-    if (ready.length === 0) {
-      return new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
-    }
-    if (!ready.some((a) => this.scheduler.underCaps(a))) {
-      return new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
-    }
-    return undefined;
-  }
-
   /** Cancels the queued jobs of disabled accounts (`accounts disable`); returns how many. */
   async cancelDisabledAccounts(): Promise<number> {
     const ids = await this.store.queuedOfDisabledAccounts();
     for (const id of ids) await this.store.cancel(id, this.clock.now());
     return ids.length;
   }
-}
-
-function checkCallbackUrl(url: string | null): void {
-  if (url === null) return;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalid('callback_url', 'callback_url must be an absolute https:// URL.');
-  }
-  if (parsed.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use https://.');
-  if (parsed.username || parsed.password) throw invalid('callback_url', 'callback_url must not carry credentials.');
 }

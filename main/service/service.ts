@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { AdminConsole } from './admin-console.js';
+import { adminConsoles, type AdminConsoles } from './admin/index.js';
 import type { AgentControl } from '../core/agent-control.js';
 import { buildServer, type ConnectionLimits } from '../api/server.js';
 import { Completions } from './completions.js';
@@ -110,7 +110,7 @@ export class Service {
   /** Webhook logs and redelivery, for the dashboard. */
   readonly webhooks: WebhookDeliveries;
   /** What the dashboard reads and changes. */
-  readonly admin: AdminConsole;
+  readonly admin: AdminConsoles;
   /** Recent things a person needs to see, for the dashboard's log view; `serve` adds its warnings. */
   readonly log: LogBook;
   /** The dashboard's token, which `chatbridge admin-token --rotate` replaces. */
@@ -229,7 +229,7 @@ export class Service {
       accountRetention = periods;
     });
     const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp);
-    this.admin = new AdminConsole({
+    this.admin = adminConsoles({
       version: VERSION,
       dataDir,
       store: this.store,
@@ -334,7 +334,7 @@ export class Service {
 
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
-    this.admin.attachAgents(control);
+    this.admin.agents.attach(control);
     // The agents' own looks at their pages respect a login under way, as Check now does.
     this.pool.lookThrough((id) => control.recheck(id));
   }

@@ -1,4 +1,5 @@
-import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../api/admin-schemas.js';
+import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../api/admin/usage-schemas.js';
+import { invalid } from '../core/errors.js';
 import { timestamp } from '../core/timestamps.js';
 import type { Clock } from '../core/clock.js';
 import { PROVIDER_NAMES, isProvider } from '../core/providers.js';
@@ -35,6 +36,7 @@ export class UsageReport {
 
   /** The dashboard's Usage page: a range ending now (the current bucket included). */
   async view(range: UsageRange, filter: Pick<UsageQuery, 'keyId' | 'agentId'>, tzOffsetMinutes = 0): Promise<UsageView> {
+    if (Math.abs(tzOffsetMinutes) > 14 * 60) throw invalid('tz_offset', 'tz_offset is minutes east of UTC, from -840 to 840.');
     const { spanMs, bucketMs } = RANGES[range];
     const now = this.clock.now();
     // Hourly buckets stay on whole UTC hours (every time zone's hours but a few); days start at local midnight.

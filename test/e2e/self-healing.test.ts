@@ -23,7 +23,7 @@ describe('an agent that heals on its own', () => {
     const started = Date.now();
     const pending = e.api('POST', '/v1/completions', { body: { provider: 'qwen', prompt: 'Checked [[sim:challenge]]' } });
     // Once its attempt has ended (busy until then):
-    const view = await until(async () => (await e.service.admin.state()).agents.find((a) => a.state === 'error' && a.next_check_at), 30_000, 'the agent set aside by the challenge');
+    const view = await until(async () => (await e.service.admin.state.read()).agents.find((a) => a.state === 'error' && a.next_check_at), 30_000, 'the agent set aside by the challenge');
     expect(view.detail).toMatch(/verification/);
     const lookAt = Date.parse(view.next_check_at!);
     expect(lookAt - clock.now()).toBeGreaterThan(5_000);
@@ -37,6 +37,6 @@ describe('an agent that heals on its own', () => {
     const attempts = await e.service.store.attempts(r.body.id);
     expect(attempts.map((a) => a.error_code ?? a.outcome)).toEqual(['CHALLENGE', 'succeeded']);
     expect(agent.readiness()).toBe('idle');
-    expect((await e.service.admin.state()).agents[0]!.next_check_at).toBeNull();
+    expect((await e.service.admin.state.read()).agents[0]!.next_check_at).toBeNull();
   }, 90_000);
 });

@@ -71,7 +71,7 @@ describe('feedTray on a running service', () => {
     const tray = watchTray(t.service);
 
     // In process, as the dashboard's PATCH /admin/v1/settings does: no agent or job changes.
-    await t.service.admin.updateSettings({ paused: true });
+    await t.service.admin.state.updateSettings({ paused: true });
     await until(() => tray.last()?.paused === true);
 
     // Paused, the job stays queued: its acceptance is the only event.

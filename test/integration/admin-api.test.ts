@@ -29,6 +29,34 @@ describe('dashboard API', () => {
     expect((await as('GET', '/admin/v1/state')).status).toBe(200);
   });
 
+  it('asks every route under /admin/v1 for the admin token, before it reads the request (all but the proof, asked before the token is sent)', async () => {
+    await start();
+    // Every route the server has, from fastify's own tree of them: each line a segment, indented under its parent.
+    const parents: string[] = [];
+    const routes = t.service.app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .flatMap((line) => {
+        const m = /^(.*?)[├└]── (\S+)(?: \(([A-Z, ]+)\))?$/.exec(line);
+        if (!m) return [];
+        const depth = m[1]!.length / 4;
+        const path = (parents[depth - 1] ?? '') + m[2]!;
+        parents[depth] = path;
+        return (m[3]?.split(', ') ?? []).filter((method) => method !== 'HEAD').map((method) => [method, path] as const);
+      })
+      .filter(([, path]) => path.startsWith('/admin/v1/') && path !== '/admin/v1/proof');
+    expect(routes.length).toBeGreaterThan(25);
+    for (const [method, pattern] of routes) {
+      const path = pattern.replace(/:[a-z]+/g, 'x');
+      // A body the route would refuse: the token is checked first all the same.
+      const body = method === 'GET' || method === 'DELETE' ? undefined : '{"not": "valid"}';
+      const anonymous = await t.api(method, path, { key: null, body });
+      expect([method, path, anonymous.status, anonymous.body?.error.code]).toEqual([method, path, 401, 'UNAUTHORIZED']);
+      const withKey = await t.api(method, path, { body });
+      expect([method, path, withKey.status, withKey.body?.error.code]).toEqual([method, path, 403, 'FORBIDDEN']);
+    }
+  });
+
   it('shows and changes settings and agents, and /v1/status follows', async () => {
     await start({ agents: { chatgpt: 2 } });
     const state = (await as('GET', '/admin/v1/state')).body;
@@ -116,6 +144,19 @@ describe('dashboard API', () => {
     // Waits and runs add up to the whole: the job finished as its last attempt ended.
     const parts = detail.attempts.reduce((sum: number, a: { waited_ms: number; run_ms: number }) => sum + a.waited_ms + a.run_ms, 0);
     expect(parts).toBe(detail.took_ms);
+  });
+
+  it('counts usage by local days within 14 hours of UTC, and refuses an offset beyond', async () => {
+    await start();
+    const days = await as('GET', '/admin/v1/usage?range=90d&tz_offset=-840');
+    expect(days.status).toBe(200);
+    expect(days.body.bucket_ms).toBe(86_400_000);
+    // Local midnight at UTC-14 is 14:00 UTC.
+    expect(days.body.since).toMatch(/T14:00:00Z$/);
+    for (const offset of ['841', '-900']) {
+      const refused = await as('GET', `/admin/v1/usage?tz_offset=${offset}`);
+      expect([refused.status, refused.body.error.code, refused.body.error.details.field]).toEqual([400, 'INVALID_REQUEST', 'tz_offset']);
+    }
   });
 
   it('shows and rotates the webhook signing secret', async () => {

@@ -45,7 +45,7 @@ describe('dispatch rounds on a slow store', () => {
   it('never overlap; a wake during one runs another; a claim on a job cancelled meanwhile costs no cap', async () => {
     t = await startTestService({ agents: { chatgpt: 1 }, clock: new ManualClock() });
     const agent = t.agents[0]!;
-    t.service.admin.updateAgent(agent.id, { cap_per_hour: 1 });
+    t.service.admin.agents.update(agent.id, { cap_per_hour: 1 });
     const gate = gateDispatch(t.service);
 
     const a = (await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued } })).body.id as string;
@@ -63,7 +63,7 @@ describe('dispatch rounds on a slow store', () => {
     expect(agent.runs.map((r) => r.prompt)).toEqual(['b']);
     expect(await t.service.store.get(a)).toMatchObject({ status: 'cancelled', attempts: 0 });
     // Only b's dispatch counts against the cap of 1 an hour.
-    expect((await t.service.admin.state()).agents[0]).toMatchObject({ cap_per_hour: 1, used_this_hour: 1 });
+    expect((await t.service.admin.state.read()).agents[0]).toMatchObject({ cap_per_hour: 1, used_this_hour: 1 });
   });
 
   it('a shutdown during a round waits for it; the job it dispatched goes back to the queue, never started', async () => {

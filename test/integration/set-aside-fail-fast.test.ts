@@ -49,7 +49,7 @@ describe('every agent for a job set aside with a changed site', () => {
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     await until(() => t.service.events.size() === 1);
     const job = (await t.service.store.recent(1))[0]!;
-    expect((await t.service.admin.job(job.id)).waiting_because).toBe('every Claude agent is set aside until its page works again (see the Agents page)');
+    expect((await t.service.admin.jobs.detail(job.id)).waiting_because).toBe('every Claude agent is set aside until its page works again (see the Agents page)');
     clock.advance(SET_ASIDE_GRACE_MS - 1);
     await tick();
     expect((await t.service.store.get(job.id))!.status).toBe('queued');

@@ -20,7 +20,7 @@ async function start(agents: Partial<Record<Provider, number>>) {
 }
 
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
-const waitingBecause = async (id: string) => (await t.service.admin.job(id)).waiting_because;
+const waitingBecause = async (id: string) => (await t.service.admin.jobs.detail(id)).waiting_because;
 const warnings = () => t.service.log.recent(undefined, { minLevel: 'warn' }).map((e) => e.message);
 
 describe('why a job waits', () => {
@@ -67,7 +67,7 @@ describe('why a job waits', () => {
     expect(status.providers.gemini.agents_idle).toBe(0);
     expect(status.agents.idle).toBe(1);
     expect(status.devices[0].agents.find((a: { id: string }) => a.id === gemini.id)).toMatchObject({ state: 'resting' });
-    expect((await t.service.admin.state()).agents.find((a) => a.id === gemini.id)!.state).toBe('resting');
+    expect((await t.service.admin.state.read()).agents.find((a) => a.id === gemini.id)!.state).toBe('resting');
 
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini', ...queued } });
     expect(await waitingBecause(sub.body.id)).toMatch(/^every Gemini agent is resting after the provider's usage limit, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);

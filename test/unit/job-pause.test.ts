@@ -123,9 +123,9 @@ describe('the scheduler and the pause', () => {
     const pauseUntil = t.service.pool.pauseUntil(agent.id)!;
     expect(pauseUntil - clock.now()).toBeGreaterThanOrEqual(10_000);
     expect(pauseUntil - clock.now()).toBeLessThanOrEqual(15_000);
-    const view = (await t.service.admin.state()).agents[0]!;
+    const view = (await t.service.admin.state.read()).agents[0]!;
     expect(view).toMatchObject({ state: 'idle', cooldown_until: null, pause_until: expect.any(String) });
-    expect((await t.service.admin.job(second.body.id)).waiting_because).toMatch(/^every Claude agent is pausing between jobs \(a guard against bans\), until /);
+    expect((await t.service.admin.jobs.detail(second.body.id)).waiting_because).toMatch(/^every Claude agent is pausing between jobs \(a guard against bans\), until /);
 
     clock.advance(pauseUntil - clock.now() - 1);
     await new Promise((resolve) => setImmediate(resolve));

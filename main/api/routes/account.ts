@@ -1,18 +1,25 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import type { StatusReport } from '../../service/status-report.js';
 import type { AccountSecrets } from '../../webhooks/account-secrets.js';
-import { SigningSecretView } from '../admin-schemas.js';
+import { SigningSecretView } from '../admin/webhooks-schemas.js';
 import type { Profile } from '../profile.js';
-import { ErrorEnvelope, ModelList } from '../schemas.js';
+import { ErrorEnvelope, ModelList, type Status } from '../schemas.js';
+import type { Viewer } from '../../core/jobs.js';
 
 const read = { scope: 'completions:read', budget: 'read' } as const;
 /** An account's signing secret is for whoever holds its full key: the one that submits jobs and their callback_url. */
 const secretRead = { scope: 'completions:write', budget: 'read' } as const;
 const secretRotate = { scope: 'completions:write', budget: 'write' } as const;
 
+/** What these routes ask of the application layer (main/service/status-report.ts). */
+export interface StatusPort {
+  /** The figures every caller may see, and `account`'s own queue. */
+  status(account: Viewer): Promise<Status>;
+  models(): ModelList;
+}
+
 /** GET /v1/status, GET /v1/models, and (H) the calling account's webhook signing secret. */
-export function accountRoutes(app: FastifyInstance, report: StatusReport, profile: Profile, secrets: AccountSecrets): void {
+export function accountRoutes(app: FastifyInstance, report: StatusPort, profile: Profile, secrets: AccountSecrets): void {
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: profile.schemas.status, default: ErrorEnvelope } } },

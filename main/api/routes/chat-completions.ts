@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Completions } from '../../service/completions.js';
+import type { CompletionsPort } from '../completions-port.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
@@ -55,7 +55,7 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
 }
 
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Completions, holds: HoldLimits): void {
+export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait'>, holds: HoldLimits): void {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {
@@ -72,15 +72,8 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
       const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
       const prompt = flattenMessages(messages);
-      const release = holds.take(request.keyId, request.accountId);
-      let settled;
-      try {
-        const { job } = await completions.submit(submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true }));
-        settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
-      } finally {
-        release();
-      }
-      const done = await completions.outcome(settled);
+      const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true });
+      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,
         object: 'chat.completion',

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
-import type { Completions, Submission } from '../../service/completions.js';
+import type { CompletionsPort, Submission } from '../completions-port.js';
 import type { JobRow } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
@@ -55,7 +55,7 @@ export function submissionOf(request: FastifyRequest, path: string, body: Comple
   };
 }
 
-export function completionRoutes(app: FastifyInstance, completions: Completions, profile: Profile, holds: HoldLimits): void {
+export function completionRoutes(app: FastifyInstance, completions: CompletionsPort, profile: Profile, holds: HoldLimits): void {
   const present = async (job: JobRow) =>
     profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
@@ -73,18 +73,14 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      // Taken before the job is made: a refused hold submits nothing.
-      const release = request.body.wait ? holds.take(request.keyId, request.accountId) : undefined;
-      try {
-        const { job, created } = await completions.submit(submissionOf(request, '/v1/completions', request.body));
-        if (!request.body.wait) {
-          return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
-        }
-        const settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
-        return present(await completions.outcome(settled));
-      } finally {
-        release?.();
+      const submission = submissionOf(request, '/v1/completions', request.body);
+      if (!request.body.wait) {
+        const { job, created } = await completions.submit(submission);
+        return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
+      // Taken before the job is made: a refused hold submits nothing.
+      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
+      return present(done);
     },
   );
 
@@ -100,16 +96,10 @@ export function completionRoutes(app: FastifyInstance, completions: Completions,
       },
     },
     async (request, reply) => {
-      let job = await completions.get(request.params.id, request.accountId);
-      if (request.query.wait === 'true') {
-        const release = holds.take(request.keyId, request.accountId);
-        try {
-          job = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply));
-        } finally {
-          release();
-        }
-      }
-      return present(job);
+      const job = await completions.get(request.params.id, request.accountId);
+      if (request.query.wait !== 'true') return present(job);
+      const held = await holds.during(request.keyId, request.accountId, () => completions.waitFor(job, completions.holdFor(job), clientGone(request, reply)));
+      return present(held);
     },
   );
 

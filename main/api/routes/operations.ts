@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
@@ -17,8 +16,8 @@ export interface OperationsDeps {
 /**
  * What monitors and the command line ask of the service: liveness and readiness (no key,
  * nothing beyond up or down), Prometheus metrics (admin token or a metrics:read key; in
- * hosted, an operator's key, never an account's), the server's proof that it holds this data
- * dir, and the admin token's rotation.
+ * hosted, an operator's key, never an account's), and the server's proof that it holds this
+ * data dir.
  */
 export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): void {
   const health = { 200: Health, 503: Health, default: ErrorEnvelope };
@@ -45,18 +44,5 @@ export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): voi
       },
     },
     async (request) => ({ proof: deps.adminToken.prove(request.query.nonce, deps.baseUrl()) }),
-  );
-
-  const admin: RouteAccess = { admin: true };
-  app.post(
-    '/admin/v1/admin-token/rotate',
-    {
-      config: admin,
-      schema: { summary: 'A new admin token: the dashboard link changes and open dashboards must reopen', response: { 204: Type.Null(), default: ErrorEnvelope } },
-    },
-    async (_request, reply) => {
-      deps.adminToken.rotate();
-      return reply.code(204).send();
-    },
   );
 }

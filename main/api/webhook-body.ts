@@ -1,4 +1,4 @@
-import { Job } from '../api/schemas.js';
+import { Job } from './schemas.js';
 
 /**
  * Fastify's serializer (fast-json-stringify) writes a response's required fields first, in
@@ -11,6 +11,7 @@ const FIELD_ORDER = [...FIELDS.filter((f) => REQUIRED.has(f)), ...FIELDS.filter(
 /**
  * The webhook body: the job object exactly as `GET /v1/completions/{id}` serialises it
  * (decisions.md), field order included, so a receiver may compare the two byte for byte.
+ * Rendered here, beside the schema it follows; main/webhooks/ sends the string it is given.
  */
 export function webhookBody(job: Job): string {
   const ordered: Partial<Record<keyof Job, unknown>> = {};

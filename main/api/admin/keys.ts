@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorEnvelope } from '../schemas.js';
+import { KeyCreate, KeyCreated, KeyView } from './keys-schemas.js';
+import { IdParams, ok } from './shared-schemas.js';
+
+/** What these routes ask of the application layer (main/service/admin/keys.ts). */
+export interface KeysPort {
+  list(): KeyView[];
+  create(input: KeyCreate): Promise<{ key: KeyView; secret: string }>;
+  revoke(id: string): Promise<KeyView>;
+}
+
+/** /admin/v1/keys: the API keys, listed, created and revoked. */
+export async function keyRoutes(app: FastifyInstance, { keys }: { keys: KeysPort }): Promise<void> {
+  app.get('/keys', { schema: { summary: 'API keys', response: ok(Type.Array(KeyView)) } }, async () => keys.list());
+
+  app.post<{ Body: KeyCreate }>(
+    '/keys',
+    { schema: { summary: 'Create an API key (its secret is shown once)', body: KeyCreate, response: { 201: KeyCreated, default: ErrorEnvelope } } },
+    async (request, reply) => reply.code(201).send(await keys.create(request.body)),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/keys/:id',
+    { schema: { summary: 'Revoke an API key', params: IdParams, response: ok(KeyView) } },
+    async (request) => keys.revoke(request.params.id),
+  );
+}

@@ -1,0 +1,50 @@
+/** The messages of /admin/v1/state and /admin/v1/settings: the dashboard's overview and the account's settings. */
+import { Type, type Static } from '@sinclair/typebox';
+import { PROVIDERS } from '../../core/providers.js';
+import { MAX_RETENTION_DAYS, ROTATIONS } from '../../settings/settings-store.js';
+import { Nullable, Status } from '../schemas.js';
+import { AgentView } from './agents-schemas.js';
+import { Cap, PauseMs } from './shared-schemas.js';
+
+const RetentionDays = Nullable(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_RETENTION_DAYS,
+    description: 'Finished jobs lose their prompt and response this many days after they finished; null keeps them',
+  }),
+);
+
+export const AdminSettings = Type.Object({
+  paused: Type.Boolean(),
+  rotation: Type.Unsafe<(typeof ROTATIONS)[number]>({ type: 'string', enum: [...ROTATIONS] }),
+  global_cap: Cap,
+  provider_caps: Type.Record(Type.String(), Cap),
+  retention_days: RetentionDays,
+  pause_ms: PauseMs,
+});
+export type AdminSettings = Static<typeof AdminSettings>;
+
+export const AdminState = Type.Object({
+  version: Type.String(),
+  profile: Type.Union([Type.Literal('personal'), Type.Literal('hosted')], { description: 'serve --profile' }),
+  data_dir: Type.String(),
+  settings: AdminSettings,
+  agents: Type.Array(AgentView),
+  status: Status,
+});
+export type AdminState = Static<typeof AdminState>;
+
+export const SettingsPatch = Type.Object(
+  {
+    paused: Type.Optional(Type.Boolean()),
+    rotation: Type.Optional(AdminSettings.properties.rotation),
+    global_cap: Type.Optional(Cap),
+    retention_days: Type.Optional(RetentionDays),
+    pause_ms: Type.Optional(PauseMs),
+    provider_caps: Type.Optional(
+      Type.Object(Object.fromEntries(PROVIDERS.map((p) => [p, Type.Optional(Cap)])), { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SettingsPatch = Static<typeof SettingsPatch>;

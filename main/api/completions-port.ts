@@ -1,0 +1,49 @@
+/**
+ * What the job routes of /v1 (POST /v1/completions, GET and DELETE /v1/completions/{id},
+ * POST /v1/chat/completions) ask of the application layer: main/service/completions.ts
+ * answers. Declared here, where it is used, so the HTTP layer imports nothing above it.
+ */
+import type { JobRow, Viewer } from '../core/jobs.js';
+import type { WaitReason } from '../core/wait-reason.js';
+import type { CompletionRequest } from './schemas.js';
+
+export interface Submission {
+  /** The validated body, defaults applied. */
+  body: CompletionRequest;
+  idempotencyKey: string | undefined;
+  /** The route path, part of what an idempotency key stands for. */
+  path: string;
+  /** The body as the caller sent it, for the idempotency comparison. */
+  rawBody: Record<string, unknown>;
+  /** The API key that sent it ('admin' for the dashboard's token), for usage history. */
+  apiKeyId: string;
+  /**
+   * Whether the client says this is its own automatic repeat of an earlier request (the
+   * openai SDKs' `x-stainless-retry-count` above 0); undefined when it does not number its
+   * tries. Only used without an Idempotency-Key: see `repeatKey`.
+   */
+  automaticRepeat?: boolean;
+  /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
+  accountId: string | null;
+}
+
+export interface Submitted {
+  job: JobRow;
+  /** False when an Idempotency-Key returned an existing job. */
+  created: boolean;
+}
+
+export interface CompletionsPort {
+  submit(s: Submission): Promise<Submitted>;
+  /** A `wait: true` submission: the job once it succeeded, else the error the contract names for how it ended. */
+  submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobRow>;
+  /** The job, if it is the caller's (404 otherwise). */
+  get(id: string, viewer: Viewer): Promise<JobRow>;
+  /** The job once it is final, or as it is when `holdMs` has passed or the caller went away. */
+  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow>;
+  holdFor(job: JobRow): number;
+  cancel(id: string, viewer: Viewer): Promise<JobRow>;
+  agentName(job: JobRow): string | null;
+  queuePosition(job: JobRow): Promise<number | undefined>;
+  waitReason(job: JobRow): WaitReason | null;
+}

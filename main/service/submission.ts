@@ -1,0 +1,52 @@
+/** What a submission (main/api/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url. */
+import { LIMITS } from '../core/limits.js';
+import { invalid } from '../core/errors.js';
+import type { IdempotencyClaim } from '../core/jobs.js';
+import type { Submission } from '../api/completions-port.js';
+import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
+
+/**
+ * How long after a request an SDK's automatic repeat of it finds its job: a whole hold
+ * (600 s, after which the SDK may repeat a 504 or its own timeout) and its back-off.
+ * Every repeat found starts the window again, for the SDK's next one.
+ */
+export const AUTOMATIC_REPEAT_WINDOW_MS = LIMITS.holdMs + 60_000;
+
+/**
+ * The implicit idempotency key of a request sent without one: the sender and what it asks.
+ * A line feed can never occur in a header value, so no Idempotency-Key a caller sends can
+ * equal it.
+ */
+function repeatKey(keyId: string, hash: string): string {
+  return `\nrepeat ${keyId} ${hash}`;
+}
+
+/**
+ * The idempotency entry a submission looks up and records, if any. Idempotency keys are the
+ * account's own: another account's same key is another request. Without an
+ * Idempotency-Key, a client's automatic repeat (the SDKs repeat a 504 or their own timeout)
+ * finds the job its first request made instead of making another: the first try records
+ * the implicit key without looking (ttlMs 0), a repeat looks back one window.
+ */
+export function idempotencyClaim(s: Submission): IdempotencyClaim | undefined {
+  if (s.idempotencyKey !== undefined) {
+    const key = s.accountId === null ? s.idempotencyKey : `${s.accountId} ${s.idempotencyKey}`;
+    return { key, hash: requestHash(s.path, s.rawBody), ttlMs: IDEMPOTENCY_TTL_MS, onOtherHash: 'conflict' };
+  }
+  if (s.automaticRepeat === undefined) return undefined;
+  const hash = requestHash(s.path, s.rawBody);
+  return { key: repeatKey(s.apiKeyId, hash), hash, ttlMs: s.automaticRepeat ? AUTOMATIC_REPEAT_WINDOW_MS : 0, onOtherHash: 'replace' };
+}
+
+/** Refuses a `callback_url` that is not an absolute https:// URL without credentials. */
+export function checkCallbackUrl(url: string | null): void {
+  if (url === null) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid('callback_url', 'callback_url must be an absolute https:// URL.');
+  }
+  if (parsed.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use https://.');
+  if (parsed.username || parsed.password) throw invalid('callback_url', 'callback_url must not carry credentials.');
+}
