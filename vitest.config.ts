@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Files that leave no state behind in their process: they share worker processes. */
-const SHARED_PROCESS = ['test/unit/**/*.test.ts', 'test/electron/**/*.test.ts'];
+const SHARED_PROCESS = ['test/{unit,electron,store,integration,e2e,real-pages}/**/*.test.ts'];
 
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
