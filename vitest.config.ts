@@ -31,7 +31,8 @@ export default defineConfig({
       // nothing that outlives them: a file in a fresh process each paid ~0.6 s of imports for
       // ~0.3 s of tests (test/unit and test/electron: 23 s of CPU isolated, 13 s shared). The
       // dashboard's tests keep their own process (their store and happy-dom are per file).
-      { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false } },
+      // One PostgreSQL cluster for the run; each file makes its own databases in it.
+      { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false, globalSetup: ['test/support/postgres-global-setup.ts'] } },
     ],
   },
 });
