@@ -27,10 +27,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'own-process', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/drift/**', ...SHARED_PROCESS] },
       },
-      // The unit and Electron-shell tests import the app's modules, mock nothing and start
-      // nothing that outlives them: a file in a fresh process each paid ~0.6 s of imports for
-      // ~0.3 s of tests (test/unit and test/electron: 23 s of CPU isolated, 13 s shared). The
-      // dashboard's tests keep their own process (their store and happy-dom are per file).
+      // These files import the app's modules, mock no module, and stop what they start (servers,
+      // browsers, processes: trackProcesses, afterAll): a file in a fresh process each paid
+      // ~0.6 s of imports for ~0.3 s of tests (test/unit and test/electron: 23 s of CPU
+      // isolated, 13 s shared; twelve small integration and e2e files: 22-23 s against 13-15 s).
+      // The dashboard's tests keep their own process (their store and happy-dom are per file).
       // One PostgreSQL cluster for the run; each file makes its own databases in it.
       { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false, globalSetup: ['test/support/postgres-global-setup.ts'] } },
     ],
