@@ -1,7 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Files that leave no state behind in their process: they share worker processes. */
-const SHARED_PROCESS = ['test/unit/**/*.test.ts', 'test/electron/**/*.test.ts'];
+/**
+ * Files that need a process of their own: the dashboard's (their store and happy-dom are per
+ * file), and tests of what a process does once (the Chromium host's one-time notes).
+ */
+const OWN_PROCESS = ['test/renderer/**/*.test.{ts,tsx}', 'test/e2e/chromium-keyring.test.ts'];
 
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
@@ -23,15 +26,22 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
+      // The other files import the app's modules, mock no module, and stop what they start
+      // (servers, browsers, processes: trackProcesses, afterAll): a file in a fresh process each
+      // paid ~0.6 s of imports for ~0.3 s of tests (test/unit and test/electron: 23 s of CPU
+      // isolated, 13 s shared; twelve small integration and e2e files: 22-23 s against 13-15 s).
+      // One PostgreSQL cluster for the run; each file makes its own databases in it.
       {
         extends: true,
-        test: { name: 'own-process', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/drift/**', ...SHARED_PROCESS] },
+        test: {
+          name: 'shared-process',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS],
+          isolate: false,
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
       },
-      // The unit and Electron-shell tests import the app's modules, mock nothing and start
-      // nothing that outlives them: a file in a fresh process each paid ~0.6 s of imports for
-      // ~0.3 s of tests (test/unit and test/electron: 23 s of CPU isolated, 13 s shared). The
-      // dashboard's tests keep their own process (their store and happy-dom are per file).
-      { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false } },
     ],
   },
 });

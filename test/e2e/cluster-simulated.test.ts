@@ -9,13 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { CLI, listening, trackProcesses, type Running } from '../support/processes.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
+import type { PgCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import { until } from '../support/until.js';
 
 const procs = trackProcesses('chatbridge-cluster-sim-');
 let cluster: PgCluster;
 beforeAll(async () => {
-  cluster = await startPostgres();
+  cluster = await sharedPostgres();
 });
 afterAll(() => cluster?.stop());
 

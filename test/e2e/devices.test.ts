@@ -14,7 +14,8 @@ import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { DEFAULT_LEASE } from '../../main/storage/postgres/devices.js';
 import { listening, SCRIPTED_SERVER, trackProcesses } from '../support/processes.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
+import type { PgCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import { until } from '../support/until.js';
 
 const SHOTS = join(PACKAGE_ROOT, 'test-results/devices');
@@ -24,12 +25,12 @@ let cluster: PgCluster;
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  cluster = await startPostgres();
+  cluster = await sharedPostgres();
   browser = await chromium.launch({ executablePath: findBrowser() });
 });
 afterAll(async () => {
   await browser?.close();
-  cluster?.stop();
+  await cluster?.stop();
 });
 
 async function device(database: string, name: string, agents: string, extra: string[] = []) {

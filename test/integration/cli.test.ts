@@ -250,7 +250,7 @@ describe('chatbridge serve', () => {
     const server = await serve(['--port', '0', '--data-dir', dir]);
     // No agent exists, so a wait: true job is held open until shutdown.
     const held = api(server.url, key, 'POST', '/v1/completions', { prompt: 'held' }).catch((e: Error) => e);
-    await sleep(300);
+    await heldAfter('the held job queued', Date.now(), async () => (await api(server.url, key, 'GET', '/v1/status')).body.queue.depth === 1);
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
     const r = await held;
     expect(r).not.toBeInstanceOf(Error);

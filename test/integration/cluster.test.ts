@@ -18,14 +18,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listening, SCRIPTED_SERVER, trackProcesses, type Proc, type Running } from '../support/processes.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
+import type { PgCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import { until } from '../support/until.js';
 
 const { launch, tempDir } = trackProcesses('chatbridge-cluster-');
 
 let cluster: PgCluster;
 beforeAll(async () => {
-  cluster = await startPostgres();
+  cluster = await sharedPostgres();
 });
 afterAll(() => cluster?.stop());
 

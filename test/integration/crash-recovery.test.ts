@@ -335,7 +335,19 @@ describe('crash recovery (service in its own process)', () => {
       (r) => r,
       (e: Error) => e,
     );
-    await sleep(200);
+    await until(
+      'the held job stored',
+      async () => {
+        const db = openReadOnly(dir);
+        try {
+          return db.prepare(`SELECT 1 FROM jobs WHERE prompt = 'held [[ms=20]]'`).get() !== undefined;
+        } finally {
+          db.close();
+        }
+      },
+      5_000,
+      20,
+    );
 
     const t0 = Date.now();
     const exit = await sigterm(server);

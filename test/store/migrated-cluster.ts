@@ -1,8 +1,9 @@
 import { connect } from '../../main/storage/postgres/connect.js';
 import { migrate } from '../../main/storage/postgres/schema.js';
-import { startPostgres, type PgCluster } from '../support/postgres.js';
+import type { PgCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 
-/** A throwaway cluster with a migrated database nobody uses, which each test copies. */
+/** The run's cluster with a migrated database of this file nobody uses, which each test copies. */
 export interface MigratedCluster {
   cluster: PgCluster;
   /** A fresh, migrated database's URL (a copy: much faster than migrating each one). */
@@ -10,7 +11,7 @@ export interface MigratedCluster {
 }
 
 export async function startMigratedCluster(): Promise<MigratedCluster> {
-  const cluster = await startPostgres();
+  const cluster = await sharedPostgres();
   const url = await cluster.createDatabase();
   const pool = await connect(url, { max: 1 });
   await migrate(pool);

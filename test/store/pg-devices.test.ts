@@ -170,7 +170,7 @@ describe('devices on one PostgreSQL', () => {
       await holder.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [job.id]);
       const sweep = b.store.requeueLostDevices(T0 + leaseMs + 1_000, leaseMs);
       await until(
-        async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lost_attempt%'`)).rowCount,
+        async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%lost_attempt%'`)).rowCount,
         5_000,
         'the sweep to wait for the job',
       );

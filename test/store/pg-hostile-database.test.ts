@@ -109,8 +109,8 @@ describe('job notices from anyone', () => {
     const done = await submit();
     await until(() => heard.length === 1, 5_000, 'the first submission heard');
 
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN chatbridge_jobs'`);
-    await until(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN chatbridge_jobs'`)).rowCount === 0, 5_000, 'the listener gone');
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`);
+    await until(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`)).rowCount === 0, 5_000, 'the listener gone');
     // While nobody listens: one job finished, one dispatched, one submitted.
     const [running, fresh] = [await submit(), await submit()];
     await a.dispatch([{ jobId: done.id, agentId: 'agt_a', provider: 'chatgpt' }, { jobId: running.id, agentId: 'agt_b', provider: 'claude' }], Date.now());

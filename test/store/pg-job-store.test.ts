@@ -14,7 +14,6 @@ import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 let postgres: MigratedCluster;
 beforeAll(async () => {
   postgres = await startMigratedCluster();
-  console.log(`test PostgreSQL cluster started in ${postgres.cluster.startMs} ms`);
 });
 afterAll(() => postgres?.cluster.stop());
 
@@ -272,7 +271,7 @@ describe('PostgreSQL job store: moves heard across instances (LISTEN/NOTIFY)', (
     a = new PgJobStore(await connect(fresh.url), 'dev_a');
     b = new PgJobStore(await connect(fresh.url), 'dev_b');
     await b.listen();
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN chatbridge_jobs'`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`);
     const heard = nextEvents(b, 1);
     // Submissions until one is heard: the first ones may land before b listens again.
     const submitting = (async () => {

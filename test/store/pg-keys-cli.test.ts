@@ -26,8 +26,8 @@ beforeAll(async () => {
   postgres = await startMigratedCluster();
   home = mkdtempSync(join(tmpdir(), 'chatbridge-pg-keys-home-'));
 });
-afterAll(() => {
-  postgres?.cluster.stop();
+afterAll(async () => {
+  await postgres?.cluster.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

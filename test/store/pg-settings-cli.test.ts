@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   changes?.close();
   await pool?.end();
-  postgres?.cluster.stop();
+  await postgres?.cluster.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

@@ -62,7 +62,7 @@ describe('shared table change notices', () => {
     changes.on('accounts', () => heard.push('accounts'));
     await changes.listen();
 
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN chatbridge_tables'`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_tables'`);
     // Announced while nobody listens: lost, so the re-listen stands for it.
     await announceTableChange(a, 'accounts');
     await until(() => heard.length >= 2, 5_000, 'the re-listen');

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await store?.close();
   await admin?.end();
-  postgres?.cluster.stop();
+  await postgres?.cluster.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 });
 

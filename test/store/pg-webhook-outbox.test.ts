@@ -36,8 +36,8 @@ beforeAll(async () => {
   cert = makeCertificate();
   postgres = await startMigratedCluster();
 });
-afterAll(() => {
-  postgres?.cluster.stop();
+afterAll(async () => {
+  await postgres?.cluster.stop();
   cert?.remove();
 });
 

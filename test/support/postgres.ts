@@ -10,13 +10,15 @@ import { randomBase62 } from '../../main/core/ids.js';
 export interface PgCluster {
   /** How long initdb plus `pg_ctl start -w` took, in milliseconds. */
   readonly startMs: number;
+  /** The superuser's postgres:// URL over 127.0.0.1, without a database. */
+  readonly adminUrl: string;
   /**
    * A new database (`t_<random>`), as a postgres:// URL over 127.0.0.1: empty, or a copy of
    * `template` (a database of this cluster nobody is connected to), which is much faster
    * than migrating each one.
    */
   createDatabase(template?: string): Promise<string>;
-  stop(): void;
+  stop(): void | Promise<void>;
 }
 
 export interface PgClusterOptions {
@@ -71,20 +73,11 @@ export async function startPostgres({ durable = false, maxConnections = 60 }: Pg
     run(as, join(bin, 'pg_ctl'), ['start', '-w', '-D', data, '-l', join(root, 'server.log'), '-o', '-c logging_collector=off']);
     started = true;
     const startMs = Math.round(performance.now() - begin);
-    const admin = `postgres://postgres@127.0.0.1:${port}`;
+    const adminUrl = `postgres://postgres@127.0.0.1:${port}`;
     return {
       startMs,
-      async createDatabase(template) {
-        const name = `t_${randomBase62(12).toLowerCase()}`;
-        const client = new pg.Client({ connectionString: `${admin}/postgres` });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${client.escapeIdentifier(template)}` : ''}`);
-        } finally {
-          await client.end();
-        }
-        return `${admin}/${name}`;
-      },
+      adminUrl,
+      createDatabase: (template) => createDatabase(adminUrl, template),
       stop,
     };
   } catch (error) {
@@ -93,6 +86,22 @@ export async function startPostgres({ durable = false, maxConnections = 60 }: Pg
     stop();
     throw new Error(`Could not start a test PostgreSQL: ${(error as Error).message}${tail}`);
   }
+}
+
+/**
+ * A new database (`t_<random>`) in the cluster at `adminUrl`, as a postgres:// URL: empty, or
+ * a copy of `template`.
+ */
+export async function createDatabase(adminUrl: string, template?: string): Promise<string> {
+  const name = `t_${randomBase62(12).toLowerCase()}`;
+  const client = new pg.Client({ connectionString: `${adminUrl}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${client.escapeIdentifier(template)}` : ''}`);
+  } finally {
+    await client.end();
+  }
+  return `${adminUrl}/${name}`;
 }
 
 /** Whether startPostgres can work here (a benchmark without PostgreSQL says so and skips). */
