@@ -9,6 +9,7 @@
  * `data-message-model-slug`), and shows "Thinking…" while a long-thinking mode thinks.
  */
 import { el, show } from './dom.js';
+import { simSelector } from './drift-lookups.js';
 
 /** What the account is given, and what is in force as the page opens (the conversation's model, or the account's default). */
 export interface VariantBoot {
@@ -199,7 +200,8 @@ const STAND_INS: Record<Look, { picker?: string; toggles?: string }> = {
 
 /** Puts `control` where the first stand-in is (the others go), else in the bar. */
 function place(control: HTMLElement, standIn: string | undefined, bar: HTMLElement): void {
-  const [first, ...rest] = standIn ? Array.from(document.querySelectorAll(standIn)) : [];
+  // The page has drifted by now: the rebuilt site's own code names its stand-ins by their new names.
+  const [first, ...rest] = standIn ? Array.from(document.querySelectorAll(simSelector(standIn))) : [];
   if (!first) return void bar.append(control);
   first.replaceWith(control);
   for (const other of rest) other.remove();
