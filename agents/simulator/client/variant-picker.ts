@@ -94,8 +94,15 @@ export interface VariantPicker {
   thinking(on: boolean): void;
 }
 
-export function variantPicker(provider: string, boot: VariantBoot, onPick: () => void): VariantPicker {
+/**
+ * ChatGPT's app-shell build carries no test ids anywhere; its model picker is the composer's
+ * pill (the pack's class and aria cues), its entries menu rows known by their role.
+ */
+const NO_TEST_IDS: Partial<Record<Look, string>> = { chatgpt: 'app-shell' };
+
+export function variantPicker(provider: string, layout: string, boot: VariantBoot, onPick: () => void): VariantPicker {
   const look = provider as Look;
+  const bare = NO_TEST_IDS[look] === layout;
   const catalog = CATALOG[look];
   let model = boot.model;
   const modes = new Set(boot.modes);
@@ -129,6 +136,10 @@ export function variantPicker(provider: string, boot: VariantBoot, onPick: () =>
   const menu = el('div', { role: 'menu', 'data-state': 'open', ...(look === 'qwen' ? { class: 'ant-dropdown' } : {}), style: 'border:1px solid #ccc;padding:4px;background:#fff' });
   show(menu, false);
   const picker = pickerButton(look);
+  if (bare) {
+    picker.removeAttribute('data-testid');
+    picker.classList.add('__composer-pill');
+  }
   picker.addEventListener('click', () => {
     show(menu, menu.style.display === 'none');
     picker.setAttribute('aria-expanded', String(menu.style.display !== 'none'));
@@ -146,6 +157,7 @@ export function variantPicker(provider: string, boot: VariantBoot, onPick: () =>
       ...offered(catalog.models).map((entry) => {
         const i = catalog.models.indexOf(entry);
         const item = menuEntry(look, entry, words(entry, i), entry.id === model);
+        if (bare) item.removeAttribute('data-testid');
         item.addEventListener('click', () => {
           close();
           pick(entry.id);
@@ -227,7 +239,11 @@ function labelPicker(look: Look, picker: HTMLElement, label: string, extended: b
     const words = `${label}${extended ? ' Extended' : ''}`;
     picker.setAttribute('aria-label', `Model: ${words}`);
     picker.replaceChildren(el('div', { class: 'whitespace-nowrap select-none' }, words));
-  } else if (look === 'gemini') picker.replaceChildren(el('div', { 'data-test-id': 'logo-pill-label-container' }, el('span', {}, label)));
+  } else if (look === 'gemini') {
+    // As the 2026 page names it (the skin's still picture carried the same label).
+    picker.setAttribute('aria-label', `Open mode picker, currently ${label}`);
+    picker.replaceChildren(el('div', { 'data-test-id': 'logo-pill-label-container' }, el('span', {}, label)));
+  }
   else picker.replaceChildren(el('span', {}, label));
 }
 
