@@ -48,20 +48,13 @@ describe('the job moves planner', () => {
   it('makes the row of a submission: queued, nothing run, Profile F when no account is given', () => {
     const job = newJob({ priority: 3 });
     const { account_id: _none, ...withoutAccount } = job;
+    const unset = ['queue_ms', 'agent_id', 'provider', 'response', 'conversation_ref', 'error_code', 'error_message', 'finished_at', 'content_pruned_at'];
     expect(newJobRow(withoutAccount)).toEqual({
       ...withoutAccount,
+      ...Object.fromEntries(unset.map((column) => [column, null])),
       status: 'queued',
       attempts: 0,
-      queue_ms: null,
       run_ms: 0,
-      agent_id: null,
-      provider: null,
-      response: null,
-      conversation_ref: null,
-      error_code: null,
-      error_message: null,
-      finished_at: null,
-      content_pruned_at: null,
       account_id: null,
     });
   });
