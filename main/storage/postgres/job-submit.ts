@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { JobRow, StoreEvent, SubmitRequest, SubmitResult } from '../../core/jobs.js';
+import { keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import { one } from './job-moves.js';
 
 /**
@@ -24,18 +25,16 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
   if (idempotency) {
     // Inserts our entry, or locks the one there: a concurrent repeat of the key, on any
     // instance, waits here until this transaction ends, then sees what it wrote.
-    const entry = await one<{ request_hash: string; job_id: string; created_at: number }>(
+    const entry = await one<KeyEntry>(
       c,
       `INSERT INTO idempotency AS i (key, request_hash, job_id, created_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (key) DO UPDATE SET key = i.key
        RETURNING request_hash, job_id, created_at`,
       [idempotency.key, idempotency.hash, job.id, now],
     );
-    const earlier = entry!.job_id !== job.id && entry!.created_at > now - idempotency.ttlMs ? entry! : undefined;
-    if (earlier && earlier.request_hash !== idempotency.hash && idempotency.onOtherHash === 'conflict') {
-      throw new Rollback<SubmitResult>({ kind: 'conflict' });
-    }
-    const original = earlier?.request_hash === idempotency.hash ? await one<JobRow>(c, `SELECT * FROM jobs WHERE id = $1`, [earlier.job_id]) : undefined;
+    const verdict = keyVerdict(entry!.job_id === job.id ? undefined : entry, idempotency, now);
+    if (verdict.kind === 'conflict') throw new Rollback<SubmitResult>(verdict);
+    const original = verdict.kind === 'repeat' ? await one<JobRow>(c, `SELECT * FROM jobs WHERE id = $1`, [verdict.jobId]) : undefined;
     if (original) {
       if (idempotency.onOtherHash === 'replace') await c.query(`UPDATE idempotency SET created_at = $2 WHERE key = $1`, [idempotency.key, now]);
       return { kind: 'found', job: original };

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
@@ -108,7 +108,7 @@ export class SqliteJobStore implements JobStore {
       prune: db.prepare(
         `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
       ),
-      findKey: db.prepare(`SELECT request_hash, job_id FROM idempotency WHERE key = ? AND created_at > ?`),
+      findKey: db.prepare(`SELECT request_hash, job_id, created_at FROM idempotency WHERE key = ?`),
       rememberKey: db.prepare(
         `INSERT INTO idempotency (key, request_hash, job_id, created_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, job_id = excluded.job_id,
@@ -275,10 +275,9 @@ export class SqliteJobStore implements JobStore {
 
   /** The job an idempotency entry stands for, or its conflict; undefined: make the job. */
   private findByKey(claim: IdempotencyClaim, now: number): SubmitResult | undefined {
-    const seen = this.s.findKey.get(claim.key, now - claim.ttlMs) as { request_hash: string; job_id: string } | undefined;
-    if (!seen) return undefined;
-    if (seen.request_hash !== claim.hash && claim.onOtherHash === 'conflict') return { kind: 'conflict' };
-    const original = seen.request_hash === claim.hash ? this.get_(seen.job_id) : undefined;
+    const verdict = keyVerdict(this.s.findKey.get(claim.key) as KeyEntry | undefined, claim, now);
+    if (verdict.kind === 'conflict') return verdict;
+    const original = verdict.kind === 'repeat' ? this.get_(verdict.jobId) : undefined;
     if (!original) return undefined;
     // A repeat found starts its window again, for the next repeat.
     if (claim.onOtherHash === 'replace') this.s.rememberKey.run(claim.key, claim.hash, original.id, now);
