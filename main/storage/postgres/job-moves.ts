@@ -23,47 +23,57 @@ export async function attemptsOf(db: pg.Pool | pg.PoolClient, jobId: string): Pr
   return rows;
 }
 
-const WRITE_JOB = `UPDATE jobs SET ${MOVED_COLUMNS.map((column, i) => `${column} = $${i + 3}`).join(', ')} WHERE id = $1 AND status = $2`;
-
-/** Writes `move`; an attempt it starts is `deviceId`'s (its device re-queues it if lost). */
+/**
+ * Writes `move` in one statement (one round trip), as graphile-worker writes a move: the job
+ * only where it still has the status the move was planned from, and the other writes only
+ * if the job's was made (each selects from it); the attempt it ends only while open. If the
+ * job or the attempt is no longer as planned, the move is refused and its transaction rolled
+ * back. An attempt it starts is `deviceId`'s (its device re-queues it if lost).
+ */
 export async function applyMove(c: pg.PoolClient, move: JobMove, deviceId: string): Promise<Moved> {
   const { job, from, start } = move.event;
-  const written = await c.query(WRITE_JOB, [job.id, from, ...MOVED_COLUMNS.map((column) => job[column])]);
-  if (written.rowCount !== 1) throw new StaleMove(job.id, `no longer ${from}`);
+  const params: unknown[] = [];
+  const values = (row: readonly unknown[]) => row.map((value) => `$${params.push(value)}`).join(', ');
+  const writes = [
+    `job AS (UPDATE jobs SET (${MOVED_COLUMNS.join(', ')}) = ROW(${values(MOVED_COLUMNS.map((column) => job[column]))})
+       WHERE (id, status) = (${values([job.id, from])}) RETURNING 1)`,
+  ];
   if (move.ends) {
     const { job_id, attempt, ended_at, outcome, error_code, detail } = move.ends;
-    const closed = await c.query(
-      `UPDATE attempts SET ended_at = $3, outcome = $4, error_code = $5, detail = $6 WHERE job_id = $1 AND attempt = $2 AND ended_at IS NULL`,
-      [job_id, attempt, ended_at, outcome, error_code, detail],
+    writes.push(
+      `ended AS (UPDATE attempts SET (ended_at, outcome, error_code, detail) = ROW(${values([ended_at, outcome, error_code, detail])})
+         WHERE (job_id, attempt) = (${values([job_id, attempt])}) AND ended_at IS NULL AND EXISTS (SELECT FROM job) RETURNING 1)`,
     );
-    if (closed.rowCount !== 1) throw new StaleMove(job.id, `attempt ${attempt} already closed`);
   }
   if (start) {
-    await c.query(`INSERT INTO attempts (job_id, attempt, agent_id, provider, device_id, started_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      start.job_id,
-      start.attempt,
-      start.agent_id,
-      start.provider,
-      deviceId,
-      start.started_at,
-    ]);
+    writes.push(
+      `started AS (INSERT INTO attempts (job_id, attempt, agent_id, provider, device_id, started_at)
+         SELECT ${values([start.job_id, start.attempt, start.agent_id, start.provider, deviceId, start.started_at])} FROM job)`,
+    );
   }
   if (move.conversation) {
     const { id, agent_id, provider, address, created_at, updated_at, account_id } = move.conversation;
-    await c.query(
-      `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
-      [id, agent_id, provider, address, created_at, updated_at, account_id],
+    writes.push(
+      `conversation AS (INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at, account_id)
+         SELECT ${values([id, agent_id, provider, address, created_at, updated_at, account_id])} FROM job
+         ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at)`,
     );
   }
   if (move.delivery) {
     const { job_id, origin, account_id, due_at } = move.delivery;
-    await c.query(
-      `INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
-       VALUES ($1, $2, $3, 'pending', 1, 0, $4, $4)`,
-      [job_id, origin, account_id, due_at],
+    writes.push(
+      `delivery AS (INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
+         SELECT ${values([job_id, origin, account_id])}, 'pending', 1, 0, ${values([due_at, due_at])} FROM job)`,
     );
   }
+  const found = await one<{ job: boolean; ended: boolean }>(
+    c,
+    `WITH ${writes.join(',\n')}
+     SELECT EXISTS (SELECT FROM job) AS job, ${move.ends ? 'EXISTS (SELECT FROM ended)' : 'true'} AS ended`,
+    params,
+  );
+  if (!found!.job) throw new StaleMove(job.id, `no longer ${from}`);
+  if (!found!.ended) throw new StaleMove(job.id, `attempt ${move.ends!.attempt} already closed`);
   return { job, from };
 }
 
