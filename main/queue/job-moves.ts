@@ -25,6 +25,9 @@ export const MOVED_COLUMNS = [
   'finished_at',
 ] as const satisfies readonly (keyof JobRow)[];
 
+/** The columns of a job row a move changes, and what they become. */
+export type JobChanges = Partial<Pick<JobRow, (typeof MOVED_COLUMNS)[number]>>;
+
 /** How a move ends an attempt. */
 export interface AttemptClose {
   job_id: string;
@@ -50,16 +53,18 @@ export type MoveEvent = StoreEvent & { from: JobStatus };
 
 /** What one move writes. */
 export interface JobMove {
+  /** What the job's row becomes, written only where it still has status `event.from`. */
+  set: JobChanges;
   /**
-   * The job row as the move leaves it (`event.job`, written in its MOVED_COLUMNS) where it
-   * still has status `event.from`; the attempt a dispatch starts (`event.start`); and the
-   * event, published once the transaction commits.
+   * Published once the transaction commits: the job as the move leaves it (the row with
+   * `set`), and the attempt a dispatch starts (`event.start`), which is written too.
    */
   event: MoveEvent;
   /** The attempt the move ends: closed only if still open. */
   ends?: AttemptClose;
   /** The conversation an answer belongs to: made, or given its new address (created_at kept). */
   conversation?: ConversationRow;
+  /** Due when the move makes a job with a callback_url final. */
   delivery?: DeliveryDue;
 }
 
@@ -119,7 +124,7 @@ export function planDispatch(job: JobRow, claim: Claim, now: number): JobMove {
     // The time in the queue is the first wait; a retry's wait is not added.
     queue_ms: job.queue_ms ?? now - job.created_at,
   };
-  return { event: { job: after, from: job.status, start } };
+  return { ...changing(job, after), event: { job: after, from: job.status, start } };
 }
 
 /**
@@ -140,7 +145,7 @@ export function planAttemptEnd(job: JobRow, attempts: readonly AttemptRow[], att
     finished_at: now,
   };
   return {
-    event: { job: after, from: job.status },
+    ...changing(job, after),
     ends: ended.attempt,
     conversation: {
       id: end.conversationRef,
@@ -179,7 +184,7 @@ export function planExpiry(job: JobRow, attempts: readonly AttemptRow[], now: nu
  */
 export function planAgentLost(job: JobRow, attempts: readonly AttemptRow[], now: number): JobMove {
   const open = openAttempt(attempts);
-  if (!open) return { event: { job: { ...job, status: transition(job.status, 'retry') }, from: job.status } };
+  if (!open) return changing(job, { ...job, status: transition(job.status, 'retry') });
   return afterFailure(job, attempts, open, { outcome: 'agent_lost', code: 'AGENT_LOST', detail: null }, now);
 }
 
@@ -221,7 +226,7 @@ function afterFailure(job: JobRow, attempts: readonly AttemptRow[], open: Attemp
   const ended = close(job, open, how, now);
   const codes = [...attempts.filter((a) => a.ended_at !== null).flatMap((a) => a.error_code ?? []), how.code];
   const decision = decideAfterFailure(codes, job.max_attempts, context);
-  if (decision.retry) return { event: { job: { ...ended.job, status: transition(job.status, 'retry') }, from: job.status }, ends: ended.attempt };
+  if (decision.retry) return { ...changing(job, { ...ended.job, status: transition(job.status, 'retry') }), ends: ended.attempt };
   return finalMove(job, ended.job, { event: 'fail', code: decision.code, message: decision.message }, now, ended.attempt);
 }
 
@@ -234,5 +239,11 @@ function settle(job: JobRow, attempts: readonly AttemptRow[], how: Settlement, a
 
 function finalMove(before: JobRow, job: JobRow, how: Settlement, now: number, ends: AttemptClose | undefined): JobMove {
   const after: JobRow = { ...job, status: transition(before.status, how.event), error_code: how.code, error_message: how.message, finished_at: now };
-  return { event: { job: after, from: before.status }, ends, delivery: deliveryFor(after, now) };
+  return { ...changing(before, after), ends, delivery: deliveryFor(after, now) };
+}
+
+/** The move of `before` to `after`: the columns that change, and its event. */
+function changing(before: JobRow, after: JobRow): Pick<JobMove, 'set' | 'event'> {
+  const set = Object.fromEntries(MOVED_COLUMNS.filter((column) => after[column] !== before[column]).map((column) => [column, after[column]]));
+  return { set, event: { job: after, from: before.status } };
 }

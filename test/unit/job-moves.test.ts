@@ -10,7 +10,6 @@ import {
   planCancel,
   planDispatch,
   planExpiry,
-  type JobMove,
 } from '../../main/queue/job-moves.js';
 import { IllegalTransition } from '../../main/queue/state-machine.js';
 import { newJob, T0 } from '../support/new-job.js';
@@ -38,12 +37,6 @@ function running(overrides: Partial<NewJob> = {}, starts: number[] = [T0 + 1000]
   return { job, attempts };
 }
 
-/** The columns a plan changes in the job row. */
-function changed(before: JobRow, move: JobMove): Partial<JobRow> {
-  const after = move.event.job;
-  return Object.fromEntries(Object.entries(after).filter(([k, v]) => before[k as keyof JobRow] !== v));
-}
-
 describe('the job moves planner', () => {
   it('makes the row of a submission: queued, nothing run, Profile F when no account is given', () => {
     const job = newJob({ priority: 3 });
@@ -63,7 +56,7 @@ describe('the job moves planner', () => {
     it('starts the next attempt on the claimed agent and counts the first wait only', () => {
       const job = queued();
       const first = planDispatch(job, claim(job, 'agt_b', 'claude'), T0 + 500);
-      expect(changed(job, first)).toEqual({ status: 'dispatched', attempts: 1, agent_id: 'agt_b', provider: 'claude', queue_ms: 500 });
+      expect(first.set).toEqual({ status: 'dispatched', attempts: 1, agent_id: 'agt_b', provider: 'claude', queue_ms: 500 });
       expect(first.event).toMatchObject({ from: 'queued', start: { job_id: job.id, attempt: 1, agent_id: 'agt_b', provider: 'claude', started_at: T0 + 500 } });
       expect([first.ends, first.conversation, first.delivery]).toEqual([undefined, undefined, undefined]);
 
@@ -85,7 +78,7 @@ describe('the job moves planner', () => {
     it('an answer: the job succeeds with its run time, the attempt closes, the conversation and the delivery are written', () => {
       const { job, attempts } = running({ callback_url: 'https://hooks.example:8443/done?x=1', account_id: 'acct_1' });
       const move = planAttemptEnd(job, attempts, 1, answer, T0 + 4000)!;
-      expect(changed(job, move)).toEqual({ status: 'succeeded', response: '4', conversation_ref: 'cv_1', finished_at: T0 + 4000, run_ms: 3000 });
+      expect(move.set).toEqual({ status: 'succeeded', response: '4', conversation_ref: 'cv_1', finished_at: T0 + 4000, run_ms: 3000 });
       expect(move.event).toEqual({ job: move.event.job, from: 'dispatched' });
       expect(move.ends).toEqual({ job_id: job.id, attempt: 1, ended_at: T0 + 4000, outcome: 'succeeded', error_code: null, detail: null });
       expect(move.conversation).toEqual({
@@ -111,7 +104,7 @@ describe('the job moves planner', () => {
     it('a failure with attempts left: back to the queue, the attempt closed with what the agent said, no delivery', () => {
       const { job, attempts } = running({ callback_url: 'https://hooks.example/f' });
       const move = planAttemptEnd(job, attempts, 1, providerError, T0 + 3000)!;
-      expect(changed(job, move)).toEqual({ status: 'queued', run_ms: 2000 });
+      expect(move.set).toEqual({ status: 'queued', run_ms: 2000 });
       expect(move.ends).toEqual({ job_id: job.id, attempt: 1, ended_at: T0 + 3000, outcome: 'failed', error_code: 'PROVIDER_ERROR', detail: 'Something went wrong' });
       expect([move.conversation, move.delivery]).toEqual([undefined, undefined]);
     });
@@ -120,7 +113,7 @@ describe('the job moves planner', () => {
       const { job, attempts } = running({ max_attempts: 2, callback_url: 'http://127.0.0.1:9/hook' }, [T0 + 1000, T0 + 3000]);
       // The first attempt was lost (AGENT_LOST), the second shows an error: not all the same.
       const move = planAttemptEnd(job, attempts, 2, providerError, T0 + 4000)!;
-      expect(changed(job, move)).toEqual({
+      expect(move.set).toEqual({
         status: 'failed',
         error_code: 'JOB_FAILED',
         error_message: 'All 2 attempts failed.',
@@ -150,12 +143,12 @@ describe('the job moves planner', () => {
     it('cancels a queued job with its delivery, and a running one with its attempt closed as cancelled', () => {
       const waiting = queued({ callback_url: 'https://hooks.example/c' });
       const early = planCancel(waiting, [], T0 + 10)!;
-      expect(changed(waiting, early)).toEqual({ status: 'cancelled', finished_at: T0 + 10 });
+      expect(early.set).toEqual({ status: 'cancelled', finished_at: T0 + 10 });
       expect([early.ends, early.delivery?.origin]).toEqual([undefined, 'https://hooks.example']);
 
       const { job, attempts } = running();
       const late = planCancel(job, attempts, T0 + 1500)!;
-      expect(changed(job, late)).toEqual({ status: 'cancelled', finished_at: T0 + 1500, run_ms: 500 });
+      expect(late.set).toEqual({ status: 'cancelled', finished_at: T0 + 1500, run_ms: 500 });
       expect(late.ends).toMatchObject({ outcome: 'cancelled', error_code: 'CANCELLED', ended_at: T0 + 1500 });
       expect(late.delivery).toBeUndefined();
     });
@@ -168,7 +161,7 @@ describe('the job moves planner', () => {
 
     it('expires a queued or running job with JOB_TIMEOUT, a running attempt ending DEADLINE_EXCEEDED', () => {
       const waiting = queued();
-      expect(changed(waiting, planExpiry(waiting, [], T0 + 6000))).toEqual({
+      expect(planExpiry(waiting, [], T0 + 6000).set).toEqual({
         status: 'expired',
         error_code: 'JOB_TIMEOUT',
         error_message: 'The job deadline passed before it could finish.',
@@ -186,7 +179,7 @@ describe('the job moves planner', () => {
     it('ends the open attempt agent_lost: back to the queue, or failed when attempts are used up', () => {
       const { job, attempts } = running();
       const back = planAgentLost(job, attempts, T0 + 2000);
-      expect(changed(job, back)).toEqual({ status: 'queued', run_ms: 1000 });
+      expect(back.set).toEqual({ status: 'queued', run_ms: 1000 });
       expect(back.ends).toMatchObject({ outcome: 'agent_lost', error_code: 'AGENT_LOST' });
       const last = running({ max_attempts: 1, callback_url: 'https://hooks.example/r' });
       expect(planAgentLost(last.job, last.attempts, T0 + 2000)).toMatchObject({
@@ -198,7 +191,7 @@ describe('the job moves planner', () => {
     it('puts a dispatched job with no open attempt back in the queue, closing nothing', () => {
       const { job } = running();
       const move = planAgentLost(job, [], T0 + 2000);
-      expect(changed(job, move)).toEqual({ status: 'queued' });
+      expect(move.set).toEqual({ status: 'queued' });
       expect(move.ends).toBeUndefined();
     });
   });
@@ -216,7 +209,9 @@ describe('the job moves planner', () => {
     ];
     for (const move of moves) {
       const before = move.event.from === 'queued' ? waiting : job;
-      for (const column of Object.keys(changed(before, move))) expect(MOVED_COLUMNS).toContain(column);
+      for (const column of Object.keys(move.set)) expect(MOVED_COLUMNS).toContain(column);
+      // The row published is the row written: the job as it was, with the columns set.
+      expect(move.event.job).toEqual({ ...before, ...move.set });
     }
   });
 

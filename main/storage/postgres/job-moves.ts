@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AttemptRow, JobRow, Moved } from '../../core/jobs.js';
-import { MOVED_COLUMNS, StaleMove, type JobMove } from '../../queue/job-moves.js';
+import { StaleMove, type JobMove } from '../../queue/job-moves.js';
 
 /**
  * A job move on PostgreSQL, inside the move's transaction: the rows its plan is made from
@@ -24,8 +24,8 @@ export async function attemptsOf(db: pg.Pool | pg.PoolClient, jobId: string): Pr
 }
 
 /**
- * Writes `move` in one statement (one round trip), as graphile-worker writes a move: the job
- * only where it still has the status the move was planned from, and the other writes only
+ * Writes `move` in one statement (one round trip), as graphile-worker writes a move: the job's
+ * changed columns only where it still has the status the move was planned from, and the other writes only
  * if the job's was made (each selects from it); the attempt it ends only while open. If the
  * job or the attempt is no longer as planned, the move is refused and its transaction rolled
  * back. An attempt it starts is `deviceId`'s (its device re-queues it if lost).
@@ -35,7 +35,7 @@ export async function applyMove(c: pg.PoolClient, move: JobMove, deviceId: strin
   const params: unknown[] = [];
   const values = (row: readonly unknown[]) => row.map((value) => `$${params.push(value)}`).join(', ');
   const writes = [
-    `job AS (UPDATE jobs SET (${MOVED_COLUMNS.join(', ')}) = ROW(${values(MOVED_COLUMNS.map((column) => job[column]))})
+    `job AS (UPDATE jobs SET (${Object.keys(move.set).join(', ')}) = ROW(${values(Object.values(move.set))})
        WHERE (id, status) = (${values([job.id, from])}) RETURNING 1)`,
   ];
   if (move.ends) {

@@ -1,9 +1,10 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { IDEMPOTENCY_TTL_MS, keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
-import { MOVED_COLUMNS, newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobMove } from '../../queue/job-moves.js';
+import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove } from '../../queue/job-moves.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { StoreListeners } from '../../queue/store-listeners.js';
 import { GroupCommit } from './group-commit.js';
@@ -45,6 +46,8 @@ export class SqliteJobStore implements JobStore {
   /** Events of the transaction under way, published once it commits. */
   private unpublished: StoreEvent[] = [];
   private readonly s;
+  /** The job writes of the moves, by the columns they set (see jobWrite). */
+  private readonly jobWrites = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
@@ -66,8 +69,6 @@ export class SqliteJobStore implements JobStore {
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
       oldestQueuedOf: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued' AND account_id IS ?`).pluck(),
-      // A move writes its plan's row only where the job still has the status it was planned from.
-      writeJob: db.prepare(`UPDATE jobs SET ${MOVED_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND status = @from`),
       addAttempt: db.prepare(
         `INSERT INTO attempts (job_id, attempt, agent_id, provider, started_at) VALUES (@job_id, @attempt, @agent_id, @provider, @started_at)`,
       ),
@@ -290,7 +291,7 @@ export class SqliteJobStore implements JobStore {
    */
   private apply(move: JobMove): Moved {
     const { job, from, start } = move.event;
-    if (this.s.writeJob.run({ ...job, from }).changes !== 1) throw new StaleMove(job.id, `no longer ${from}`);
+    if (this.jobWrite(move.set).run({ ...move.set, id: job.id, from }).changes !== 1) throw new StaleMove(job.id, `no longer ${from}`);
     if (move.ends && this.s.closeAttempt.run(move.ends).changes !== 1) throw new StaleMove(job.id, `attempt ${move.ends.attempt} already closed`);
     if (start) this.s.addAttempt.run(start);
     if (move.conversation) this.s.saveConversation.run(move.conversation);
@@ -302,6 +303,22 @@ export class SqliteJobStore implements JobStore {
   }
 
   // ---- pieces -----------------------------------------------------------------------------
+
+  /**
+   * The statement that writes these columns of a job where it still has status `@from`:
+   * each kind of move changes its own few (an UPDATE that names a column must keep the
+   * indexes holding it in step, even to write the value it had), so one is prepared per set.
+   */
+  private jobWrite(set: JobChanges): Statement {
+    const columns = Object.keys(set);
+    const key = columns.join();
+    let statement = this.jobWrites.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`UPDATE jobs SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND status = @from`);
+      this.jobWrites.set(key, statement);
+    }
+    return statement;
+  }
 
   private attemptsOf(id: string): AttemptRow[] {
     return this.s.attemptsOf.all(id) as AttemptRow[];
