@@ -115,16 +115,10 @@ export function newJobRow(job: NewJob): JobRow {
 export function planDispatch(job: JobRow, claim: Claim, now: number): JobMove {
   const attempts = job.attempts + 1;
   const start: AttemptStart = { job_id: job.id, attempt: attempts, agent_id: claim.agentId, provider: claim.provider, started_at: now };
-  const after: JobRow = {
-    ...job,
-    status: transition(job.status, 'dispatch'),
-    attempts,
-    agent_id: claim.agentId,
-    provider: claim.provider,
-    // The time in the queue is the first wait; a retry's wait is not added.
-    queue_ms: job.queue_ms ?? now - job.created_at,
-  };
-  return { ...changing(job, after), event: { job: after, from: job.status, start } };
+  const set: JobChanges = { status: transition(job.status, 'dispatch'), attempts, agent_id: claim.agentId, provider: claim.provider };
+  // The time in the queue is the first wait; a retry's wait is not added.
+  if (job.queue_ms === null) set.queue_ms = now - job.created_at;
+  return moving(job, set, {}, start);
 }
 
 /**
@@ -137,27 +131,23 @@ export function planAttemptEnd(job: JobRow, attempts: readonly AttemptRow[], att
   if (open?.attempt !== attempt || job.status !== 'dispatched') return null;
   if (end.outcome !== 'succeeded') return afterFailure(job, attempts, open, { outcome: end.outcome, code: end.errorCode, detail: end.detail ?? null }, now, end);
   const ended = close(job, open, { outcome: 'succeeded', code: null, detail: null }, now);
-  const after: JobRow = {
-    ...ended.job,
+  const set: JobChanges = {
     status: transition(job.status, 'succeed'),
+    run_ms: ended.run_ms,
     response: end.response,
     conversation_ref: end.conversationRef,
     finished_at: now,
   };
-  return {
-    ...changing(job, after),
-    ends: ended.attempt,
-    conversation: {
-      id: end.conversationRef,
-      agent_id: open.agent_id,
-      provider: open.provider,
-      address: end.conversationAddress,
-      created_at: now,
-      updated_at: now,
-      account_id: job.account_id,
-    },
-    delivery: deliveryFor(after, now),
+  const conversation = {
+    id: end.conversationRef,
+    agent_id: open.agent_id,
+    provider: open.provider,
+    address: end.conversationAddress,
+    created_at: now,
+    updated_at: now,
+    account_id: job.account_id,
   };
+  return moving(job, set, { ends: ended.attempt, conversation, delivery: deliveryFor(job, now) });
 }
 
 /** Queued or dispatched -> cancelled (a running attempt ends cancelled); undefined for a final job, which stays as it is. */
@@ -184,7 +174,7 @@ export function planExpiry(job: JobRow, attempts: readonly AttemptRow[], now: nu
  */
 export function planAgentLost(job: JobRow, attempts: readonly AttemptRow[], now: number): JobMove {
   const open = openAttempt(attempts);
-  if (!open) return changing(job, { ...job, status: transition(job.status, 'retry') });
+  if (!open) return moving(job, { status: transition(job.status, 'retry') });
   return afterFailure(job, attempts, open, { outcome: 'agent_lost', code: 'AGENT_LOST', detail: null }, now);
 }
 
@@ -213,10 +203,10 @@ function openAttempt(attempts: readonly AttemptRow[]): AttemptRow | undefined {
   return attempts.find((a) => a.ended_at === null);
 }
 
-/** The attempt closed, and the job with the attempt's time added to its run time. */
-function close(job: JobRow, open: AttemptRow, how: Ending, now: number): { job: JobRow; attempt: AttemptClose } {
+/** The attempt closed, and the job's run time with the attempt's time added. */
+function close(job: JobRow, open: AttemptRow, how: Ending, now: number): { run_ms: number; attempt: AttemptClose } {
   return {
-    job: { ...job, run_ms: job.run_ms + Math.max(0, now - open.started_at) },
+    run_ms: job.run_ms + Math.max(0, now - open.started_at),
     attempt: { job_id: open.job_id, attempt: open.attempt, ended_at: now, outcome: how.outcome, error_code: how.code, detail: how.detail },
   };
 }
@@ -226,24 +216,24 @@ function afterFailure(job: JobRow, attempts: readonly AttemptRow[], open: Attemp
   const ended = close(job, open, how, now);
   const codes = [...attempts.filter((a) => a.ended_at !== null).flatMap((a) => a.error_code ?? []), how.code];
   const decision = decideAfterFailure(codes, job.max_attempts, context);
-  if (decision.retry) return { ...changing(job, { ...ended.job, status: transition(job.status, 'retry') }), ends: ended.attempt };
-  return finalMove(job, ended.job, { event: 'fail', code: decision.code, message: decision.message }, now, ended.attempt);
+  if (decision.retry) return moving(job, { status: transition(job.status, 'retry'), run_ms: ended.run_ms }, { ends: ended.attempt });
+  return finalMove(job, { event: 'fail', code: decision.code, message: decision.message }, now, ended);
 }
 
 /** A live job ends without an answer; a running attempt ends `attemptEnd`. */
 function settle(job: JobRow, attempts: readonly AttemptRow[], how: Settlement, attemptEnd: Ending, now: number): JobMove {
   const open = job.status === 'dispatched' ? openAttempt(attempts) : undefined;
-  const ended = open ? close(job, open, attemptEnd, now) : undefined;
-  return finalMove(job, ended?.job ?? job, how, now, ended?.attempt);
+  return finalMove(job, how, now, open && close(job, open, attemptEnd, now));
 }
 
-function finalMove(before: JobRow, job: JobRow, how: Settlement, now: number, ends: AttemptClose | undefined): JobMove {
-  const after: JobRow = { ...job, status: transition(before.status, how.event), error_code: how.code, error_message: how.message, finished_at: now };
-  return { ...changing(before, after), ends, delivery: deliveryFor(after, now) };
+function finalMove(job: JobRow, how: Settlement, now: number, ended: ReturnType<typeof close> | undefined): JobMove {
+  const set: JobChanges = { status: transition(job.status, how.event), error_code: how.code, error_message: how.message, finished_at: now };
+  if (ended) set.run_ms = ended.run_ms;
+  return moving(job, set, { ends: ended?.attempt, delivery: deliveryFor(job, now) });
 }
 
-/** The move of `before` to `after`: the columns that change, and its event. */
-function changing(before: JobRow, after: JobRow): Pick<JobMove, 'set' | 'event'> {
-  const set = Object.fromEntries(MOVED_COLUMNS.filter((column) => after[column] !== before[column]).map((column) => [column, after[column]]));
-  return { set, event: { job: after, from: before.status } };
+/** The move of `job` that sets `set`, with its other writes; its event carries the job as the move leaves it. */
+function moving(job: JobRow, set: JobChanges, writes: Omit<JobMove, 'set' | 'event'> = {}, start?: AttemptStart): JobMove {
+  const after = { ...job, ...set };
+  return { set, event: start ? { job: after, from: job.status, start } : { job: after, from: job.status }, ...writes };
 }

@@ -143,12 +143,12 @@ describe('the job moves planner', () => {
     it('cancels a queued job with its delivery, and a running one with its attempt closed as cancelled', () => {
       const waiting = queued({ callback_url: 'https://hooks.example/c' });
       const early = planCancel(waiting, [], T0 + 10)!;
-      expect(early.set).toEqual({ status: 'cancelled', finished_at: T0 + 10 });
+      expect(early.set).toEqual({ status: 'cancelled', error_code: null, error_message: null, finished_at: T0 + 10 });
       expect([early.ends, early.delivery?.origin]).toEqual([undefined, 'https://hooks.example']);
 
       const { job, attempts } = running();
       const late = planCancel(job, attempts, T0 + 1500)!;
-      expect(late.set).toEqual({ status: 'cancelled', finished_at: T0 + 1500, run_ms: 500 });
+      expect(late.set).toEqual({ status: 'cancelled', error_code: null, error_message: null, finished_at: T0 + 1500, run_ms: 500 });
       expect(late.ends).toMatchObject({ outcome: 'cancelled', error_code: 'CANCELLED', ended_at: T0 + 1500 });
       expect(late.delivery).toBeUndefined();
     });
