@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IdempotencyClaim } from '../core/jobs.js';
 
 /** decisions.md: keys are kept 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -22,4 +23,25 @@ export function canonicalJson(value: unknown): string {
 export function requestHash(path: string, body: Record<string, unknown>): string {
   const { wait: _wait, ...what } = body;
   return createHash('sha256').update(path).update('\n').update(canonicalJson(what)).digest('hex');
+}
+
+/** An idempotency entry as a store keeps it. */
+export interface KeyEntry {
+  request_hash: string;
+  job_id: string;
+  created_at: number;
+}
+
+export type KeyVerdict = { kind: 'new' } | { kind: 'conflict' } | { kind: 'repeat'; jobId: string };
+
+/**
+ * What the entry of a submission's key means, both stores alike: `repeat`, the request was
+ * made before (its job is the answer, if it still exists); `conflict`, the key was used for
+ * another request (refused); `new`, make the job, and the key stands for it from now on
+ * (no entry, one older than the claim's window, or another request's under an implicit key).
+ */
+export function keyVerdict(entry: KeyEntry | undefined, claim: IdempotencyClaim, now: number): KeyVerdict {
+  if (!entry || entry.created_at <= now - claim.ttlMs) return { kind: 'new' };
+  if (entry.request_hash === claim.hash) return { kind: 'repeat', jobId: entry.job_id };
+  return claim.onOtherHash === 'conflict' ? { kind: 'conflict' } : { kind: 'new' };
 }

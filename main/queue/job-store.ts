@@ -17,11 +17,11 @@ import type {
 /**
  * The only writer of job rows, behind one asynchronous port with two implementations:
  * SQLite in the data dir (sqlite/job-store.ts, the desktop) and PostgreSQL shared by several
- * instances (storage/postgres/job-store.ts). Each method that changes a job is one transaction,
- * moves the status only through the state machine (state-machine.ts), writes the webhook
- * outbox row of every move to a final status in that same transaction, and, after the
- * commit, publishes one StoreEvent per job moved. A promise resolves only after its commit:
- * acknowledged means on disk.
+ * instances (storage/postgres/job-store.ts). Each method that changes a job is one transaction
+ * that reads the rows of the jobs it moves and writes what job-moves.ts plans from them: the
+ * status only through the state machine (state-machine.ts), the webhook outbox row of every
+ * move to a final status, and, after the commit, one StoreEvent per job moved. A promise
+ * resolves only after its commit: acknowledged means on disk.
  */
 export interface JobStore {
   // ---- moves ----

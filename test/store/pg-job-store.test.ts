@@ -5,6 +5,8 @@ import { connect } from '../../main/storage/postgres/connect.js';
 import { PgJobStore } from '../../main/storage/postgres/job-store.js';
 import type { HourlyCaps, JobRow, StoreEvent, SubmitResult } from '../../main/core/jobs.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
+import { planAttemptEnd, planDispatch, StaleMove, type JobMove } from '../../main/queue/job-moves.js';
+import { applyMove, attemptsOf } from '../../main/storage/postgres/job-moves.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { newJob, T0 } from '../support/new-job.js';
@@ -283,5 +285,47 @@ describe('PostgreSQL job store: moves heard across instances (LISTEN/NOTIFY)', (
     })();
     expect(await submitting).toBeGreaterThanOrEqual(0);
     expect((await heard)[0]!.from).toBeNull();
+  });
+});
+
+describe('PostgreSQL job store: a plan is written only where its rows are as it found them', () => {
+  let store: PgJobStore;
+  let admin: pg.Pool;
+  afterEach(async () => {
+    await Promise.all([store?.close(), admin?.end()]);
+  });
+
+  /** Applies `move` in a transaction of its own, which the error of a guard rolls back. */
+  const applyAlone = async (move: JobMove) => {
+    const c = await admin.connect();
+    try {
+      await c.query('BEGIN');
+      await applyMove(c, move, 'dev_a');
+      await c.query('COMMIT');
+    } catch (error) {
+      await c.query('ROLLBACK');
+      throw error;
+    } finally {
+      c.release();
+    }
+  };
+
+  it('refuses a move planned from a status the job has left, and the end of an attempt closed since', async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    store = new PgJobStore(await connect(fresh.url), 'dev_a');
+    const job = ((await store.submit({ job: newJob({ callback_url: 'https://hooks.example/x' }), queuedLimit: 1000 })) as { job: JobRow }).job;
+    const claim = { jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' };
+    const stale = planDispatch(job, claim, T0 + 1);
+    const [running] = await store.dispatch([claim], T0 + 1);
+    await expect(applyAlone(stale)).rejects.toThrow(StaleMove);
+
+    const answer = planAttemptEnd(running!, await attemptsOf(admin, job.id), 1, { outcome: 'succeeded', response: '4', conversationRef: 'cv_1', conversationAddress: 'https://c.example/1' }, T0 + 2);
+    await admin.query(`UPDATE attempts SET ended_at = $2, outcome = 'agent_lost', error_code = 'AGENT_LOST' WHERE job_id = $1`, [job.id, T0 + 2]);
+    await expect(applyAlone(answer!)).rejects.toThrow(StaleMove);
+    // Nothing of either plan stayed: one attempt, the job still running, no conversation, no delivery.
+    expect(await store.get(job.id)).toEqual(running);
+    expect(await store.attempts(job.id)).toHaveLength(1);
+    expect((await admin.query(`SELECT (SELECT COUNT(*) FROM conversations) + (SELECT COUNT(*) FROM webhook_deliveries) AS n`)).rows[0].n).toBe(0);
   });
 });

@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogBook } from '../../main/logs/log-book.js';
+import { deliveryFor } from '../../main/queue/job-moves.js';
 import { logWebhookFailures } from '../../main/logs/log-feeds.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import type { WebhookRequest, WebhookTransport } from '../../main/webhooks/https-transport.js';
@@ -81,7 +82,7 @@ function finished(origin: string, account: string | null = null): string {
     `INSERT INTO jobs (id, status, prompt, priority, timeout_ms, deadline_at, max_attempts, callback_url, metadata, created_at)
      VALUES (?, 'cancelled', 'p', 0, 1, 1, 1, ?, '{}', 0)`,
   ).run(id, url);
-  outbox.enqueue({ id, callback_url: url, account_id: account }, clock.now());
+  outbox.enqueue(deliveryFor({ id, callback_url: url, account_id: account }, clock.now())!);
   return id;
 }
 

@@ -2,15 +2,12 @@ import type pg from 'pg';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
-  type AttemptOutcome,
   type AttemptRow,
   type AttemptStart,
   type Claim,
   type ConversationRow,
   type Deletion,
-  type FailureContext,
   type JobRow,
-  type JobStatus,
   type Moved,
   type QueuedJob,
   type StoreEvent,
@@ -20,23 +17,18 @@ import {
 } from '../../core/jobs.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
-import { commitAnnouncing, JobNotices } from './job-notices.js';
+import { planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, type JobMove } from '../../queue/job-moves.js';
 import type { JobStore } from '../../queue/job-store.js';
-import { decideAfterFailure } from '../../queue/retry-policy.js';
-import { isFinal, transition } from '../../queue/state-machine.js';
+import { isFinal } from '../../queue/state-machine.js';
+import { Listeners } from '../../core/listeners.js';
+import { commitAnnouncing, JobNotices } from './job-notices.js';
+import { applyMove, attemptsOf, lockJob, one } from './job-moves.js';
+import { Rollback, submitJob } from './job-submit.js';
 
 type Client = pg.PoolClient;
 
 /**
- * Namespace of the per-account queue lock (two-int advisory keys: this, hashtext(account)).
- * Every submission takes its account's lock before counting that account's queued jobs, so
- * two instances each seeing 999 cannot both add the 1 000th and 1 001st. A hash collision
- * between two accounts only makes them take turns.
- */
-const QUEUE_LOCK = 0x63627131; // "cbq1"
-
-/**
- * The lease sweep's lock (one-int advisory key space, apart from the two-int keys above):
+ * The lease sweep's lock (one-int advisory key space, apart from job-submit.ts's two-int queue locks):
  * taken with try, so of the live devices sweeping at once one does the work and the others
  * return at once instead of queuing to find nothing left.
  */
@@ -48,14 +40,14 @@ const SWEEP_LOCK = 0x63_62_73_77_65_65_70n; // "cbsweep"
  */
 const CAPS_LOCK = 0x63_62_63_61_70_73n; // "cbcaps"
 
-/** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
-class Rollback<T> {
-  constructor(readonly value: T) {}
-}
-
-/** Where every piece of SQL about a job's life on PostgreSQL lives (the JobStore port). */
+/**
+ * The job store of instances sharing one PostgreSQL database (the JobStore port). Each move
+ * locks its rows, has them planned (queue/job-moves.ts) and writes the plan (job-moves.ts
+ * beside this); a submission is job-submit.ts.
+ */
 export class PgJobStore implements JobStore {
-  private readonly listeners = new Set<(event: StoreEvent) => void>();
+  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
+  private readonly listeners = new Listeners<[StoreEvent]>();
   /** Other instances' moves, while listen() is on. */
   private notices: JobNotices | undefined;
 
@@ -70,79 +62,8 @@ export class PgJobStore implements JobStore {
 
   // ---- moves ----
 
-  async submit({ job, idempotency, queuedLimit, refuseNew }: SubmitRequest): Promise<SubmitResult> {
-    const now = job.created_at;
-    return this.tx(async (c, events): Promise<SubmitResult> => {
-      if (idempotency) {
-        // Inserts our entry, or locks the one there: a concurrent repeat of the key, on any
-        // instance, waits here until this transaction ends, then sees what it wrote.
-        const entry = await one<{ request_hash: string; job_id: string; created_at: number }>(
-          c,
-          `INSERT INTO idempotency AS i (key, request_hash, job_id, created_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (key) DO UPDATE SET key = i.key
-           RETURNING request_hash, job_id, created_at`,
-          [idempotency.key, idempotency.hash, job.id, now],
-        );
-        const earlier = entry!.job_id !== job.id && entry!.created_at > now - idempotency.ttlMs ? entry! : undefined;
-        if (earlier && earlier.request_hash !== idempotency.hash && idempotency.onOtherHash === 'conflict') {
-          throw new Rollback<SubmitResult>({ kind: 'conflict' });
-        }
-        const original = earlier?.request_hash === idempotency.hash ? await this.read(c, earlier.job_id) : undefined;
-        if (original) {
-          if (idempotency.onOtherHash === 'replace') await c.query(`UPDATE idempotency SET created_at = $2 WHERE key = $1`, [idempotency.key, now]);
-          return { kind: 'found', job: original };
-        }
-        // Expired, replaced, or its job deleted since: the key now stands for this job.
-        if (entry!.job_id !== job.id) {
-          await c.query(`UPDATE idempotency SET request_hash = $2, job_id = $3, created_at = $4 WHERE key = $1`, [
-            idempotency.key,
-            idempotency.hash,
-            job.id,
-            now,
-          ]);
-        }
-      }
-      const account = job.account_id ?? null;
-      await c.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [QUEUE_LOCK, account ?? '']);
-      // Counting stops at the limit: a full queue costs no more to refuse than to fill. The
-      // count runs in a statement after the lock's: in READ COMMITTED each statement reads as
-      // of its start, so only one begun after the wait sees the last holder's job.
-      const room = `(SELECT COUNT(*) FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND COALESCE(account_id, '') = $1 LIMIT $2) AS q) < $2`;
-      if (refuseNew) {
-        const free = await one<{ room: boolean }>(c, `SELECT ${room} AS room`, [account ?? '', queuedLimit]);
-        // The rollback also takes back the key recorded above: a refused request leaves nothing.
-        throw new Rollback<SubmitResult>({ kind: free!.room ? 'refused' : 'queue_full' });
-      }
-      // The count and the insert in one statement: the account's lock is held one round trip less.
-      const row = await one<JobRow>(
-        c,
-        `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
-         SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 WHERE ${room}
-         RETURNING *`,
-        [
-          account ?? '',
-          queuedLimit,
-          job.id,
-          job.prompt,
-          job.req_provider,
-          job.req_agent_id,
-          job.conversation_in,
-          job.priority,
-          job.timeout_ms,
-          job.deadline_at,
-          job.max_attempts,
-          job.callback_url,
-          job.metadata,
-          job.created_at,
-          job.api_key_id,
-          account,
-        ],
-      );
-      if (!row) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
-      events.push({ job: row!, from: null });
-      return { kind: 'created', job: row! };
-    });
+  async submit(request: SubmitRequest): Promise<SubmitResult> {
+    return this.tx((c, events) => submitJob(c, request, events));
   }
 
   async dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]> {
@@ -151,30 +72,18 @@ export class PgJobStore implements JobStore {
       const caps = capsAsked(claims) ? await this.countStarts(c, now) : undefined;
       // Locked in id order, skipping rows another transaction holds: two instances claiming
       // overlapping jobs never wait on each other, and a job one of them holds is its to move.
-      const free = await c.query<{ id: string }>(
-        `SELECT id FROM jobs WHERE id = ANY($1) AND status = 'queued' ORDER BY id FOR UPDATE SKIP LOCKED`,
-        [[...new Set(claims.map((claim) => claim.jobId))]],
-      );
-      const claimable = new Set(free.rows.map((r) => r.id));
+      const free = await c.query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1) AND status = 'queued' ORDER BY id FOR UPDATE SKIP LOCKED`, [
+        [...new Set(claims.map((claim) => claim.jobId))],
+      ]);
+      const claimable = new Map(free.rows.map((job) => [job.id, job]));
       const dispatched: JobRow[] = [];
       for (const claim of claims) {
-        if (!claimable.has(claim.jobId) || !(caps?.take(claim) ?? true)) continue;
+        const job = claimable.get(claim.jobId);
+        if (!job || !(caps?.take(claim) ?? true)) continue;
         claimable.delete(claim.jobId);
-        const to = transition('queued', 'dispatch');
-        const job = (await one<JobRow>(
-          c,
-          `UPDATE jobs SET status = $2, attempts = attempts + 1, agent_id = $3, provider = $4,
-             queue_ms = COALESCE(queue_ms, $5 - created_at)
-           WHERE id = $1 RETURNING *`,
-          [claim.jobId, to, claim.agentId, claim.provider, now],
-        ))!;
-        const start: AttemptStart = { job_id: job.id, attempt: job.attempts, agent_id: claim.agentId, provider: claim.provider, started_at: now };
-        await c.query(
-          `INSERT INTO attempts (job_id, attempt, agent_id, provider, device_id, started_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-          [start.job_id, start.attempt, start.agent_id, start.provider, this.deviceId, start.started_at],
-        );
-        events.push({ job, from: 'queued', start });
-        dispatched.push(job);
+        const move = planDispatch(job, claim, now);
+        dispatched.push((await applyMove(c, move, this.deviceId)).job);
+        events.push(move.event);
       }
       return dispatched;
     });
@@ -182,62 +91,32 @@ export class PgJobStore implements JobStore {
 
   async endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Promise<Moved | null> {
     return this.tx(async (c, events): Promise<Moved | null> => {
-      const job = await this.must(c, id);
-      const open = await this.openAttempt(c, id);
-      // The job was cancelled or expired meanwhile: the agent's late result is dropped.
-      if (!open || open.attempt !== attempt || job.status !== 'dispatched') return null;
-      let after: JobRow;
-      if (end.outcome === 'succeeded') {
-        await this.closeAttempt(c, open, 'succeeded', null, null, now);
-        await c.query(
-          `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at, account_id)
-           VALUES ($1, $2, $3, $4, $5, $5, $6)
-           ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
-          [end.conversationRef, open.agent_id, open.provider, end.conversationAddress, now, job.account_id],
-        );
-        after = (await one<JobRow>(
-          c,
-          `UPDATE jobs SET status = $2, response = $3, conversation_ref = $4, finished_at = $5 WHERE id = $1 RETURNING *`,
-          [id, transition(job.status, 'succeed'), end.response, end.conversationRef, now],
-        ))!;
-        await this.addDelivery(c, after, now);
-      } else {
-        after = await this.failAttempt(c, job, open, end.outcome, end.errorCode, now, end);
-      }
-      events.push({ job: after, from: job.status });
-      return { job: after, from: job.status };
+      const job = await lockJob(c, id);
+      const move = job && planAttemptEnd(job, await attemptsOf(c, id), attempt, end, now);
+      if (!move) return null;
+      const moved = await applyMove(c, move, this.deviceId);
+      events.push(move.event);
+      return moved;
     });
   }
 
   async cancel(id: string, now: number): Promise<Moved | undefined> {
     return this.tx(async (c, events): Promise<Moved | undefined> => {
-      const job = await this.lock(c, id);
+      const job = await lockJob(c, id);
       if (!job) return undefined;
-      if (job.status !== 'queued' && job.status !== 'dispatched') return { job, from: job.status };
-      const open = await this.openAttempt(c, id);
-      if (open) await this.closeAttempt(c, open, 'cancelled', 'CANCELLED', null, now);
-      const after = await this.settle(c, job, transition(job.status, 'cancel'), null, null, now);
-      events.push({ job: after, from: job.status });
-      return { job: after, from: job.status };
+      const move = planCancel(job, await attemptsOf(c, id), now);
+      if (!move) return { job, from: job.status };
+      const moved = await applyMove(c, move, this.deviceId);
+      events.push(move.event);
+      return moved;
     });
   }
 
   async expireDue(now: number): Promise<Moved[]> {
     return this.tx(async (c, events) => {
       // In id order, as every statement locking several jobs: instances never deadlock.
-      const due = await c.query<JobRow>(
-        `SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= $1 ORDER BY id FOR UPDATE`,
-        [now],
-      );
-      const moved: Moved[] = [];
-      for (const job of due.rows) {
-        const open = await this.openAttempt(c, job.id);
-        if (open) await this.closeAttempt(c, open, 'timed_out', 'DEADLINE_EXCEEDED', null, now);
-        const after = await this.settle(c, job, transition(job.status, 'expire'), 'JOB_TIMEOUT', 'The job deadline passed before it could finish.', now);
-        moved.push({ job: after, from: job.status });
-      }
-      events.push(...moved);
-      return moved;
+      const due = await c.query<JobRow>(`SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= $1 ORDER BY id FOR UPDATE`, [now]);
+      return this.applyEach(c, events, due.rows, async (job) => planExpiry(job, await attemptsOf(c, job.id), now));
     });
   }
 
@@ -250,13 +129,7 @@ export class PgJobStore implements JobStore {
          ORDER BY j.id FOR UPDATE OF j`,
         [this.deviceId],
       );
-      const moved: Moved[] = [];
-      for (const job of mine.rows) {
-        const open = (await this.openAttempt(c, job.id))!;
-        moved.push({ job: await this.failAttempt(c, job, open, 'agent_lost', 'AGENT_LOST', now), from: job.status });
-      }
-      events.push(...moved);
-      return moved;
+      return this.applyEach(c, events, mine.rows, async (job) => planAgentLost(job, await attemptsOf(c, job.id), now));
     });
   }
 
@@ -280,23 +153,19 @@ export class PgJobStore implements JobStore {
          ORDER BY j.id FOR UPDATE OF j`,
         [this.deviceId, now - leaseMs],
       );
-      const moved: Moved[] = [];
-      for (const { lost_attempt, ...job } of lost.rows) {
+      return this.applyEach(c, events, lost.rows, async ({ lost_attempt, ...job }) => {
         // While this waited for its lock, the job may have moved on (its device's late result
         // came in, and it may even run again elsewhere): the row locked is the job as it is
-        // now, but the attempt joined to it is as first read, so it is read again.
-        const open = await this.openAttempt(c, job.id);
-        if (open?.attempt !== lost_attempt) continue;
-        moved.push({ job: await this.failAttempt(c, job, open, 'agent_lost', 'AGENT_LOST', now), from: job.status });
-      }
-      events.push(...moved);
-      return moved;
+        // now, but the attempt joined to it is as first read, so the attempts are read again.
+        const attempts = await attemptsOf(c, job.id);
+        return attempts.find((a) => a.ended_at === null)?.attempt === lost_attempt ? planAgentLost(job, attempts, now) : undefined;
+      });
     });
   }
 
   async delete(id: string): Promise<Deletion | undefined> {
     return this.tx(async (c): Promise<Deletion | undefined> => {
-      const job = await this.lock(c, id);
+      const job = await lockJob(c, id);
       if (!job) return undefined;
       if (!isFinal(job.status)) return { deleted: false, status: job.status };
       // Its attempts, webhook delivery and delivery log go with it (ON DELETE CASCADE).
@@ -334,13 +203,8 @@ export class PgJobStore implements JobStore {
     return one<JobRow>(this.pool, `SELECT * FROM jobs WHERE id = $1`, [id]);
   }
 
-  async attempts(id: string): Promise<AttemptRow[]> {
-    const { rows } = await this.pool.query<AttemptRow>(
-      `SELECT job_id, attempt, agent_id, provider, started_at, ended_at, outcome, error_code, detail
-       FROM attempts WHERE job_id = $1 ORDER BY attempt`,
-      [id],
-    );
-    return rows;
+  attempts(id: string): Promise<AttemptRow[]> {
+    return attemptsOf(this.pool, id);
   }
 
   conversation(ref: string): Promise<ConversationRow | undefined> {
@@ -428,8 +292,7 @@ export class PgJobStore implements JobStore {
   // ---- events ----
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /**
@@ -437,7 +300,7 @@ export class PgJobStore implements JobStore {
    * (see JobNotices), besides this store's own. Holds one connection of the pool.
    */
   async listen(): Promise<void> {
-    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => this.publish(events));
+    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.listeners.emitApart(event)));
     await this.notices.listen();
   }
 
@@ -469,26 +332,20 @@ export class PgJobStore implements JobStore {
       throw error;
     }
     c.release();
-    this.publish(events);
+    for (const event of events) this.listeners.emitApart(event);
     return value;
   }
 
-  /**
-   * A listener that throws must not turn a committed move into a failed call, nor keep the
-   * others from hearing it: its error is rethrown on its own, outside this call.
-   */
-  private publish(events: StoreEvent[]): void {
-    for (const event of events) {
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(event);
-        } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
-      }
+  /** Plans a move of each job in turn (none: it is left as it is) and writes it. */
+  private async applyEach<J extends JobRow>(c: Client, events: StoreEvent[], jobs: J[], plan: (job: J) => Promise<JobMove | undefined>): Promise<Moved[]> {
+    const moved: Moved[] = [];
+    for (const job of jobs) {
+      const move = await plan(job);
+      if (!move) continue;
+      moved.push(await applyMove(c, move, this.deviceId));
+      events.push(move.event);
     }
+    return moved;
   }
 
   /**
@@ -504,82 +361,4 @@ export class PgJobStore implements JobStore {
     );
     return new CapCount(rows);
   }
-
-  private read(c: Client, id: string): Promise<JobRow | undefined> {
-    return one<JobRow>(c, `SELECT * FROM jobs WHERE id = $1`, [id]);
-  }
-
-  private lock(c: Client, id: string): Promise<JobRow | undefined> {
-    return one<JobRow>(c, `SELECT * FROM jobs WHERE id = $1 FOR UPDATE`, [id]);
-  }
-
-  private async must(c: Client, id: string): Promise<JobRow> {
-    const job = await this.lock(c, id);
-    if (!job) throw new Error(`No job ${id}`);
-    return job;
-  }
-
-  private openAttempt(c: Client, jobId: string): Promise<AttemptRow | undefined> {
-    return one<AttemptRow>(c, `SELECT * FROM attempts WHERE job_id = $1 AND ended_at IS NULL`, [jobId]);
-  }
-
-  private async closeAttempt(c: Client, open: AttemptRow, outcome: AttemptOutcome, errorCode: string | null, detail: string | null, now: number): Promise<void> {
-    await c.query(
-      `UPDATE attempts SET ended_at = $3, outcome = $4, error_code = $5, detail = $6 WHERE job_id = $1 AND attempt = $2`,
-      [open.job_id, open.attempt, now, outcome, errorCode, detail],
-    );
-    await c.query(`UPDATE jobs SET run_ms = run_ms + $2 WHERE id = $1`, [open.job_id, Math.max(0, now - open.started_at)]);
-  }
-
-  /** Closes a failed attempt; the job goes back to the queue or, when the policy says so, fails. */
-  private async failAttempt(
-    c: Client,
-    job: JobRow,
-    open: AttemptRow,
-    outcome: AttemptOutcome,
-    errorCode: string,
-    now: number,
-    context: FailureContext = {},
-  ): Promise<JobRow> {
-    await this.closeAttempt(c, open, outcome, errorCode, context.detail ?? null, now);
-    const codes = await c.query<{ error_code: string }>(
-      `SELECT error_code FROM attempts WHERE job_id = $1 AND ended_at IS NOT NULL ORDER BY attempt`,
-      [job.id],
-    );
-    const decision = decideAfterFailure(
-      codes.rows.map((r) => r.error_code),
-      job.max_attempts,
-      context,
-    );
-    if (decision.retry) {
-      return (await one<JobRow>(c, `UPDATE jobs SET status = $2 WHERE id = $1 RETURNING *`, [job.id, transition(job.status, 'retry')]))!;
-    }
-    return this.settle(c, job, transition(job.status, 'fail'), decision.code, decision.message, now);
-  }
-
-  /** Moves a job to a final status, with its webhook delivery in the same transaction. */
-  private async settle(c: Client, job: JobRow, status: JobStatus, code: string | null, message: string | null, now: number): Promise<JobRow> {
-    const after = (await one<JobRow>(
-      c,
-      `UPDATE jobs SET status = $2, error_code = $3, error_message = $4, finished_at = $5 WHERE id = $1 RETURNING *`,
-      [job.id, status, code, message, now],
-    ))!;
-    await this.addDelivery(c, after, now);
-    return after;
-  }
-
-  /** The outbox row of a job just made final, if it has a callback_url (see WebhookOutbox). */
-  private async addDelivery(c: Client, job: JobRow, now: number): Promise<void> {
-    if (job.callback_url === null) return;
-    await c.query(
-      `INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
-       VALUES ($1, $2, $4, 'pending', 1, 0, $3, $3)`,
-      [job.id, new URL(job.callback_url).origin, now, job.account_id ?? ''],
-    );
-  }
-}
-
-async function one<T extends pg.QueryResultRow>(db: pg.Pool | Client, sql: string, params: unknown[] = []): Promise<T | undefined> {
-  const { rows } = await db.query<T>(sql, params);
-  return rows[0];
 }

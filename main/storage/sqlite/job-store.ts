@@ -1,21 +1,21 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
-import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
-import { decideAfterFailure } from '../../queue/retry-policy.js';
-import { isFinal, transition, type JobEvent } from '../../queue/state-machine.js';
+import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove } from '../../queue/job-moves.js';
+import { isFinal } from '../../queue/state-machine.js';
+import { Listeners } from '../../core/listeners.js';
 import { GroupCommit } from './group-commit.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
   type AttemptStart,
-  type AttemptOutcome,
   type AttemptRow,
   type Claim,
   type ConversationRow,
   type Deletion,
-  type FailureContext,
   type IdempotencyClaim,
   type JobRow,
   type Moved,
@@ -27,16 +27,6 @@ import {
 } from '../../core/jobs.js';
 import type { SqliteWebhookOutbox } from './outbox.js';
 
-/** What ends a job without an answer: its final status, and the error it carries. */
-interface Settlement {
-  event: Extract<JobEvent, 'cancel' | 'expire' | 'fail'>;
-  errorCode: string | null;
-  errorMessage: string | null;
-}
-
-const CANCELLED: Settlement = { event: 'cancel', errorCode: null, errorMessage: null };
-const EXPIRED: Settlement = { event: 'expire', errorCode: 'JOB_TIMEOUT', errorMessage: 'The job deadline passed before it could finish.' };
-
 /**
  * The job store of one machine, in the data dir's SQLite database (see job-store.ts for the
  * port). Every method runs synchronously inside; the promises are the port's. Submissions
@@ -44,19 +34,21 @@ const EXPIRED: Settlement = { event: 'expire', errorCode: 'JOB_TIMEOUT', errorMe
  * synchronous=FULL each commit waits for an fsync, paid once per group. The other moves are
  * one immediate transaction each.
  *
- * Each kind of job move is one function below (`dispatchJob`, `succeed`, `afterFailedAttempt`,
- * `settle`, `requeue`): it goes through the state machine, updates the row, adds the webhook
- * delivery of a final job, and ends in `moved`, which keeps the in-memory queue order in step
- * and holds the event until the transaction commits.
+ * Each move reads its rows, has them planned (queue/job-moves.ts) and applies the plan in
+ * `apply`, which also keeps the in-memory queue order in step and holds the event until the
+ * transaction commits.
  */
 export class SqliteJobStore implements JobStore {
   /** The queued jobs in dispatch order, per account: the queue limit and queue_position read it. */
   private order: AccountQueues;
   private readonly commits: GroupCommit;
-  private readonly listeners = new Set<(event: StoreEvent) => void>();
+  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
+  private readonly listeners = new Listeners<[StoreEvent]>();
   /** Events of the transaction under way, published once it commits. */
   private unpublished: StoreEvent[] = [];
   private readonly s;
+  /** The job writes of the moves, by the columns they set (see jobWrite). */
+  private readonly jobWrites = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
@@ -78,38 +70,22 @@ export class SqliteJobStore implements JobStore {
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
       oldestQueuedOf: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued' AND account_id IS ?`).pluck(),
-      setStatus: db.prepare(`UPDATE jobs SET status = ? WHERE id = ?`),
-      dispatch: db.prepare(
-        `UPDATE jobs SET status = 'dispatched', attempts = attempts + 1, agent_id = @agent_id, provider = @provider,
-           queue_ms = COALESCE(queue_ms, @now - created_at) WHERE id = @id`,
-      ),
       addAttempt: db.prepare(
-        `INSERT INTO attempts (job_id, attempt, agent_id, provider, started_at) VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO attempts (job_id, attempt, agent_id, provider, started_at) VALUES (@job_id, @attempt, @agent_id, @provider, @started_at)`,
       ),
-      openAttempt: db.prepare(`SELECT * FROM attempts WHERE job_id = ? AND ended_at IS NULL`),
       closeAttempt: db.prepare(
-        `UPDATE attempts SET ended_at = @now, outcome = @outcome, error_code = @error_code, detail = @detail
+        `UPDATE attempts SET ended_at = @ended_at, outcome = @outcome, error_code = @error_code, detail = @detail
          WHERE job_id = @job_id AND attempt = @attempt AND ended_at IS NULL`,
-      ),
-      addRunTime: db.prepare(`UPDATE jobs SET run_ms = run_ms + ? WHERE id = ?`),
-      succeed: db.prepare(
-        `UPDATE jobs SET status = 'succeeded', response = @response, conversation_ref = @conversation_ref,
-           finished_at = @now WHERE id = @id`,
-      ),
-      settle: db.prepare(
-        `UPDATE jobs SET status = @status, error_code = @error_code, error_message = @error_message,
-           finished_at = @now WHERE id = @id`,
       ),
       saveConversation: db.prepare(
         `INSERT INTO conversations (id, agent_id, provider, address, created_at, updated_at, account_id)
-         VALUES (@id, @agent_id, @provider, @address, @now, @now, @account_id)
+         VALUES (@id, @agent_id, @provider, @address, @created_at, @updated_at, @account_id)
          ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
       ),
       attemptsOf: db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`),
-      errorCodesOf: db.prepare(`SELECT error_code FROM attempts WHERE job_id = ? AND ended_at IS NOT NULL ORDER BY attempt`).pluck(),
-      due: db.prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`).pluck(),
+      due: db.prepare(`SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`),
       nextDeadline: db.prepare(`SELECT MIN(deadline_at) FROM jobs WHERE status IN ('queued', 'dispatched')`).pluck(),
-      dispatchedIds: db.prepare(`SELECT id FROM jobs WHERE status = 'dispatched'`).pluck(),
+      dispatched: db.prepare(`SELECT * FROM jobs WHERE status = 'dispatched'`),
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
       // Job ids begin with their creation time, so the primary key gives the newest first.
       recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
@@ -134,7 +110,7 @@ export class SqliteJobStore implements JobStore {
       prune: db.prepare(
         `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
       ),
-      findKey: db.prepare(`SELECT request_hash, job_id FROM idempotency WHERE key = ? AND created_at > ?`),
+      findKey: db.prepare(`SELECT request_hash, job_id, created_at FROM idempotency WHERE key = ?`),
       rememberKey: db.prepare(
         `INSERT INTO idempotency (key, request_hash, job_id, created_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET request_hash = excluded.request_hash, job_id = excluded.job_id,
@@ -149,7 +125,7 @@ export class SqliteJobStore implements JobStore {
 
   async submit(request: SubmitRequest): Promise<SubmitResult> {
     const result = await this.commits.run(() => this.submitInTransaction(request));
-    if (result.kind === 'created') this.publish({ job: result.job, from: null });
+    if (result.kind === 'created') this.listeners.emitApart({ job: result.job, from: null });
     return result;
   }
 
@@ -160,7 +136,7 @@ export class SqliteJobStore implements JobStore {
       const dispatched: JobRow[] = [];
       for (const claim of claims) {
         const job = this.get_(claim.jobId);
-        if (job?.status === 'queued' && (caps?.take(claim) ?? true)) dispatched.push(this.dispatchJob(job, claim, now).job);
+        if (job?.status === 'queued' && (caps?.take(claim) ?? true)) dispatched.push(this.apply(planDispatch(job, claim, now)).job);
       }
       return dispatched;
     });
@@ -169,9 +145,8 @@ export class SqliteJobStore implements JobStore {
   async endAttempt(id: string, attempt: number, end: AttemptEnd, now: number): Promise<Moved | null> {
     return this.transaction(() => {
       const job = this.get_(id);
-      const open = this.openAttempt(id);
-      if (!job || !open || open.attempt !== attempt || job.status !== 'dispatched') return null;
-      return end.outcome === 'succeeded' ? this.succeed(job, open, end, now) : this.afterFailedAttempt(job, open, end.outcome, end.errorCode, now, end);
+      const move = job && planAttemptEnd(job, this.attemptsOf(id), attempt, end, now);
+      return move ? this.apply(move) : null;
     });
   }
 
@@ -179,26 +154,17 @@ export class SqliteJobStore implements JobStore {
     return this.transaction(() => {
       const job = this.get_(id);
       if (!job) return undefined;
-      if (isFinal(job.status)) return { job, from: job.status };
-      return this.settle(job, CANCELLED, now, { outcome: 'cancelled', errorCode: 'CANCELLED' });
+      const move = planCancel(job, this.attemptsOf(id), now);
+      return move ? this.apply(move) : { job, from: job.status };
     });
   }
 
   async expireDue(now: number): Promise<Moved[]> {
-    return this.transaction(() =>
-      (this.s.due.all(now) as string[]).map((id) => this.settle(this.must(id), EXPIRED, now, { outcome: 'timed_out', errorCode: 'DEADLINE_EXCEEDED' })),
-    );
+    return this.transaction(() => (this.s.due.all(now) as JobRow[]).map((job) => this.apply(planExpiry(job, this.attemptsOf(job.id), now))));
   }
 
   async requeueDispatched(now: number): Promise<Moved[]> {
-    return this.transaction(() =>
-      (this.s.dispatchedIds.all() as string[]).map((id) => {
-        const job = this.must(id);
-        const open = this.openAttempt(id);
-        // Defensive: a dispatched job always has an open attempt; without one, requeue it.
-        return open ? this.afterFailedAttempt(job, open, 'agent_lost', 'AGENT_LOST', now) : this.requeue(job);
-      }),
-    );
+    return this.transaction(() => (this.s.dispatched.all() as JobRow[]).map((job) => this.apply(planAgentLost(job, this.attemptsOf(job.id), now))));
   }
 
   async delete(id: string): Promise<Deletion | undefined> {
@@ -238,7 +204,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async attempts(id: string): Promise<AttemptRow[]> {
-    return this.s.attemptsOf.all(id) as AttemptRow[];
+    return this.attemptsOf(id);
   }
 
   async conversation(ref: string): Promise<ConversationRow | undefined> {
@@ -286,8 +252,7 @@ export class SqliteJobStore implements JobStore {
   // ---- events ---------------------------------------------------------------------------
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.on(listener);
   }
 
   /** Waits for the submissions already handed to the group commit; the database is its owner's to close. */
@@ -296,106 +261,68 @@ export class SqliteJobStore implements JobStore {
     this.listeners.clear();
   }
 
-  // ---- one function per move --------------------------------------------------------------
+  // ---- a submission, and the plan of a move applied -------------------------------------
 
   private submitInTransaction({ job, idempotency, queuedLimit, refuseNew }: SubmitRequest): SubmitResult {
     const found = idempotency && this.findByKey(idempotency, job.created_at);
     if (found) return found;
     if (this.countQueued(job.account_id ?? null) >= queuedLimit) return { kind: 'queue_full' };
     if (refuseNew) return { kind: 'refused' };
-    const row = { ...job, account_id: job.account_id ?? null };
+    const row = newJobRow(job);
     this.s.insert.run(row);
     this.order.add(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);
-    return { kind: 'created', job: this.get_(job.id)! };
+    return { kind: 'created', job: row };
   }
 
   /** The job an idempotency entry stands for, or its conflict; undefined: make the job. */
   private findByKey(claim: IdempotencyClaim, now: number): SubmitResult | undefined {
-    const seen = this.s.findKey.get(claim.key, now - claim.ttlMs) as { request_hash: string; job_id: string } | undefined;
-    if (!seen) return undefined;
-    if (seen.request_hash !== claim.hash && claim.onOtherHash === 'conflict') return { kind: 'conflict' };
-    const original = seen.request_hash === claim.hash ? this.get_(seen.job_id) : undefined;
+    const verdict = keyVerdict(this.s.findKey.get(claim.key) as KeyEntry | undefined, claim, now);
+    if (verdict.kind === 'conflict') return verdict;
+    const original = verdict.kind === 'repeat' ? this.get_(verdict.jobId) : undefined;
     if (!original) return undefined;
     // A repeat found starts its window again, for the next repeat.
     if (claim.onOtherHash === 'replace') this.s.rememberKey.run(claim.key, claim.hash, original.id, now);
     return { kind: 'found', job: original };
   }
 
-  /** queued -> dispatched, with a new open attempt. */
-  private dispatchJob(job: JobRow, claim: Claim, now: number): Moved {
-    transition(job.status, 'dispatch');
-    const start: AttemptStart = { job_id: job.id, attempt: job.attempts + 1, agent_id: claim.agentId, provider: claim.provider, started_at: now };
-    this.s.dispatch.run({ id: job.id, agent_id: claim.agentId, provider: claim.provider, now });
-    this.s.addAttempt.run(start.job_id, start.attempt, start.agent_id, start.provider, start.started_at);
-    return this.moved(job, start);
-  }
-
-  /** dispatched -> succeeded: the attempt closes, the conversation is saved, the webhook is due. */
-  private succeed(job: JobRow, open: AttemptRow, end: Extract<AttemptEnd, { outcome: 'succeeded' }>, now: number): Moved {
-    transition(job.status, 'succeed');
-    this.closeAttempt(open, { outcome: 'succeeded', errorCode: null }, now);
-    this.s.saveConversation.run({
-      id: end.conversationRef,
-      agent_id: open.agent_id,
-      provider: open.provider,
-      address: end.conversationAddress,
-      now,
-      account_id: job.account_id,
-    });
-    this.s.succeed.run({ id: job.id, response: end.response, conversation_ref: end.conversationRef, now });
-    this.outbox.enqueue(job, now);
-    return this.moved(job);
-  }
-
-  /** dispatched -> queued, or failed when the retry policy says so. */
-  private afterFailedAttempt(job: JobRow, open: AttemptRow, outcome: AttemptOutcome, errorCode: string, now: number, context: FailureContext = {}): Moved {
-    this.closeAttempt(open, { outcome, errorCode, detail: context.detail ?? null }, now);
-    const decision = decideAfterFailure(this.s.errorCodesOf.all(job.id) as string[], job.max_attempts, context);
-    if (decision.retry) return this.requeue(job);
-    return this.settle(job, { event: 'fail', errorCode: decision.code, errorMessage: decision.message }, now);
-  }
-
-  /** dispatched -> queued. */
-  private requeue(job: JobRow): Moved {
-    this.s.setStatus.run(transition(job.status, 'retry'), job.id);
-    return this.moved(job);
-  }
-
   /**
-   * A live job ends without an answer (cancelled, expired, failed); a running attempt is
-   * closed with `attemptEnd` (a failed job's attempt was closed by its caller already).
+   * Writes a move's plan; the queue order follows the job in or out of `queued`, and its
+   * event waits for the commit.
    */
-  private settle(job: JobRow, how: Settlement, now: number, attemptEnd?: { outcome: AttemptOutcome; errorCode: string }): Moved {
-    const status = transition(job.status, how.event);
-    const open = attemptEnd && job.status === 'dispatched' ? this.openAttempt(job.id) : undefined;
-    if (open) this.closeAttempt(open, attemptEnd!, now);
-    this.s.settle.run({ id: job.id, status, error_code: how.errorCode, error_message: how.errorMessage, now });
-    this.outbox.enqueue(job, now);
-    return this.moved(job);
-  }
-
-  /**
-   * The end of every move: the queue order follows the job in or out of `queued`, and its
-   * event (with the attempt a dispatch started) waits for the commit.
-   */
-  private moved(before: JobRow, start?: AttemptStart): Moved {
-    const job = this.get_(before.id)!;
-    if (before.status === 'queued' && job.status !== 'queued') this.order.remove(before);
-    else if (before.status !== 'queued' && job.status === 'queued') this.order.add(job);
-    this.unpublished.push(start ? { job, from: before.status, start } : { job, from: before.status });
-    return { job, from: before.status };
+  private apply(move: JobMove): Moved {
+    const { job, from, start } = move.event;
+    if (this.jobWrite(move.set).run({ ...move.set, id: job.id, from }).changes !== 1) throw new StaleMove(job.id, `no longer ${from}`);
+    if (move.ends && this.s.closeAttempt.run(move.ends).changes !== 1) throw new StaleMove(job.id, `attempt ${move.ends.attempt} already closed`);
+    if (start) this.s.addAttempt.run(start);
+    if (move.conversation) this.s.saveConversation.run(move.conversation);
+    if (move.delivery) this.outbox.enqueue(move.delivery);
+    if (from === 'queued' && job.status !== 'queued') this.order.remove(job);
+    else if (from !== 'queued' && job.status === 'queued') this.order.add(job);
+    this.unpublished.push(move.event);
+    return { job, from };
   }
 
   // ---- pieces -----------------------------------------------------------------------------
 
-  private closeAttempt(open: AttemptRow, end: { outcome: AttemptOutcome; errorCode: string | null; detail?: string | null }, now: number): void {
-    this.s.closeAttempt.run({ job_id: open.job_id, attempt: open.attempt, now, outcome: end.outcome, error_code: end.errorCode, detail: end.detail ?? null });
-    this.s.addRunTime.run(Math.max(0, now - open.started_at), open.job_id);
+  /**
+   * The statement that writes these columns of a job where it still has status `@from`:
+   * each kind of move changes its own few (an UPDATE that names a column must keep the
+   * indexes holding it in step, even to write the value it had), so one is prepared per set.
+   */
+  private jobWrite(set: JobChanges): Statement {
+    const columns = Object.keys(set);
+    const key = columns.join();
+    let statement = this.jobWrites.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`UPDATE jobs SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id AND status = @from`);
+      this.jobWrites.set(key, statement);
+    }
+    return statement;
   }
 
-  private openAttempt(id: string): AttemptRow | undefined {
-    return this.s.openAttempt.get(id) as AttemptRow | undefined;
+  private attemptsOf(id: string): AttemptRow[] {
+    return this.s.attemptsOf.all(id) as AttemptRow[];
   }
 
   private deleteRows(ids: string[]): void {
@@ -424,12 +351,8 @@ export class SqliteJobStore implements JobStore {
     }
     const events = this.unpublished;
     this.unpublished = [];
-    for (const event of events) this.publish(event);
+    for (const event of events) this.listeners.emitApart(event);
     return result;
-  }
-
-  private publish(event: StoreEvent): void {
-    for (const listener of [...this.listeners]) listener(event);
   }
 
   private recount(): void {
@@ -438,11 +361,5 @@ export class SqliteJobStore implements JobStore {
 
   private get_(id: string): JobRow | undefined {
     return this.s.get.get(id) as JobRow | undefined;
-  }
-
-  private must(id: string): JobRow {
-    const job = this.get_(id);
-    if (!job) throw new Error(`No job ${id}`);
-    return job;
   }
 }

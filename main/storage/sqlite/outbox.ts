@@ -1,5 +1,6 @@
 import { isDelivered, type AttemptResult, type DeliveryAttemptRow, type DeliveryRow, type DeliveryState, type DueDelivery, type Lane, type WebhookOutbox } from '../../webhooks/outbox.js';
 import { nextAttemptAt } from '../../webhooks/schedule.js';
+import type { DeliveryDue } from '../../queue/job-moves.js';
 import { LANES } from '../webhook-lanes.js';
 import type { Db } from './db.js';
 import { GroupCommit } from './group-commit.js';
@@ -22,7 +23,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.s = {
       insert: db.prepare(
         `INSERT INTO webhook_deliveries (job_id, origin, account_id, state, round, round_attempts, next_at, created_at)
-         VALUES (@job_id, @origin, @account, 'pending', 1, 0, @now, @now)`,
+         VALUES (@job_id, @origin, @account_id, 'pending', 1, 0, @due_at, @due_at)`,
       ),
       get: db.prepare(`SELECT job_id, origin, state, round, round_attempts, next_at, created_at FROM webhook_deliveries WHERE job_id = ?`),
       lanes: db.prepare(LANES),
@@ -57,13 +58,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Adds the delivery of a job that has just become final, if it has a callback_url. Runs
+   * Adds the delivery of a job that has just become final (queue/job-moves.ts plans it). Runs
    * inside JobStore's transaction. Listeners are called at once, still inside it: they may
    * only schedule work for a later turn of the event loop, when the commit has happened.
    */
-  enqueue(job: { id: string; callback_url: string | null; account_id: string | null }, now: number): void {
-    if (job.callback_url === null) return;
-    this.s.insert.run({ job_id: job.id, origin: new URL(job.callback_url).origin, account: job.account_id ?? '', now });
+  enqueue(delivery: DeliveryDue): void {
+    this.s.insert.run(delivery);
     this.listeners.emit();
   }
 
