@@ -117,8 +117,8 @@ export class PgJobStore implements JobStore {
       const row = await one<JobRow>(
         c,
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
-         SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 WHERE ${room}
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
+         SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 WHERE ${room}
          RETURNING *`,
         [
           account ?? '',
@@ -137,6 +137,7 @@ export class PgJobStore implements JobStore {
           job.created_at,
           job.api_key_id,
           account,
+          job.variant ?? null,
         ],
       );
       if (!row) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
@@ -197,8 +198,8 @@ export class PgJobStore implements JobStore {
         );
         after = (await one<JobRow>(
           c,
-          `UPDATE jobs SET status = $2, response = $3, conversation_ref = $4, finished_at = $5 WHERE id = $1 RETURNING *`,
-          [id, transition(job.status, 'succeed'), end.response, end.conversationRef, now],
+          `UPDATE jobs SET status = $2, response = $3, conversation_ref = $4, finished_at = $5, model_used = $6 WHERE id = $1 RETURNING *`,
+          [id, transition(job.status, 'succeed'), end.response, end.conversationRef, now, end.modelUsed ?? null],
         ))!;
         await this.addDelivery(c, after, now);
       } else {
@@ -355,7 +356,7 @@ export class PgJobStore implements JobStore {
 
   async queuedInOrder(): Promise<QueuedJob[]> {
     const { rows } = await this.pool.query<QueuedJob>(
-      `SELECT id, req_provider, req_agent_id, conversation_in, account_id FROM jobs
+      `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
        WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
     );
     return rows;

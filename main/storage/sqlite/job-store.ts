@@ -66,14 +66,14 @@ export class SqliteJobStore implements JobStore {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id)`,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
-        `SELECT id, req_provider, req_agent_id, conversation_in, account_id FROM jobs
+        `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
          WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
@@ -94,7 +94,7 @@ export class SqliteJobStore implements JobStore {
       addRunTime: db.prepare(`UPDATE jobs SET run_ms = run_ms + ? WHERE id = ?`),
       succeed: db.prepare(
         `UPDATE jobs SET status = 'succeeded', response = @response, conversation_ref = @conversation_ref,
-           finished_at = @now WHERE id = @id`,
+           model_used = @model_used, finished_at = @now WHERE id = @id`,
       ),
       settle: db.prepare(
         `UPDATE jobs SET status = @status, error_code = @error_code, error_message = @error_message,
@@ -303,7 +303,7 @@ export class SqliteJobStore implements JobStore {
     if (found) return found;
     if (this.countQueued(job.account_id ?? null) >= queuedLimit) return { kind: 'queue_full' };
     if (refuseNew) return { kind: 'refused' };
-    const row = { ...job, account_id: job.account_id ?? null };
+    const row = { ...job, account_id: job.account_id ?? null, variant: job.variant ?? null };
     this.s.insert.run(row);
     this.order.add(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);
@@ -343,7 +343,7 @@ export class SqliteJobStore implements JobStore {
       now,
       account_id: job.account_id,
     });
-    this.s.succeed.run({ id: job.id, response: end.response, conversation_ref: end.conversationRef, now });
+    this.s.succeed.run({ id: job.id, response: end.response, conversation_ref: end.conversationRef, model_used: end.modelUsed ?? null, now });
     this.outbox.enqueue(job, now);
     return this.moved(job);
   }
