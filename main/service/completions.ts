@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
+import type { VariantCatalog } from '../core/providers.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { CompletionRequest } from '../api/schemas.js';
 import { LIMITS } from '../core/limits.js';
@@ -99,6 +100,8 @@ export class Completions {
     private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** The variant ids of each provider's pack, that a job may ask for. */
+    private readonly variants: VariantCatalog,
   ) {
     const recheck = () => {
       for (const hold of [...this.holds]) hold.recheck();
@@ -114,6 +117,7 @@ export class Completions {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
     const constraint = await this.constraintOf(b, s.accountId);
+    this.checkVariant(b);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
@@ -137,6 +141,7 @@ export class Completions {
         created_at: now,
         api_key_id: s.apiKeyId,
         account_id: s.accountId,
+        variant: b.variant,
       },
       ...(idempotency ? { idempotency } : {}),
       queuedLimit: LIMITS.queuedJobs,
@@ -327,6 +332,16 @@ export class Completions {
       constraint = { req_provider: conversation.provider, req_agent_id: conversation.agent_id };
     }
     return constraint;
+  }
+
+  /** A variant needs its provider, and must be one its pack lists (decisions.md). */
+  private checkVariant(b: CompletionRequest): void {
+    if (b.variant === null) return;
+    if (b.provider === null) throw invalid('variant', 'variant needs provider: a variant is a model or mode of one provider.');
+    const known = this.variants(b.provider);
+    if (!known.includes(b.variant)) {
+      throw invalid('variant', `${b.provider} has no variant "${b.variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+    }
   }
 
   /**

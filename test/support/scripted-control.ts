@@ -42,6 +42,10 @@ export class ScriptedControl implements AgentControl {
     return this.logins.has(agentId) ? 'login' : null;
   }
 
+  variants(): readonly string[] {
+    return [];
+  }
+
   screen(): null {
     return null;
   }

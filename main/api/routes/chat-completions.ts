@@ -54,6 +54,12 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
     .join('\n');
 }
 
+/** The provider and variant a model names: `service/auto`, `service/<provider>` or `service/<provider>/<variant>` (the schema checked its form). */
+export function modelChoice(model: string): { provider: Provider | null; variant: string | null } {
+  const [, provider, variant] = model.split('/');
+  return { provider: provider === 'auto' ? null : (provider as Provider), variant: variant ?? null };
+}
+
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
 export function chatCompletionRoutes(app: FastifyInstance, completions: Completions, holds: HoldLimits): void {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
@@ -70,12 +76,12 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
     async (request, reply) => {
       const { model, messages, stream } = request.body;
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
-      const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
+      const { provider, variant } = modelChoice(model);
       const prompt = flattenMessages(messages);
       const release = holds.take(request.keyId, request.accountId);
       let settled;
       try {
-        const { job } = await completions.submit(submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true }));
+        const { job } = await completions.submit(submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true }));
         settled = await completions.waitFor(job, completions.holdFor(job), clientGone(request, reply), true);
       } finally {
         release();
