@@ -172,9 +172,13 @@ export type ChatMessage = Static<typeof ChatMessage>;
 
 export const ChatCompletionRequest = Type.Object(
   {
-    model: Type.String({
-      pattern: `^(service/auto|service/(${PROVIDERS.join('|')})(/[a-z0-9-]+)?)$`,
-      description: `${CHAT_MODELS.join(', ')}, or service/<provider>/<variant> as GET /v1/models lists them`,
+    // A variant's id is checked against its provider's pack by the route; a model of neither
+    // form is refused with the enum's message, which names the choices.
+    model: Type.Unsafe<string>({
+      anyOf: [
+        { type: 'string', enum: [...CHAT_MODELS] },
+        { type: 'string', pattern: `^service/(${PROVIDERS.join('|')})/[a-z0-9-]{1,60}$`, description: 'service/<provider>/<variant>, as GET /v1/models lists them' },
+      ],
     }),
     messages: Type.Array(ChatMessage, { minItems: 1, maxItems: LIMITS.chatMessages }),
     stream: Type.Optional(Nullable(Type.Boolean({ description: 'true is refused: answers are delivered whole' }))),

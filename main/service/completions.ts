@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
-import type { VariantCatalog } from '../core/providers.js';
+import type { Provider, VariantCatalog } from '../core/providers.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { CompletionRequest } from '../api/schemas.js';
 import { LIMITS } from '../core/limits.js';
@@ -117,7 +117,7 @@ export class Completions {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
     const constraint = await this.constraintOf(b, s.accountId);
-    this.checkVariant(b);
+    this.checkVariant(b.provider, b.variant);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
@@ -334,13 +334,16 @@ export class Completions {
     return constraint;
   }
 
-  /** A variant needs its provider, and must be one its pack lists (decisions.md). */
-  private checkVariant(b: CompletionRequest): void {
-    if (b.variant === null) return;
-    if (b.provider === null) throw invalid('variant', 'variant needs provider: a variant is a model or mode of one provider.');
-    const known = this.variants(b.provider);
-    if (!known.includes(b.variant)) {
-      throw invalid('variant', `${b.provider} has no variant "${b.variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+  /**
+   * A variant needs its provider, and must be one its pack lists (decisions.md); `field` is
+   * where the caller wrote it (chat completions write it in `model`).
+   */
+  checkVariant(provider: Provider | null, variant: string | null, field = 'variant'): void {
+    if (variant === null) return;
+    if (provider === null) throw invalid(field, 'variant needs provider: a variant is a model or mode of one provider.');
+    const known = this.variants(provider);
+    if (!known.includes(variant)) {
+      throw invalid(field, `${provider} has no variant "${variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
     }
   }
 

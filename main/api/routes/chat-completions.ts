@@ -77,6 +77,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Completi
       const { model, messages, stream } = request.body;
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
       const { provider, variant } = modelChoice(model);
+      completions.checkVariant(provider, variant, 'model');
       const prompt = flattenMessages(messages);
       const release = holds.take(request.keyId, request.accountId);
       let settled;
