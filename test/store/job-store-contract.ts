@@ -258,6 +258,17 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect(events).toEqual([moved]);
       });
 
+      it('keeps the variant asked for from the submission, and the model that answered from the success', async () => {
+        const job = await running({ variant: 'thinking' });
+        expect(job).toMatchObject({ variant: 'thinking', model_used: null });
+        expect((await store.queuedInOrder()).length).toBe(0);
+        const moved = await store.endAttempt(job.id, 1, { ...succeeded(), modelUsed: 'gpt-5-thinking' }, T0 + 4000);
+        expect(moved!.job).toMatchObject({ status: 'succeeded', variant: 'thinking', model_used: 'gpt-5-thinking' });
+        expect(await store.get(job.id)).toEqual(moved!.job);
+        const plain = await running({ created_at: T0 + 1 });
+        expect((await store.endAttempt(plain.id, 1, succeeded('5', 'cv_2'), T0 + 5000))!.job).toMatchObject({ variant: null, model_used: null });
+      });
+
       it('a continued conversation keeps its row and gets the new address', async () => {
         const first = await running();
         await store.endAttempt(first.id, 1, succeeded('a', 'cv_c'), T0 + 2000);
