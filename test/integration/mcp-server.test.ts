@@ -69,7 +69,7 @@ describe('chatbridge mcp', () => {
     }
     const ask = tools.find((t) => t.name === 'ask')!;
     expect(ask.inputSchema.required).toEqual(['prompt']);
-    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'conversation_ref']);
+    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'model', 'conversation_ref']);
     expect(JSON.stringify(ask.inputSchema.properties!.provider)).toContain('"perplexity"');
     expect(client.getServerVersion()?.name).toBe('chatbridge');
     expect(client.getInstructions()).toMatch(/second opinion/);

@@ -262,7 +262,7 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         const job = await running({ variant: 'thinking' });
         expect(job).toMatchObject({ variant: 'thinking', model_used: null });
         expect((await store.queuedInOrder()).length).toBe(0);
-        const moved = await store.endAttempt(job.id, 1, { ...succeeded(), modelUsed: 'gpt-5-thinking' }, T0 + 4000);
+        const moved = await store.endAttempt(job.id, 1, { outcome: 'succeeded', response: '4', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/cv_1', modelUsed: 'gpt-5-thinking' }, T0 + 4000);
         expect(moved!.job).toMatchObject({ status: 'succeeded', variant: 'thinking', model_used: 'gpt-5-thinking' });
         expect(await store.get(job.id)).toEqual(moved!.job);
         const plain = await running({ created_at: T0 + 1 });
