@@ -23,6 +23,7 @@ const check: SiteCheckView = {
     { role: 'answer', status: 'needs_send', cue: null },
     { role: 'limitBanner', status: 'not_shown', cue: null },
   ],
+  variants: ['instant', 'thinking'],
   ok: false,
 };
 
