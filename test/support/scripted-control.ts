@@ -1,4 +1,5 @@
 import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
+import type { Provider } from '../../main/core/providers.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { Service } from '../../main/service/service.js';
 import { ScriptedAgent } from './scripted-agent.js';
@@ -42,8 +43,9 @@ export class ScriptedControl implements AgentControl {
     return this.logins.has(agentId) ? 'login' : null;
   }
 
-  variants(): readonly string[] {
-    return [];
+  /** A made-up pack's variants: a scripted agent answers under any of them, with model `model-<variant>`. */
+  variants(provider: Provider): readonly string[] {
+    return provider === 'claude' ? ['opus', 'sonnet'] : [];
   }
 
   screen(): null {
