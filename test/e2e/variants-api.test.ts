@@ -22,6 +22,13 @@ describe('a variant through the API', () => {
       expect(answered.body).toMatchObject({ status: 'succeeded', variant: 'thinking', model_used: 'gpt-5-5-thinking' });
       expect(e.sim.log.sends).toHaveLength(1);
 
+      // The dashboard's Check site tells routing what the account offers.
+      const agentId = e.browserAgents[0]!.id;
+      expect((await e.service.admin.checkSite(agentId, false)).variants).toEqual(['instant', 'thinking']);
+      expect(e.service.scheduler.offers.mayOffer(agentId, 'pro')).toBe(false);
+      expect(e.service.scheduler.offers.mayOffer(agentId, 'thinking')).toBe(true);
+
+      // Known to lack it, the only agent still tries (its page may have changed), and refuses with nothing sent.
       const refused = await e.api('POST', '/v1/completions', { body: { prompt: 'Under pro', provider: 'chatgpt', variant: 'pro' } });
       expect(refused.status).toBe(502);
       expect(refused.body.error.code).toBe('VARIANT_UNAVAILABLE');
@@ -29,7 +36,7 @@ describe('a variant through the API', () => {
       expect(refused.body.error.message).toContain('Variants offered: instant, thinking.');
       expect(e.sim.log.sends).toHaveLength(1);
       // The account is fine: the agent is ready for the next job, which the picker's default answers.
-      expect(e.service.pool.state(e.browserAgents[0]!.id)).toBe('idle');
+      expect(e.service.pool.state(agentId)).toBe('idle');
       const plain = await e.api('POST', '/v1/completions', { body: { prompt: 'As it stands', provider: 'chatgpt' } });
       expect(plain.body).toMatchObject({ status: 'succeeded', variant: null });
     } finally {
