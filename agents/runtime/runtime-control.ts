@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { Provider } from '../../main/core/providers.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
 import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
 import type { AgentRuntime } from './agent-runtime.js';
@@ -22,6 +23,10 @@ export class RuntimeControl implements AgentControl {
     private readonly runtime: AgentRuntime,
     private readonly windows: LoginWindows | null = null,
   ) {}
+
+  variants(provider: Provider): readonly string[] {
+    return this.runtime.site(provider)?.variants.list.map((v) => v.id) ?? [];
+  }
 
   start(): Promise<void> {
     return this.runtime.start();

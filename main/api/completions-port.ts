@@ -4,6 +4,7 @@
  * answers. Declared here, where it is used, so the HTTP layer imports nothing above it.
  */
 import type { JobRow, Viewer } from '../core/jobs.js';
+import type { Provider } from '../core/providers.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { CompletionRequest } from './schemas.js';
 
@@ -46,4 +47,6 @@ export interface CompletionsPort {
   agentName(job: JobRow): string | null;
   queuePosition(job: JobRow): Promise<number | undefined>;
   waitReason(job: JobRow): WaitReason | null;
+  /** Refuses (400) a variant without its provider or one the provider's pack does not list; `field` names where the caller wrote it. */
+  checkVariant(provider: Provider | null, variant: string | null, field?: string): void;
 }

@@ -113,6 +113,8 @@ export function jobObject(row: JobRow, agentName: string | null, queuePosition?:
     provider: row.provider ?? row.req_provider,
     agent_id: row.agent_id,
     agent_name: agentName,
+    variant: row.variant,
+    model_used: row.model_used,
     conversation_ref: row.conversation_ref,
     attempts: row.attempts,
     queue_ms: row.queue_ms,

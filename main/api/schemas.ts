@@ -34,6 +34,13 @@ export const CompletionRequest = Type.Object(
     prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'Text sent to the provider' }),
     provider: Nullable({ ...ProviderName, enum: [...PROVIDERS, null], default: null }),
     agent_id: Nullable(Type.String({ maxLength: 64, default: null, description: 'Restrict the job to one agent' })),
+    variant: Nullable(
+      Type.String({
+        maxLength: 60,
+        default: null,
+        description: "A model or mode of the provider's own picker (needs provider; GET /v1/models lists them as service/<provider>/<variant>). null: the account's default",
+      }),
+    ),
     wait: Type.Boolean({
       default: true,
       description:
@@ -87,6 +94,8 @@ export const Job = Type.Object({
   provider: Nullable(Type.String()),
   agent_id: Nullable(Type.String()),
   agent_name: Nullable(Type.String()),
+  variant: Nullable(Type.String({ description: 'The variant asked for; null: the account’s default' })),
+  model_used: Nullable(Type.String({ description: 'The model the page said answered (ChatGPT marks each answer); null where it does not say' })),
   conversation_ref: Nullable(Type.String({ description: 'Opaque; send back with mode "continue"' })),
   attempts: Type.Integer(),
   queue_ms: Nullable(Type.Integer({ description: 'Wait before the first dispatch; null until then' })),
@@ -163,7 +172,14 @@ export type ChatMessage = Static<typeof ChatMessage>;
 
 export const ChatCompletionRequest = Type.Object(
   {
-    model: Type.Unsafe<string>({ type: 'string', enum: [...CHAT_MODELS] }),
+    // A variant's id is checked against its provider's pack by the route; a model of neither
+    // form is refused with the enum's message, which names the choices.
+    model: Type.Unsafe<string>({
+      anyOf: [
+        { type: 'string', enum: [...CHAT_MODELS] },
+        { type: 'string', pattern: `^service/(${PROVIDERS.join('|')})/[a-z0-9-]{1,60}$`, description: 'service/<provider>/<variant>, as GET /v1/models lists them' },
+      ],
+    }),
     messages: Type.Array(ChatMessage, { minItems: 1, maxItems: LIMITS.chatMessages }),
     stream: Type.Optional(Nullable(Type.Boolean({ description: 'true is refused: answers are delivered whole' }))),
   },

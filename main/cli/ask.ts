@@ -1,4 +1,4 @@
-import { ChatBridgeError, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { ChatBridgeError, modelChoice, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
 import { hasVisibleText } from '../core/text.js';
 import { parse, UsageError } from './args.js';
 import { askClient, KEY_HINT } from './connection.js';
@@ -32,6 +32,7 @@ export async function ask(args: string[]): Promise<number> {
     {
       'data-dir': { type: 'string' },
       provider: { type: 'string' },
+      model: { type: 'string' },
       continue: { type: 'string' },
       json: { type: 'boolean' },
       'no-wait': { type: 'boolean' },
@@ -40,9 +41,11 @@ export async function ask(args: string[]): Promise<number> {
   );
   const prompt = await promptOf(positionals[0]);
   const { client, flag } = await askClient(values['data-dir'], process.env);
+  const { provider, variant } = choiceOf(values.provider, values.model);
   const request: SubmitRequest = {
     prompt,
-    ...(values.provider ? { provider: values.provider as SubmitRequest['provider'] } : {}),
+    ...(provider ? { provider: provider as SubmitRequest['provider'] } : {}),
+    ...(variant ? { variant } : {}),
     ...(values.continue ? { mode: 'continue', conversation_ref: values.continue } : {}),
   };
   const progress = new Progress(process.stderr);
@@ -75,6 +78,15 @@ export async function ask(args: string[]): Promise<number> {
   }
 }
 
+/** `--model PROVIDER/VARIANT` (or `--model PROVIDER`), which `--provider` may repeat but not contradict. */
+function choiceOf(provider: string | undefined, model: string | undefined): { provider?: string; variant?: string } {
+  if (model === undefined) return { provider };
+  const choice = modelChoice(model);
+  if (!choice) throw new UsageError(`--model takes PROVIDER/VARIANT, such as chatgpt/thinking (not "${model}").`);
+  if (provider !== undefined && provider !== choice.provider) throw new UsageError(`--model ${model} is a ${choice.provider} model, but --provider says ${provider}.`);
+  return { provider: choice.provider, ...(choice.variant ? { variant: choice.variant } : {}) };
+}
+
 async function promptOf(arg: string | undefined): Promise<string> {
   if (arg === undefined) throw new UsageError('Give the prompt: chatbridge ask "PROMPT" (or - to read it from stdin).');
   let prompt = arg;
@@ -93,7 +105,7 @@ function report(job: Job, progress: Progress, json: boolean | undefined, flag: s
   switch (job.status) {
     case 'succeeded': {
       if (!json) process.stdout.write(job.response!.endsWith('\n') ? job.response! : `${job.response}\n`);
-      progress.line(`answered by ${agentOf(job)} in ${progress.elapsed()}`);
+      progress.line(`answered by ${agentOf(job)}${job.model_used ? ` (model ${job.model_used})` : ''} in ${progress.elapsed()}`);
       if (job.conversation_ref) {
         progress.line(`conversation_ref ${job.conversation_ref} (continue it: chatbridge ask ${flag ? `${flag} ` : ''}--continue ${job.conversation_ref} "…")`);
       }

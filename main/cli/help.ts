@@ -68,7 +68,7 @@ chatbridge accounts disable ACCT_ID [--database URL]
   a role is missing: paste the output into a bug report after a site update.`,
   'admin-token': `chatbridge admin-token [--rotate]
   The dashboard link; --rotate makes a new token (open dashboards must reopen).`,
-  ask: `chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]
+  ask: `chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]
   Asks the running service one question and prints the answer; PROMPT - reads stdin.
   CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
   mcp: `chatbridge mcp [--max-wait 5m]
@@ -124,7 +124,7 @@ Usage:
   chatbridge status [--json]
   chatbridge sites check [--provider P] [--send] [--json]   which cue finds each role on each agent's page
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
-  chatbridge ask "PROMPT" [--provider P] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
+  chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
   chatbridge settings retention [--days N|none] | settings pause [--min 10s]

@@ -9,7 +9,7 @@ export type { ClientClock } from './clock.js';
 export { ChatBridgeError, NETWORK_ERROR } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhook.js';
 export type { HeaderSource, VerifyOptions, WebhookFailure } from './webhook.js';
-export { isFinal } from './types.js';
+export { isFinal, modelChoice } from './types.js';
 export type {
   Accepted,
   ChatCompletion,

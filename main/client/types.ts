@@ -25,3 +25,12 @@ const FINAL: readonly string[] = ['succeeded', 'failed', 'cancelled', 'expired']
 export function isFinal(status: JobStatus): boolean {
   return FINAL.includes(status);
 }
+
+/**
+ * A model as a person names it: `PROVIDER/VARIANT` (`chatgpt/thinking`: a variant, which
+ * GET /v1/models lists as `service/chatgpt/thinking`) or `PROVIDER`. Null when it is neither.
+ */
+export function modelChoice(model: string): { provider: string; variant: string | null } | null {
+  const match = /^([a-z]+)(?:\/([a-z0-9-]+))?$/.exec(model);
+  return match ? { provider: match[1]!, variant: match[2] ?? null } : null;
+}

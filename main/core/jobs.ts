@@ -40,6 +40,10 @@ export interface JobRow {
   api_key_id: string | null;
   /** (H) The account that submitted the job; null in Profile F (the install is the one account) and for the admin token. */
   account_id: string | null;
+  /** The variant (a model or mode of the provider's picker, by its pack id) asked for; null: the account's default. */
+  variant: string | null;
+  /** The model the page said answered (ChatGPT's model slug); null where the page does not say. */
+  model_used: string | null;
 }
 
 export type NewJob = Pick<
@@ -57,7 +61,7 @@ export type NewJob = Pick<
   | 'metadata'
   | 'created_at'
   | 'api_key_id'
-> & { account_id?: string | null };
+> & { account_id?: string | null; variant?: string | null };
 
 export interface AttemptRow {
   job_id: string;
@@ -89,7 +93,7 @@ export const EVERY_ACCOUNT = Symbol('every account');
 export type Viewer = string | null | typeof EVERY_ACCOUNT;
 
 /** What a queued job needs for the scheduler to match it with an agent. */
-export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id'>;
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id' | 'variant'>;
 
 /** What the scheduler knows about the attempt that just failed, beyond its code. */
 export interface FailureContext {
@@ -104,7 +108,7 @@ export interface FailureContext {
 }
 
 export type AttemptEnd =
-  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string }
+  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string; modelUsed?: string | null }
   | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
 /** What `delete` did: a live job is refused, with its status, so the caller can say why. */

@@ -11,6 +11,9 @@ export const PROVIDER_NAMES: Record<Provider, string> = {
   perplexity: 'Perplexity',
 };
 
+/** The ids of a provider's variants (models and modes of its picker) in the packs in force. */
+export type VariantCatalog = (provider: Provider) => readonly string[];
+
 export function isProvider(value: unknown): value is Provider {
   return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);
 }

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatBridgeClient } from '../client/index.js';
 import { VERSION } from '../core/package-root.js';
-import { callTool, TOOLS, type ToolResult } from './tools.js';
+import { callTool, listedTools, type ToolResult } from './tools.js';
 
 export interface McpOptions {
   /** A client of the running service, made per call: the service may have restarted on another port. */
@@ -24,9 +24,15 @@ const INSTRUCTIONS =
 export function mcpServer(options: McpOptions): Server {
   const server = new Server({ name: 'chatbridge', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // The models offered now, when the service answers; the tools are listed all the same when it does not.
+    const models = await options
+      .connect()
+      .then((client) => client.models())
+      .then((list) => list.data.map((m) => m.id))
+      .catch(() => []);
+    return { tools: listedTools(models) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
     let client: ChatBridgeClient;

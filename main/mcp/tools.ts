@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ChatBridgeError, jobError, type ChatBridgeClient, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
+import { ChatBridgeError, jobError, modelChoice, type ChatBridgeClient, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
 import { LIMITS } from '../core/limits.js';
 import { PROVIDERS } from '../core/providers.js';
 
@@ -40,6 +40,20 @@ const Provider = Type.Union(
   },
 );
 
+const MODEL = Type.String({
+  pattern: '^[a-z]+/[a-z0-9-]+$',
+  description:
+    "A model or mode of one assistant's own picker, as PROVIDER/VARIANT: chatgpt/thinking, chatgpt/pro, claude/opus, deepseek/deepthink, " +
+    "perplexity/research… Leave it out for the account's default. The assistant fails closed when the account does not offer it. " +
+    'Pro and research modes can think for many minutes.',
+});
+
+/** The `model` of ask, listing the PROVIDER/VARIANT ids the service offers now (GET /v1/models' service/<provider>/<variant>). */
+function modelsOffered(modelIds: readonly string[]): TSchema {
+  const ids = modelIds.filter((id) => id.split('/').length === 3).map((id) => id.slice('service/'.length));
+  return ids.length > 0 ? { ...MODEL, enum: ids } : MODEL;
+}
+
 const ask: Tool<TSchema> = {
   name: 'ask',
   title: 'Ask another AI assistant',
@@ -54,6 +68,7 @@ const ask: Tool<TSchema> = {
     {
       prompt: Type.String({ minLength: 1, maxLength: LIMITS.promptChars, description: 'The whole message for the other assistant.' }),
       provider: Type.Optional(Provider),
+      model: Type.Optional(MODEL),
       conversation_ref: Type.Optional(
         Type.String({
           minLength: 1,
@@ -65,11 +80,16 @@ const ask: Tool<TSchema> = {
     { additionalProperties: false },
   ),
   annotations: { openWorldHint: true },
-  async run(args: { prompt: string; provider?: ProviderName; conversation_ref?: string }, context) {
+  async run(args: { prompt: string; provider?: ProviderName; model?: string; conversation_ref?: string }, context) {
     const { client, signal } = context;
+    const choice = args.model ? modelChoice(args.model)! : null;
+    if (choice && args.provider && choice.provider !== args.provider) {
+      return failure('INVALID_REQUEST', `model ${args.model} is a ${choice.provider} model, but provider says ${args.provider}.`);
+    }
     const queued = await client.enqueue({
       prompt: args.prompt,
-      provider: args.provider ?? null,
+      provider: (choice?.provider as ProviderName | undefined) ?? args.provider ?? null,
+      ...(choice?.variant ? { variant: choice.variant } : {}),
       ...(args.conversation_ref ? { mode: 'continue' as const, conversation_ref: args.conversation_ref } : {}),
     });
     context.progress(whereItStands(queued));
@@ -140,6 +160,14 @@ const status: Tool<TSchema> = {
 
 export const TOOLS = [ask, getJob, cancelJob, status];
 
+/** The tools as tools/list shows them: ask's `model` lists the ids of the models the service offers now, when it can be asked. */
+export function listedTools(modelIds: readonly string[]) {
+  return TOOLS.map((t) => {
+    const inputSchema = t === ask ? { ...t.inputSchema, properties: { ...t.inputSchema.properties, model: Type.Optional(modelsOffered(modelIds)) } } : t.inputSchema;
+    return { name: t.name, title: t.title, description: t.description, inputSchema, annotations: t.annotations };
+  });
+}
+
 /** Runs a tool call; every failure comes back as a tool error in plain words with the contract's code. */
 export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
@@ -184,7 +212,7 @@ function answerOf(job: Job): ToolResult {
       {
         type: 'text',
         text:
-          `Answered by ${job.provider} (agent ${job.agent_name ?? job.agent_id}), job ${job.id}. ` +
+          `Answered by ${job.provider} (agent ${job.agent_name ?? job.agent_id}${job.model_used ? `, model ${job.model_used}` : ''}), job ${job.id}. ` +
           `conversation_ref: ${job.conversation_ref} (pass it to ask as conversation_ref to continue this conversation).`,
       },
     ],

@@ -20,6 +20,7 @@ export const MOVED_COLUMNS = [
   'provider',
   'response',
   'conversation_ref',
+  'model_used',
   'error_code',
   'error_message',
   'finished_at',
@@ -108,6 +109,8 @@ export function newJobRow(job: NewJob): JobRow {
     content_pruned_at: null,
     api_key_id: job.api_key_id,
     account_id: job.account_id ?? null,
+    variant: job.variant ?? null,
+    model_used: null,
   };
 }
 
@@ -136,6 +139,7 @@ export function planAttemptEnd(job: JobRow, attempts: readonly AttemptRow[], att
     run_ms: ended.run_ms,
     response: end.response,
     conversation_ref: end.conversationRef,
+    model_used: end.modelUsed ?? null,
     finished_at: now,
   };
   const conversation = {

@@ -35,7 +35,9 @@ export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCo
  * the job so far (the latest included). A refusal, and an answer that is not text, are final
  * at once. A usage-limit banner is
  * the account's condition, not the job's: the job goes back to wait for another agent or
- * for the cooldown, without spending its attempt budget. Everything else spends one.
+ * for the cooldown, without spending its attempt budget. So is a variant the agent's account
+ * does not offer, while another agent may offer it; when none may, the job ends with it.
+ * Everything else spends one.
  */
 export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAttempts: number, context: FailureContext = {}): RetryDecision {
   const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
@@ -46,7 +48,12 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
     // The prompt was answered, only not in words: sent again, it would make another file.
     return { retry: false, code: 'ANSWER_NOT_TEXT', message: context.detail ?? 'The provider answered with something other than text.' };
   }
-  const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED');
+  if (latest === 'VARIANT_UNAVAILABLE') {
+    // Nothing was sent, and the account is fine: another agent that may offer the variant tries, without spending an attempt.
+    if (context.retryElsewhere) return { retry: true };
+    return { retry: false, code: 'VARIANT_UNAVAILABLE', message: context.detail ?? 'No agent of the provider offers the variant.' };
+  }
+  const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED' && c !== 'VARIANT_UNAVAILABLE');
   const siteChangedOnly = spent.every((c) => c === 'PROVIDER_UI_CHANGED');
   if (spent.length < maxAttempts && (latest !== 'PROVIDER_UI_CHANGED' || context.retryElsewhere !== false)) return { retry: true };
   if (siteChangedOnly) {

@@ -1,4 +1,4 @@
-import { AgentFailure, type Agent } from '../core/agent.js';
+import { AgentFailure, VariantUnavailable, type Agent } from '../core/agent.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Settings } from '../settings/settings-store.js';
@@ -9,6 +9,7 @@ import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
+import { VariantOffers } from './variant-offers.js';
 
 interface Running {
   agentId: string;
@@ -23,6 +24,8 @@ export type AbortReason = 'cancelled' | 'timed_out' | 'expired' | 'shutdown';
 export interface JobConstraint {
   req_provider: string | null;
   req_agent_id: string | null;
+  /** The variant asked for: agents known not to offer it are passed over while another may. */
+  variant?: string | null;
 }
 
 /**
@@ -58,6 +61,8 @@ export class Scheduler {
     private readonly settings: () => Settings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** What each agent's account is known to offer of its provider's variants. */
+    readonly offers = new VariantOffers(),
   ) {
     pool.onChange(() => this.wake());
     store.onEvent((event) => this.onStoreEvent(event));
@@ -187,7 +192,7 @@ export class Scheduler {
     const claims: Claim[] = [];
     const lastServed = new Map<string, string | null>();
     for (const job of roundRobinByAccount(await this.store.queuedInOrder(), this.lastServed)) {
-      const matching = ready.filter((a) => matches(a, job));
+      const matching = this.offering(job, ready.filter((a) => matches(a, job)));
       if (matching.length === 0) continue;
       const allowed = matching.filter((a) => this.underCaps(a, settings, planned));
       if (allowed.length === 0) {
@@ -230,12 +235,14 @@ export class Scheduler {
     }, job.timeout_ms);
     try {
       const conversation = job.conversation_in ? ((await this.store.conversation(job.conversation_in))?.address ?? null) : null;
-      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}`, variant: null });
+      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}`, variant: job.variant });
+      if (job.variant) this.offers.answeredUnder(agent.id, job.variant);
       await this.endAttempt(job.id, attempt, {
         outcome: 'succeeded',
         response: result.text,
         conversationRef: job.conversation_in ?? this.ids.conversation(),
         conversationAddress: result.conversation,
+        modelUsed: result.modelUsed,
       });
     } catch (error) {
       const failure =
@@ -243,15 +250,32 @@ export class Scheduler {
       if (failure.kind === 'rate_limited') {
         this.pool.coolDown(agent.id, failure.retryAt ?? this.clock.now() + HOUR_MS);
       }
+      // The variant this agent just refused is not offered, whatever its page listed: the next try goes elsewhere.
+      if (failure instanceof VariantUnavailable) this.offers.learn(agent.id, failure.offered.filter((v) => v !== failure.variant));
       const { outcome, errorCode } = attemptRecordFor(failure.kind);
-      const retryElsewhere = this.candidates(job).some((a) => a.id !== agent.id && ['idle', 'busy'].includes(this.pool.state(a.id)));
-      if (outcome !== 'succeeded' && outcome !== 'cancelled') await this.endAttempt(job.id, attempt, { outcome, errorCode, detail: failure.message, retryElsewhere });
+      const retryElsewhere = this.candidates(job).some(
+        (a) => a.id !== agent.id && ['idle', 'busy'].includes(this.pool.state(a.id)) && (!job.variant || this.offers.mayOffer(a.id, job.variant)),
+      );
+      const detail = failure instanceof VariantUnavailable ? variantRefusal(failure) : failure.message;
+      if (outcome !== 'succeeded' && outcome !== 'cancelled') await this.endAttempt(job.id, attempt, { outcome, errorCode, detail, retryElsewhere });
     } finally {
       timeout.cancel();
       const running = this.running.get(job.id);
       if (running?.attempt === attempt && running.agentId === agent.id) this.running.delete(job.id);
       this.pool.jobDone(agent.id, this.settings().pauseMs);
     }
+  }
+
+  /**
+   * The agents of `agents` that may offer the job's variant. When every candidate of the job
+   * is known not to, all of `agents`: one attempt looks at the picker again (the account may
+   * have changed), and its refusal ends the job.
+   */
+  private offering(job: JobConstraint, agents: AgentRecord[]): AgentRecord[] {
+    const variant = job.variant;
+    if (!variant) return agents;
+    const mayOffer = (a: AgentRecord) => this.offers.mayOffer(a.id, variant);
+    return this.candidates(job).some(mayOffer) ? agents.filter(mayOffer) : agents;
   }
 
   /** A result that comes after cancel, deadline or timeout closed the attempt is dropped by the store. */
@@ -304,6 +328,11 @@ export class Scheduler {
 /** The caps a start on `agent` counts against. */
 function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings: Settings): HourlyCaps {
   return { agent: agent.cap_per_hour, provider: settings.providerCaps[agent.provider] ?? null, global: settings.globalCap };
+}
+
+/** What a refused variant's attempt records (the agent's words and the ids offered): the job's 502 says it when no other agent may offer the variant. */
+function variantRefusal(failure: VariantUnavailable): string {
+  return `${failure.message} Variants offered: ${failure.offered.length > 0 ? failure.offered.join(', ') : 'none'}.`;
 }
 
 /** Whether `agent` may run `job`: the agent it is pinned to, else one of the provider asked for, if any. */

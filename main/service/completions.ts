@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { ApiError, invalid, type ErrorCode } from '../core/errors.js';
+import type { Provider, VariantCatalog } from '../core/providers.js';
 import type { IdGenerator } from '../core/ids.js';
 import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
@@ -41,6 +42,8 @@ export class Completions {
     private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** The variant ids of each provider's pack, that a job may ask for. */
+    private readonly variants: VariantCatalog,
   ) {
     const recheck = () => {
       for (const hold of [...this.holds]) hold.recheck();
@@ -57,6 +60,7 @@ export class Completions {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
     const constraint = await this.placement.constraintOf(b, s.accountId);
+    this.checkVariant(b.provider, b.variant);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
@@ -80,6 +84,7 @@ export class Completions {
         created_at: now,
         api_key_id: s.apiKeyId,
         account_id: s.accountId,
+        variant: b.variant,
       },
       ...(idempotency ? { idempotency } : {}),
       queuedLimit: LIMITS.queuedJobs,
@@ -245,5 +250,18 @@ export class Completions {
     const ids = await this.store.queuedOfDisabledAccounts();
     for (const id of ids) await this.store.cancel(id, this.clock.now());
     return ids.length;
+  }
+
+  /**
+   * A variant needs its provider, and must be one its pack lists (decisions.md); `field` is
+   * where the caller wrote it (chat completions write it in `model`).
+   */
+  checkVariant(provider: Provider | null, variant: string | null, field = 'variant'): void {
+    if (variant === null) return;
+    if (provider === null) throw invalid(field, 'variant needs provider: a variant is a model or mode of one provider.');
+    const known = this.variants(provider);
+    if (!known.includes(variant)) {
+      throw invalid(field, `${provider} has no variant "${variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+    }
   }
 }

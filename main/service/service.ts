@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { VariantCatalog } from '../core/providers.js';
 import type { FastifyInstance } from 'fastify';
 import { adminConsoles, type AdminConsoles } from './admin/index.js';
 import type { AgentControl } from '../core/agent-control.js';
@@ -20,6 +21,7 @@ import { LogBook } from '../logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '../logs/log-feeds.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
+import { learningFromSiteChecks } from '../queue/variant-offers.js';
 import { JobEvents } from '../queue/job-events.js';
 import { serveStorage, type DeviceAgents, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
@@ -64,6 +66,8 @@ export interface ServiceOptions {
   database?: { url: string; deviceName: string };
   /** False: answers no HTTP (`serve --no-api`), only runs its agents on the shared queue. */
   api?: boolean;
+  /** The variants a job may ask for until agents are attached, which then tell their packs' (tests of scripted agents set it). */
+  variants?: VariantCatalog;
 }
 
 export class AlreadyRunning extends Error {}
@@ -124,6 +128,8 @@ export class Service {
   /** This instance's name among the devices sharing a database; null on its own data dir. */
   deviceName: string | null = null;
   private url = '';
+  /** The variant ids of each provider's pack: the attached agents' packs, or ServiceOptions.variants. */
+  private variantIds: VariantCatalog;
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
@@ -139,7 +145,10 @@ export class Service {
     connections: ConnectionLimits | undefined,
     /** How this device is listed among the devices (the host name on a desktop). */
     deviceName: string,
+    variants: VariantCatalog = () => [],
   ) {
+    this.variantIds = variants;
+    const variantIds: VariantCatalog = (provider) => this.variantIds(provider);
     this.log = new LogBook(clock);
     this.outbox = storage.outbox;
     this.store = storage.jobs;
@@ -169,6 +178,7 @@ export class Service {
       profile,
       clock,
       ids,
+      variantIds,
     );
     this.signingSecret = storage.signingSecret;
     this.accountSecrets = storage.accountSecrets;
@@ -228,7 +238,7 @@ export class Service {
       if (periods !== accountRetention) this.retention.wake();
       accountRetention = periods;
     });
-    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp);
+    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp, variantIds);
     this.admin = adminConsoles({
       version: VERSION,
       dataDir,
@@ -302,6 +312,7 @@ export class Service {
       typeof transport === 'function' ? transport(policy) : transport,
       options.connections,
       options.database?.deviceName ?? hostname(),
+      options.variants,
     );
     if (privacyWarning) {
       service.log.warn('service', privacyWarning);
@@ -334,7 +345,9 @@ export class Service {
 
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
-    this.admin.agents.attach(control);
+    this.variantIds = (provider) => control.variants(provider);
+    // Routing learns from each site check which variants each account offers.
+    this.admin.agents.attach(learningFromSiteChecks(control, this.scheduler.offers));
     // The agents' own looks at their pages respect a login under way, as Check now does.
     this.pool.lookThrough((id) => control.recheck(id));
   }

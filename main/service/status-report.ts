@@ -1,4 +1,4 @@
-import { PROVIDERS } from '../core/providers.js';
+import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
 import { CHAT_MODELS, type ModelList, type Status } from '../api/schemas.js';
 import { isUsable, type ClusterAgent, type ClusterAgents } from '../queue/cluster-agents.js';
 import type { HourlyUsage, UsageScope } from '../queue/hourly-usage.js';
@@ -16,6 +16,7 @@ export class StatusReport {
     private readonly settings: SettingsStore,
     /** The profile's timestamp format. */
     private readonly timestamp: (ms: number) => string,
+    private readonly variants: VariantCatalog,
   ) {}
 
   /** The figures every caller may see, and `account`'s own queue (null: Profile F's one account; the dashboard sees every account's). */
@@ -74,7 +75,7 @@ export class StatusReport {
 
   /**
    * `service/auto` first while any agent of an online device is enabled, then each provider
-   * with an enabled, logged-in agent there.
+   * with an enabled, logged-in agent there, each followed by its variants (`service/<provider>/<variant>`).
    */
   models(): ModelList {
     const enabled = this.cluster.online().filter((a) => a.enabled);
@@ -83,9 +84,9 @@ export class StatusReport {
     const loggedIn = new Set(enabled.filter(isUsable).map((a) => a.provider));
     return {
       object: 'list',
-      data: CHAT_MODELS.filter((m) => m === 'service/auto' || loggedIn.has(m.slice('service/'.length) as never)).map(
-        (id) => ({ id, object: 'model' as const, created, owned_by: id === 'service/auto' ? 'chatbridge' : id.slice(8) }),
-      ),
+      data: CHAT_MODELS.filter((m) => m === 'service/auto' || loggedIn.has(m.slice('service/'.length) as never))
+        .flatMap((id) => (id === 'service/auto' ? [id] : [id, ...this.variants(id.slice(8) as Provider).map((v) => `${id}/${v}`)]))
+        .map((id) => ({ id, object: 'model' as const, created, owned_by: id === 'service/auto' ? 'chatbridge' : id.split('/')[1]! })),
     };
   }
 }

@@ -82,6 +82,8 @@ describe('when a site changes', () => {
     expect(rowOf(healthy.stdout, 'answer')).toBe('needs --send');
     expect(rowOf(healthy.stdout, 'limitBanner')).toBe('not shown now (normal)');
     expect(healthy.stdout).toContain('=> every role found');
+    // What the simulated account's picker and toggles offer of the pack's variants.
+    expect(healthy.stdout).toMatch(/^  variants offered: opus, sonnet, haiku, extended-thinking, opus-thinking$/m);
     // A check is no error (issue 22): the agent is not set aside for it, and the log says only how it went.
     const logged = (await adminCall('GET', '/admin/v1/logs')).entries as { level: string; message: string }[];
     expect(logged.filter((e) => /→ error/.test(e.message))).toEqual([]);

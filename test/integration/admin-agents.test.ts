@@ -57,6 +57,9 @@ class RecordingControl implements AgentControl {
   loginStep(id: string) {
     return this.steps.get(id) ?? null;
   }
+  variants() {
+    return [];
+  }
   async checkSite(id: string, { send }: { send: boolean }): Promise<SiteCheck> {
     this.calls.push(`check ${id}${send ? ' send' : ''}`);
     if (this.steps.has(id)) throw new AgentBusy('A login is under way.');

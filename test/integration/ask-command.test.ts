@@ -83,6 +83,14 @@ describe('chatbridge ask', () => {
     expect(CONVERSATION.exec(second.stderr)?.[1]).toBe(ref);
   });
 
+  it('--model PROVIDER/VARIANT runs the job under that variant and says which model answered', async () => {
+    const { dir } = await service();
+    const r = await ask(['Think it through', '--model', 'claude/opus', '--json', '--data-dir', dir]).done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'succeeded', provider: 'claude', variant: 'opus', model_used: 'model-opus' });
+    expect(r.stderr).toMatch(/chatbridge: answered by claude-1 \(claude\) \(model model-opus\) in \d+\.\d s\n/);
+  });
+
   it('reads the prompt from stdin with -, and with --json prints the job object alone on stdout', async () => {
     const { dir, key } = await service();
     const r = await ask(['-', '--json', '--provider', 'claude', '--data-dir', dir], { env: { CHATBRIDGE_API_KEY: key }, stdin: 'line one\nline two\n' }).done;
@@ -165,6 +173,9 @@ describe('chatbridge ask', () => {
       // The dashboard's token goes only to the data dir's own server, never to CHATBRIDGE_URL.
       [['hi', '--data-dir', dir], noKeyElsewhere, /^chatbridge: No API key: make a key with "chatbridge keys create --name cli/],
       [['hi', '--provider', 'bard', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: provider must be one of: "chatgpt", .*"perplexity" \(or null for any\)\.\n$/],
+      [['hi', '--model', 'claude/', '--data-dir', dir], {}, /^chatbridge: --model takes PROVIDER\/VARIANT, such as chatgpt\/thinking \(not "claude\/"\)\.\n$/],
+      [['hi', '--model', 'claude/opus', '--provider', 'chatgpt', '--data-dir', dir], {}, /^chatbridge: --model claude\/opus is a claude model, but --provider says chatgpt\.\n$/],
+      [['hi', '--model', 'claude/turbo', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: claude has no variant "turbo"; its variants: opus, sonnet\.\n$/],
       [['hi', '--data-dir', dir], { CHATBRIDGE_API_KEY: `cb_${'x'.repeat(40)}` }, /^chatbridge: This API key is not known\. To use another: make a key/],
       [['hi', '--data-dir', procs.tempDir()], {}, /^chatbridge: ChatBridge is not running for .*Start it \(chatbridge serve\) or set CHATBRIDGE_URL\.\n$/],
     ];

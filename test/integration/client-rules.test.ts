@@ -46,6 +46,8 @@ function job(id: string, status: Job['status'], extra: Partial<Job> = {}): Job {
     provider: 'claude',
     agent_id: 'agt_1',
     agent_name: 'claude-1',
+    variant: null,
+    model_used: null,
     conversation_ref: status === 'succeeded' ? 'cv_1' : null,
     attempts: 1,
     queue_ms: 5,

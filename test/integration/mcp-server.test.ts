@@ -69,8 +69,10 @@ describe('chatbridge mcp', () => {
     }
     const ask = tools.find((t) => t.name === 'ask')!;
     expect(ask.inputSchema.required).toEqual(['prompt']);
-    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'conversation_ref']);
+    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'model', 'conversation_ref']);
     expect(JSON.stringify(ask.inputSchema.properties!.provider)).toContain('"perplexity"');
+    // The models the service offers now: its logged-in provider's variants.
+    expect((ask.inputSchema.properties!.model as { enum: string[] }).enum).toEqual(['claude/opus', 'claude/sonnet']);
     expect(client.getServerVersion()?.name).toBe('chatbridge');
     expect(client.getInstructions()).toMatch(/second opinion/);
   });
@@ -92,6 +94,9 @@ describe('chatbridge mcp', () => {
     expect(texts(await client.callTool({ name: 'cancel_job', arguments: { job_id: firstId } }))[0]).toBe(
       `${firstId} had already ended (succeeded); nothing to cancel.`,
     );
+    const opus = texts(await client.callTool({ name: 'ask', arguments: { prompt: 'Think it through', model: 'claude/opus' } }));
+    expect(opus[1]).toMatch(/^Answered by claude \(agent claude-1, model model-opus\), job job_\w+\./);
+
     const ref = /conversation_ref: (cv_\w+)/.exec(about!)![1]!;
     const second = await client.callTool({ name: 'ask', arguments: { prompt: 'And the risks?', conversation_ref: ref } });
     expect(texts(second)[0]).toMatch(/^echo\(agt_\w+#2\): And the risks\?$/);
@@ -142,6 +147,8 @@ describe('chatbridge mcp', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['ask', { prompt: 'hi', provider: 'bard' }, /^INVALID_REQUEST: provider must be one of: chatgpt, claude, gemini, deepseek, qwen, perplexity\.$/],
       ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt: /],
+      ['ask', { prompt: 'hi', model: 'claude/turbo' }, /^INVALID_REQUEST: claude has no variant "turbo"; its variants: opus, sonnet\.$/],
+      ['ask', { prompt: 'hi', model: 'claude/opus', provider: 'chatgpt' }, /^INVALID_REQUEST: model claude\/opus is a claude model, but provider says chatgpt\.$/],
       ['ask', { prompt: ' \u200b\n' }, /^INVALID_REQUEST: prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.$/],
       ['ask', { question: 'hi' }, /^INVALID_REQUEST: prompt is required\.$/],
       ['ask', { prompt: '[[fail=rejected]] no' }, /^PROMPT_REJECTED: .* \(job job_\w+\)$/],

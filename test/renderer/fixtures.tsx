@@ -96,6 +96,8 @@ export function jobDetail(summary: JobSummary, over: Partial<JobDetail> = {}): J
       provider: summary.provider,
       agent_id: summary.agent_id,
       agent_name: summary.agent_name,
+      variant: null,
+      model_used: null,
       conversation_ref: null,
       attempts: summary.attempts,
       queue_ms: 12,

@@ -17,6 +17,8 @@ function detail(status: JobDetail['job']['status'], attempts: Attempt[], took_ms
       provider: 'claude',
       agent_id: attempts.at(-1)?.agent_id ?? null,
       agent_name: attempts.length ? 'claude-1' : null,
+      variant: null,
+      model_used: null,
       conversation_ref: null,
       attempts: attempts.length,
       // The contract's figures: the wait before the first dispatch only, and the attempts' sum.

@@ -63,6 +63,27 @@ describe('Jobs', () => {
     expect(await screen.findByText('pending')).toBeTruthy();
   });
 
+  it('shows the variant asked for and the model that answered', async () => {
+    const summary = job({ id: 'job_7', prompt_excerpt: 'Think hard' });
+    const api = fakeApi(adminState());
+    const detail = jobDetail(summary);
+    api.job.mockResolvedValue({ ...detail, job: { ...detail.job, variant: 'thinking', model_used: 'gpt-5-thinking' } });
+    renderPage('#/jobs/job_7', adminState(), [summary], api);
+    expect(await screen.findByText('Hello!')).toBeTruthy();
+    expect(fact('Variant asked for')).toBe('thinking');
+    expect(fact('Model')).toBe('gpt-5-thinking');
+  });
+
+  it('shows no Model for a job whose page did not say', async () => {
+    const summary = job({ id: 'job_8', prompt_excerpt: 'Plain' });
+    const api = fakeApi(adminState());
+    api.job.mockResolvedValue(jobDetail(summary));
+    renderPage('#/jobs/job_8', adminState(), [summary], api);
+    expect(await screen.findByText('Hello!')).toBeTruthy();
+    expect(screen.queryByText('Model')).toBeNull();
+    expect(screen.queryByText('Variant asked for')).toBeNull();
+  });
+
   it('says why a queued job waits', async () => {
     const summary = job({ id: 'job_7', status: 'queued', finished_at: undefined });
     const api = fakeApi(adminState());

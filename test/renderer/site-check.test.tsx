@@ -23,6 +23,7 @@ const check: SiteCheckView = {
     { role: 'answer', status: 'needs_send', cue: null },
     { role: 'limitBanner', status: 'not_shown', cue: null },
   ],
+  variants: ['instant', 'thinking'],
   ok: false,
 };
 
@@ -39,6 +40,7 @@ describe('Check site and Check now', () => {
     expect(api.checkSite).toHaveBeenCalledWith('agt_1');
     expect(within(result).getByRole('status').textContent).toBe('Missing: send.');
     expect(within(result).getByText(/pack v5, checked 2026-10-09, with the override \/home\/me\/.chatbridge\/sites\/chatgpt.json/)).toBeTruthy();
+    expect(within(result).getByText('Models and modes this account offers: instant, thinking')).toBeTruthy();
     const rows = within(result).getAllByRole('row').map((r) => r.textContent);
     expect(rows).toEqual([
       'RoleFound by',

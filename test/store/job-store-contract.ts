@@ -153,7 +153,7 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         const highOld = await submit({ priority: 9, created_at: T0 + 10 });
         const sameTime = await submit({ priority: 9, created_at: T0 + 10 });
         expect((await store.queuedInOrder()).map((j) => j.id)).toEqual([highOld.id, sameTime.id, highNew.id, low.id]);
-        expect(await store.queuedInOrder()).toContainEqual({ id: low.id, req_provider: null, req_agent_id: null, conversation_in: null, account_id: null });
+        expect(await store.queuedInOrder()).toContainEqual({ id: low.id, req_provider: null, req_agent_id: null, conversation_in: null, account_id: null, variant: null });
       });
 
       it('moves each claimed job to dispatched with a new open attempt, in claim order', async () => {
@@ -256,6 +256,17 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect((await store.attempts(job.id))[0]).toMatchObject({ ended_at: T0 + 4000, outcome: 'succeeded', error_code: null });
         expect(await t.delivery(job.id)).toMatchObject({ origin: 'https://hooks.example', state: 'pending', round: 1, next_at: T0 + 4000 });
         expect(events).toEqual([moved]);
+      });
+
+      it('keeps the variant asked for from the submission, and the model that answered from the success', async () => {
+        const job = await running({ variant: 'thinking' });
+        expect(job).toMatchObject({ variant: 'thinking', model_used: null });
+        expect((await store.queuedInOrder()).length).toBe(0);
+        const moved = await store.endAttempt(job.id, 1, { outcome: 'succeeded', response: '4', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/cv_1', modelUsed: 'gpt-5-thinking' }, T0 + 4000);
+        expect(moved!.job).toMatchObject({ status: 'succeeded', variant: 'thinking', model_used: 'gpt-5-thinking' });
+        expect(await store.get(job.id)).toEqual(moved!.job);
+        const plain = await running({ created_at: T0 + 1 });
+        expect((await store.endAttempt(plain.id, 1, succeeded('5', 'cv_2'), T0 + 5000))!.job).toMatchObject({ variant: null, model_used: null });
       });
 
       it('a continued conversation keeps its row and gets the new address', async () => {

@@ -223,7 +223,7 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     await when(b.agents, () => b.agents.online().length === 2);
     const settings = new SqliteSettingsStore(b.db);
     const usage = new HourlyUsage(clock);
-    const report = new StatusReport(b.store, b.agents, usage, settings, profileNamed('personal').timestamp);
+    const report = new StatusReport(b.store, b.agents, usage, settings, profileNamed('personal').timestamp, () => []);
 
     // Alive, A's agents count however long it runs.
     await run(clock, 30_000, [a, b]);
@@ -287,7 +287,7 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     const settings = new SqliteSettingsStore(b.db);
     const usage = new HourlyUsage(clock);
     const scheduler = new Scheduler(b.store, b.pool, usage, new RotationPicker(usage, randomIds), () => settings.get(), clock, randomIds);
-    const completions = new Completions(b.store, scheduler, b.agents, settings, new JobEvents(), profileNamed('personal'), clock, randomIds);
+    const completions = new Completions(b.store, scheduler, b.agents, settings, new JobEvents(), profileNamed('personal'), clock, randomIds, () => []);
     const submit = (over: Partial<CompletionRequest>) =>
       completions.submit({
         body: { ...completionDefaults(), prompt: 'p', wait: false, ...over },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
-import type { Provider } from '../../main/core/providers.js';
+import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
@@ -64,6 +64,7 @@ export async function startTestService(
     webhookTransport?: WebhookTransport | ((policy: AddressPolicy) => WebhookTransport);
     allowPrivateWebhooks?: boolean;
     connections?: ConnectionLimits;
+    variants?: VariantCatalog;
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -75,6 +76,7 @@ export async function startTestService(
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
     ...(options.connections ? { connections: options.connections } : {}),
+    ...(options.variants ? { variants: options.variants } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
   // In the hosted profile every key belongs to an account: the harness's first one is "test".

@@ -1,4 +1,4 @@
-import { AgentFailure, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { AgentFailure, VariantUnavailable, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
 
 /**
@@ -10,14 +10,18 @@ import type { Provider } from '../../main/core/providers.js';
  *   [[hang]]              never answer; only an abort ends the attempt
  *   [[hang-on=AGENT]]     never answer when run by the agent of that id; others answer
  * The answer is `echo(<agent id>#<turn>): <prompt>`; the conversation address is
- * `script://<agent id>/<n>`, and a continued conversation keeps its address.
+ * `script://<agent id>/<n>`, and a continued conversation keeps its address. A task with a
+ * variant the agent's `offers` lacks is refused (VariantUnavailable, nothing answered);
+ * one it offers answers with model `model-<variant>`.
  */
 /** Prompts that already failed once, shared by every agent: a retry elsewhere succeeds. */
 const failedOnce = new Set<string>();
 
 export class ScriptedAgent implements Agent {
   /** What each run was asked, and how it ended ('answered' or the abort reason / failure kind). */
-  readonly runs: { prompt: string; conversation: string | null; ended?: string }[] = [];
+  readonly runs: { prompt: string; conversation: string | null; variant: string | null; ended?: string }[] = [];
+  /** The variants the account offers; null: any. */
+  offers: string[] | null = null;
   private state: AgentReadiness = 'idle';
   private readonly listeners: (() => void)[] = [];
   private conversations = 0;
@@ -45,7 +49,7 @@ export class ScriptedAgent implements Agent {
   async run(task: AgentTask): Promise<AgentResult> {
     if (this.active) throw new Error(`${this.id} was given a second job while busy`);
     this.active = true;
-    const record: { prompt: string; conversation: string | null; ended?: string } = { prompt: task.prompt, conversation: task.conversation };
+    const record: ScriptedAgent['runs'][number] = { prompt: task.prompt, conversation: task.conversation, variant: task.variant };
     this.runs.push(record);
     try {
       const result = await this.answer(task);
@@ -61,6 +65,9 @@ export class ScriptedAgent implements Agent {
 
   private async answer(task: AgentTask): Promise<AgentResult> {
     const p = task.prompt;
+    if (task.variant && this.offers && !this.offers.includes(task.variant)) {
+      throw new VariantUnavailable(task.variant, this.offers, `scripted: ${this.id} does not offer "${task.variant}".`);
+    }
     const fail = /\[\[fail=(\w+)\]\]/.exec(p)?.[1];
     if (fail) throw new AgentFailure(fail as AgentFailureKind, `scripted ${fail}`);
     const failOnce = /\[\[fail-once=(\w+)\]\]/.exec(p)?.[1];
@@ -74,7 +81,7 @@ export class ScriptedAgent implements Agent {
     const conversation = task.conversation ?? `script://${this.id}/${++this.conversations}`;
     const turn = (this.turns.get(conversation) ?? 0) + 1;
     this.turns.set(conversation, turn);
-    return { text: `echo(${this.id}#${turn}): ${p}`, conversation, modelUsed: null };
+    return { text: `echo(${this.id}#${turn}): ${p}`, conversation, modelUsed: task.variant ? `model-${task.variant}` : null };
   }
 
   async close(): Promise<void> {}

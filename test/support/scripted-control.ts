@@ -1,4 +1,5 @@
 import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
+import type { Provider } from '../../main/core/providers.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { Service } from '../../main/service/service.js';
 import { ScriptedAgent } from './scripted-agent.js';
@@ -40,6 +41,11 @@ export class ScriptedControl implements AgentControl {
 
   loginStep(agentId: string): LoginStep | null {
     return this.logins.has(agentId) ? 'login' : null;
+  }
+
+  /** A made-up pack's variants: a scripted agent answers under any of them, with model `model-<variant>`. */
+  variants(provider: Provider): readonly string[] {
+    return provider === 'claude' ? ['opus', 'sonnet'] : [];
   }
 
   screen(): null {

@@ -31,6 +31,14 @@ describe('retry policy', () => {
     expect(decideAfterFailure(codes, 3)).toEqual({ retry: true });
   });
 
+  it('tries a refused variant elsewhere without spending the budget, and ends with it when no other agent may offer it', () => {
+    const detail = 'ChatGPT: Pro ("pro") is not offered; nothing was sent. Variants offered: instant.';
+    expect(decideAfterFailure(['AGENT_LOST', 'AGENT_LOST', 'VARIANT_UNAVAILABLE'], 3, { detail, retryElsewhere: true })).toEqual({ retry: true });
+    expect(decideAfterFailure(['VARIANT_UNAVAILABLE', 'VARIANT_UNAVAILABLE', 'AGENT_LOST'], 3)).toEqual({ retry: true });
+    expect(decideAfterFailure(['VARIANT_UNAVAILABLE'], 3, { detail, retryElsewhere: false })).toEqual({ retry: false, code: 'VARIANT_UNAVAILABLE', message: detail });
+    expect(attemptRecordFor('variant_unavailable')).toEqual({ outcome: 'failed', errorCode: 'VARIANT_UNAVAILABLE' });
+  });
+
   it('records each failure kind with its outcome', () => {
     expect(attemptRecordFor('timed_out')).toEqual({ outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' });
     expect(attemptRecordFor('agent_lost')).toEqual({ outcome: 'agent_lost', errorCode: 'AGENT_LOST' });

@@ -54,8 +54,14 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
     .join('\n');
 }
 
+/** The provider and variant a model names: `service/auto`, `service/<provider>` or `service/<provider>/<variant>` (the schema checked its form). */
+export function modelChoice(model: string): { provider: Provider | null; variant: string | null } {
+  const [, provider, variant] = model.split('/');
+  return { provider: provider === 'auto' ? null : (provider as Provider), variant: variant ?? null };
+}
+
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait'>, holds: HoldLimits): void {
+export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>, holds: HoldLimits): void {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {
@@ -70,9 +76,10 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<Com
     async (request, reply) => {
       const { model, messages, stream } = request.body;
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
-      const provider = model === 'service/auto' ? null : (model.slice('service/'.length) as Provider);
+      const { provider, variant } = modelChoice(model);
+      completions.checkVariant(provider, variant, 'model');
       const prompt = flattenMessages(messages);
-      const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, wait: true });
+      const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true });
       const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,

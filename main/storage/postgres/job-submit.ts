@@ -59,8 +59,8 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
   const row = await one<JobRow>(
     c,
     `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-       deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
-     SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 WHERE ${room}
+       deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
+     SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 WHERE ${room}
      RETURNING *`,
     [
       account ?? '',
@@ -79,6 +79,7 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
       job.created_at,
       job.api_key_id,
       account,
+      job.variant ?? null,
     ],
   );
   if (!row) throw new Rollback<SubmitResult>({ kind: 'queue_full' });

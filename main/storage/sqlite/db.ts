@@ -203,6 +203,12 @@ const MIGRATIONS: string[] = [
   DROP INDEX webhook_deliveries_origin;
   CREATE INDEX webhook_deliveries_lane ON webhook_deliveries (account_id, origin, next_at) WHERE state = 'pending';
   `,
+  `
+  -- The variant (a model or mode of the provider's picker) the caller asked for, or null for
+  -- the account's default; and the model the page said answered, or null where it does not say.
+  ALTER TABLE jobs ADD COLUMN variant TEXT;
+  ALTER TABLE jobs ADD COLUMN model_used TEXT;
+  `,
 ];
 
 /**

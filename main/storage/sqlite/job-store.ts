@@ -58,14 +58,14 @@ export class SqliteJobStore implements JobStore {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id)
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id)`,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant)`,
       ),
       get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
-        `SELECT id, req_provider, req_agent_id, conversation_in, account_id FROM jobs
+        `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
          WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),

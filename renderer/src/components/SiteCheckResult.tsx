@@ -16,6 +16,9 @@ export function SiteCheckResult({ check }: { check: SiteCheckView }) {
         {check.pack.override ? `, with the override ${check.pack.override}` : ', no override'}
         {check.pack.override_error ? ` · an override was refused: ${check.pack.override_error}` : ''}
       </p>
+      {check.variants !== null && (
+        <p>Models and modes this account offers: {check.variants.length > 0 ? check.variants.join(', ') : 'none of the pack’s'}</p>
+      )}
       <CueTable
         cues={check.roles.map((r) => ({
           role: r.role,

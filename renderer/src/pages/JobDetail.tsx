@@ -139,6 +139,9 @@ function Timings({ detail }: { detail: Detail }) {
   }
   rows.push(active ? ['So far', duration(t.totalMs)] : ['Took', duration(t.totalMs)]);
   rows.push(['Finished', job.finished_at ? clockTime(job.finished_at, now, { seconds: true, zone: true }) : '—']);
+  if (job.variant) rows.push(['Variant asked for', job.variant]);
+  // The model the provider's page said answered; unknown where the page does not say.
+  if (job.model_used) rows.push(['Model', job.model_used]);
   if (job.conversation_ref) rows.push(['Conversation', job.conversation_ref]);
   if (Object.keys(job.metadata).length) rows.push(['Metadata', JSON.stringify(job.metadata)]);
   return (

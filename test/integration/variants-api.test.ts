@@ -1,0 +1,145 @@
+/**
+ * Variants through the service (issue 21): what the API takes and refuses, what the job
+ * object says, /v1/models and chat completions' model, and the queue trying another agent
+ * of the provider when one refuses a variant, then ending 502 VARIANT_UNAVAILABLE when none
+ * may offer it. With scripted agents: an agent's `offers` is what its account's picker has.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Provider } from '../../main/core/providers.js';
+import { startTestService, type TestService } from '../support/harness.js';
+
+const CATALOG: Partial<Record<Provider, string[]>> = { chatgpt: ['instant', 'thinking', 'pro'], deepseek: ['deepthink'] };
+
+let t: TestService;
+afterEach(async () => t?.stop());
+
+async function start(agents: Partial<Record<Provider, number>>): Promise<TestService> {
+  t = await startTestService({ agents, variants: (p) => CATALOG[p] ?? [] });
+  // The agents are tried in the user's order, so a test knows which refuses first.
+  await t.service.settings.setRotation('ordered');
+  return t;
+}
+
+describe('asking for a variant', () => {
+  it('refuses a variant without provider, and one the pack does not list, naming the known ones', async () => {
+    await start({ chatgpt: 1 });
+    const alone = await t.api('POST', '/v1/completions', { body: { prompt: 'p', variant: 'pro' } });
+    expect(alone.status).toBe(400);
+    expect(alone.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'variant' } });
+    expect(alone.body.error.message).toContain('needs provider');
+
+    const unknown = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'turbo' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('chatgpt has no variant "turbo"; its variants: instant, thinking, pro.');
+
+    const none = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude', variant: 'pro' } });
+    expect(none.status).toBe(400);
+    expect(none.body.error.message).toContain('its variants: none');
+
+    const notString = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 3 } });
+    expect(notString.status).toBe(400);
+    expect(t.agents[0]!.runs).toHaveLength(0);
+  });
+
+  it('runs the job under its variant and says which model answered; without one the picker is left alone', async () => {
+    await start({ chatgpt: 1 });
+    const asked = await t.api('POST', '/v1/completions', { body: { prompt: 'hard question', provider: 'chatgpt', variant: 'thinking' } });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ status: 'succeeded', variant: 'thinking', model_used: 'model-thinking' });
+    expect((await t.api('GET', `/v1/completions/${asked.body.id}`)).body).toMatchObject({ variant: 'thinking', model_used: 'model-thinking' });
+
+    const plain = await t.api('POST', '/v1/completions', { body: { prompt: 'easy one' } });
+    expect(plain.body).toMatchObject({ status: 'succeeded', variant: null, model_used: null });
+    expect(t.agents[0]!.runs.map((r) => r.variant)).toEqual(['thinking', null]);
+  });
+
+  it('lists service/<provider>/<variant> after each provider in /v1/models, and takes them in chat completions', async () => {
+    await start({ chatgpt: 1 });
+    const models = await t.api('GET', '/v1/models');
+    expect(models.body.data.map((m: { id: string }) => m.id)).toEqual([
+      'service/auto',
+      'service/chatgpt',
+      'service/chatgpt/instant',
+      'service/chatgpt/thinking',
+      'service/chatgpt/pro',
+    ]);
+    expect(models.body.data.find((m: { id: string }) => m.id === 'service/chatgpt/pro').owned_by).toBe('chatgpt');
+
+    const chat = await t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt/pro', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(chat.status).toBe(200);
+    expect(chat.body.model).toBe('service/chatgpt/pro');
+    expect((await t.service.store.get(chat.body.id))!).toMatchObject({ req_provider: 'chatgpt', variant: 'pro', model_used: 'model-pro' });
+
+    for (const model of ['service/chatgpt/turbo', 'service/chatgpt/', 'service/nosuch/pro', 'service/auto/pro', 'chatgpt/pro']) {
+      const refused = await t.api('POST', '/v1/chat/completions', { body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+      expect(refused.status, model).toBe(400);
+      expect(refused.body.error, model).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'model' } });
+    }
+    expect(t.agents[0]!.runs).toHaveLength(1);
+  });
+});
+
+describe('an agent whose account lacks the variant', () => {
+  it('is passed by: another agent of the provider answers, and the one that refused stays ready', async () => {
+    await start({ chatgpt: 2 });
+    const [free, plus] = t.agents;
+    free!.offers = ['instant'];
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'pro' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'succeeded', agent_id: plus!.id, model_used: 'model-pro' });
+    expect(free!.runs.map((run) => run.ended)).toEqual(['variant_unavailable']);
+    const attempts = await t.service.store.attempts(r.body.id);
+    expect(attempts.map((a) => [a.agent_id, a.error_code])).toEqual([
+      [free!.id, 'VARIANT_UNAVAILABLE'],
+      [plus!.id, null],
+    ]);
+    // Not rested nor set aside: the account is fine.
+    expect(t.service.pool.state(free!.id)).toBe('idle');
+    expect(t.service.pool.cooldownUntil(free!.id)).toBeNull();
+
+    // Known now: the next job for that variant goes to the agent that offers it at once.
+    const again = await t.api('POST', '/v1/completions', { body: { prompt: 'q', provider: 'chatgpt', variant: 'pro' } });
+    expect(again.body.agent_id).toBe(plus!.id);
+    expect(free!.runs).toHaveLength(1);
+    // A job without a variant still goes to the first agent.
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r', provider: 'chatgpt' } })).body.agent_id).toBe(free!.id);
+  });
+
+  it('ends the job 502 VARIANT_UNAVAILABLE naming the variant and what was offered when no agent may offer it', async () => {
+    await start({ chatgpt: 3 });
+    const [a, b, c] = t.agents;
+    a!.offers = ['instant'];
+    b!.offers = ['instant', 'thinking'];
+    c!.offers = ['instant'];
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'pro' } });
+    expect(r.status).toBe(502);
+    expect(r.body.error.code).toBe('VARIANT_UNAVAILABLE');
+    expect(r.body.error.message).toContain('"pro"');
+    expect(r.body.error.message).toContain('Variants offered: instant.');
+    // Each agent tried once (refusals spend no attempt, so all three could), none answered.
+    for (const agent of [a, b, c]) expect(agent!.runs.map((run) => run.ended)).toEqual(['variant_unavailable']);
+    const [job] = await t.service.store.recent(1);
+    expect(job).toMatchObject({ status: 'failed', variant: 'pro', model_used: null, attempts: 3 });
+  });
+
+  it('is not dispatched to when its last site check showed it lacks the variant', async () => {
+    await start({ chatgpt: 2 });
+    const [free, plus] = t.agents;
+    // What a site check of the first account found (Service.attachAgents feeds checks to it).
+    t.service.scheduler.offers.learn(free!.id, ['instant']);
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'thinking' } });
+    expect(r.body).toMatchObject({ status: 'succeeded', agent_id: plus!.id });
+    expect(free!.runs).toHaveLength(0);
+  });
+
+  it('is tried all the same when every agent is known to lack it: the page may have changed since', async () => {
+    await start({ chatgpt: 1 });
+    const [only] = t.agents;
+    t.service.scheduler.offers.learn(only!.id, ['instant']);
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'pro' } });
+    expect(r.status).toBe(200);
+    expect(r.body.model_used).toBe('model-pro');
+    // The answer put the knowledge right: pro is offered.
+    expect(t.service.scheduler.offers.mayOffer(only!.id, 'pro')).toBe(true);
+  });
+});
