@@ -15,7 +15,7 @@ import { IllegalTransition } from '../../main/queue/state-machine.js';
 import { newJob, T0 } from '../support/new-job.js';
 
 const claim = (job: JobRow, agentId = 'agt_a', provider = 'chatgpt') => ({ jobId: job.id, agentId, provider });
-const answer: AttemptEnd = { outcome: 'succeeded', response: '4', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/cv_1' };
+const answer: AttemptEnd = { outcome: 'succeeded', response: '4', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/cv_1', modelUsed: 'gpt-5-5' };
 const providerError: AttemptEnd = { outcome: 'failed', errorCode: 'PROVIDER_ERROR', detail: 'Something went wrong' };
 
 const queued = (overrides: Partial<NewJob> = {}) => newJobRow(newJob(overrides));
@@ -41,7 +41,7 @@ describe('the job moves planner', () => {
   it('makes the row of a submission: queued, nothing run, Profile F when no account is given', () => {
     const job = newJob({ priority: 3 });
     const { account_id: _none, ...withoutAccount } = job;
-    const unset = ['queue_ms', 'agent_id', 'provider', 'response', 'conversation_ref', 'error_code', 'error_message', 'finished_at', 'content_pruned_at'];
+    const unset = ['queue_ms', 'agent_id', 'provider', 'response', 'conversation_ref', 'error_code', 'error_message', 'finished_at', 'content_pruned_at', 'variant', 'model_used'];
     expect(newJobRow(withoutAccount)).toEqual({
       ...withoutAccount,
       ...Object.fromEntries(unset.map((column) => [column, null])),
@@ -78,7 +78,7 @@ describe('the job moves planner', () => {
     it('an answer: the job succeeds with its run time, the attempt closes, the conversation and the delivery are written', () => {
       const { job, attempts } = running({ callback_url: 'https://hooks.example:8443/done?x=1', account_id: 'acct_1' });
       const move = planAttemptEnd(job, attempts, 1, answer, T0 + 4000)!;
-      expect(move.set).toEqual({ status: 'succeeded', response: '4', conversation_ref: 'cv_1', finished_at: T0 + 4000, run_ms: 3000 });
+      expect(move.set).toEqual({ status: 'succeeded', response: '4', conversation_ref: 'cv_1', model_used: 'gpt-5-5', finished_at: T0 + 4000, run_ms: 3000 });
       expect(move.event).toEqual({ job: move.event.job, from: 'dispatched' });
       expect(move.ends).toEqual({ job_id: job.id, attempt: 1, ended_at: T0 + 4000, outcome: 'succeeded', error_code: null, detail: null });
       expect(move.conversation).toEqual({
