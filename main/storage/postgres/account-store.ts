@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from './table-copy.js';
+import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
 import { checkRetention } from '../../settings/settings-store.js';
 import type { Account, AccountStore } from '../../keys/account-store.js';
-import { Listeners } from '../../core/listeners.js';
 
 const TABLE = 'accounts';
 
@@ -20,44 +19,41 @@ type Accounts = Map<string, Account>;
  * disable() resolves, on the others when they hear the notice.
  */
 export class PgAccountStore implements AccountStore {
-  private readonly listeners = new Listeners();
-  private readonly copy: TableCopy<Accounts>;
+  private readonly table: SharedTable<Accounts>;
 
   /**
    * `pool` and `changes` are shared with the other stores and closed by their owner.
-   * `onError`: a read after another instance's change failed (the database out of reach);
-   * TableChanges reads everything again once it listens again.
+   * `onError`: a read after another instance's change failed (the database out of reach).
    */
   constructor(
-    private readonly pool: pg.Pool,
+    pool: pg.Pool,
     changes: TableChanges,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-    private readonly onError: (error: Error) => void,
+    onError: (error: Error) => void,
   ) {
-    this.copy = new TableCopy(
-      async () => {
+    this.table = new SharedTable(pool, changes, {
+      table: TABLE,
+      read: async () => {
         const { rows } = await pool.query<Account>(
           `SELECT id, name, retention_days, disabled_at, created_at FROM accounts ORDER BY created_at, id`,
         );
         return new Map(rows.map((a) => [a.id, a]));
       },
-      (now, before) => {
-        if (before !== undefined && !sameAccounts(now, before)) this.tell();
-      },
-    );
-    changes.on(TABLE, () => this.invalidate());
+      same: sameAccounts,
+      onError,
+    });
   }
 
   /** Reads the table; call once before the reads. */
   load(): Promise<void> {
-    return this.copy.refresh();
+    return this.table.load();
   }
 
   async create(input: { name: string; retentionDays: number | null }): Promise<Account> {
     checkRetention(input.retentionDays);
     const id = this.ids.account();
-    await this.write(`INSERT INTO accounts (id, name, retention_days, created_at) VALUES ($1, $2, $3, $4)`, [
+    await this.table.write(`INSERT INTO accounts (id, name, retention_days, created_at) VALUES ($1, $2, $3, $4)`, [
       id,
       input.name,
       input.retentionDays,
@@ -67,44 +63,30 @@ export class PgAccountStore implements AccountStore {
   }
 
   get(id: string): Account | undefined {
-    return this.copy.current.get(id);
+    return this.table.current.get(id);
   }
 
   list(): Account[] {
-    return [...this.copy.current.values()];
+    return [...this.table.current.values()];
   }
 
   async setRetention(id: string, days: number | null): Promise<boolean> {
     checkRetention(days);
-    return (await this.write(`UPDATE accounts SET retention_days = $2 WHERE id = $1`, [id, days])) > 0;
+    return (await this.table.write(`UPDATE accounts SET retention_days = $2 WHERE id = $1`, [id, days])) > 0;
   }
 
   async disable(id: string): Promise<boolean> {
-    return (await this.write(`UPDATE accounts SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL`, [id, this.clock.now()])) > 0;
+    return (await this.table.write(`UPDATE accounts SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL`, [id, this.clock.now()])) > 0;
   }
 
+  /** Listens for changes made here or by any other instance. */
   onChange(listener: () => void): () => void {
-    return this.listeners.on(listener);
+    return this.table.onChange(listener);
   }
 
   /** Reads again; the listeners hear it if anything changed. */
   invalidate(): void {
-    this.copy.refresh().catch((error: unknown) => this.onError(error as Error));
-  }
-
-  /** One statement and the announcement, in one transaction; resolves with its row count once this copy shows it. */
-  private async write(sql: string, params: unknown[]): Promise<number> {
-    const { rowCount } = await changeSharedTable(this.pool, TABLE, (c) => c.query(sql, params));
-    await this.copy.refresh();
-    return rowCount ?? 0;
-  }
-
-  /**
-   * A listener that throws must not turn a committed change into a failed write, nor keep
-   * the others from hearing it: its error is rethrown on its own, outside the read.
-   */
-  private tell(): void {
-    this.listeners.emitApart();
+    this.table.invalidate();
   }
 }
 

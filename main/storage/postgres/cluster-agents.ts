@@ -5,7 +5,7 @@ import { summarize, type ClusterAgent, type ClusterAgents, type ClusterDevice } 
 import type { DeviceIdentity } from '../../queue/local-agents.js';
 import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices.js';
 import type { TableChanges } from './table-changes.js';
-import { changeSharedTable } from './table-copy.js';
+import { changeSharedTable } from './shared-table.js';
 import { Listeners } from '../../core/listeners.js';
 
 const TABLE = 'device_agents';

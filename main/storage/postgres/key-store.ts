@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from './table-copy.js';
+import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
 import type { AccountStore } from '../../keys/account-store.js';
 import {
@@ -33,7 +33,7 @@ interface Keys {
  * account is disabled is read from the account store's copy at each check.
  */
 export class PgKeyStore implements KeyStore {
-  private readonly copy: TableCopy<Keys>;
+  private readonly table: SharedTable<Keys>;
   /** last_used_at writes under way, which close() waits for. */
   private readonly touching = new Set<Promise<void>>();
 
@@ -51,8 +51,9 @@ export class PgKeyStore implements KeyStore {
     private readonly ids: IdGenerator,
     private readonly onError: (error: Error) => void,
   ) {
-    this.copy = new TableCopy(
-      async () => {
+    this.table = new SharedTable(pool, changes, {
+      table: TABLE,
+      read: async () => {
         const { rows } = await pool.query(
           `SELECT id, name, hash, hint, scopes, created_at, expires_at, revoked_at, last_used_at, account_id
            FROM api_keys ORDER BY created_at, id`,
@@ -65,25 +66,25 @@ export class PgKeyStore implements KeyStore {
         }
         return keys;
       },
-      (now, before) => {
-        // A use written here that the read did not see yet (its write still under way) stays.
+      // A use written here that the read did not see yet (its write still under way) stays.
+      onRead: (now, before) => {
         for (const key of now.byId.values()) {
           const known = before?.byId.get(key.id)?.last_used_at ?? null;
           if (known !== null && (key.last_used_at === null || known > key.last_used_at)) key.last_used_at = known;
         }
       },
-    );
-    changes.on(TABLE, () => this.invalidate());
+      onError,
+    });
   }
 
   /** Reads the table; call once before the reads (after the account store's load()). */
   load(): Promise<void> {
-    return this.copy.refresh();
+    return this.table.load();
   }
 
   async create(input: NewKey): Promise<{ key: ApiKey; secret: string }> {
     const { row, secret } = newKeyRow(input, this.ids, this.clock.now());
-    await this.write(
+    await this.table.write(
       `INSERT INTO api_keys (id, name, hash, hint, scopes, created_at, expires_at, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [row.id, row.name, row.hash, row.hint, row.scopes, row.created_at, row.expires_at, row.account_id],
     );
@@ -91,20 +92,20 @@ export class PgKeyStore implements KeyStore {
   }
 
   get(id: string): ApiKey | undefined {
-    return this.copy.current.byId.get(id);
+    return this.table.current.byId.get(id);
   }
 
   list(): ApiKey[] {
-    return [...this.copy.current.byId.values()];
+    return [...this.table.current.byId.values()];
   }
 
   async revoke(id: string): Promise<boolean> {
-    return (await this.write(`UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, this.clock.now()])) > 0;
+    return (await this.table.write(`UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, [id, this.clock.now()])) > 0;
   }
 
   authenticate(secret: string): Authentication {
     if (!wellFormed(secret)) return { ok: false, reason: 'malformed' };
-    return verdict(this.copy.current.byHash.get(hashSecret(secret)), this.accounts, this.clock.now());
+    return verdict(this.table.current.byHash.get(hashSecret(secret)), this.accounts, this.clock.now());
   }
 
   /**
@@ -131,18 +132,11 @@ export class PgKeyStore implements KeyStore {
 
   /** Reads again. */
   invalidate(): void {
-    this.copy.refresh().catch((error: unknown) => this.onError(error as Error));
+    this.table.invalidate();
   }
 
   /** Waits for the last-use writes under way; call before the pool ends. */
   async close(): Promise<void> {
     await Promise.all([...this.touching]);
-  }
-
-  /** One statement and the announcement, in one transaction; resolves with its row count once this copy shows it. */
-  private async write(sql: string, params: unknown[]): Promise<number> {
-    const { rowCount } = await changeSharedTable(this.pool, TABLE, (c) => c.query(sql, params));
-    await this.copy.refresh();
-    return rowCount ?? 0;
   }
 }

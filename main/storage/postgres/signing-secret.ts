@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { IdGenerator } from '../../core/ids.js';
-import { changeSharedTable, TableCopy } from './table-copy.js';
+import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
 import type { SigningSecret } from '../../webhooks/signing-secret.js';
 
@@ -13,7 +13,7 @@ const TABLE = 'webhook_signing_secret';
  * rotation on one is what the others sign with once they hear of it, milliseconds later.
  */
 export class PgSigningSecret implements SigningSecret {
-  private readonly copy: TableCopy<string>;
+  private readonly table: SharedTable<string>;
 
   /**
    * `pool` and `changes` are shared with the other stores and closed by their owner.
@@ -27,12 +27,15 @@ export class PgSigningSecret implements SigningSecret {
     private readonly clock: Clock,
     onError: (error: Error) => void,
   ) {
-    this.copy = new TableCopy(async () => {
-      const { rows } = await pool.query<{ secret: string }>(`SELECT secret FROM webhook_signing_secret WHERE id = 1`);
-      // Only load() runs before the row exists, and it makes the row first.
-      return rows[0]!.secret;
+    this.table = new SharedTable(pool, changes, {
+      table: TABLE,
+      read: async () => {
+        const { rows } = await pool.query<{ secret: string }>(`SELECT secret FROM webhook_signing_secret WHERE id = 1`);
+        // Only load() runs before the row exists, and it makes the row first.
+        return rows[0]!.secret;
+      },
+      onError,
     });
-    changes.on(TABLE, () => this.copy.refresh().catch((error: unknown) => onError(error as Error)));
   }
 
   /**
@@ -45,23 +48,20 @@ export class PgSigningSecret implements SigningSecret {
       `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`,
       [this.ids.signingSecret(), this.clock.now()],
     );
-    await this.copy.refresh();
+    await this.table.load();
   }
 
   get(): string {
-    return this.copy.current;
+    return this.table.current;
   }
 
   async rotate(): Promise<string> {
     const secret = this.ids.signingSecret();
-    await changeSharedTable(this.pool, TABLE, (c) =>
-      c.query(
-        `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, $1, $2)
-         ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
-        [secret, this.clock.now()],
-      ),
+    await this.table.write(
+      `INSERT INTO webhook_signing_secret (id, secret, created_at) VALUES (1, $1, $2)
+       ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
+      [secret, this.clock.now()],
     );
-    await this.copy.refresh();
     return secret;
   }
 }
