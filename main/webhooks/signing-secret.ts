@@ -1,7 +1,7 @@
 /**
  * The account's webhook signing secret (`whsec_` + random, decisions.md), shared by the
  * server, the command line and the dashboard: SQLite in the data dir
- * (storage/sqlite/signing-secret.ts) or PostgreSQL shared by several instances
+ * (storage/sqlite/webhook-secrets.ts) or PostgreSQL shared by several instances
  * (storage/postgres/signing-secret.ts). The sender reads it at every attempt, so a
  * rotation applies from the next attempt on, retries included.
  */

@@ -11,8 +11,7 @@ import { rateLimitContract } from './rate-limit-contract.js';
 import { settingsContract } from './settings-contract.js';
 import { signingSecretContract } from './signing-secret-contract.js';
 import { SqliteSettingsStore } from '../../main/storage/sqlite/settings-store.js';
-import { SqliteAccountSecrets } from '../../main/storage/sqlite/account-secrets.js';
-import { SqliteSigningSecret } from '../../main/storage/sqlite/signing-secret.js';
+import { SqliteAccountSecrets, SqliteSigningSecret } from '../../main/storage/sqlite/webhook-secrets.js';
 
 /** A data dir and its database, opened again for each "other process". */
 function dataDir(): { open(): Db; close(): Promise<void> } {

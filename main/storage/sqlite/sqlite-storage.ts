@@ -2,7 +2,6 @@ import { readServerInfo } from '../../core/runtime-files.js';
 import type { AgentPool } from '../../queue/agent-pool.js';
 import { LocalAgents, type DeviceIdentity } from '../../queue/local-agents.js';
 import type { DeviceAgents, ServedStorage, ServeOptions, Storage, StorageOptions } from '../ports.js';
-import { SqliteAccountSecrets } from './account-secrets.js';
 import { SqliteAccountStore } from './account-store.js';
 import { openDatabase, type Db } from './db.js';
 import { SqliteJobStore } from './job-store.js';
@@ -11,7 +10,7 @@ import { SqliteWebhookOutbox } from './outbox.js';
 import { claimProfile, storedProfile } from './profile.js';
 import { sqliteReclaim } from './reclaim.js';
 import { SqliteSettingsStore, watchExternalChanges } from './settings-store.js';
-import { SqliteSigningSecret } from './signing-secret.js';
+import { SqliteAccountSecrets, SqliteSigningSecret } from './webhook-secrets.js';
 import { SqliteUsageHistory } from './usage-history.js';
 
 /** Everything in the data dir's one SQLite file. */
