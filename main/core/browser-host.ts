@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { Listeners } from './listeners.js';
 import type { ProxySetting } from './proxy.js';
 
 /** One agent's browser page, in its own profile. */
@@ -30,15 +31,16 @@ export interface BrowserHost {
  * session was closed on purpose first: the shared bookkeeping of every host.
  */
 export function sessionLoss(): { fire(): void; onLost(listener: () => void): void; silence(): void } {
-  const listeners: (() => void)[] = [];
+  const lost = new Listeners();
   let over = false;
   return {
     fire() {
       if (over) return;
       over = true;
-      for (const l of listeners.splice(0)) l();
+      lost.emit();
+      lost.clear();
     },
-    onLost: (listener) => void listeners.push(listener),
+    onLost: (listener) => void lost.on(listener),
     silence() {
       over = true;
     },

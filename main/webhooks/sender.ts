@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { StoreEvent } from '../core/jobs.js';
+import { Listeners } from '../core/listeners.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WebhookTransport } from './https-transport.js';
 import { isDelivered, type DueDelivery, type Lane, type WebhookOutbox } from './outbox.js';
@@ -74,8 +75,8 @@ export class WebhookSender {
   /** The account that last got an attempt started, and each account's origin that last did: for taking turns. */
   private lastAccount = '';
   private readonly lastOrigin = new Map<string, string>();
-  private readonly attemptListeners: ((attempt: WebhookAttempt) => void)[] = [];
-  private readonly errorListeners: ((error: Error) => void)[] = [];
+  private readonly attemptNews = new Listeners<[WebhookAttempt]>();
+  private readonly errorNews = new Listeners<[Error]>();
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -121,8 +122,8 @@ export class WebhookSender {
   }
 
   /** `listener` hears how each attempt ended, after it is recorded (not those cut by shutdown). */
-  onAttempt(listener: (attempt: WebhookAttempt) => void): void {
-    this.attemptListeners.push(listener);
+  onAttempt(listener: (attempt: WebhookAttempt) => void): () => void {
+    return this.attemptNews.on(watcher(listener));
   }
 
   /**
@@ -130,8 +131,8 @@ export class WebhookSender {
    * recording of an attempt, that failed (the database out of reach). The sender goes on:
    * it looks again later, and an unrecorded attempt is made again (at least once).
    */
-  onError(listener: (error: Error) => void): void {
-    this.errorListeners.push(listener);
+  onError(listener: (error: Error) => void): () => void {
+    return this.errorNews.on(watcher(listener));
   }
 
   /** Attempts in flight now; for tests and benchmarks. */
@@ -259,13 +260,7 @@ export class WebhookSender {
   }
 
   private failed(error: Error): void {
-    for (const listener of this.errorListeners) {
-      try {
-        listener(error);
-      } catch {
-        // A watcher's failure must not stop the sender.
-      }
-    }
+    this.errorNews.emit(error);
   }
 
   private load(origin: string): number {
@@ -329,13 +324,7 @@ export class WebhookSender {
       statusCode,
       error,
     };
-    for (const listener of this.attemptListeners) {
-      try {
-        listener(ended);
-      } catch {
-        // A watcher's failure must not stop the sender.
-      }
-    }
+    this.attemptNews.emit(ended);
   }
 }
 
@@ -350,4 +339,15 @@ function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   if (!(e instanceof Error)) return String(error);
   return e.code && !e.message.includes(e.code) ? `${e.message} (${e.code})` : e.message;
+}
+
+/** A watcher's failure must not stop the sender, nor keep the other watchers from hearing. */
+function watcher<T>(listener: (news: T) => void): (news: T) => void {
+  return (news) => {
+    try {
+      listener(news);
+    } catch {
+      // Nothing to do: the watcher's own bug, not the delivery's.
+    }
+  };
 }

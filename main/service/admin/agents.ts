@@ -2,6 +2,7 @@ import type { AgentCreate, AgentPatch, AgentView, SiteCheckView } from '../../ap
 import type { ViewInput } from '../../core/screen.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from '../../core/agent-control.js';
 import { ApiError, invalid } from '../../core/errors.js';
+import { Listeners } from '../../core/listeners.js';
 import { PROVIDER_NAMES } from '../../core/providers.js';
 import { BadProxy, maskProxy, parseProxy } from '../../core/proxy.js';
 import { AgentBusy } from '../../core/site-check.js';
@@ -31,19 +32,16 @@ export class AgentsConsole {
   /** The agents' browsers, once the process running them has started them. */
   private control: AgentControl | null = null;
   /** Told when a login step changes. */
-  private readonly loginListeners = new Set<() => void>();
+  private readonly loginSteps = new Listeners();
 
   attach(control: AgentControl): void {
     this.control = control;
-    control.onChange(() => {
-      for (const l of this.loginListeners) l();
-    });
+    control.onChange(() => this.loginSteps.emit());
   }
 
   /** Hears each change of a login step (`pairing`); returns the function that stops it. */
   onLoginChange(listener: () => void): () => void {
-    this.loginListeners.add(listener);
-    return () => this.loginListeners.delete(listener);
+    return this.loginSteps.on(listener);
   }
 
   list(): AgentView[] {

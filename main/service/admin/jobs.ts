@@ -3,6 +3,7 @@ import { attemptRecords, jobObject } from '../../api/profile.js';
 import type { DiagnosticManifest } from '../../core/diagnostics.js';
 import { ApiError } from '../../core/errors.js';
 import { EVERY_ACCOUNT, type JobRow } from '../../core/jobs.js';
+import { Listeners } from '../../core/listeners.js';
 import { timestamp, timestampOrNull as ts } from '../../core/timestamps.js';
 import { waitSentence } from '../../core/wait-reason.js';
 import type { BundleFile, DiagnosticBundles } from '../../diagnostics/bundles.js';
@@ -19,7 +20,7 @@ const tookMs = (job: JobRow) => (job.finished_at === null ? null : job.finished_
  */
 export class JobsConsole {
   /** Told the id of each job deleted here. */
-  private readonly deletionListeners = new Set<(id: string) => void>();
+  private readonly deletions = new Listeners<[string]>();
 
   constructor(
     private readonly deps: {
@@ -81,13 +82,12 @@ export class JobsConsole {
       throw new ApiError('CONFLICT', `This job is ${result.status}: cancel it first, then delete it.`, { status: result.status });
     }
     await this.deps.diagnostics.removeOfJob(id);
-    for (const l of [...this.deletionListeners]) l(id);
+    this.deletions.emit(id);
   }
 
   /** Hears the id of each job deleted; returns the function that stops it. */
   onDeleted(listener: (id: string) => void): () => void {
-    this.deletionListeners.add(listener);
-    return () => this.deletionListeners.delete(listener);
+    return this.deletions.on(listener);
   }
 
   summary(job: JobRow): JobSummary {
