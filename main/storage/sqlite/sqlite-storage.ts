@@ -4,7 +4,7 @@ import { LocalAgents, type DeviceIdentity } from '../../queue/local-agents.js';
 import type { DeviceAgents, ServedStorage, ServeOptions, Storage, StorageOptions } from '../ports.js';
 import { SqliteAccountSecrets } from './account-secrets.js';
 import { SqliteAccountStore } from './account-store.js';
-import { openDatabase, type Db } from './db.js';
+import { memoryDatabase, openDatabase, type Db } from './db.js';
 import { SqliteJobStore } from './job-store.js';
 import { SqliteKeyStore } from './key-store.js';
 import { SqliteWebhookOutbox } from './outbox.js';
@@ -57,6 +57,17 @@ export function serveSqliteStorage(options: ServeOptions): ServedStorage {
     throw error;
   }
   return { ...sqliteStorage(db, options), ...servedLocally(db) };
+}
+
+/** Storage as a service holds it, in memory: gone when closed, and no other process sees it. */
+export function serveMemoryStorage(options: Pick<StorageOptions, 'clock' | 'ids'>): ServedStorage {
+  const db = memoryDatabase();
+  return {
+    ...sqliteStorage(db, { ...options, dataDir: ':memory:' }),
+    place: 'A database in memory',
+    someoneServes: async () => false,
+    ...servedLocally(db),
+  };
 }
 
 /**
