@@ -55,6 +55,7 @@ export async function queueKit(agents: Partial<Record<Provider, number>>) {
     pool,
     scheduler,
     completions,
+    events,
     agents: scripted,
     /** Dispatch rounds that failed: a test expects none. */
     roundErrors,
