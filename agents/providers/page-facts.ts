@@ -4,7 +4,6 @@
  */
 import type { ElementHandle, Page } from 'playwright-core';
 import { AccountLocked, AgentFailure, type AgentNote } from '../../main/core/agent.js';
-import { limitLiftsAt } from './limit-reset.js';
 import type { TurnProblem } from './page-helpers.js';
 import type { PagePack, ProviderSite, Role } from './site.js';
 
@@ -57,7 +56,8 @@ export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailu
     case 'refusal':
       return new AgentFailure('rejected', `${site.name} refused the prompt: ${outcome.text}`);
     case 'limitBanner':
-      return new AgentFailure('rate_limited', outcome.text, limitLiftsAt(site.limitReset, outcome.text, new Date()) ?? undefined);
+      // The time it lifts is read by the agent, on its clock (BrowserAgent.classify).
+      return new AgentFailure('rate_limited', outcome.text);
     case 'loginWall':
       return new AgentFailure('logged_out', `${site.name} asks to log in.`);
     case 'challenge':

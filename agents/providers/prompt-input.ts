@@ -191,6 +191,7 @@ export async function send(page: Page, site: ProviderSite, notes: Notes, working
  * (the composer empty but a file in it), where sending again could send twice.
  */
 async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<'sent' | 'unsent' | 'unclear'> {
+  // Real time: the page compares it with its own Date.now().
   const started = Date.now();
   return page
     .waitForFunction(

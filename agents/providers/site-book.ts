@@ -80,7 +80,7 @@ export class SiteBook {
     return baseUrl ? atBaseUrl(site, baseUrl) : site;
   }
 
-  /** Editors save in bursts (write, rename, chmod): one reload after the burst. */
+  /** Editors save in bursts (write, rename, chmod): one reload after the burst (in real time, as the file system's events come). */
   private reloadSoon(): void {
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {

@@ -50,6 +50,8 @@ export async function chooseVariant(page: Page, site: ProviderSite, variantId: s
   if (!variant) {
     throw new VariantUnavailable(variantId, [], `${site.name}'s pack lists no variant "${variantId}"; it lists ${listOf(variants.list.map((v) => v.id))}.`);
   }
+  // Real time, here and in the waits below: how long a live page takes, which the service's
+  // clock (a manual one in tests, still while the page works) would not measure.
   const started = Date.now();
   for (const step of variant.steps) await takeStep(page, site, variant, step);
   notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${Date.now() - started} ms.` });

@@ -1,6 +1,7 @@
 import type { Provider } from '../../main/core/providers.js';
 import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
+import { systemClock, type Clock } from '../../main/core/clock.js';
 import { parseProxy } from '../../main/core/proxy.js';
 import { FLOW_LIMITS, type FlowLimits } from '../providers/flow.js';
 import type { SiteStatus } from '../providers/site-book.js';
@@ -35,6 +36,8 @@ export class AgentRuntime {
     private readonly diagnostics: DiagnosticsKeeper | null = null,
     /** The flow's waits for a missing role, for every agent (tests of that failure shorten them). */
     private readonly limits: FlowLimits = FLOW_LIMITS,
+    /** The service's clock, which every agent's decisions follow. */
+    readonly clock: Clock = systemClock,
   ) {
     roster.onChange(() => this.followProxies());
   }
@@ -103,7 +106,7 @@ export class AgentRuntime {
       const proxy = this.roster.get(row.id)?.proxy ?? null;
       return proxy === null ? null : parseProxy(proxy);
     };
-    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics, egress, this.limits);
+    const agent = new BrowserAgent(row.id, () => this.sites.site(row.provider)!, this.host, this.diagnostics, egress, this.limits, this.clock);
     this.agents.set(row.id, agent);
     this.launchedWith.set(row.id, row.proxy);
     this.roster.attach(agent);

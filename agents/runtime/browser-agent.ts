@@ -3,15 +3,17 @@ import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '.
 import { AccountLocked, AgentFailure, SITE_CHANGED_DETAIL } from '../../main/core/agent.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
+import { systemClock, type Clock } from '../../main/core/clock.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../providers/flow.js';
+import { limitLiftsAt } from '../providers/limit-reset.js';
 import type { ProviderSite } from '../providers/site.js';
 import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
 import { inspectSite, type PageInspection } from './site-check.js';
 
 /** After this long without a job, the login state is checked again before the next one. */
-const RECHECK_AFTER_MS = 10 * 60_000;
+export const RECHECK_AFTER_MS = 10 * 60_000;
 /** A browser that keeps dying is restarted less and less often. */
 const RESTART_DELAYS_MS = [0, 1_000, 5_000, 30_000, 120_000];
 
@@ -72,6 +74,8 @@ export class BrowserAgent implements Agent {
    * change between jobs. `diagnostics` keeps a bundle of the page for each failed attempt.
    * `egress` gives its proxy at each launch (it throws BadProxy for one that is not valid).
    * `limits` are the flow's waits for a missing role (shortened by tests of that failure).
+   * `clock` is the service's: the look after a long idle, a limit's reset time and the
+   * restarts' back-off follow it (the flow's waits on a live page keep real time).
    */
   constructor(
     readonly id: string,
@@ -80,6 +84,7 @@ export class BrowserAgent implements Agent {
     private readonly diagnostics: DiagnosticsKeeper | null = null,
     private readonly egress: () => ProxySetting | null = () => null,
     private readonly limits: FlowLimits = FLOW_LIMITS,
+    private readonly clock: Clock = systemClock,
   ) {
     this.provider = siteOf().provider;
   }
@@ -160,7 +165,7 @@ export class BrowserAgent implements Agent {
       this.keepDiagnostics(page, site, task, new AgentFailure('timed_out', `${site.name}: the attempt ran out of its time.`)),
     );
     try {
-      if (!this.fresh || Date.now() - this.lastJobAt > RECHECK_AFTER_MS) {
+      if (!this.fresh || this.clock.now() - this.lastJobAt > RECHECK_AFTER_MS) {
         if (task.conversation === null) await openNewChat(page, site);
       }
       if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
@@ -170,13 +175,13 @@ export class BrowserAgent implements Agent {
       this.restarts = 0;
       return result;
     } catch (error) {
-      const failure = this.classify(error, task.signal);
+      const failure = this.classify(error, task.signal, site);
       if (!task.signal.aborted && failure.kind !== 'agent_lost') await this.keepDiagnostics(page, site, task, failure);
       throw failure;
     } finally {
       // The page stays as it is until a timed-out attempt's bundle has it.
       await timeout.settled();
-      this.lastJobAt = Date.now();
+      this.lastJobAt = this.clock.now();
       this.preparing = this.prepareNext();
     }
   }
@@ -239,7 +244,7 @@ export class BrowserAgent implements Agent {
       await waitUntilReady(this.session.page, this.site, this.note, this.limits);
       await rest(this.session.page);
       this.fresh = true;
-      this.lastJobAt = Date.now();
+      this.lastJobAt = this.clock.now();
       this.set('idle', 'ready');
     } catch (error) {
       const failure = this.classify(error);
@@ -270,8 +275,12 @@ export class BrowserAgent implements Agent {
     }
   }
 
-  /** Turns whatever went wrong into a typed failure, updating the agent's own state. */
-  private classify(error: unknown, signal?: AbortSignal): AgentFailure {
+  /**
+   * Turns whatever went wrong into a typed failure, updating the agent's own state. A usage
+   * limit gets the time it lifts, read from its notice the way `site`'s pack says, from now
+   * on the agent's clock.
+   */
+  private classify(error: unknown, signal?: AbortSignal, site = this.site): AgentFailure {
     if (signal?.aborted) return new AgentFailure('agent_lost', `Stopped: ${String(signal.reason)}`);
     if (error instanceof AccountLocked) {
       this.locked = true;
@@ -283,6 +292,9 @@ export class BrowserAgent implements Agent {
       if (error.kind === 'challenge') this.set('error', 'the provider shows a verification challenge');
       // Set aside, saying what is missing; the pool has it look again on its back-off.
       if (error.kind === 'site_changed') this.set('error', `${SITE_CHANGED_DETAIL}${error.message}`);
+      if (error.kind === 'rate_limited' && error.retryAt === undefined) {
+        return new AgentFailure('rate_limited', error.message, limitLiftsAt(site.limitReset, error.message, new Date(this.clock.now())) ?? undefined);
+      }
       return error;
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -300,7 +312,7 @@ export class BrowserAgent implements Agent {
   /** Keeps what the page looked like when an attempt failed (never its words), for the person who looks into it. */
   private async keepDiagnostics(page: Page, site: ProviderSite, task: AgentTask, failure: AgentFailure): Promise<void> {
     if (!this.diagnostics) return;
-    await this.diagnostics.keep({ label: task.label, agentId: this.id, page, site, failure, secrets: [task.prompt] }).catch((error: unknown) => {
+    await this.diagnostics.keep({ label: task.label, agentId: this.id, page, site, failure, at: this.clock.now(), secrets: [task.prompt] }).catch((error: unknown) => {
       this.note({ level: 'warn', message: `could not keep a diagnostic bundle (${(error as Error).message.split('\n')[0]})` });
     });
   }
@@ -313,9 +325,9 @@ export class BrowserAgent implements Agent {
     this.set('error', 'restarting the browser');
     const delay = RESTART_DELAYS_MS[Math.min(this.restarts++, RESTART_DELAYS_MS.length - 1)]!;
     // A scheduled look may have started it meanwhile.
-    setTimeout(() => {
+    this.clock.setTimer(() => {
       if (!this.session && !this.closed) void this.start();
-    }, delay).unref();
+    }, delay);
   }
 
   private set(state: AgentReadiness, detail: string): void {

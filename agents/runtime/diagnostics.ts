@@ -15,6 +15,8 @@ export interface FailedAttempt {
   page: Page;
   site: ProviderSite;
   failure: AgentFailure;
+  /** When it failed, on the service's clock (the attempt's own times are on it too). */
+  at: number;
   /** Text that must not leave the page in the bundle: the prompt. */
   secrets: string[];
 }
@@ -70,7 +72,7 @@ export class DiagnosticsKeeper {
       attempt: Number(m[2]),
       agent_id: attempt.agentId,
       provider: site.provider,
-      at: Date.now(),
+      at: attempt.at,
       failure: { kind: attempt.failure.kind, message: attempt.failure.message },
       page_url: url,
       pack: { version: site.version, checked: site.checked, override: site.override },
@@ -109,6 +111,7 @@ export class TimeoutBundle {
     this.signal = relay.signal;
     const onAbort = () => {
       if (outer.reason !== 'timed_out') return relay.abort(outer.reason);
+      // Real time, not the service's clock: this bounds how long a live page may take to be kept.
       let cap: NodeJS.Timeout | undefined;
       const capped = new Promise<void>((resolve) => (cap = setTimeout(resolve, capMs)));
       this.kept = Promise.race([keep().catch(() => {}), capped]).finally(() => {

@@ -82,7 +82,7 @@ export class RuntimeControl implements AgentControl {
       agent_id: agentId,
       provider: site.provider,
       site: site.name,
-      at: Date.now(),
+      at: this.runtime.clock.now(),
       pack: { version: site.version, checked: site.checked, override: site.override, override_error: this.runtime.overrideError(site.provider) },
       page_url: inspection.pageUrl,
       sent: send,

@@ -10,6 +10,7 @@ import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
 import { VariantOffers } from './variant-offers.js';
+import { OneAtATime } from '../core/one-at-a-time.js';
 
 interface Running {
   agentId: string;
@@ -37,10 +38,10 @@ export interface JobConstraint {
  */
 export class Scheduler {
   private readonly running = new Map<string, Running>();
-  private wakeScheduled = false;
-  /** The dispatch rounds under way (null: none); a wake meanwhile asks for one more after them. */
-  private rounds: Promise<void> | null = null;
-  private roundAgain = false;
+  /** The dispatch rounds: never two at once; the wakes of one turn of the event loop share one. */
+  private readonly rounds: OneAtATime;
+  /** Store writes begun outside a round (an attempt's end, a deadline's expiries): `settled()` waits for them. */
+  private readonly writes = new Set<Promise<unknown>>();
   private stopped = false;
   private deadlineTimer: { at: number; handle: TimerHandle } | null = null;
   private capTimer: { at: number; handle: TimerHandle } | null = null;
@@ -61,9 +62,12 @@ export class Scheduler {
     private readonly settings: () => Settings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** A dispatch round that failed (the store out of reach): the next wake tries again. */
+    onError: (error: Error) => void,
     /** What each agent's account is known to offer of its provider's variants. */
     readonly offers = new VariantOffers(),
   ) {
+    this.rounds = new OneAtATime(() => this.dispatchRound(), onError, 'turn');
     pool.onChange(() => this.wake());
     store.onEvent((event) => this.onStoreEvent(event));
   }
@@ -79,32 +83,21 @@ export class Scheduler {
    * Rounds never overlap: a wake during one runs one more round after it.
    */
   wake(): void {
-    if (this.stopped) return;
-    if (this.rounds) {
-      this.roundAgain = true;
-      return;
+    if (!this.stopped) void this.rounds.run();
+  }
+
+  /**
+   * Resolves once the scheduler has nothing left to do by itself: no round under way or
+   * asked for, and no attempt's end or deadline's expiry being written. Attempts whose agent
+   * is still at work are not waited for; an agent that answers within the turn (a scripted
+   * one) has answered by then. Tests await this instead of sleeping.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.rounds.busy && this.writes.size === 0) return;
+      await Promise.allSettled([this.rounds.idle(), ...this.writes]);
     }
-    if (this.wakeScheduled) return;
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      if (this.stopped) return;
-      if (this.rounds) this.roundAgain = true;
-      else this.rounds = this.runRounds().finally(() => this.roundsEnded());
-    });
-  }
-
-  /** Runs after `rounds` was set, whatever happened; a wake that came after the last round's check runs now. */
-  private roundsEnded(): void {
-    this.rounds = null;
-    if (this.roundAgain) this.wake();
-  }
-
-  private async runRounds(): Promise<void> {
-    do {
-      this.roundAgain = false;
-      await this.dispatchRound();
-    } while (this.roundAgain && !this.stopped);
   }
 
   private onStoreEvent({ job, from, start }: StoreEvent): void {
@@ -168,7 +161,7 @@ export class Scheduler {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
     this.capTimer?.handle.cancel();
-    await this.rounds;
+    await this.rounds.idle();
     for (const running of this.running.values()) running.controller.abort('shutdown' satisfies AbortReason);
     this.running.clear();
     return (await this.store.requeueDispatched(this.clock.now())).length;
@@ -184,7 +177,7 @@ export class Scheduler {
    */
   private async dispatchRound(): Promise<void> {
     const settings = this.settings();
-    if (settings.paused) return;
+    if (settings.paused || this.stopped) return;
     let ready = this.pool.list().filter((a) => this.pool.isReady(a.id));
     if (ready.length === 0) return;
     let blockedByCap = false;
@@ -281,7 +274,17 @@ export class Scheduler {
   /** A result that comes after cancel, deadline or timeout closed the attempt is dropped by the store. */
   private async endAttempt(jobId: string, attempt: number, end: AttemptEnd): Promise<void> {
     if (this.stopped) return;
-    await this.store.endAttempt(jobId, attempt, end, this.clock.now());
+    await this.written(this.store.endAttempt(jobId, attempt, end, this.clock.now()));
+  }
+
+  /** `write`, counted among those `settled()` waits for until it ends. */
+  private async written<T>(write: Promise<T>): Promise<T> {
+    this.writes.add(write);
+    try {
+      return await write;
+    } finally {
+      this.writes.delete(write);
+    }
   }
 
   private abort(jobId: string, reason: AbortReason): void {
@@ -294,7 +297,7 @@ export class Scheduler {
   private armDeadline(at: number): void {
     if (this.stopped || (this.deadlineTimer && this.deadlineTimer.at <= at)) return;
     this.deadlineTimer?.handle.cancel();
-    this.deadlineTimer = { at, handle: this.clock.setTimer(() => void this.onDeadline(), at - this.clock.now()) };
+    this.deadlineTimer = { at, handle: this.clock.setTimer(() => void this.written(this.onDeadline()), at - this.clock.now()) };
   }
 
   /** Expires what is due (its running attempts stop on the store's events), then waits for the next deadline. */

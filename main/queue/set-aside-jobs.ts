@@ -5,6 +5,7 @@ import type { AgentPool } from './agent-pool.js';
 import type { ClusterAgents } from './cluster-agents.js';
 import type { JobStore } from './job-store.js';
 import { matches } from './scheduler.js';
+import { OneAtATime } from '../core/one-at-a-time.js';
 
 /**
  * How long a job waits for a look to heal one of its agents before it fails: less than the
@@ -34,8 +35,7 @@ export class SetAsideJobs {
   /** When each such job was first seen with every agent for it set aside. */
   private readonly since = new Map<string, number>();
   private timer: TimerHandle | null = null;
-  private sweeping: Promise<void> | null = null;
-  private sweepAgain = false;
+  private readonly sweeps: OneAtATime;
   private readonly stopHearing: (() => void)[];
 
   constructor(
@@ -43,8 +43,9 @@ export class SetAsideJobs {
     private readonly pool: AgentPool,
     private readonly cluster: ClusterAgents,
     private readonly clock: Clock,
-    private readonly onError: (error: Error) => void,
+    onError: (error: Error) => void,
   ) {
+    this.sweeps = new OneAtATime(() => this.sweepQueue(), onError);
     this.stopHearing = [
       pool.onChange(() => this.sweep()),
       store.onEvent(({ job }) => {
@@ -61,19 +62,7 @@ export class SetAsideJobs {
 
   /** Looks at the queue again; calls meanwhile share one more sweep after it. */
   sweep(): void {
-    if (this.sweeping) {
-      this.sweepAgain = true;
-      return;
-    }
-    this.sweeping = this.sweepQueue()
-      .catch((error: unknown) => this.onError(error as Error))
-      .finally(() => {
-        this.sweeping = null;
-        if (this.sweepAgain) {
-          this.sweepAgain = false;
-          this.sweep();
-        }
-      });
+    void this.sweeps.run();
   }
 
   private async sweepQueue(): Promise<void> {

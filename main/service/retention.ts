@@ -3,6 +3,7 @@ import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { Reclaim } from '../storage/storage.js';
 import { Listeners } from '../core/listeners.js';
+import { OneAtATime } from '../core/one-at-a-time.js';
 
 export const DAY_MS = 86_400_000;
 /** Webhook delivery logs that are over are kept this long, whatever the retention setting. */
@@ -62,8 +63,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export class Retention {
   private timer: TimerHandle | null = null;
-  private running: Promise<SweepResult> | null = null;
-  private again = false;
+  private readonly sweeps: OneAtATime;
   private stopped = false;
   private readonly listeners = new Listeners<[SweepResult]>();
 
@@ -73,11 +73,13 @@ export class Retention {
     /** Each account's period: Profile F has the install's setting alone, Profile H each account's too. */
     private readonly periods: () => RetentionPeriod[],
     private readonly clock: Clock,
-    private readonly onError: (error: Error) => void,
+    onError: (error: Error) => void,
     private readonly reclaim: Reclaim | null,
     private readonly pacing: RetentionPacing = DEFAULT_PACING,
     private readonly files: JobFiles | null = null,
-  ) {}
+  ) {
+    this.sweeps = new OneAtATime(() => this.sweepThenWait(), onError);
+  }
 
   start(): void {
     this.wake();
@@ -85,31 +87,19 @@ export class Retention {
 
   /** Sweeps now (or right after the sweep under way), then again after the interval. */
   wake(): void {
+    if (!this.stopped) void this.sweeps.run();
+  }
+
+  /** One sweep, told to the listeners; the next one comes after the interval, or sooner when woken. */
+  private async sweepThenWait(): Promise<void> {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
     this.timer?.cancel();
     this.timer = null;
-    this.running = this.sweep();
-    void this.running
-      .then(
-        (result) => {
-          this.listeners.emit(result);
-        },
-        (error: unknown) => this.onError(error as Error),
-      )
-      .finally(() => {
-        this.running = null;
-        if (this.stopped) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = this.clock.setTimer(() => this.wake(), this.pacing.intervalMs);
-        }
-      });
+    try {
+      this.listeners.emit(await this.sweep());
+    } finally {
+      if (!this.stopped) this.timer = this.clock.setTimer(() => this.wake(), this.pacing.intervalMs);
+    }
   }
 
   /** `listener` hears how each sweep ended. Returns the function that stops it. */
@@ -117,11 +107,16 @@ export class Retention {
     return this.listeners.on(listener);
   }
 
+  /** Resolves once no sweep is under way or asked for. */
+  idle(): Promise<void> {
+    return this.sweeps.idle();
+  }
+
   /** Stops sweeping; resolves once the sweep under way has stopped at its next step. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
-    await this.running?.catch(() => {});
+    await this.sweeps.idle();
   }
 
   private async sweep(): Promise<SweepResult> {

@@ -165,7 +165,9 @@ export class Service {
     );
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
-    this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids);
+    this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids, (error) =>
+      this.log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
+    );
     this.setAsideJobs = new SetAsideJobs(this.store, this.pool, this.cluster, clock, (error) =>
       this.log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
     );

@@ -27,6 +27,11 @@ export async function serveStorage(options: ServeOptions): Promise<ServedStorage
   return servePostgresStorage(options.databaseUrl, options);
 }
 
+/** A service's storage in memory, migrated and empty: for tests of the queue that need no disk. */
+export async function serveStorageInMemory(options: Pick<StorageOptions, 'clock' | 'ids'>): Promise<ServedStorage> {
+  return (await import('./sqlite/sqlite-storage.js')).serveMemoryStorage(options);
+}
+
 /** Runs `work` on the storage a command names, and closes it. */
 export async function withStorage<T>(options: StorageOptions, work: (storage: Storage) => Promise<T>): Promise<T> {
   const storage = await openStorage(options);

@@ -5,6 +5,7 @@ import { isFinal } from '../queue/state-machine.js';
 import type { WebhookTransport } from './https-transport.js';
 import { isDelivered, type DueDelivery, type Lane, type WebhookOutbox } from './outbox.js';
 import { signature } from './signature.js';
+import { OneAtATime } from '../core/one-at-a-time.js';
 
 /** api.md: the webhook User-Agent carries version 1 of the delivery format. */
 const USER_AGENT = 'chatbridge-webhooks/1';
@@ -68,10 +69,8 @@ export class WebhookSender {
   private readonly perOrigin = new Map<string, number>();
   private timer: TimerHandle | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  private wakeScheduled = false;
-  /** The look at the outbox under way; looks never overlap, one asked for meanwhile follows it. */
-  private looking: Promise<void> | null = null;
-  private lookAgain = false;
+  /** The looks at the outbox: never two at once, one asked for meanwhile follows the one under way. */
+  private readonly looks: OneAtATime;
   /** The account that last got an attempt started, and each account's origin that last did: for taking turns. */
   private lastAccount = '';
   private readonly lastOrigin = new Map<string, string>();
@@ -86,6 +85,14 @@ export class WebhookSender {
     private readonly clock: Clock,
     private readonly limits: SenderLimits = DEFAULT_LIMITS,
   ) {
+    this.looks = new OneAtATime(
+      () => (this.state === 'running' ? this.look() : Promise.resolve()),
+      (error) => {
+        this.failed(error);
+        this.setTimer(LOOK_AGAIN_MS);
+      },
+      'turn',
+    );
     outbox.onEnqueue(() => this.wake());
   }
 
@@ -93,7 +100,7 @@ export class WebhookSender {
   start(): void {
     if (this.state !== 'new') return;
     this.state = 'running';
-    this.pump();
+    this.wake();
   }
 
   /**
@@ -101,12 +108,7 @@ export class WebhookSender {
    * (the command line) asked for a redelivery. Calls in one turn share one look.
    */
   wake(): void {
-    if (this.state !== 'running' || this.wakeScheduled) return;
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.pump();
-    });
+    if (this.state === 'running') void this.looks.run();
   }
 
   /**
@@ -152,7 +154,7 @@ export class WebhookSender {
     }
     this.state = 'stopping';
     this.timer?.cancel();
-    await this.looking;
+    await this.looks.idle();
     const flights = [...this.inFlight.values()];
     if (flights.length > 0) {
       let grace: NodeJS.Timeout | undefined;
@@ -169,27 +171,6 @@ export class WebhookSender {
     }
     this.transport.close();
     this.state = 'stopped';
-  }
-
-  /** Looks at the outbox now, or right after the look under way. */
-  private pump(): void {
-    if (this.state !== 'running') return;
-    if (this.looking) {
-      this.lookAgain = true;
-      return;
-    }
-    this.looking = this.look()
-      .catch((error: Error) => {
-        this.failed(error);
-        this.setTimer(LOOK_AGAIN_MS);
-      })
-      .finally(() => {
-        this.looking = null;
-        if (this.lookAgain) {
-          this.lookAgain = false;
-          this.pump();
-        }
-      });
   }
 
   /**
@@ -256,7 +237,7 @@ export class WebhookSender {
   /** The one timer: the next look in `ms` on the injected clock, or none. */
   private setTimer(ms: number | null): void {
     this.timer?.cancel();
-    this.timer = ms === null || this.state !== 'running' ? null : this.clock.setTimer(() => this.pump(), ms);
+    this.timer = ms === null || this.state !== 'running' ? null : this.clock.setTimer(() => this.wake(), ms);
   }
 
   private failed(error: Error): void {

@@ -9,7 +9,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DiagnosticManifest } from '../../main/core/diagnostics.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { until } from '../support/until.js';
 import { DAY_MS } from '../../main/core/timestamps.js';
 
 let t: TestService;
@@ -154,7 +153,7 @@ describe('diagnostic bundles go with their job', () => {
     clock.advance(2 * DAY_MS);
     const fresh = await failedJob();
     for (const id of [old, fresh, 'job_purgedmeanwhile']) writeBundle(t.dataDir, id, 1);
-    await until(() => t.service.retention['running'] === null, 5_000, 'the sweep at start to end');
+    await t.service.retention.idle(); // the sweep at start
     const swept = new Promise<void>((resolve) => t.service.retention.onSweep(() => resolve()));
     await t.service.settings.setRetentionDays(1);
     t.service.retention.wake();

@@ -263,7 +263,7 @@ describe('retention per account (H)', () => {
     t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
     /** One sweep that starts at the clock's time now (after the one under way, if any, ended). */
     const sweep = async () => {
-      await until(() => t!.service.retention['running'] === null, 5_000, 'the sweep under way to end');
+      await t!.service.retention.idle();
       const ended = new Promise<SweepResult>((resolve) => {
         const stop = t!.service.retention.onSweep((result) => {
           stop();

@@ -286,7 +286,9 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     // B answers the API and runs no agent of its own.
     const settings = new SqliteSettingsStore(b.db);
     const usage = new HourlyUsage(clock);
-    const scheduler = new Scheduler(b.store, b.pool, usage, new RotationPicker(usage, randomIds), () => settings.get(), clock, randomIds);
+    const scheduler = new Scheduler(b.store, b.pool, usage, new RotationPicker(usage, randomIds), () => settings.get(), clock, randomIds, (error) => {
+      throw error;
+    });
     const completions = new Completions(b.store, scheduler, b.agents, settings, new JobEvents(), profileNamed('personal'), clock, randomIds, () => []);
     const submit = (over: Partial<CompletionRequest>) =>
       completions.submit({

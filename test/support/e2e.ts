@@ -33,7 +33,7 @@ export interface E2E extends TestService {
 export interface E2EOptions {
   /** The flow's waits for a missing role: a test of that failure shortens them, so as not to wait 10 s for it. */
   limits?: Partial<FlowLimits>;
-  /** The service's clock (a test that skips a back-off moves it on). */
+  /** The service's clock, which its browser agents follow too (a test that skips a back-off moves it on). */
   clock?: Clock;
 }
 
@@ -56,7 +56,7 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   // The host's one-time notes (no OS keyring, no sandbox as root) are for a person starting
   // ChatBridge; every test file, a process of its own, would print them again.
   const host = new ChromiumHost(profilesDir, findBrowser(), true, () => {});
-  const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits);
+  const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits, options.clock);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
   await Promise.all(runtime.list().map(signIn));

@@ -7,6 +7,7 @@ import { DEFAULT_LEASE, DEVICES_TABLE, Every, type LeaseTiming } from './devices
 import type { TableChanges } from './table-changes.js';
 import { changeSharedTable } from './shared-table.js';
 import { Listeners } from '../../core/listeners.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
 
 const TABLE = 'device_agents';
 
@@ -85,7 +86,7 @@ export class PgClusterAgents implements ClusterAgents {
 
   /** Resolves once the publication and reads under way, if any, are done. */
   async settled(): Promise<void> {
-    await Promise.all([this.refresh.settled(), this.publisher.settled(), this.reader.settled()]);
+    await Promise.all([this.refresh.settled(), this.publisher.idle(), this.reader.idle()]);
   }
 
   devices(): ClusterDevice[] {
@@ -173,40 +174,4 @@ export class PgClusterAgents implements ClusterAgents {
 /** An agent of an offline device: as last published, but it takes no job. */
 function offline(agent: ClusterAgent): ClusterAgent {
   return { ...agent, ready: false };
-}
-
-/**
- * Runs `task` one at a time: asked while it runs, it runs once more after, so what was asked
- * for meanwhile is done, and a burst of asks costs two runs at most. The first run waits for
- * the current turn of the event loop to end, so the asks of one synchronous burst share it.
- */
-class OneAtATime {
-  private running: Promise<void> | undefined;
-  private again = false;
-
-  constructor(
-    private readonly task: () => Promise<void>,
-    private readonly onError: (error: Error) => void,
-  ) {}
-
-  /** Resolves once a run that started after this call has ended. */
-  run(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      await Promise.resolve();
-      do {
-        this.again = false;
-        await this.task().catch((error: unknown) => this.onError(error as Error));
-      } while (this.again);
-      this.running = undefined;
-    })();
-    return this.running;
-  }
-
-  async settled(): Promise<void> {
-    await this.running;
-  }
 }

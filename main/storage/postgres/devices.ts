@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Moved } from '../../core/jobs.js';
 import type { PgJobStore } from './job-store.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
 import { announceTableChange } from './table-changes.js';
 
 /**
@@ -157,15 +158,17 @@ export class Device {
  */
 export class Every {
   private timer: TimerHandle | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly runs: OneAtATime;
   private stopped = true;
 
   constructor(
     private readonly clock: Clock,
     private readonly ms: number,
-    private readonly task: () => Promise<unknown>,
-    private readonly onError: (error: Error) => void,
-  ) {}
+    task: () => Promise<unknown>,
+    onError: (error: Error) => void,
+  ) {
+    this.runs = new OneAtATime(async () => void (await task()), onError);
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -179,18 +182,16 @@ export class Every {
     this.timer = undefined;
   }
 
-  async settled(): Promise<void> {
-    await this.running;
+  settled(): Promise<void> {
+    return this.runs.idle();
   }
 
   private plan(): void {
     this.timer = this.clock.setTimer(() => {
       if (this.stopped) return;
       this.plan();
-      if (this.running) return;
-      this.running = this.task()
-        .catch((error: unknown) => this.onError(error as Error))
-        .finally(() => (this.running = undefined));
+      // Skipped, not asked again: a run after a slow one would keep a slow database busy.
+      if (!this.runs.busy) void this.runs.run();
     }, this.ms);
   }
 }

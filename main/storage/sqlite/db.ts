@@ -240,6 +240,14 @@ export function openDatabase(dataDir: string, { create = true }: { create?: bool
   return db;
 }
 
+/** A fresh database in memory, migrated: the queue's unit tests run on the real store without a disk. */
+export function memoryDatabase(): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
 const INCREMENTAL = 2;
 
 /**

@@ -3,7 +3,7 @@ import type { AgentPool } from '../../queue/agent-pool.js';
 import { LocalAgents, type DeviceIdentity } from '../../queue/local-agents.js';
 import type { DeviceAgents, ServedStorage, ServeOptions, Storage, StorageOptions } from '../ports.js';
 import { SqliteAccountStore } from './account-store.js';
-import { openDatabase, type Db } from './db.js';
+import { memoryDatabase, openDatabase, type Db } from './db.js';
 import { SqliteJobStore } from './job-store.js';
 import { SqliteKeyStore } from './key-store.js';
 import { SqliteWebhookOutbox } from './outbox.js';
@@ -56,6 +56,17 @@ export function serveSqliteStorage(options: ServeOptions): ServedStorage {
     throw error;
   }
   return { ...sqliteStorage(db, options), ...servedLocally(db) };
+}
+
+/** Storage as a service holds it, in memory: gone when closed, and no other process sees it. */
+export function serveMemoryStorage(options: Pick<StorageOptions, 'clock' | 'ids'>): ServedStorage {
+  const db = memoryDatabase();
+  return {
+    ...sqliteStorage(db, { ...options, dataDir: ':memory:' }),
+    place: 'A database in memory',
+    someoneServes: async () => false,
+    ...servedLocally(db),
+  };
 }
 
 /**

@@ -1,0 +1,74 @@
+import { randomIds, type IdGenerator } from '../../main/core/ids.js';
+import type { JobRow, NewJob } from '../../main/core/jobs.js';
+import type { Provider } from '../../main/core/providers.js';
+import { personalProfile } from '../../main/api/profile.js';
+import { AgentPool } from '../../main/queue/agent-pool.js';
+import { HourlyUsage } from '../../main/queue/hourly-usage.js';
+import { JobEvents } from '../../main/queue/job-events.js';
+import { RotationPicker } from '../../main/queue/rotation.js';
+import { Scheduler } from '../../main/queue/scheduler.js';
+import { Completions } from '../../main/service/completions.js';
+import { serveStorageInMemory } from '../../main/storage/storage.js';
+import { ManualClock } from './manual-clock.js';
+import { newJob } from './new-job.js';
+import { ScriptedAgent } from './scripted-agent.js';
+import { submit } from './store.js';
+
+/** Ids as the service makes them, but the pause between jobs gets no random part: tests time it exactly. */
+const steadyIds: IdGenerator = { ...randomIds, pick: () => 0 };
+
+export type QueueKit = Awaited<ReturnType<typeof queueKit>>;
+
+/**
+ * The queue as Service assembles it (store, agent pool, hourly usage, scheduler, Completions)
+ * on the real SQLite store in memory, with scripted agents and a manual clock: no disk, no
+ * HTTP, no sleeping. `settled()` is the scheduler's: await it after each step.
+ */
+export async function queueKit(agents: Partial<Record<Provider, number>>) {
+  const clock = new ManualClock();
+  const storage = await serveStorageInMemory({ clock, ids: steadyIds });
+  const store = storage.jobs;
+  const pool = new AgentPool(storage.local, clock, steadyIds);
+  const usage = new HourlyUsage(clock);
+  await usage.follow(store);
+  const roundErrors: Error[] = [];
+  const scheduler = new Scheduler(store, pool, usage, new RotationPicker(usage, steadyIds), () => storage.settings.get(), clock, steadyIds, (error) =>
+    roundErrors.push(error),
+  );
+  const events = new JobEvents();
+  store.onEvent(({ job }) => events.publish(job));
+  const cluster = storage.devices(pool, { name: 'test', baseUrl: () => null }, (error) => roundErrors.push(error));
+  const completions = new Completions(store, scheduler, cluster, storage.settings, events, personalProfile, clock, steadyIds, () => []);
+  const scripted: ScriptedAgent[] = [];
+  for (const [provider, count] of Object.entries(agents) as [Provider, number][]) {
+    for (let i = 1; i <= count; i++) {
+      const agent = new ScriptedAgent(pool.create(provider, `${provider}-${i}`).id, provider);
+      pool.attach(agent);
+      scripted.push(agent);
+    }
+  }
+  await scheduler.start();
+  return {
+    clock,
+    storage,
+    store,
+    pool,
+    scheduler,
+    completions,
+    events,
+    agents: scripted,
+    /** Dispatch rounds that failed: a test expects none. */
+    roundErrors,
+    /** A queued job created now on the clock, as a submission makes it. */
+    submit: (job: Partial<NewJob> = {}): Promise<JobRow> => submit(store, newJob({ created_at: clock.now(), ...job })),
+    /** The job as stored now. */
+    job: async (id: string): Promise<JobRow> => (await store.get(id))!,
+    settled: () => scheduler.settled(),
+    async close(): Promise<void> {
+      completions.close();
+      await scheduler.stop();
+      pool.stop();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * The scheduler alone, on the real store in memory, with scripted agents and a manual clock:
+ * one job per agent, dispatch order across accounts, a cancel relayed to the agent, the
+ * per-attempt timeout, the deadline, the rest after a usage limit and the hourly cap all on
+ * the clock, and an agent that dies mid-job. Each step awaits `settled()`, never a sleep.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { HOUR_MS } from '../../main/queue/hourly-usage.js';
+import { queueKit, type QueueKit } from '../support/queue-kit.js';
+
+let kit: QueueKit | undefined;
+afterEach(async () => {
+  expect(kit?.roundErrors ?? []).toEqual([]);
+  await kit?.close();
+  kit = undefined;
+});
+
+async function start(agents: Parameters<typeof queueKit>[0]): Promise<QueueKit> {
+  kit = await queueKit(agents);
+  return kit;
+}
+
+describe('dispatch', () => {
+  it('gives an agent one job at a time; the next starts when the first ends', async () => {
+    const k = await start({ chatgpt: 1 });
+    const first = await k.submit({ prompt: 'first [[hang]]' });
+    const second = await k.submit({ prompt: 'second' });
+    await k.settled();
+    expect(k.agents[0]!.runs.map((r) => r.prompt)).toEqual(['first [[hang]]']);
+    expect([(await k.job(first.id)).status, (await k.job(second.id)).status]).toEqual(['dispatched', 'queued']);
+    expect(k.scheduler.isRunningOn(k.agents[0]!.id)).toBe(true);
+
+    await k.store.cancel(first.id, k.clock.now());
+    await k.settled();
+    expect(k.agents[0]!.runs.map((r) => [r.prompt, r.ended])).toEqual([
+      ['first [[hang]]', 'cancelled'],
+      ['second', 'answered'],
+    ]);
+    expect(await k.job(second.id)).toMatchObject({ status: 'succeeded', attempts: 1, agent_id: k.agents[0]!.id });
+  });
+
+  it('serves accounts in turn, each by priority then age, and the next round starts after the account served last', async () => {
+    const k = await start({ claude: 1 });
+    await k.storage.settings.setPaused(true);
+    for (const [prompt, account_id, priority] of [
+      ['a-old', 'acct_a', 0],
+      ['a-urgent', 'acct_a', 9],
+      ['a-new', 'acct_a', 0],
+      ['b-only', 'acct_b', 0],
+    ] as const) {
+      await k.submit({ prompt, account_id, priority });
+      k.clock.advance(1_000);
+    }
+    await k.storage.settings.setPaused(false);
+    await k.settled();
+    expect(k.agents[0]!.runs.map((r) => r.prompt)).toEqual(['a-urgent', 'b-only', 'a-old', 'a-new']);
+  });
+
+  it('relays a cancel to the agent running the job, which is then free', async () => {
+    const k = await start({ gemini: 1 });
+    const job = await k.submit({ prompt: 'long [[hang]]' });
+    await k.settled();
+    const moved = await k.store.cancel(job.id, k.clock.now());
+    expect(moved?.job.status).toBe('cancelled');
+    await k.settled();
+    expect(k.agents[0]!.runs[0]!.ended).toBe('cancelled');
+    expect(k.scheduler.isRunningOn(k.agents[0]!.id)).toBe(false);
+    // The agent's late failure does not reopen the job.
+    expect(await k.job(job.id)).toMatchObject({ status: 'cancelled', attempts: 1 });
+    expect((await k.store.attempts(job.id)).map((a) => a.outcome)).toEqual(['cancelled']);
+    expect(k.pool.isReady(k.agents[0]!.id)).toBe(true);
+  });
+});
+
+describe('time, on the injected clock', () => {
+  it('stops an attempt at timeout_ms exactly, and runs the job again', async () => {
+    const k = await start({ deepseek: 1 });
+    const job = await k.submit({ prompt: 'p [[hang]]', timeout_ms: 5_000 });
+    await k.settled();
+    k.clock.advance(4_999);
+    await k.settled();
+    expect(k.agents[0]!.runs).toHaveLength(1);
+    expect((await k.job(job.id)).status).toBe('dispatched');
+    k.clock.advance(1);
+    await k.settled();
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['timed_out', undefined]);
+    expect((await k.store.attempts(job.id)).map((a) => [a.outcome, a.error_code])).toEqual([
+      ['timed_out', 'ATTEMPT_TIMEOUT'],
+      [null, null],
+    ]);
+  });
+
+  it('expires a job at its deadline, stopping its agent, and a queued one behind it', async () => {
+    const k = await start({ qwen: 1 });
+    const running = await k.submit({ prompt: 'p [[hang]]', deadline_at: k.clock.now() + 10_000 });
+    const waiting = await k.submit({ prompt: 'q [[hang]]', deadline_at: k.clock.now() + 20_000 });
+    await k.settled();
+    k.clock.advance(9_999);
+    await k.settled();
+    expect((await k.job(running.id)).status).toBe('dispatched');
+    k.clock.advance(1);
+    await k.settled();
+    expect(await k.job(running.id)).toMatchObject({ status: 'expired', error_code: 'JOB_TIMEOUT' });
+    expect(k.agents[0]!.runs[0]!.ended).toBe('expired');
+    // The agent took the next job; its own deadline ends it too.
+    expect((await k.job(waiting.id)).status).toBe('dispatched');
+    k.clock.advance(10_000);
+    await k.settled();
+    expect((await k.job(waiting.id)).status).toBe('expired');
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['expired', 'expired']);
+  });
+
+  it('rests an agent after a usage limit until the time it was given, without spending an attempt', async () => {
+    const k = await start({ claude: 1 });
+    const job = await k.submit({ prompt: 'p [[fail-once=rate_limited]] ' + Math.random(), deadline_at: k.clock.now() + 3 * HOUR_MS });
+    await k.settled();
+    const agent = k.agents[0]!;
+    // No reset time on the banner: an hour on the clock.
+    expect(k.pool.state(agent.id)).toBe('resting');
+    expect(k.pool.cooldownUntil(agent.id)).toBe(k.clock.now() + HOUR_MS);
+    expect(await k.job(job.id)).toMatchObject({ status: 'queued', attempts: 1 });
+    k.clock.advance(HOUR_MS - 1);
+    await k.settled();
+    expect(agent.runs).toHaveLength(1);
+    k.clock.advance(1);
+    await k.settled();
+    expect(agent.runs.map((r) => r.ended)).toEqual(['rate_limited', 'answered']);
+    expect(await k.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('retries a failed attempt at once, and spaces an agent’s jobs by its pause on the clock', async () => {
+    const k = await start({ chatgpt: 1 });
+    await k.storage.settings.setPauseMs(30_000);
+    const failing = await k.submit({ prompt: 'p [[fail-once=provider_error]] ' + Math.random() });
+    await k.settled();
+    const agent = k.agents[0]!;
+    expect(agent.runs).toHaveLength(1);
+    expect(k.pool.pauseUntil(agent.id)).toBe(k.clock.now() + 30_000);
+    k.clock.advance(29_999);
+    await k.settled();
+    expect(agent.runs).toHaveLength(1);
+    k.clock.advance(1);
+    await k.settled();
+    expect(agent.runs.map((r) => r.ended)).toEqual(['provider_error', 'answered']);
+    expect((await k.store.attempts(failing.id)).map((a) => a.error_code)).toEqual(['PROVIDER_ERROR', null]);
+  });
+
+  it('holds a job at an agent’s hourly cap until the first start leaves the rolling hour', async () => {
+    const k = await start({ perplexity: 1 });
+    const agent = k.agents[0]!;
+    k.pool.setCap(agent.id, 1);
+    await k.submit({ prompt: 'one' });
+    await k.settled();
+    k.clock.advance(10 * 60_000);
+    const held = await k.submit({ prompt: 'two' });
+    await k.settled();
+    expect(agent.runs).toHaveLength(1);
+    expect(k.scheduler.capsFreeAt(k.pool.get(agent.id)!)).toBe(k.clock.now() + 50 * 60_000);
+    k.clock.advance(50 * 60_000 - 1);
+    await k.settled();
+    expect((await k.job(held.id)).status).toBe('queued');
+    k.clock.advance(1);
+    await k.settled();
+    expect(agent.runs.map((r) => r.prompt)).toEqual(['one', 'two']);
+    expect((await k.job(held.id)).status).toBe('succeeded');
+  });
+});
+
+describe('an agent lost mid-job', () => {
+  it('records agent_lost with what broke, and the job runs again, on another agent when one is free', async () => {
+    const k = await start({ chatgpt: 2 });
+    const [crashing, healthy] = k.agents as [typeof k.agents[0], typeof k.agents[0]];
+    const run = crashing.run.bind(crashing);
+    crashing.run = async (task) => {
+      crashing.setReadiness('error');
+      await run({ ...task, prompt: 'ignored' });
+      throw new Error('Target page, context or browser has been closed');
+    };
+    const job = await k.submit({ prompt: 'p' });
+    await k.settled();
+    expect((await k.store.attempts(job.id)).map((a) => [a.agent_id, a.outcome, a.error_code])).toEqual([
+      [crashing.id, 'agent_lost', 'AGENT_LOST'],
+      [healthy.id, 'succeeded', null],
+    ]);
+    expect(await k.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 2, agent_id: healthy.id });
+  });
+});
