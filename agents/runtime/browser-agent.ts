@@ -4,6 +4,7 @@ import { AccountLocked, AgentFailure, SITE_CHANGED_DETAIL } from '../../main/cor
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
 import { systemClock, type Clock } from '../../main/core/clock.js';
+import { Listeners } from '../../main/core/listeners.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../providers/flow.js';
@@ -50,7 +51,7 @@ export class BrowserAgent implements Agent {
   private session: BrowserSession | null = null;
   private state: AgentReadiness = 'error';
   private why = 'starting';
-  private readonly listeners: (() => void)[] = [];
+  private readonly changes = new Listeners();
   /** The page shows a fresh chat, checked ready. */
   private fresh = false;
   private lastJobAt = 0;
@@ -59,7 +60,7 @@ export class BrowserAgent implements Agent {
   private starting: Promise<void> | null = null;
   /** Opening a fresh chat after the last job; the next job waits for it. */
   private preparing: Promise<void> = Promise.resolve();
-  private readonly noteListeners: ((note: AgentNote) => void)[] = [];
+  private readonly notes = new Listeners<[AgentNote]>();
   /** A look at the page under way: a second caller (the schedule, Check now, a login) shares it. */
   private rechecking: Promise<boolean> | null = null;
   /** A job runs. */
@@ -102,7 +103,7 @@ export class BrowserAgent implements Agent {
   }
 
   onChange(listener: () => void): void {
-    this.listeners.push(listener);
+    this.changes.on(listener);
   }
 
   awaitsPerson(): boolean {
@@ -110,7 +111,7 @@ export class BrowserAgent implements Agent {
   }
 
   onNote(listener: (note: AgentNote) => void): void {
-    this.noteListeners.push(listener);
+    this.notes.on(listener);
   }
 
   /** Opens the browser and a fresh chat; the agent is idle if logged in, needs_login if not. */
@@ -306,7 +307,7 @@ export class BrowserAgent implements Agent {
 
 
   private readonly note = (note: AgentNote): void => {
-    for (const l of this.noteListeners) l(note);
+    this.notes.emit(note);
   };
 
   /** Keeps what the page looked like when an attempt failed (never its words), for the person who looks into it. */
@@ -334,6 +335,6 @@ export class BrowserAgent implements Agent {
     this.why = detail;
     if (state === this.state) return;
     this.state = state;
-    for (const l of this.listeners) l();
+    this.changes.emit();
   }
 }

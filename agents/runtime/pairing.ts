@@ -1,6 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
 import type { AgentReadiness } from '../../main/core/agent.js';
 import type { LoginWindow } from '../../main/core/agent-control.js';
+import { Listeners } from '../../main/core/listeners.js';
 import type { ProviderSite } from '../providers/site.js';
 
 /** The agent being paired, as the pairing needs it (a BrowserAgent in the app). */
@@ -35,7 +36,7 @@ export type PairingStep = 'login' | 'checking' | 'paired' | 'closed';
  */
 export class Pairing {
   private current: PairingStep = 'login';
-  private readonly listeners: ((step: PairingStep) => void)[] = [];
+  private readonly steps = new Listeners<[PairingStep]>();
   private readonly done: Promise<PairingStep>;
   private finish: (step: PairingStep) => void = () => {};
 
@@ -53,7 +54,7 @@ export class Pairing {
   }
 
   onStep(listener: (step: PairingStep) => void): void {
-    this.listeners.push(listener);
+    this.steps.on(listener);
   }
 
   /** Shows the window; already logged in (the partition kept its cookies) means paired at once. */
@@ -113,7 +114,7 @@ export class Pairing {
 
   private set(step: PairingStep): void {
     this.current = step;
-    for (const l of this.listeners) l(step);
+    this.steps.emit(step);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Provider } from '../../main/core/providers.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
+import { Listeners } from '../../main/core/listeners.js';
 import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { PageScreen } from './page-screen.js';
@@ -17,7 +18,7 @@ export type LoginWindows = (agentId: string, title: string) => LoginWindow;
 export class RuntimeControl implements AgentControl {
   private readonly logins = new Map<string, { pairing: Pairing; window: LoginWindow }>();
   private readonly screens = new Map<string, PageScreen>();
-  private readonly listeners: (() => void)[] = [];
+  private readonly changes = new Listeners();
 
   constructor(
     private readonly runtime: AgentRuntime,
@@ -103,7 +104,7 @@ export class RuntimeControl implements AgentControl {
   }
 
   onChange(listener: () => void): void {
-    this.listeners.push(listener);
+    this.changes.on(listener);
   }
 
   /** One screen per page: a restarted browser brings a new page, and a new screen. */
@@ -116,21 +117,21 @@ export class RuntimeControl implements AgentControl {
   }
 
   private changed(): void {
-    for (const l of this.listeners) l();
+    this.changes.emit();
   }
 }
 
 /** Headless, the login "window" is the dashboard's view of the page: closing it is the person's Cancel. */
 function dashboardWindow(): LoginWindow {
-  const closed: (() => void)[] = [];
+  const closed = new Listeners();
   let open = true;
   return {
     show: () => {},
     close: () => {
       if (!open) return;
       open = false;
-      for (const l of closed) l();
+      closed.emit();
     },
-    onClosed: (listener) => void closed.push(listener),
+    onClosed: (listener) => void closed.on(listener),
   };
 }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { PageDebugger } from './cdp-transport.js';
 import type { BrowserWindow, Debugger, ElectronApi, Session, WebContentsView } from './electron-api.js';
 import type { LoginWindow } from '../core/agent-control.js';
+import { Listeners } from '../core/listeners.js';
 import type { ProxySetting } from '../core/proxy.js';
 import { agentProxy } from './agent-proxy.js';
 import { agentPartition, agentViewPreferences } from './security.js';
@@ -74,14 +75,14 @@ export class ElectronViews implements AgentViews {
     home.contentView.removeChildView(view);
     win.contentView.addChildView(view);
     win.on('resize', fit);
-    const closed: (() => void)[] = [];
+    const closed = new Listeners();
     win.on('closed', () => {
       // Back home at the size the agent works at, unless the agent went away meanwhile.
       if (this.live.get(agentId)?.view === view && !home.isDestroyed()) {
         home.contentView.addChildView(view);
         view.setBounds({ x: 0, y: 0, ...SIZE });
       }
-      for (const l of closed) l();
+      closed.emit();
     });
     return {
       show: () => {
@@ -92,7 +93,7 @@ export class ElectronViews implements AgentViews {
       close: () => {
         if (!win.isDestroyed()) win.close();
       },
-      onClosed: (listener) => closed.push(listener),
+      onClosed: (listener) => void closed.on(listener),
     };
   }
 

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { adminToken, rotateAdminToken } from '../core/runtime-files.js';
+import { Listeners } from '../core/listeners.js';
 
 /**
  * The dashboard's token as the running service holds it: read from the data dir at start,
@@ -7,7 +8,7 @@ import { adminToken, rotateAdminToken } from '../core/runtime-files.js';
  */
 export class AdminToken {
   private token: string;
-  private readonly rotated = new Set<() => void>();
+  private readonly rotated = new Listeners();
 
   constructor(private readonly dataDir: string) {
     this.token = adminToken(dataDir);
@@ -28,13 +29,12 @@ export class AdminToken {
   /** A new token in the data dir and here; the old one is refused from now on. */
   rotate(): void {
     this.token = rotateAdminToken(this.dataDir);
-    for (const listener of [...this.rotated]) listener();
+    this.rotated.emit();
   }
 
   /** Returns the function that stops listening. */
   onRotate(listener: () => void): () => void {
-    this.rotated.add(listener);
-    return () => this.rotated.delete(listener);
+    return this.rotated.on(listener);
   }
 
   /** This server's answer to a command's challenge (see serverProof). */
