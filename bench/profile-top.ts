@@ -75,8 +75,10 @@ const print = (title: string, times: Map<string, number>) => {
 const AREAS: [area: string, test: RegExp][] = [
   ['Host check', /^isAllowedHost /],
   ['rate limiting', /main\/keys\/rate-limit\.js/],
+  // A key's first request in a minute writes its last use (a commit); the bench pays those untimed.
+  ['auth: last-use writes', /^recordUse /],
   ['auth: key check', /main\/api\/auth\.js|main\/keys\/|storage\/sqlite\/(key|account)-store\.js/],
-  ['store read', /storage\/sqlite\/job-store\.js|node_modules\/better-sqlite3\//],
+  ['store read', /storage\/sqlite\/(job-store|object-rows)\.js|node_modules\/better-sqlite3\//],
   ['queue position, wait reason, agent name', /main\/queue\/|main\/service\/(completions|job-placement)\.js/],
   ['job object shaping', /main\/api\/(profile|routes\/completions)\.js|main\/core\/timestamps\.js/],
   ['service hooks (onRequest, onResponse)', /main\/api\/server\.js/],
