@@ -9,7 +9,8 @@
  *   the server from one outside it.
  * On SIGUSR2 it prints what it saw since the previous report, as one line
  * `commit-probe {json}`, and starts over. Its own cost: a few clock reads per group commit
- * and per request, which the service is charged with in the benchmark.
+ * and per request; the bench loads it into the bare routes' process as well, so that the
+ * per-request part is charged to both targets, not to the service alone.
  */
 import http from 'node:http';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';

@@ -16,8 +16,9 @@
  *
  *   node dist/bench/submit-and-get.js          (BENCH_VERBOSE=1 prints each round)
  *   BENCH_ONLY=gets node dist/bench/submit-and-get.js      (the GETs alone)
- *   BENCH_CPU_PROF=DIR …   the service writes a V8 CPU profile to DIR when it stops;
- *                          node dist/bench/profile-top.js DIR/*.cpuprofile lists where the time went
+ *   BENCH_CPU_PROF=DIR …   the service and the bare routes write V8 CPU profiles to DIR when they stop
+ *                          (service.cpuprofile, bare.cpuprofile); node dist/bench/profile-top.js DIR/service.cpuprofile --areas
+ *                          lists where the time went
  */
 import type { Request } from 'autocannon';
 import { pathToFileURL } from 'node:url';
@@ -68,6 +69,10 @@ const SUBMISSION = JSON.stringify({
   wait: false,
   callback_url: 'https://127.0.0.1:9/hook',
 });
+
+/** With BENCH_CPU_PROF=DIR, the node options that have a server write DIR/<name>.cpuprofile as it stops. */
+const cpuProfile = (name: string): string[] =>
+  process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', `${name}.cpuprofile`] : [];
 
 interface Totals {
   requests: number;
@@ -145,7 +150,7 @@ async function main(): Promise<void> {
       nodeArgs: [
         '--import',
         pathToFileURL(COMMIT_PROBE).href,
-        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+        ...cpuProfile('service'),
       ],
     });
     const s = service;
@@ -156,7 +161,11 @@ async function main(): Promise<void> {
     const sampleGet = await api(s.url, 'GET', `/v1/completions/${accepted.body.id}`, ring.take());
     if (sampleGet.status !== 200) throw new Error(`sample GET answered ${sampleGet.status}`);
     await api(s.url, 'DELETE', `/v1/completions/${accepted.body.id}`, ring.take());
-    bare = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body)]);
+    // The probe goes into the bare routes' process too: its per-request clock reads and
+    // 'finish' listener are the bench's cost, so both targets pay them.
+    bare = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body)], {
+      nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href, ...cpuProfile('bare')],
+    });
     const b = bare;
     const bareGet = await api(b.url, 'GET', '/v1/completions/x', ring.take());
     console.log(

@@ -8,6 +8,7 @@ import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, pla
 import { isFinal } from '../../queue/state-machine.js';
 import { Listeners } from '../../core/listeners.js';
 import { GroupCommit } from './group-commit.js';
+import { objectRows } from './object-rows.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
@@ -62,7 +63,7 @@ export class SqliteJobStore implements JobStore {
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
            @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant)`,
       ),
-      get: db.prepare(`SELECT * FROM jobs WHERE id = ?`),
+      get: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE id = ?`)),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
         `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
@@ -83,12 +84,12 @@ export class SqliteJobStore implements JobStore {
          ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
       ),
       attemptsOf: db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`),
-      due: db.prepare(`SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`),
+      due: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`)),
       nextDeadline: db.prepare(`SELECT MIN(deadline_at) FROM jobs WHERE status IN ('queued', 'dispatched')`).pluck(),
-      dispatched: db.prepare(`SELECT * FROM jobs WHERE status = 'dispatched'`),
+      dispatched: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE status = 'dispatched'`)),
       conversation: db.prepare(`SELECT * FROM conversations WHERE id = ?`),
       // Job ids begin with their creation time, so the primary key gives the newest first.
-      recent: db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`),
+      recent: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs ORDER BY id DESC LIMIT ?`)),
       startsByAccount: db.prepare(
         `SELECT j.account_id AS account_id, SUM(a.started_at >= @today) AS today, SUM(a.started_at > @hourAgo) AS hour
          FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.started_at >= MIN(@today, @hourAgo) GROUP BY j.account_id`,
@@ -160,11 +161,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async expireDue(now: number): Promise<Moved[]> {
-    return this.transaction(() => (this.s.due.all(now) as JobRow[]).map((job) => this.apply(planExpiry(job, this.attemptsOf(job.id), now))));
+    return this.transaction(() => this.s.due.all(now).map((job) => this.apply(planExpiry(job, this.attemptsOf(job.id), now))));
   }
 
   async requeueDispatched(now: number): Promise<Moved[]> {
-    return this.transaction(() => (this.s.dispatched.all() as JobRow[]).map((job) => this.apply(planAgentLost(job, this.attemptsOf(job.id), now))));
+    return this.transaction(() => this.s.dispatched.all().map((job) => this.apply(planAgentLost(job, this.attemptsOf(job.id), now))));
   }
 
   async delete(id: string): Promise<Deletion | undefined> {
@@ -212,7 +213,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async recent(limit: number): Promise<JobRow[]> {
-    return this.s.recent.all(limit) as JobRow[];
+    return this.s.recent.all(limit);
   }
 
   async queuedInOrder(): Promise<QueuedJob[]> {
@@ -360,6 +361,6 @@ export class SqliteJobStore implements JobStore {
   }
 
   private get_(id: string): JobRow | undefined {
-    return this.s.get.get(id) as JobRow | undefined;
+    return this.s.get.get(id);
   }
 }
