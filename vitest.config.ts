@@ -23,6 +23,7 @@ export default defineConfig({
     // faster (109/125 s against 122/135 s), but on a loaded machine the tests that time
     // processes against real-time bounds (cli, cluster, webhooks-process) ran out of time.
     maxWorkers: 2,
+    maxConcurrency: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
