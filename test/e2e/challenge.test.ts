@@ -4,18 +4,25 @@
  * agent set aside for its person, the job run elsewhere); the invisible Turnstile and the
  * bot-detection snippet on a normal page must not be.
  */
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startE2E, type E2E } from '../support/e2e.js';
-import { openSimPage, type SimPage } from '../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../support/sim-page.js';
 import { describeBeside, inOrder } from '../support/beside.js';
 
 describeBeside('the simulated interstitial', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   beforeAll(async () => {
-    s = await openSimPage('qwen', { turnstile: true });
+    s = await openSimPage(browser, 'qwen', { look: { turnstile: true }, viewport: { width: 1280, height: 720 } });
   }, 30_000);
   afterAll(async () => s?.close());
 
@@ -32,7 +39,7 @@ describeBeside('the simulated interstitial', () => {
 
   inOrder('answers a challenged page load with a near-empty 403 page whose widget no selector reaches', async ({ expect }) => {
     const navigation = s.page.waitForResponse((r) => r.request().isNavigationRequest());
-    await s.ask('Checked [[sim:challenge]]');
+    await typeAndPress(s, 'textarea.message-input-textarea', 'Checked [[sim:challenge]]');
     const response = await navigation;
     expect(response.status()).toBe(403);
     expect(response.headers()['cf-mitigated']).toBe('challenge');

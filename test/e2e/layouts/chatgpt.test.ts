@@ -8,8 +8,9 @@ import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
-import { startSiteServer, type SimSite } from '../../../agents/simulator/site-server.js';
+import type { SimSite } from '../../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
+import { openSimPage, typeAndSend } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
@@ -36,38 +37,25 @@ interface Visit {
 
 /** A person on the simulated site in `layout`, logged in, on a new chat; clipboard writes kept in `window.__copied`. */
 async function visit(layout: string): Promise<Visit> {
-  const site = await startSiteServer(config, { layout });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  await context.addInitScript(() => {
-    Object.defineProperty(navigator.clipboard, 'writeText', {
-      value: async (text: string) => {
-        (window as unknown as { __copied: string }).__copied = text;
-      },
-    });
-  });
-  const page = await context.newPage();
-  await page.goto(`${site.url}${config.paths.login}`);
-  await page.fill('input[name="email"]', 'person@example.test');
-  await page.fill('input[name="password"]', 'secret');
-  await Promise.all([page.waitForURL(`${site.url}/`), page.click('[data-testid="login-submit"]')]);
+  const sp = await openSimPage(browser, 'chatgpt', { look: { layout }, viewport: { width: 1100, height: 900 }, initScript: keepCopied });
+  const site = sp.sim;
   return {
     site,
-    page,
-    async ask(prompt) {
-      const sends = site.log.sends.length;
-      await page.locator(COMPOSER).click();
-      await page.keyboard.insertText(prompt);
-      await page.keyboard.press('Enter');
-      await until(() => site.log.sends.length > sends, 5_000, 'the send');
-    },
+    page: sp.page,
+    ask: (prompt) => typeAndSend(sp, COMPOSER, prompt),
     async finished(count) {
       await until(() => site.log.finishes.length >= count, 10_000, `${count} finished answers`);
     },
-    async close() {
-      await context.close();
-      await site.close();
-    },
+    close: sp.close,
   };
+}
+
+function keepCopied(): void {
+  Object.defineProperty(navigator.clipboard, 'writeText', {
+    value: async (text: string) => {
+      (window as unknown as { __copied: string }).__copied = text;
+    },
+  });
 }
 
 const copied = (page: Page) => page.evaluate(() => (window as unknown as { __copied?: string }).__copied ?? null);

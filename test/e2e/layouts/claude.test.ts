@@ -8,7 +8,7 @@ import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, typeAndSend, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
@@ -34,7 +34,7 @@ describeBeside('simulated Claude pages', () => {
   };
 
   it('transcript: the newest six rows stay mounted, numbered among all of them', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'claude', { layout: 'transcript' });
+    const sp = await openSimPage(browser, 'claude', { look: { layout: 'transcript' } });
     try {
       await converse(sp, 4);
       const rows = await sp.page.$$eval('[data-testid="transcript-list"] > [data-testid="transcript-row"]', (all) =>
@@ -59,7 +59,7 @@ describeBeside('simulated Claude pages', () => {
   });
 
   it('rs-rows: [data-rs-index] rows in the "chat messages" article, told apart only by their contents', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'claude', { layout: 'rs-rows' });
+    const sp = await openSimPage(browser, 'claude', { look: { layout: 'rs-rows' } });
     try {
       await converse(sp, 4);
       const rows = await sp.page.$$eval('[role="article"][aria-label="chat messages"] > [data-rs-index]', (all) =>
@@ -87,7 +87,7 @@ describeBeside('simulated Claude pages', () => {
 
   for (const layout of SIM_SITES.claude.layouts) {
     it(`${layout}: the usage limit replaces the editor with the stand-in notice, also on a page opened while limited`, async ({ expect }) => {
-      const sp = await openSimPage(browser, 'claude', { layout });
+      const sp = await openSimPage(browser, 'claude', { look: { layout } });
       try {
         await converse(sp, 1);
         await typeAndSend(sp, COMPOSER, 'One more [[sim:limit]]');

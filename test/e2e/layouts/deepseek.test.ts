@@ -8,7 +8,7 @@ import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
@@ -40,7 +40,7 @@ describeBeside('simulated DeepSeek pages', () => {
   };
 
   it('virtual-list: keyed rows, signed per exchange, only the newest four mounted; Read aloud under finished answers', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list' });
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list' } });
     try {
       await converse(sp, 3);
       const rows = await sp.page.$$eval(ROWS, (all) =>
@@ -72,7 +72,7 @@ describeBeside('simulated DeepSeek pages', () => {
   });
 
   it('virtual-list-hashed: unkeyed rows without .ds-message, hashed classes only', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list-hashed' });
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list-hashed' } });
     try {
       await converse(sp, 2);
       const classes = await sp.page.$$eval(ROWS, (all) => all.map((r) => [r.className, r.firstElementChild!.className]));
@@ -88,7 +88,7 @@ describeBeside('simulated DeepSeek pages', () => {
   });
 
   it('classic: the message blocks before the virtual list', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'classic' });
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'classic' } });
     try {
       await converse(sp, 3);
       expect(await sp.page.locator('.ds-virtual-list, [data-virtual-list-item-key], [aria-label="Read aloud"]').count()).toBe(0);
@@ -99,7 +99,7 @@ describeBeside('simulated DeepSeek pages', () => {
   });
 
   it('virtual-list: the slot is send (path M8.3125), then loading until the first words, then stop (path M2 4.88)', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list' });
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list' } });
     try {
       // The reply is held back by a reasoning pause so each glyph can be seen in turn.
       await sp.page.fill(COMPOSER, 'Slow [[sim:ms=3000]]');

@@ -11,7 +11,7 @@ import { PAGE_HELPERS_SCRIPT } from '../../../agents/providers/page-helpers.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, typeAndSend, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
@@ -38,7 +38,7 @@ describeBeside('simulated Gemini pages', () => {
     }, text);
 
   it('logged out, /app is an anonymous composer: Sign in, no account, and it answers without keeping the chat', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'gemini', {}, false);
+    const sp = await openSimPage(browser, 'gemini', { signIn: 'no' });
     try {
       expect(new URL(sp.page.url()).pathname).toBe('/app');
       expect(await sp.page.locator('top-bar-actions a[aria-label="Sign in"][href^="/signin"]').count()).toBe(1);
@@ -77,7 +77,7 @@ describeBeside('simulated Gemini pages', () => {
   });
 
   it('classic: the editor takes a synthetic paste whole', async ({ expect }) => {
-    const sp = await openSimPage(browser, 'gemini', { layout: 'classic' });
+    const sp = await openSimPage(browser, 'gemini', { look: { layout: 'classic' } });
     try {
       expect(await syntheticPaste(sp, PROMPT)).toBe(true);
       await sp.page.keyboard.press('Enter');
@@ -89,7 +89,7 @@ describeBeside('simulated Gemini pages', () => {
   });
 
   it("quill-clipboard: a synthetic paste's data is ignored; the browser's own text insertion arrives whole", async ({ expect }) => {
-    const sp = await openSimPage(browser, 'gemini', { layout: 'quill-clipboard' });
+    const sp = await openSimPage(browser, 'gemini', { look: { layout: 'quill-clipboard' } });
     try {
       expect(await syntheticPaste(sp, PROMPT)).toBe(false);
       // The focus is back in the editor, at its end: text inserted now lands there.
@@ -116,8 +116,8 @@ describeBeside('simulated Gemini pages', () => {
         ([cues, all]) => Object.fromEntries(all.map((kind) => [kind, window.__chatbridge!.which(cues.filter((c) => c.kind === kind)) >= 0])),
         [pack.loginWall!, kinds] as const,
       );
-    const anonymous = await openSimPage(browser, 'gemini', {}, false, PAGE_HELPERS_SCRIPT);
-    const signedIn = await openSimPage(browser, 'gemini', {}, true, PAGE_HELPERS_SCRIPT);
+    const anonymous = await openSimPage(browser, 'gemini', { signIn: 'no', initScript: PAGE_HELPERS_SCRIPT });
+    const signedIn = await openSimPage(browser, 'gemini', { initScript: PAGE_HELPERS_SCRIPT });
     try {
       expect(await found(anonymous)).toEqual({ structure: true, aria: true });
       // Each structure cue alone: the sign-in link, and the composer without the account button.
@@ -132,7 +132,7 @@ describeBeside('simulated Gemini pages', () => {
 
   it('every layout has the 2026 labels', async ({ expect }) => {
     for (const layout of SIM_SITES.gemini.layouts) {
-      const sp = await openSimPage(browser, 'gemini', { layout });
+      const sp = await openSimPage(browser, 'gemini', { look: { layout } });
       try {
         expect(await sp.page.locator(`${COMPOSER}[data-gramm="false"]`).count()).toBe(1);
         expect(await sp.page.locator('button[aria-label="Upload & tools"][aria-haspopup="menu"]').count()).toBe(1);

@@ -4,10 +4,12 @@
  * only after streaming, icon-only copy buttons on the question and the answer, the code
  * language outside `<code>`).
  */
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 
@@ -24,18 +26,21 @@ const copied = (s: SimPage) => s.page.evaluate(() => (window as unknown as { cop
 const COPY_ICON = 'button:has(use[*|href="#pplx-icon-copy"])';
 
 describeBeside('the simulated Perplexity page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   afterAll(async () => s?.close());
 
   describe.sequential('layout final-text', () => {
     beforeAll(async () => {
-      s = await openSimPage('perplexity');
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
+      s = await openSimPage(browser, 'perplexity', { initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
     }, 30_000);
 
     it('streams a bare prose block, then renders the answer anew inside the final-text wrapper', async ({ expect }) => {
-      await s.ask('Slowly [[sim:ms=1500]]');
+      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       const streaming = await s.page.waitForSelector('.prose[data-renderer="lm"]');
       expect(await s.page.locator('[data-workflow-final-text]').count()).toBe(0);
       expect(await s.page.locator('[id^="markdown-content-"]').count()).toBe(0);
@@ -72,11 +77,11 @@ describeBeside('the simulated Perplexity page', () => {
   describe.sequential('layout markdown-content', () => {
     beforeAll(async () => {
       await s?.close();
-      s = await openSimPage('perplexity', { layout: 'markdown-content' });
+      s = await openSimPage(browser, 'perplexity', { look: { layout: 'markdown-content' }, viewport: { width: 1280, height: 720 } });
     }, 30_000);
 
     it('anchors the answer in markdown-content from the first token, deep in its column, without the workflow attributes', async ({ expect }) => {
-      await s.ask('Slowly [[sim:ms=1500]]');
+      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       const streaming = await s.page.waitForSelector('.gap-y-sm.flex.flex-col > div > div > .min-w-0 > div#markdown-content-0 .prose > [data-renderer="lm"]');
       const row = '.gap-y-sm.flex.flex-col > .flex.items-center.justify-between';
       expect(await s.page.locator(row).count()).toBe(0);

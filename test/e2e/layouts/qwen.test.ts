@@ -3,16 +3,21 @@
  * simulated page shows that the packs have to cope with (Monaco code blocks that hold only
  * the lines in view, the A/B pair that holds the chat until a pick).
  */
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { secondResponse } from '../../../agents/simulator/client/second-response.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { describeBeside } from '../../support/beside.js';
 import { providerSuite } from '../provider-suite.js';
 
 providerSuite('qwen', { layout: 'dual' }, 'core');
+
+/** The composer a person types into. */
+const COMPOSER = 'textarea.message-input-textarea';
 
 /** What the page wrote to the clipboard, kept in the page instead of the real clipboard. */
 const interceptClipboard = () =>
@@ -24,16 +29,19 @@ const interceptClipboard = () =>
   });
 
 describeBeside('the simulated Qwen page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   afterAll(async () => s?.close());
 
   describe.sequential('Monaco code blocks (layout single)', () => {
     const lines = Array.from({ length: 60 }, (_, i) => `line ${i + 1}${i === 40 ? '\tafter a tab' : ''}`);
     beforeAll(async () => {
-      s = await openSimPage('qwen');
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
-      await s.ask(lines.join('\n'));
+      s = await openSimPage(browser, 'qwen', { initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
+      await typeAndPress(s, COMPOSER, lines.join('\n'));
       await s.page.waitForSelector('.response-message-footer');
     }, 30_000);
 
@@ -76,10 +84,8 @@ describeBeside('the simulated Qwen page', () => {
   describe.sequential('the A/B pair (layout dual)', () => {
     beforeAll(async () => {
       await s?.close();
-      s = await openSimPage('qwen', { layout: 'dual' });
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
-      await s.ask('Pick one');
+      s = await openSimPage(browser, 'qwen', { look: { layout: 'dual' }, initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
+      await typeAndPress(s, COMPOSER, 'Pick one');
       await s.page.locator('button.smulti-make-better').nth(1).waitFor();
     }, 30_000);
 
@@ -97,7 +103,7 @@ describeBeside('the simulated Qwen page', () => {
 
     it('does not go on until one is picked: Send stays disabled, Enter sends nothing', async ({ expect }) => {
       const sends = s.sim.log.sends.length;
-      await s.ask('Next question');
+      await typeAndPress(s, COMPOSER, 'Next question');
       expect(await s.page.locator('button.send-button').isDisabled()).toBe(true);
       await s.page.waitForTimeout(300);
       expect(s.sim.log.sends.length).toBe(sends);
