@@ -23,6 +23,10 @@ export default defineConfig({
     // faster (109/125 s against 122/135 s), but on a loaded machine the tests that time
     // processes against real-time bounds (cli, cluster, webhooks-process) ran out of time.
     maxWorkers: 2,
+    // Inside a file, blocks that share nothing run side by side (test/support/beside.ts): at
+    // most three at once, each with its own browser (the drift sample, 8 suites: 90 s alone
+    // in a file, 45 s three at a time, on the loaded shared machine).
+    maxConcurrency: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

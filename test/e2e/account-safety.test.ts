@@ -7,28 +7,25 @@
  * close button, never its "Get started"; a long paste the composer turns into a file is not
  * sent twice.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { it, type TestContext } from 'vitest';
 import type { SimLook } from '../../agents/simulator/site-server.js';
+import type { Provider } from '../../main/core/providers.js';
+import { describeBeside } from '../support/beside.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 
-let e: E2E | undefined;
-afterEach(async () => {
-  await e?.stop();
-  e = undefined;
-});
-
-async function chatgpt(look: SimLook = {}): Promise<{ e: E2E; notes: () => string[] }> {
-  e = await startE2E('chatgpt', 2, look);
-  const t = e;
+/** Two agents on the simulated `provider` in `look`, a service of their own stopped when the test ends. */
+async function twoAgents(onTestFinished: TestContext['onTestFinished'], look: SimLook = {}, provider: Provider = 'chatgpt'): Promise<{ e: E2E; notes: () => string[] }> {
+  const e = await startE2E(provider, 2, look);
+  onTestFinished(() => e.stop());
   // The agents' notes as the service's log has them (from their first page on).
-  return { e, notes: () => t.service.log.recent().map((entry) => entry.message) };
+  return { e, notes: () => e.service.log.recent().map((entry) => entry.message) };
 }
 
 const ask = (t: E2E, prompt: string) => t.api('POST', '/v1/completions', { body: { prompt, timeout_ms: 60_000 } });
 
-describe('the rate-limit modal', () => {
-  it('rests the agent without closing the modal, and the job is answered by another agent', async () => {
-    const { e } = await chatgpt();
+describeBeside('the rate-limit modal', () => {
+  it('rests the agent without closing the modal, and the job is answered by another agent', async ({ expect, onTestFinished }) => {
+    const { e } = await twoAgents(onTestFinished);
     // When the agent went to rest, by the pool's own change events.
     const restedAt = new Map<string, number>();
     e.service.pool.onChange(() => {
@@ -53,8 +50,8 @@ describe('the rate-limit modal', () => {
     expect(restMs).toBeGreaterThan(0);
   }, 90_000);
 
-  it('a rested agent that opens its page on the modal again stays resting; its next look does not close it', async () => {
-    const { e } = await chatgpt();
+  it('a rested agent that opens its page on the modal again stays resting; its next look does not close it', async ({ expect, onTestFinished }) => {
+    const { e } = await twoAgents(onTestFinished);
     const r = await ask(e, 'Throttled again [[sim:rate-limit-modal]]');
     const limited = (await e.service.store.attempts(r.body.id))[0]!.agent_id;
     const agent = e.browserAgents.find((a) => a.id === limited)!;
@@ -65,9 +62,9 @@ describe('the rate-limit modal', () => {
   }, 90_000);
 });
 
-describe('a limit or a lock the pack does not know', () => {
-  it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async () => {
-    e = await startE2E('claude', 2);
+describeBeside('a limit or a lock the pack does not know', () => {
+  it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async ({ expect, onTestFinished }) => {
+    const { e } = await twoAgents(onTestFinished, {}, 'claude');
     const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
     expect(limited.status, JSON.stringify(limited.body)).toBe(200);
     const first = (await e.service.store.attempts(limited.body.id))[0]!;
@@ -86,9 +83,9 @@ describe('a limit or a lock the pack does not know', () => {
   }, 120_000);
 });
 
-describe('"Suspicious activity detected"', () => {
-  it('sets the agent aside until a person checks it: nothing closed, nothing more sent from it', async () => {
-    const { e } = await chatgpt();
+describeBeside('"Suspicious activity detected"', () => {
+  it('sets the agent aside until a person checks it: nothing closed, nothing more sent from it', async ({ expect, onTestFinished }) => {
+    const { e } = await twoAgents(onTestFinished);
     const prompt = 'Watched [[sim:suspicious]]';
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -114,9 +111,9 @@ describe('"Suspicious activity detected"', () => {
   }, 120_000);
 });
 
-describe('a cookie banner over the composer', () => {
-  it('is answered with "Reject non-essential" once, logged, and the job goes on', async () => {
-    const { e, notes } = await chatgpt({ consent: true });
+describeBeside('a cookie banner over the composer', () => {
+  it('is answered with "Reject non-essential" once, logged, and the job goes on', async ({ expect, onTestFinished }) => {
+    const { e, notes } = await twoAgents(onTestFinished, { consent: true });
     const r = await ask(e, 'Past the banner');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.response).toContain('Past the banner');
@@ -129,9 +126,9 @@ describe('a cookie banner over the composer', () => {
   }, 90_000);
 });
 
-describe("ChatGPT's product announcement (the beacon modal)", () => {
-  it('is closed (Escape, else its close button), never with "Get started", and the job goes on', async () => {
-    const { e } = await chatgpt({ beacon: true });
+describeBeside("ChatGPT's product announcement (the beacon modal)", () => {
+  it('is closed (Escape, else its close button), never with "Get started", and the job goes on', async ({ expect, onTestFinished }) => {
+    const { e } = await twoAgents(onTestFinished, { beacon: true });
     const r = await ask(e, 'Past the announcement');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.response).toContain('Past the announcement');
@@ -142,9 +139,9 @@ describe("ChatGPT's product announcement (the beacon modal)", () => {
   }, 90_000);
 });
 
-describe('a long paste the composer makes a file', () => {
-  it('is sent once, as text: the file removed, the prompt pasted again in pieces, byte for byte', async () => {
-    const { e, notes } = await chatgpt({ pasteToFileAt: 2_000 });
+describeBeside('a long paste the composer makes a file', () => {
+  it('is sent once, as text: the file removed, the prompt pasted again in pieces, byte for byte', async ({ expect, onTestFinished }) => {
+    const { e, notes } = await twoAgents(onTestFinished, { pasteToFileAt: 2_000 });
     const prompt = `Long one\n\n${'line\twith a tab and  two spaces\n'.repeat(120)}end`;
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -159,9 +156,9 @@ describe('a long paste the composer makes a file', () => {
   }, 90_000);
 });
 
-describe('"Choose an account to continue"', () => {
-  it('is answered with one click on the saved account, logged; the agent never counts as logged out', async () => {
-    const { e, notes } = await chatgpt();
+describeBeside('"Choose an account to continue"', () => {
+  it('is answered with one click on the saved account, logged; the agent never counts as logged out', async ({ expect, onTestFinished }) => {
+    const { e, notes } = await twoAgents(onTestFinished);
     // The answer comes as ever; the page the agent opens next is the picker (a cookie refresh).
     const first = await ask(e, 'Before the picker [[sim:account-picker]]');
     expect(first.status, JSON.stringify(first.body)).toBe(200);

@@ -4,21 +4,29 @@
  * agent set aside for its person, the job run elsewhere); the invisible Turnstile and the
  * bot-detection snippet on a normal page must not be.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startE2E, type E2E } from '../support/e2e.js';
-import { openSimPage, type SimPage } from '../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../support/sim-page.js';
+import { describeBeside, inOrder } from '../support/beside.js';
 
-describe('the simulated interstitial', () => {
+describeBeside('the simulated interstitial', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   beforeAll(async () => {
-    s = await openSimPage('qwen', { turnstile: true });
+    s = await openSimPage(browser, 'qwen', { look: { turnstile: true }, viewport: { width: 1280, height: 720 } });
   }, 30_000);
   afterAll(async () => s?.close());
 
-  it('guards a normal page with the bot-detection snippet and an invisible Turnstile, the page itself intact', async () => {
+  inOrder('guards a normal page with the bot-detection snippet and an invisible Turnstile, the page itself intact', async ({ expect }) => {
     expect(await s.page.title()).toBe('Qwen Chat');
     // Words a careless detector would take for a challenge: Cloudflare's path in the page,
     // its detection script running in a hidden frame.
@@ -29,9 +37,9 @@ describe('the simulated interstitial', () => {
     expect(await s.page.locator('textarea.message-input-textarea').isVisible()).toBe(true);
   });
 
-  it('answers a challenged page load with a near-empty 403 page whose widget no selector reaches', async () => {
+  inOrder('answers a challenged page load with a near-empty 403 page whose widget no selector reaches', async ({ expect }) => {
     const navigation = s.page.waitForResponse((r) => r.request().isNavigationRequest());
-    await s.ask('Checked [[sim:challenge]]');
+    await typeAndPress(s, 'textarea.message-input-textarea', 'Checked [[sim:challenge]]');
     const response = await navigation;
     expect(response.status()).toBe(403);
     expect(response.headers()['cf-mitigated']).toBe('challenge');
@@ -45,7 +53,7 @@ describe('the simulated interstitial', () => {
     expect(await s.page.evaluate(() => document.querySelectorAll('iframe[src*="challenges.cloudflare.com"]').length)).toBe(0);
   });
 
-  it('lets the page through once the person ticks the box', async () => {
+  inOrder('lets the page through once the person ticks the box', async ({ expect }) => {
     const widget = s.page.frames().find((f) => f !== s.page.mainFrame())!;
     await Promise.all([s.page.waitForEvent('load'), widget.locator('input[type="checkbox"]').click()]);
     expect(await s.page.title()).toBe('Qwen Chat');
@@ -55,7 +63,7 @@ describe('the simulated interstitial', () => {
 
 /** The same checks through ChatBridge, on two providers whose packs know nothing of Cloudflare. */
 for (const provider of ['qwen', 'perplexity'] as Provider[]) {
-  describe(`${SIM_SITES[provider].name} behind Cloudflare`, () => {
+  describeBeside(`${SIM_SITES[provider].name} behind Cloudflare`, () => {
     let e: E2E;
     beforeAll(async () => {
       e = await startE2E(provider, 2, { turnstile: true });
@@ -63,14 +71,14 @@ for (const provider of ['qwen', 'perplexity'] as Provider[]) {
     afterAll(async () => e?.stop());
     const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider, ...body } });
 
-    it('answers on a page that carries an invisible Turnstile', async () => {
+    inOrder('answers on a page that carries an invisible Turnstile', async ({ expect }) => {
       const r = await ask({ prompt: 'Guarded page' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.attempts).toBe(1);
       expect(r.body.response).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, 'Guarded page', 1));
     });
 
-    it('reports the interstitial as a challenge: the agent is set aside, the job runs elsewhere', async () => {
+    inOrder('reports the interstitial as a challenge: the agent is set aside, the job runs elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const [first, second] = await e.service.store.attempts(r.body.id);
@@ -84,7 +92,7 @@ for (const provider of ['qwen', 'perplexity'] as Provider[]) {
       expect(challenged.readiness()).toBe('idle');
     });
 
-    it('reports the bare "Verifying..." interstitial, which has none of Cloudflare\'s scripts, as a challenge too', async () => {
+    inOrder('reports the bare "Verifying..." interstitial, which has none of Cloudflare\'s scripts, as a challenge too', async ({ expect }) => {
       const r = await ask({ prompt: 'Verified [[sim:verifying]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const [first, second] = await e.service.store.attempts(r.body.id);

@@ -15,7 +15,7 @@ import { GERMAN } from '../../agents/simulator/client/drift-german.js';
 import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { PROVIDERS, type Provider } from '../../main/core/providers.js';
-import { openSimPage, PERSON, type SimPage } from '../support/drift-page.js';
+import { openDriftPage, PERSON, type DriftPage } from '../support/sim-page.js';
 import { until } from '../support/until.js';
 
 const QUESTIONS = ['First question [[sim:ms=150]]', 'Second question [[sim:ms=150]]'];
@@ -90,7 +90,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
   const dialog = { atLoad: false, blockedTheComposer: false, shownAfterAnswers: 0 };
 
   /** The questions, each answered before the next; with the dialog drift, the promo closed first (Escape or "Got it", in turns). */
-  const converse = async (p: SimPage, promo = false) => {
+  const converse = async (p: DriftPage, promo = false) => {
     for (const [i, question] of QUESTIONS.entries()) {
       if (promo) {
         const modal = p.page.locator('[role="dialog"][aria-modal="true"]');
@@ -119,7 +119,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
     await p.page.waitForTimeout(300);
   };
 
-  const pressEverything = async (p: SimPage) => {
+  const pressEverything = async (p: DriftPage) => {
     if (await p.page.locator('[role="dialog"][aria-modal="true"]').count()) await p.page.keyboard.press('Escape');
     await p.page.evaluate(() => {
       for (const el of Array.from(document.querySelectorAll<HTMLElement>('button, [role="button"]'))) el.click();
@@ -129,7 +129,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
    * Every control pressed on both pages, the drifted one first; copy handlers write to the
    * clipboard asynchronously, so the plain page's copies are awaited before either is read.
    */
-  const pressBoth = async (plain: SimPage, reshaped: SimPage) => {
+  const pressBoth = async (plain: DriftPage, reshaped: DriftPage) => {
     await pressEverything(reshaped);
     await pressEverything(plain);
     await until(async () => (await plain.clipboard()).length > 0, 5_000, 'the plain page to copy');
@@ -137,9 +137,9 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
   };
 
   const [plain, renamed, reshaped] = await Promise.all([
-    openSimPage(browser, provider),
-    openSimPage(browser, provider, { drift: RENAMED }),
-    openSimPage(browser, provider, { drift: RESHAPED }),
+    openDriftPage(browser, provider),
+    openDriftPage(browser, provider, { drift: RENAMED }),
+    openDriftPage(browser, provider, { drift: RESHAPED }),
   ]);
   try {
     await Promise.all([converse(plain), converse(renamed), converse(reshaped, true)]);

@@ -2,11 +2,12 @@
  * The end-to-end suite every provider passes: real Chromium, driven by the provider's own
  * adapter, against its simulated site, through the real HTTP API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import type { SimLook } from '../../agents/simulator/site-server.js';
+import { describeBeside, inOrder } from '../support/beside.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
@@ -23,13 +24,13 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
   const name = SIM_SITES[provider]!.name;
   const full = depth === 'full';
   /** A test that only the full suite has. */
-  const fullIt = (name: string, test: () => Promise<void>, timeout?: number) => {
-    if (full) it(name, test, timeout);
+  const fullIt = (name: string, test: (context: TestContext) => Promise<void>, timeout?: number) => {
+    if (full) inOrder(name, test, timeout);
   };
   const layout = look.layout ?? SIM_SITES[provider]!.layouts[0];
   const drift = look.drift?.length ? `, drift: ${look.drift.join('+')}` : '';
 
-  describe(`${name} end to end (layout ${layout}${drift})`, () => {
+  describeBeside(`${name} end to end (layout ${layout}${drift})`, () => {
     let e: E2E;
     /** The service's clock: a test that waits for a per-attempt timeout skips it. */
     const clock = new SkippingClock();
@@ -41,7 +42,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider, ...body } });
     const agentOf = (id: string) => e.browserAgents.find((a) => a.id === id)!;
 
-    it('answers a new conversation with the provider Markdown, byte for byte', async () => {
+    inOrder('answers a new conversation with the provider Markdown, byte for byte', async ({ expect }) => {
       const prompt = 'Fidelity check:\n\n```js\nconst x = `tick`;\n```\n| a | b |\n* star — ünïcödé ✓ 🚀\n\n\ttabbed';
       const r = await ask({ prompt });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -62,7 +63,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(fromDom).toBe(r.body.response);
     });
 
-    it('continues a conversation on the agent that owns it', async () => {
+    inOrder('continues a conversation on the agent that owns it', async ({ expect }) => {
       const first = await ask({ prompt: 'Remember the number 7.' });
       const second = await ask({ prompt: 'Which number?', mode: 'continue', conversation_ref: first.body.conversation_ref });
       expect(second.status, JSON.stringify(second.body)).toBe(200);
@@ -73,7 +74,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(e.site.conversationPath.test(new URL(address).pathname)).toBe(true);
     });
 
-    fullIt('waits through a reasoning pause instead of ending the answer early', async () => {
+    fullIt('waits through a reasoning pause instead of ending the answer early', async ({ expect }) => {
       const prompt = 'Think first [[sim:think=2500]] [[sim:ms=400]]';
       const started = Date.now();
       const r = await ask({ prompt });
@@ -82,7 +83,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
     });
 
-    fullIt('inserts a 100 000-character prompt whole, newlines included', async () => {
+    fullIt('inserts a 100 000-character prompt whole, newlines included', async ({ expect }) => {
       const prompt = Array.from({ length: 2_000 }, (_, i) => `line ${i} `.padEnd(49, '.')).join('\n').slice(0, 100_000);
       const r = await ask({ prompt });
       expect(r.status).toBe(200);
@@ -90,7 +91,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
     });
 
-    it('cancels mid-answer: the caller gets 499, Stop is pressed, the agent is free again', async () => {
+    inOrder('cancels mid-answer: the caller gets 499, Stop is pressed, the agent is free again', async ({ expect }) => {
       const waiting = ask({ prompt: 'A long answer [[sim:ms=8000]]' });
       const sent = await until(() => e.sim.log.sends.find((s) => s.prompt.startsWith('A long answer')));
       const id = e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'A long answer%'`).pluck().get() as string;
@@ -103,14 +104,14 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(next.status).toBe(200);
     });
 
-    it('reports a refusal as PROMPT_REJECTED without retrying', async () => {
+    inOrder('reports a refusal as PROMPT_REJECTED without retrying', async ({ expect }) => {
       const r = await ask({ prompt: 'Forbidden [[sim:refuse]]' });
       expect(r.status).toBe(502);
       expect(r.body.error.code).toBe('PROMPT_REJECTED');
       expect(r.body.error.details.attempts).toHaveLength(1);
     });
 
-    it('retries after an error card', async () => {
+    inOrder('retries after an error card', async ({ expect }) => {
       const r = await ask({ prompt: 'Flaky [[sim:error-once]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.attempts).toBe(2);
@@ -120,7 +121,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(attempts[0]!.detail).not.toMatch(/[.!?](?:Retry|Try again|Edit prompt|Regenerate)\b/);
     });
 
-    fullIt('answers two jobs at once on two agents', async () => {
+    fullIt('answers two jobs at once on two agents', async ({ expect }) => {
       const finishesBefore = e.sim.log.finishes.length;
       const [a, b] = await Promise.all([ask({ prompt: 'Parallel one [[sim:ms=2000]]' }), ask({ prompt: 'Parallel two [[sim:ms=2000]]' })]);
       expect(a.status).toBe(200);
@@ -133,7 +134,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(Math.max(...sent)).toBeLessThan(Math.min(...finished));
     });
 
-    fullIt('times out a hung attempt, pressing Stop', async () => {
+    fullIt('times out a hung attempt, pressing Stop', async ({ expect }) => {
       const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
       const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
       await until(() => e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 10_000, 'the hung prompt sent');
@@ -147,7 +148,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect((await waiting).status).toBe(499);
     }, 20_000);
 
-    fullIt('finishes a job whose browser was killed mid-answer', async () => {
+    fullIt('finishes a job whose browser was killed mid-answer', async ({ expect }) => {
       const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
       const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'Survive%'`).pluck().get() as string);
       await until(async () => (await e.service.store.get(id))?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
@@ -163,7 +164,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(victim.readiness()).toBe('idle');
     }, 30_000);
 
-    fullIt('leaves a verification challenge to the user and runs the job elsewhere', async () => {
+    fullIt('leaves a verification challenge to the user and runs the job elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = (await e.service.store.attempts(r.body.id))[0]!;
@@ -175,7 +176,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(challenged.readiness()).toBe('idle');
     });
 
-    fullIt('turns a login wall into needs_login and runs the job elsewhere', async () => {
+    fullIt('turns a login wall into needs_login and runs the job elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = (await e.service.store.attempts(r.body.id))[0]!;
@@ -189,7 +190,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     });
 
     // Last: the limited agent stays cooled down for the rest of the file.
-    fullIt('moves the job to another agent on a usage limit; the limited agent cools down', async () => {
+    fullIt('moves the job to another agent on a usage limit; the limited agent cools down', async ({ expect }) => {
       const r = await ask({ prompt: 'Limited [[sim:limit]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const attempts = await e.service.store.attempts(r.body.id);

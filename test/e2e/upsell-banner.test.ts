@@ -4,23 +4,24 @@
  * limit notices sit (an alert, a banner), neither rests the agent nor stops the job; beside
  * it, a real limit notice still does. Every provider, real Chromium, one agent each.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { PROVIDERS } from '../../main/core/providers.js';
 import { startE2E, type E2E } from '../support/e2e.js';
+import { describeBeside, inOrder } from '../support/beside.js';
 
 for (const provider of PROVIDERS) {
   const name = SIM_SITES[provider].name;
 
-  describe(`${name} under a plan's upsell banner`, () => {
+  describeBeside(`${name} under a plan's upsell banner`, () => {
     let e: E2E;
     beforeAll(async () => {
       e = await startE2E(provider, 1, { upsell: true });
     }, 60_000);
     afterAll(async () => e?.stop());
 
-    it('answers, the agent not resting; a real limit notice beside the banner still rests it', async () => {
+    inOrder('answers, the agent not resting; a real limit notice beside the banner still rests it', async ({ expect }) => {
       const prompt = 'Under the upsell';
       const r = await e.api('POST', '/v1/completions', { body: { provider, prompt } });
       expect(r.status, JSON.stringify(r.body)).toBe(200);

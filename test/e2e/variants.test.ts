@@ -7,7 +7,7 @@
  * kind serve the whole file.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../../agents/providers/flow.js';
 import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
@@ -20,6 +20,7 @@ import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
 import { VariantUnavailable, type AgentNote, type AgentResult } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
+import { describeBeside } from '../support/beside.js';
 import { startE2E } from '../support/e2e.js';
 
 let browser: Browser;
@@ -71,7 +72,7 @@ async function refusal(job: Promise<AgentResult>): Promise<VariantUnavailable> {
   return outcome as VariantUnavailable;
 }
 
-describe('a variant selected and verified before the prompt is typed', () => {
+describeBeside('a variant selected and verified before the prompt is typed', () => {
   const cases: { provider: Provider; look?: SimLook; variant: string; sent: { model: string | null; modes: string[] }; modelUsed: string | null }[] = [
     { provider: 'chatgpt', look: { layout: 'section' }, variant: 'thinking', sent: { model: 'thinking', modes: [] }, modelUsed: 'gpt-5-5-thinking' },
     { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: null },
@@ -82,7 +83,7 @@ describe('a variant selected and verified before the prompt is typed', () => {
     { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async () => {
+    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async ({ expect }) => {
       const a = await account(c.provider, c.look);
       const prompt = `Which model? (${c.variant})`;
       const result = await a.run(prompt, c.variant);
@@ -97,7 +98,7 @@ describe('a variant selected and verified before the prompt is typed', () => {
     }, 60_000);
   }
 
-  it('touches nothing without a variant, and a conversation continued keeps its model', async () => {
+  it('touches nothing without a variant, and a conversation continued keeps its model', async ({ expect }) => {
     const a = await account('chatgpt', { layout: 'section' });
     const plain = await a.run('Default model', null);
     expect(a.sim.log.variantPicks).toBe(0);
@@ -115,7 +116,7 @@ describe('a variant selected and verified before the prompt is typed', () => {
   }, 60_000);
 });
 
-describe('a variant that cannot be chosen for sure is refused, and nothing is sent', () => {
+describeBeside('a variant that cannot be chosen for sure is refused, and nothing is sent', () => {
   const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[]; says: RegExp }[] = [
     { what: 'an account without it', provider: 'chatgpt', look: { variants: { lacks: ['pro'] } }, variant: 'pro', offered: ['instant', 'thinking'], says: /not offered/ },
     { what: 'a free plan that shows it disabled', provider: 'perplexity', look: { variants: { lacks: ['research', 'labs'] } }, variant: 'research', offered: ['search'], says: /not to this account/ },
@@ -125,7 +126,7 @@ describe('a variant that cannot be chosen for sure is refused, and nothing is se
     { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.what}`, async () => {
+    it(`${SIM_SITES[c.provider].name}: ${c.what}`, async ({ expect }) => {
       const a = await account(c.provider, c.look);
       const failure = await refusal(a.run('Must not be sent', c.variant));
       expect(failure.kind).toBe('variant_unavailable');
@@ -139,8 +140,8 @@ describe('a variant that cannot be chosen for sure is refused, and nothing is se
   }
 });
 
-describe('the site check lists the variants the account offers now', () => {
-  it('per account, the picker closed again afterwards', async () => {
+describeBeside('the site check lists the variants the account offers now', () => {
+  it('per account, the picker closed again afterwards', async ({ expect }) => {
     const free = await account('chatgpt', { variants: { lacks: ['pro'] } });
     await openNewChat(free.page, free.site);
     expect((await inspectSite(free.page, free.site, false, () => {})).variants).toEqual(['instant', 'thinking']);
@@ -152,25 +153,25 @@ describe('the site check lists the variants the account offers now', () => {
   }, 60_000);
 });
 
-describe('long thinking', () => {
+describeBeside('long thinking', () => {
   // The answer must appear within 1 s of a stop control without "Thinking…"; this one thinks 2.5 s first.
   const limits: FlowLimits = { ...FLOW_LIMITS, appearWorkingMs: 1_000 };
   const prompt = 'Think hard [[sim:think-first=2500]]';
 
-  it('is not a hang while the page says it is thinking', async () => {
+  it('is not a hang while the page says it is thinking', async ({ expect }) => {
     const a = await account('chatgpt', {});
     const result = await a.run(prompt, 'pro', null, limits);
     expect(result.text).toBe(simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1));
   }, 60_000);
 
-  it('is a missing answer when no cue sees the thinking', async () => {
+  it('is a missing answer when no cue sees the thinking', async ({ expect }) => {
     const a = await account('chatgpt', {}, { variants: { thinking: [{ kind: 'class', css: '.no-such-status' }] } });
     await expect(a.run(prompt, null, null, limits)).rejects.toMatchObject({ kind: 'site_changed' });
   }, 60_000);
 });
 
-describe('through a browser agent', () => {
-  it('runs a job under its variant, refuses one the account lacks and stays ready, and its site check lists what the account offers', async () => {
+describeBeside('through a browser agent', () => {
+  it('runs a job under its variant, refuses one the account lacks and stays ready, and its site check lists what the account offers', async ({ expect }) => {
     const e = await startE2E('chatgpt', 1, { layout: 'section', variants: { lacks: ['pro'] } });
     try {
       const [agent] = e.browserAgents;

@@ -12,7 +12,7 @@ import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { openSimPage, typeAndSend } from '../support/layout-page.js';
+import { openSimPage, typeAndSend } from '../support/sim-page.js';
 import { CAPTURES, findRoles, openCapture } from './captures.js';
 
 describe('the simulated sites, against the real pages', () => {
@@ -31,7 +31,7 @@ describe('the simulated sites, against the real pages', () => {
       const real = await openCapture(browser, capture);
       const onReal = await real.page.evaluate(findRoles, args).finally(() => real.close());
 
-      const sim = await openSimPage(browser, capture.provider, { layout: capture.layout }, true, PAGE_HELPERS_SCRIPT);
+      const sim = await openSimPage(browser, capture.provider, { look: { layout: capture.layout }, initScript: PAGE_HELPERS_SCRIPT });
       try {
         await sim.page.evaluate((p) => window.__chatbridge!.markTurns(p), site.page);
         const composer = await sim.page.evaluateHandle((p) => window.__chatbridge!.find(p.composer), site.page);

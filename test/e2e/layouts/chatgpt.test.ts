@@ -4,14 +4,16 @@
  * describes, and the directives play in each layout's own markup. Then agents on them.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
-import { startSiteServer, type SimSite } from '../../../agents/simulator/site-server.js';
+import type { SimSite } from '../../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
+import { openSimPage, typeAndSend } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
+import { describeBeside, inOrder } from '../../support/beside.js';
 
 const config = SIM_SITES.chatgpt;
 /** The composer in every layout: the editor inside the composer form (a Canvas is not in it). */
@@ -35,49 +37,36 @@ interface Visit {
 
 /** A person on the simulated site in `layout`, logged in, on a new chat; clipboard writes kept in `window.__copied`. */
 async function visit(layout: string): Promise<Visit> {
-  const site = await startSiteServer(config, { layout });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  await context.addInitScript(() => {
-    Object.defineProperty(navigator.clipboard, 'writeText', {
-      value: async (text: string) => {
-        (window as unknown as { __copied: string }).__copied = text;
-      },
-    });
-  });
-  const page = await context.newPage();
-  await page.goto(`${site.url}${config.paths.login}`);
-  await page.fill('input[name="email"]', 'person@example.test');
-  await page.fill('input[name="password"]', 'secret');
-  await Promise.all([page.waitForURL(`${site.url}/`), page.click('[data-testid="login-submit"]')]);
+  const sp = await openSimPage(browser, 'chatgpt', { look: { layout }, viewport: { width: 1100, height: 900 }, initScript: keepCopied });
+  const site = sp.sim;
   return {
     site,
-    page,
-    async ask(prompt) {
-      const sends = site.log.sends.length;
-      await page.locator(COMPOSER).click();
-      await page.keyboard.insertText(prompt);
-      await page.keyboard.press('Enter');
-      await until(() => site.log.sends.length > sends, 5_000, 'the send');
-    },
+    page: sp.page,
+    ask: (prompt) => typeAndSend(sp, COMPOSER, prompt),
     async finished(count) {
       await until(() => site.log.finishes.length >= count, 10_000, `${count} finished answers`);
     },
-    async close() {
-      await context.close();
-      await site.close();
-    },
+    close: sp.close,
   };
+}
+
+function keepCopied(): void {
+  Object.defineProperty(navigator.clipboard, 'writeText', {
+    value: async (text: string) => {
+      (window as unknown as { __copied: string }).__copied = text;
+    },
+  });
 }
 
 const copied = (page: Page) => page.evaluate(() => (window as unknown as { __copied?: string }).__copied ?? null);
 const texts = (page: Page, css: string) => page.locator(css).evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.trim()));
 
-describe('the simulated ChatGPT page', () => {
-  it('defaults to the app-shell layout, and knows the three generations and the Russian app-shell', () => {
+describeBeside('the simulated ChatGPT page', () => {
+  it('defaults to the app-shell layout, and knows the three generations and the Russian app-shell', ({ expect }) => {
     expect(config.layouts).toEqual(['app-shell', 'section', 'article', 'app-shell-ru']);
   });
 
-  it('app-shell: one [data-turn-key] exchange per prompt, the DIL answer, testid-less controls and a turn state', async () => {
+  it('app-shell: one [data-turn-key] exchange per prompt, the DIL answer, testid-less controls and a turn state', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       const { page } = v;
@@ -119,7 +108,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('app-shell: code blocks are CodeMirror viewers, a header "Python Copy" inside the <pre> and one .cm-line per line', async () => {
+  it('app-shell: code blocks are CodeMirror viewers, a header "Python Copy" inside the <pre> and one .cm-line per line', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       await v.ask('Code please');
@@ -137,7 +126,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('app-shell: Stop ends the answer but the turn state stays in_progress; [[sim:stale]] keeps it so on a finished answer, also after a reload', async () => {
+  it('app-shell: Stop ends the answer but the turn state stays in_progress; [[sim:stale]] keeps it so on a finished answer, also after a reload', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       const { page, site } = v;
@@ -160,7 +149,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('app-shell: the safety review is a role=status notice while the answer starts, then goes; the answer finishes', async () => {
+  it('app-shell: the safety review is a role=status notice while the answer starts, then goes; the answer finishes', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       await v.ask('Sensitive [[sim:review]] [[sim:ms=2400]]');
@@ -175,7 +164,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('app-shell: errors and usage caps are aside[role=alert] in the turn', async () => {
+  it('app-shell: errors and usage caps are aside[role=alert] in the turn', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       await v.ask('Broken [[sim:error]]');
@@ -189,7 +178,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('app-shell-ru: the same page in Russian, Send and Stop included', async () => {
+  it('app-shell-ru: the same page in Russian, Send and Stop included', async ({ expect }) => {
     const v = await visit('app-shell-ru');
     try {
       const { page } = v;
@@ -207,7 +196,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('section: section[data-testid^=conversation-turn-][data-turn] turns, each in its own div, with CodeMirror code', async () => {
+  it('section: section[data-testid^=conversation-turn-][data-turn] turns, each in its own div, with CodeMirror code', async ({ expect }) => {
     const v = await visit('section');
     try {
       await v.ask('Sections');
@@ -226,7 +215,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('article: the legacy turns, and plain <pre><code> code blocks', async () => {
+  it('article: the legacy turns, and plain <pre><code> code blocks', async ({ expect }) => {
     const v = await visit('article');
     try {
       await v.ask('Legacy');
@@ -239,7 +228,7 @@ describe('the simulated ChatGPT page', () => {
   });
 
   for (const layout of config.layouts) {
-    it(`${layout}: error, refusal and usage limit show in the layout's own markup`, async () => {
+    it(`${layout}: error, refusal and usage limit show in the layout's own markup`, async ({ expect }) => {
       const v = await visit(layout);
       try {
         const { page } = v;
@@ -257,7 +246,7 @@ describe('the simulated ChatGPT page', () => {
     });
   }
 
-  it('the A/B chooser: two answers, sending blocked until one is picked; the first kept with its Markdown', async () => {
+  it('the A/B chooser: two answers, sending blocked until one is picked; the first kept with its Markdown', async ({ expect }) => {
     for (const layout of ['app-shell', 'section', 'article']) {
       const v = await visit(layout);
       try {
@@ -288,7 +277,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('the Canvas: its editable CodeMirror comes before the composer in the page, and stays for the conversation', async () => {
+  it('the Canvas: its editable CodeMirror comes before the composer in the page, and stays for the conversation', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       const { page } = v;
@@ -309,7 +298,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('a project chat lives at /g/g-p-<id>-<slug>/c/<id>, and the site serves it again there', async () => {
+  it('a project chat lives at /g/g-p-<id>-<slug>/c/<id>, and the site serves it again there', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       const { page, site } = v;
@@ -327,7 +316,7 @@ describe('the simulated ChatGPT page', () => {
     }
   });
 
-  it('the Chat/Work toggle: [[sim:work]] leaves the page in Work mode, remembered; a prompt sent in Work mode gets no chat answer', async () => {
+  it('the Chat/Work toggle: [[sim:work]] leaves the page in Work mode, remembered; a prompt sent in Work mode gets no chat answer', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
       const { page, site } = v;
@@ -357,7 +346,7 @@ describe('the simulated ChatGPT page', () => {
 // test/e2e/chatgpt.test.ts), and what is ChatGPT's own, on the default layout.
 for (const layout of config.layouts.slice(1)) providerSuite('chatgpt', { layout }, 'core');
 
-describe('a ChatGPT agent on what the 2026 site does', () => {
+describeBeside('a ChatGPT agent on what the 2026 site does', () => {
   let e: E2E;
   beforeAll(async () => {
     e = await startE2E('chatgpt', 1);
@@ -368,7 +357,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
   const answer = (prompt: string, turn = 1) => simulatedAnswer('ChatGPT', 'chatgpt', prompt, turn);
   const addressOf = async (ref: string) => new URL((await e.service.store.conversation(ref))!.address);
 
-  it('answers under the A/B chooser with the first answer, and sends once', async () => {
+  inOrder('answers under the A/B chooser with the first answer, and sends once', async ({ expect }) => {
     const prompt = 'Compare [[sim:ab]]';
     const r = await ask({ prompt });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -376,7 +365,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(e.sim.log.sends.filter((s) => s.prompt === prompt)).toHaveLength(1);
   });
 
-  it('keeps a project chat at /g/<project>/c/<id> and continues it there', async () => {
+  inOrder('keeps a project chat at /g/<project>/c/<id> and continues it there', async ({ expect }) => {
     const first = await ask({ prompt: 'In a project [[sim:project]]' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect((await addressOf(first.body.conversation_ref)).pathname).toMatch(/^\/g\/g-p-[0-9a-f]{32}-simulated-project\/c\/[0-9a-f-]{36}$/);
@@ -385,7 +374,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(second.body.response).toBe(answer('Still in the project', 2));
   });
 
-  it('writes in the composer, not in a Canvas editor that comes first in the page', async () => {
+  inOrder('writes in the composer, not in a Canvas editor that comes first in the page', async ({ expect }) => {
     const first = await ask({ prompt: 'Draft it [[sim:canvas]]' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     // The conversation now opens with the Canvas before the composer.
@@ -395,7 +384,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(e.sim.log.sends.at(-1)!.prompt).toBe('Next to the canvas');
   });
 
-  it('reads an answer whose turn state stays in_progress, and continues past that stale turn', async () => {
+  inOrder('reads an answer whose turn state stays in_progress, and continues past that stale turn', async ({ expect }) => {
     const started = Date.now();
     const first = await ask({ prompt: 'Stale state [[sim:stale]]' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
@@ -406,7 +395,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(second.body.response).toBe(answer('After the stale one', 2));
   });
 
-  it('waits through the safety review notice: not an error, the answer whole', async () => {
+  inOrder('waits through the safety review notice: not an error, the answer whole', async ({ expect }) => {
     const prompt = 'Reviewed [[sim:review]] [[sim:ms=2400]]';
     const r = await ask({ prompt });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -414,7 +403,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(r.body.attempts).toBe(1);
   });
 
-  it('switches a page left in Work mode back to Chat before sending', async () => {
+  inOrder('switches a page left in Work mode back to Chat before sending', async ({ expect }) => {
     const first = await ask({ prompt: 'Then work [[sim:work]]' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     // The agent's next page opens in Work mode, where a prompt would start a task.
@@ -423,7 +412,7 @@ describe('a ChatGPT agent on what the 2026 site does', () => {
     expect(second.body.response).toBe(answer('Chat please'));
   });
 
-  it('reads CodeMirror code blocks back from the page as fenced Markdown: no header text, lines kept', async () => {
+  inOrder('reads CodeMirror code blocks back from the page as fenced Markdown: no header text, lines kept', async ({ expect }) => {
     const prompt = 'Lines:\n\n    indented\n\nlast';
     const r = await ask({ prompt });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -3,18 +3,19 @@
  * pages render, used as a person would; then ChatBridge driving them.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, typeAndSend, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
+import { describeBeside, inOrder } from '../../support/beside.js';
 
 const COMPOSER = '[data-testid="chat-input"]';
 
-describe('simulated Claude pages', () => {
+describeBeside('simulated Claude pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });
@@ -32,8 +33,8 @@ describe('simulated Claude pages', () => {
     }
   };
 
-  it('transcript: the newest six rows stay mounted, numbered among all of them', async () => {
-    const sp = await openSimPage(browser, 'claude', { layout: 'transcript' });
+  it('transcript: the newest six rows stay mounted, numbered among all of them', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'claude', { look: { layout: 'transcript' } });
     try {
       await converse(sp, 4);
       const rows = await sp.page.$$eval('[data-testid="transcript-list"] > [data-testid="transcript-row"]', (all) =>
@@ -57,8 +58,8 @@ describe('simulated Claude pages', () => {
     }
   });
 
-  it('rs-rows: [data-rs-index] rows in the "chat messages" article, told apart only by their contents', async () => {
-    const sp = await openSimPage(browser, 'claude', { layout: 'rs-rows' });
+  it('rs-rows: [data-rs-index] rows in the "chat messages" article, told apart only by their contents', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'claude', { look: { layout: 'rs-rows' } });
     try {
       await converse(sp, 4);
       const rows = await sp.page.$$eval('[role="article"][aria-label="chat messages"] > [data-rs-index]', (all) =>
@@ -85,8 +86,8 @@ describe('simulated Claude pages', () => {
   });
 
   for (const layout of SIM_SITES.claude.layouts) {
-    it(`${layout}: the usage limit replaces the editor with the stand-in notice, also on a page opened while limited`, async () => {
-      const sp = await openSimPage(browser, 'claude', { layout });
+    it(`${layout}: the usage limit replaces the editor with the stand-in notice, also on a page opened while limited`, async ({ expect }) => {
+      const sp = await openSimPage(browser, 'claude', { look: { layout } });
       try {
         await converse(sp, 1);
         await typeAndSend(sp, COMPOSER, 'One more [[sim:limit]]');
@@ -107,7 +108,7 @@ describe('simulated Claude pages', () => {
 
 for (const layout of SIM_SITES.claude.layouts.slice(1)) providerSuite('claude', { layout }, 'core');
 
-describe('ChatBridge on the 2026 Claude page', () => {
+describeBeside('ChatBridge on the 2026 Claude page', () => {
   let e: E2E;
   beforeAll(async () => {
     e = await startE2E('claude', 2);
@@ -116,7 +117,7 @@ describe('ChatBridge on the 2026 Claude page', () => {
 
   const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'claude', ...body } });
 
-  it('continues a long conversation after its old rows were unmounted, each answer the right one', async () => {
+  inOrder('continues a long conversation after its old rows were unmounted, each answer the right one', async ({ expect }) => {
     const first = await ask({ prompt: 'Long 1' });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     for (let turn = 2; turn <= 5; turn++) {
@@ -134,7 +135,7 @@ describe('ChatBridge on the 2026 Claude page', () => {
   });
 
   // Last: the limited agent stays cooled down.
-  it('a page that opens at the usage limit: the attempt fails at once as a rate limit, the agent cools down until the time on the notice, a job pinned to it waits', async () => {
+  inOrder('a page that opens at the usage limit: the attempt fails at once as a rate limit, the agent cools down until the time on the notice, a job pinned to it waits', async ({ expect }) => {
     const [limited, other] = e.browserAgents as [(typeof e.browserAgents)[0], (typeof e.browserAgents)[0]];
     // Its person uses up the allowance in another tab of the agent's browser.
     const tab = await limited.page()!.context().newPage();

@@ -3,20 +3,21 @@
  * simulated pages render, used as a person would; then ChatBridge driving them.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
+import { describeBeside, inOrder } from '../../support/beside.js';
 
 const COMPOSER = 'textarea[placeholder="Message DeepSeek"]';
 const SLOT = '.ds-button--primary.ds-button--circle';
 const ROWS = '.ds-virtual-list .ds-virtual-list-items > .ds-virtual-list-visible-items > *';
 
-describe('simulated DeepSeek pages', () => {
+describeBeside('simulated DeepSeek pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });
@@ -38,8 +39,8 @@ describe('simulated DeepSeek pages', () => {
     }
   };
 
-  it('virtual-list: keyed rows, signed per exchange, only the newest four mounted; Read aloud under finished answers', async () => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list' });
+  it('virtual-list: keyed rows, signed per exchange, only the newest four mounted; Read aloud under finished answers', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list' } });
     try {
       await converse(sp, 3);
       const rows = await sp.page.$$eval(ROWS, (all) =>
@@ -70,8 +71,8 @@ describe('simulated DeepSeek pages', () => {
     }
   });
 
-  it('virtual-list-hashed: unkeyed rows without .ds-message, hashed classes only', async () => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list-hashed' });
+  it('virtual-list-hashed: unkeyed rows without .ds-message, hashed classes only', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list-hashed' } });
     try {
       await converse(sp, 2);
       const classes = await sp.page.$$eval(ROWS, (all) => all.map((r) => [r.className, r.firstElementChild!.className]));
@@ -86,8 +87,8 @@ describe('simulated DeepSeek pages', () => {
     }
   });
 
-  it('classic: the message blocks before the virtual list', async () => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'classic' });
+  it('classic: the message blocks before the virtual list', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'classic' } });
     try {
       await converse(sp, 3);
       expect(await sp.page.locator('.ds-virtual-list, [data-virtual-list-item-key], [aria-label="Read aloud"]').count()).toBe(0);
@@ -97,8 +98,8 @@ describe('simulated DeepSeek pages', () => {
     }
   });
 
-  it('virtual-list: the slot is send (path M8.3125), then loading until the first words, then stop (path M2 4.88)', async () => {
-    const sp = await openSimPage(browser, 'deepseek', { layout: 'virtual-list' });
+  it('virtual-list: the slot is send (path M8.3125), then loading until the first words, then stop (path M2 4.88)', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list' } });
     try {
       // The reply is held back by a reasoning pause so each glyph can be seen in turn.
       await sp.page.fill(COMPOSER, 'Slow [[sim:ms=3000]]');
@@ -120,7 +121,7 @@ describe('simulated DeepSeek pages', () => {
 for (const layout of SIM_SITES.deepseek.layouts.slice(1)) providerSuite('deepseek', { layout }, 'core');
 
 for (const layout of ['virtual-list', 'virtual-list-hashed']) {
-  describe(`ChatBridge on DeepSeek's virtual list (${layout})`, () => {
+  describeBeside(`ChatBridge on DeepSeek's virtual list (${layout})`, () => {
     let e: E2E;
     beforeAll(async () => {
       e = await startE2E('deepseek', 1, { layout });
@@ -130,7 +131,7 @@ for (const layout of ['virtual-list', 'virtual-list-hashed']) {
     const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'deepseek', ...body } });
 
     // Unkeyed, the list renders its rows anew each exchange: the old answers, new elements, are known by their words.
-    it('continues a conversation whose first rows the list has unmounted (or rendered anew), each answer the right one', async () => {
+    inOrder('continues a conversation whose first rows the list has unmounted (or rendered anew), each answer the right one', async ({ expect }) => {
       const first = await ask({ prompt: 'Virtual 1' });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       for (let turn = 2; turn <= 4; turn++) {

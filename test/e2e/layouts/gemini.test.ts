@@ -4,21 +4,22 @@
  * as a person would; then ChatBridge driving them.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT } from '../../../agents/providers/page-helpers.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, typeAndSend, type SimPage } from '../../support/layout-page.js';
+import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
+import { describeBeside, inOrder } from '../../support/beside.js';
 
 const COMPOSER = 'rich-textarea div.ql-editor[contenteditable="true"][aria-label="Enter a prompt for Gemini"]';
 const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
 
-describe('simulated Gemini pages', () => {
+describeBeside('simulated Gemini pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });
@@ -36,8 +37,8 @@ describe('simulated Gemini pages', () => {
       return !editor.classList.contains('ql-blank');
     }, text);
 
-  it('logged out, /app is an anonymous composer: Sign in, no account, and it answers without keeping the chat', async () => {
-    const sp = await openSimPage(browser, 'gemini', {}, false);
+  it('logged out, /app is an anonymous composer: Sign in, no account, and it answers without keeping the chat', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'gemini', { signIn: 'no' });
     try {
       expect(new URL(sp.page.url()).pathname).toBe('/app');
       expect(await sp.page.locator('top-bar-actions a[aria-label="Sign in"][href^="/signin"]').count()).toBe(1);
@@ -52,7 +53,7 @@ describe('simulated Gemini pages', () => {
     }
   });
 
-  it('logged in, the page has the account and no Sign in; once the session is gone, a send is refused and a conversation address leads back to the anonymous app', async () => {
+  it('logged in, the page has the account and no Sign in; once the session is gone, a send is refused and a conversation address leads back to the anonymous app', async ({ expect }) => {
     const sp = await openSimPage(browser, 'gemini', {});
     try {
       expect(await sp.page.locator('top-bar-actions a[aria-label^="Google Account"]').count()).toBe(1);
@@ -75,8 +76,8 @@ describe('simulated Gemini pages', () => {
     }
   });
 
-  it('classic: the editor takes a synthetic paste whole', async () => {
-    const sp = await openSimPage(browser, 'gemini', { layout: 'classic' });
+  it('classic: the editor takes a synthetic paste whole', async ({ expect }) => {
+    const sp = await openSimPage(browser, 'gemini', { look: { layout: 'classic' } });
     try {
       expect(await syntheticPaste(sp, PROMPT)).toBe(true);
       await sp.page.keyboard.press('Enter');
@@ -87,8 +88,8 @@ describe('simulated Gemini pages', () => {
     }
   });
 
-  it("quill-clipboard: a synthetic paste's data is ignored; the browser's own text insertion arrives whole", async () => {
-    const sp = await openSimPage(browser, 'gemini', { layout: 'quill-clipboard' });
+  it("quill-clipboard: a synthetic paste's data is ignored; the browser's own text insertion arrives whole", async ({ expect }) => {
+    const sp = await openSimPage(browser, 'gemini', { look: { layout: 'quill-clipboard' } });
     try {
       expect(await syntheticPaste(sp, PROMPT)).toBe(false);
       // The focus is back in the editor, at its end: text inserted now lands there.
@@ -105,7 +106,7 @@ describe('simulated Gemini pages', () => {
   });
 
   // The `class` cues are accounts.google.com's own addresses, which the simulator replaces by its `/signin`.
-  it("the pack's login-wall cues by sign-in link, by name and by the missing account each find the anonymous page; none finds the signed-in one", async () => {
+  it("the pack's login-wall cues by sign-in link, by name and by the missing account each find the anonymous page; none finds the signed-in one", async ({ expect }) => {
     const pack = PROVIDER_SITES.gemini.page;
     const kinds = ['structure', 'aria'] as const;
     for (const kind of kinds) expect(pack.loginWall!.some((c) => c.kind === kind)).toBe(true);
@@ -115,8 +116,8 @@ describe('simulated Gemini pages', () => {
         ([cues, all]) => Object.fromEntries(all.map((kind) => [kind, window.__chatbridge!.which(cues.filter((c) => c.kind === kind)) >= 0])),
         [pack.loginWall!, kinds] as const,
       );
-    const anonymous = await openSimPage(browser, 'gemini', {}, false, PAGE_HELPERS_SCRIPT);
-    const signedIn = await openSimPage(browser, 'gemini', {}, true, PAGE_HELPERS_SCRIPT);
+    const anonymous = await openSimPage(browser, 'gemini', { signIn: 'no', initScript: PAGE_HELPERS_SCRIPT });
+    const signedIn = await openSimPage(browser, 'gemini', { initScript: PAGE_HELPERS_SCRIPT });
     try {
       expect(await found(anonymous)).toEqual({ structure: true, aria: true });
       // Each structure cue alone: the sign-in link, and the composer without the account button.
@@ -129,9 +130,9 @@ describe('simulated Gemini pages', () => {
     }
   });
 
-  it('every layout has the 2026 labels', async () => {
+  it('every layout has the 2026 labels', async ({ expect }) => {
     for (const layout of SIM_SITES.gemini.layouts) {
-      const sp = await openSimPage(browser, 'gemini', { layout });
+      const sp = await openSimPage(browser, 'gemini', { look: { layout } });
       try {
         expect(await sp.page.locator(`${COMPOSER}[data-gramm="false"]`).count()).toBe(1);
         expect(await sp.page.locator('button[aria-label="Upload & tools"][aria-haspopup="menu"]').count()).toBe(1);
@@ -145,14 +146,14 @@ describe('simulated Gemini pages', () => {
 
 for (const layout of SIM_SITES.gemini.layouts.slice(1)) providerSuite('gemini', { layout }, 'core');
 
-describe('ChatBridge on the anonymous Gemini page', () => {
+describeBeside('ChatBridge on the anonymous Gemini page', () => {
   let e: E2E;
   beforeAll(async () => {
     e = await startE2E('gemini', 1);
   }, 60_000);
   afterAll(async () => e?.stop());
 
-  it('an agent whose session is gone finds the anonymous composer: needs_login, and its job waits instead of being answered anonymously', async () => {
+  inOrder('an agent whose session is gone finds the anonymous composer: needs_login, and its job waits instead of being answered anonymously', async ({ expect }) => {
     const agent = e.browserAgents[0]!;
     expect(agent.readiness()).toBe('idle');
     await agent.page()!.context().clearCookies();

@@ -4,11 +4,14 @@
  * only after streaming, icon-only copy buttons on the question and the answer, the code
  * language outside `<code>`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
 import { providerSuite } from '../provider-suite.js';
+import { describeBeside, inOrder } from '../../support/beside.js';
 
 providerSuite('perplexity', { layout: 'markdown-content' }, 'core');
 
@@ -22,19 +25,22 @@ const interceptClipboard = () =>
 const copied = (s: SimPage) => s.page.evaluate(() => (window as unknown as { copied?: string }).copied);
 const COPY_ICON = 'button:has(use[*|href="#pplx-icon-copy"])';
 
-describe('the simulated Perplexity page', () => {
+describeBeside('the simulated Perplexity page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   afterAll(async () => s?.close());
 
-  describe('layout final-text', () => {
+  describe.sequential('layout final-text', () => {
     beforeAll(async () => {
-      s = await openSimPage('perplexity');
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
+      s = await openSimPage(browser, 'perplexity', { initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
     }, 30_000);
 
-    it('streams a bare prose block, then renders the answer anew inside the final-text wrapper', async () => {
-      await s.ask('Slowly [[sim:ms=1500]]');
+    it('streams a bare prose block, then renders the answer anew inside the final-text wrapper', async ({ expect }) => {
+      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       const streaming = await s.page.waitForSelector('.prose[data-renderer="lm"]');
       expect(await s.page.locator('[data-workflow-final-text]').count()).toBe(0);
       expect(await s.page.locator('[id^="markdown-content-"]').count()).toBe(0);
@@ -43,7 +49,7 @@ describe('the simulated Perplexity page', () => {
       expect(await s.page.locator('[data-workflow-final-text] + [data-workflow-text-footer]').count()).toBe(1);
     });
 
-    it('has icon-only copy buttons on the question and in the answer footer, each copying its own', async () => {
+    it('has icon-only copy buttons on the question and in the answer footer, each copying its own', async ({ expect }) => {
       const all = s.page.locator(COPY_ICON);
       // The question's, the footer's, and each code block's own.
       expect(await all.count()).toBe(4);
@@ -58,7 +64,7 @@ describe('the simulated Perplexity page', () => {
       expect(await copied(s)).toBe(simulatedAnswer('Perplexity', 'perplexity', 'Slowly [[sim:ms=1500]]', 1));
     });
 
-    it('puts the code language in the indicator, outside <code>', async () => {
+    it('puts the code language in the indicator, outside <code>', async ({ expect }) => {
       const pre = s.page.locator('[data-workflow-final-text] pre').nth(1);
       expect(await pre.locator('[data-testid="code-language-indicator"]').textContent()).toBe('python');
       expect(await pre.locator('code').getAttribute('class')).toBeNull();
@@ -68,14 +74,14 @@ describe('the simulated Perplexity page', () => {
     });
   });
 
-  describe('layout markdown-content', () => {
+  describe.sequential('layout markdown-content', () => {
     beforeAll(async () => {
       await s?.close();
-      s = await openSimPage('perplexity', { layout: 'markdown-content' });
+      s = await openSimPage(browser, 'perplexity', { look: { layout: 'markdown-content' }, viewport: { width: 1280, height: 720 } });
     }, 30_000);
 
-    it('anchors the answer in markdown-content from the first token, deep in its column, without the workflow attributes', async () => {
-      await s.ask('Slowly [[sim:ms=1500]]');
+    it('anchors the answer in markdown-content from the first token, deep in its column, without the workflow attributes', async ({ expect }) => {
+      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       const streaming = await s.page.waitForSelector('.gap-y-sm.flex.flex-col > div > div > .min-w-0 > div#markdown-content-0 .prose > [data-renderer="lm"]');
       const row = '.gap-y-sm.flex.flex-col > .flex.items-center.justify-between';
       expect(await s.page.locator(row).count()).toBe(0);
@@ -88,14 +94,14 @@ describe('the simulated Perplexity page', () => {
   });
 });
 
-describe('ChatBridge on Perplexity (layout final-text)', () => {
+describeBeside('ChatBridge on Perplexity (layout final-text)', () => {
   let e: E2E;
   beforeAll(async () => {
     e = await startE2E('perplexity', 1);
   }, 60_000);
   afterAll(async () => e?.stop());
 
-  it("copies the answer through its icon-only control, not the question's", async () => {
+  inOrder("copies the answer through its icon-only control, not the question's", async ({ expect }) => {
     const prompt = 'Which copy button?';
     const r = await e.api('POST', '/v1/completions', { body: { provider: 'perplexity', prompt } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

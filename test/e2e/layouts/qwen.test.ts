@@ -3,15 +3,21 @@
  * simulated page shows that the packs have to cope with (Monaco code blocks that hold only
  * the lines in view, the A/B pair that holds the chat until a pick).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { secondResponse } from '../../../agents/simulator/client/second-response.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
-import { openSimPage, type SimPage } from '../../support/sim-page.js';
+import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
+import { describeBeside } from '../../support/beside.js';
 import { providerSuite } from '../provider-suite.js';
 
 providerSuite('qwen', { layout: 'dual' }, 'core');
+
+/** The composer a person types into. */
+const COMPOSER = 'textarea.message-input-textarea';
 
 /** What the page wrote to the clipboard, kept in the page instead of the real clipboard. */
 const interceptClipboard = () =>
@@ -22,21 +28,24 @@ const interceptClipboard = () =>
     },
   });
 
-describe('the simulated Qwen page', () => {
+describeBeside('the simulated Qwen page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
   let s: SimPage;
   afterAll(async () => s?.close());
 
-  describe('Monaco code blocks (layout single)', () => {
+  describe.sequential('Monaco code blocks (layout single)', () => {
     const lines = Array.from({ length: 60 }, (_, i) => `line ${i + 1}${i === 40 ? '\tafter a tab' : ''}`);
     beforeAll(async () => {
-      s = await openSimPage('qwen');
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
-      await s.ask(lines.join('\n'));
+      s = await openSimPage(browser, 'qwen', { initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
+      await typeAndPress(s, COMPOSER, lines.join('\n'));
       await s.page.waitForSelector('.response-message-footer');
     }, 30_000);
 
-    it('draws only the lines in view, and no tab', async () => {
+    it('draws only the lines in view, and no tab', async ({ expect }) => {
       // The answer's first block echoes the 60-line prompt.
       const block = s.page.locator('pre.qwen-markdown-code').first();
       expect(await block.locator('.qwen-markdown-code-header > div:first-child').textContent()).toBe('text');
@@ -50,7 +59,7 @@ describe('the simulated Qwen page', () => {
       expect(await block.textContent()).not.toContain('\t');
     });
 
-    it('draws further lines on the wheel, out of DOM order, a tab as no-break spaces up to its stop', async () => {
+    it('draws further lines on the wheel, out of DOM order, a tab as no-break spaces up to its stop', async ({ expect }) => {
       const block = s.page.locator('pre.qwen-markdown-code').first();
       await block.locator('.monaco-scrollable-element').hover();
       await s.page.mouse.wheel(0, 30 * 19);
@@ -61,28 +70,26 @@ describe('the simulated Qwen page', () => {
       expect(tops).not.toEqual([...tops].sort((a, b) => a - b));
     });
 
-    it("copies the whole block, tabs included, from the block's own Copy", async () => {
+    it("copies the whole block, tabs included, from the block's own Copy", async ({ expect }) => {
       await s.page.locator('pre.qwen-markdown-code').first().locator('.qwen-markdown-code-header-action-item').first().click();
       expect(await s.page.evaluate(() => (window as unknown as { copied: string }).copied)).toBe(lines.join('\n'));
     });
 
-    it("copies the answer's Markdown from the footer's copy control", async () => {
+    it("copies the answer's Markdown from the footer's copy control", async ({ expect }) => {
       await s.page.locator('.response-message-footer .qwen-chat-package-comp-new-action-control-container-copy').click();
       expect(await s.page.evaluate(() => (window as unknown as { copied: string }).copied)).toBe(simulatedAnswer('Qwen', 'qwen', lines.join('\n'), 1));
     });
   });
 
-  describe('the A/B pair (layout dual)', () => {
+  describe.sequential('the A/B pair (layout dual)', () => {
     beforeAll(async () => {
       await s?.close();
-      s = await openSimPage('qwen', { layout: 'dual' });
-      await s.page.addInitScript(interceptClipboard);
-      await s.page.reload();
-      await s.ask('Pick one');
+      s = await openSimPage(browser, 'qwen', { look: { layout: 'dual' }, initScript: interceptClipboard, viewport: { width: 1280, height: 720 } });
+      await typeAndPress(s, COMPOSER, 'Pick one');
       await s.page.locator('button.smulti-make-better').nth(1).waitFor();
     }, 30_000);
 
-    it('shows two answers in one dual message, each with its own footer and preference button', async () => {
+    it('shows two answers in one dual message, each with its own footer and preference button', async ({ expect }) => {
       const message = s.page.locator('.qwen-chat-message-assistant.qwen-chat-message-dual-message');
       await expect(message.count()).resolves.toBe(1);
       const boxes = message.locator('.smulti-o-response-message-wrapper > .response-message-box');
@@ -94,15 +101,15 @@ describe('the simulated Qwen page', () => {
       expect(await s.page.evaluate(() => (window as unknown as { copied: string }).copied)).toBe(secondResponse(simulatedAnswer('Qwen', 'qwen', 'Pick one', 1)));
     });
 
-    it('does not go on until one is picked: Send stays disabled, Enter sends nothing', async () => {
+    it('does not go on until one is picked: Send stays disabled, Enter sends nothing', async ({ expect }) => {
       const sends = s.sim.log.sends.length;
-      await s.ask('Next question');
+      await typeAndPress(s, COMPOSER, 'Next question');
       expect(await s.page.locator('button.send-button').isDisabled()).toBe(true);
       await s.page.waitForTimeout(300);
       expect(s.sim.log.sends.length).toBe(sends);
     });
 
-    it('folds into the first answer when it is picked, and the chat goes on', async () => {
+    it('folds into the first answer when it is picked, and the chat goes on', async ({ expect }) => {
       await s.page.locator('button.smulti-make-better').first().click();
       await until(() => s.sim.log.prefers.length === 1);
       expect(s.sim.log.prefers[0]!.choice).toBe(1);
@@ -115,7 +122,7 @@ describe('the simulated Qwen page', () => {
       expect(s.sim.log.sends.at(-1)!.prompt).toBe('Next question');
     });
 
-    it('keeps the second answer in the conversation when that one is picked', async () => {
+    it('keeps the second answer in the conversation when that one is picked', async ({ expect }) => {
       await s.page.locator('button.smulti-make-better').nth(1).waitFor();
       await s.page.locator('button.smulti-make-better').nth(1).click();
       await until(() => s.sim.log.prefers.length === 2);
@@ -128,17 +135,17 @@ describe('the simulated Qwen page', () => {
   });
 });
 
-describe('ChatBridge on Qwen', () => {
+describeBeside('ChatBridge on Qwen', () => {
   let e: E2E;
   afterAll(async () => e?.stop());
   const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'qwen', ...body } });
 
-  describe('the A/B pair (layout dual)', () => {
+  describe.sequential('the A/B pair (layout dual)', () => {
     beforeAll(async () => {
       e = await startE2E('qwen', 1, { layout: 'dual' });
     }, 60_000);
 
-    it('returns the first answer and picks it, so the conversation goes on', async () => {
+    it('returns the first answer and picks it, so the conversation goes on', async ({ expect }) => {
       const first = await ask({ prompt: 'Two drafts' });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       expect(first.body.response).toBe(simulatedAnswer('Qwen', 'qwen', 'Two drafts', 1));
@@ -152,13 +159,13 @@ describe('ChatBridge on Qwen', () => {
     });
   });
 
-  describe('Monaco code blocks (layout single)', () => {
+  describe.sequential('Monaco code blocks (layout single)', () => {
     beforeAll(async () => {
       await e?.stop();
       e = await startE2E('qwen', 1);
     }, 60_000);
 
-    it('reads a block longer than the editor shows back whole, tabs included', async () => {
+    it('reads a block longer than the editor shows back whole, tabs included', async ({ expect }) => {
       const prompt = Array.from({ length: 80 }, (_, i) => (i % 10 === 5 ? `\tline ${i + 1}` : `line ${i + 1}`)).join('\n');
       const r = await ask({ prompt });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
