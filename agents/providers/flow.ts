@@ -12,7 +12,7 @@
 import type { Page } from 'playwright-core';
 import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
+import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
 import type { TurnProblem, WatchLimits } from './page-helpers.js';
 import { insertPrompt, send } from './prompt-input.js';
 import type { PagePack, ProviderSite } from './site.js';
@@ -102,6 +102,14 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
   const who = await card.evaluate((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80));
   await card.click({ timeout: 2_000 }).catch(() => {});
   await card.dispose();
+  // The click leads to the next page only after a moment (the site first records the choice),
+  // and the picker's own load fired long ago: wait for the picker to go, then for what replaced
+  // it to load. waitForFunction looks again in each new document.
+  await page
+    .waitForFunction((pack: PagePack) => window.__chatbridge !== undefined && !window.__chatbridge.find(pack.accountPicker), site.page, {
+      timeout: PAGE_LOAD_MS,
+    })
+    .catch(() => {});
   await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {});
   notes({ level: 'info', message: `chose the saved account "${who}" on ${site.name}'s "Choose an account to continue" page.` });
 }
@@ -265,10 +273,19 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
 
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
 async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  return page
-    .waitForLoadState('domcontentloaded', { timeout: PAGE_LOAD_MS })
-    .then(() => pageProblem(page, site))
-    .catch(() => null);
+  // A real-time budget: the page moves on its own time, whatever the agent's clock says.
+  const until = Date.now() + PAGE_LOAD_MS;
+  for (;;) {
+    try {
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, until - Date.now()) });
+      return await pageProblem(page, site);
+    } catch (error) {
+      // The step broke as the move began, and the old document still counted as loaded: the
+      // look ran into the move too. Look again once the next document is there.
+      if (!movedAway(error) || Date.now() >= until) return null;
+      await page.waitForTimeout(50).catch(() => {});
+    }
+  }
 }
 
 async function pressStop(page: Page, pack: PagePack): Promise<void> {

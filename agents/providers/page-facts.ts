@@ -73,3 +73,8 @@ export async function roleHandle(page: Page, pack: PagePack, role: Role): Promis
   if (!element) await handle.dispose();
   return element;
 }
+
+/** Whether `error` is a page script cut short by the page's own navigation. */
+export function movedAway(error: unknown): boolean {
+  return /Execution context was destroyed|navigation/i.test(error instanceof Error ? error.message : String(error));
+}

@@ -7,7 +7,7 @@ import type { ElementHandle, Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
 import { clearObstacles } from './obstacle-clearing.js';
-import { roleHandle, siteChanged, type Notes } from './page-facts.js';
+import { movedAway, roleHandle, siteChanged, type Notes } from './page-facts.js';
 import type { PagePack, ProviderSite } from './site.js';
 
 /** The send control, when the site shows one only once the composer holds text. */
@@ -216,7 +216,7 @@ async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<
       // The page may have navigated away (a login page): let the turn's watch say so. A page
       // that died is the browser's failure, not the send's.
       (error: Error) => {
-        if (/Execution context was destroyed|navigation/i.test(error.message)) return 'sent' as const;
+        if (movedAway(error)) return 'sent' as const;
         throw error;
       },
     );
