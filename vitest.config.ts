@@ -6,6 +6,17 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const OWN_PROCESS = ['test/renderer/**/*.test.{ts,tsx}', 'test/e2e/chromium-keyring.test.ts'];
 
+/**
+ * Files that time processes they spawn against real-time bounds ("reaches the running server
+ * within one second", a lease running out, a kill and a restart): they run first, two at a
+ * time, before the browsers load the machine (with three workers beside them they ran out of
+ * time on a loaded machine).
+ */
+const TIMED_PROCESSES = [
+  'test/integration/{cli,cli-security,hosted-cli,ask-command,cluster,crash-recovery,webhooks-process,mcp-server}.test.ts',
+  'test/store/pg-{devices,keys-cli,settings-cli,usage-jobs-cli}.test.ts',
+];
+
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
   oxc: { jsx: { runtime: 'automatic' } },
@@ -16,13 +27,9 @@ export default defineConfig({
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0' },
-    // Two files at a time, also on a 2-core machine: a browser file spends most of its time
-    // waiting on its pages and simulated answers (test/e2e/gemini.test.ts alone: 11 s of CPU
-    // in 29 s). Measured on the shared 2-core machine, the whole suite took 476 and 545 s with
-    // two workers against 700 s with one. Three workers ran the six provider e2e files 9%
-    // faster (109/125 s against 122/135 s), but on a loaded machine the tests that time
-    // processes against real-time bounds (cli, cluster, webhooks-process) ran out of time.
-    maxWorkers: 2,
+    // Three files at a time after the timed processes, two with them (the projects below), also
+    // on a 2-core machine: a browser file spends most of its time waiting on its pages and
+    // simulated answers (test/e2e/gemini.test.ts alone: 11 s of CPU in 29 s).
     // Inside a file, blocks that share nothing run side by side (test/support/beside.ts): at
     // most three at once, each with its own browser (the drift sample, 8 suites: 90 s alone
     // in a file, 45 s three at a time, on the loaded shared machine).
@@ -30,7 +37,18 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
+      {
+        extends: true,
+        test: {
+          name: 'timed-processes',
+          include: TIMED_PROCESSES,
+          isolate: false,
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          sequence: { groupOrder: 0 },
+          maxWorkers: 2,
+        },
+      },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, sequence: { groupOrder: 1 }, maxWorkers: 3 } },
       // The other files import the app's modules, mock no module, and stop what they start
       // (servers, browsers, processes: trackProcesses, afterAll): a file in a fresh process each
       // paid ~0.6 s of imports for ~0.3 s of tests (test/unit and test/electron: 23 s of CPU
@@ -41,9 +59,11 @@ export default defineConfig({
         test: {
           name: 'shared-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS],
+          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS, ...TIMED_PROCESSES],
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 3,
         },
       },
     ],
