@@ -48,7 +48,7 @@ describe('dispatch order', () => {
     await start({ chatgpt: 2 });
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'x', provider: 'claude', ...queued } });
     expect(r.status).toBe(202);
-    await new Promise((r) => setTimeout(r, 50));
+    await t.service.scheduler.settled();
     expect((await job(r.body.id)).status).toBe('queued');
     expect(t.agents.every((a) => a.runs.length === 0)).toBe(true);
   });
@@ -170,7 +170,7 @@ describe('cancel', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     await t.service.settings.setPaused(false);
-    await new Promise((r) => setTimeout(r, 30));
+    await t.service.scheduler.settled();
     expect(t.agents[0]!.runs).toHaveLength(0);
     const again = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(again.status).toBe(200);
@@ -212,10 +212,10 @@ describe('hourly caps', () => {
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'two', deadline_ms: 3_600_000, ...queued } });
     const status = (await t.api('GET', '/v1/status')).body;
     expect(status.devices[0].agents[0].next_slot_at).toBe(new Date(firstAt + HOUR_MS).toISOString().replace('.000Z', 'Z'));
-    await new Promise((r) => setTimeout(r, 30));
+    await t.service.scheduler.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(HOUR_MS - 60_001);
-    await new Promise((r) => setTimeout(r, 30));
+    await t.service.scheduler.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(1);
     await until(async () => (await job(sub.body.id)).status === 'succeeded');
