@@ -28,8 +28,9 @@ export default defineConfig({
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0' },
     // Three files at a time after the timed processes, two with them (the projects below), also
-    // on a 2-core machine: a browser file spends most of its time waiting on its pages and
-    // simulated answers (test/e2e/gemini.test.ts alone: 11 s of CPU in 29 s).
+    // on a 2-core machine: a browser file spends much of its time waiting on its pages and
+    // simulated answers. On the quiet machine the suite took 7 min 28 s so against 8 min 51 s
+    // with two files at a time throughout; both cores are then busy (almost all Chromium).
     // Inside a file, blocks that share nothing run side by side (test/support/beside.ts): at
     // most three at once, each with its own browser (the drift sample, 8 suites: 90 s alone
     // in a file, 45 s three at a time, on the loaded shared machine).
