@@ -143,6 +143,20 @@ export class WebhookSender {
   }
 
   /**
+   * Resolves once no look at the outbox is under way or asked for: what the looks so far
+   * started is in flight by then (an attempt's answer is not waited for: a receiver may never
+   * answer). Tests await this instead of sleeping.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      // A look asked for in this turn starts in the next ('turn' gathering).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.looks.busy) return;
+      await this.looks.idle();
+    }
+  }
+
+  /**
    * Stops sending. Attempts in flight get a short grace to finish and be recorded; the rest
    * are abandoned unrecorded, so the next start makes them again (at least once). The
    * grace is real time: it bounds how long the process takes to exit.

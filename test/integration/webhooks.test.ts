@@ -43,6 +43,16 @@ async function receiver(respond?: Responder) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Waits for the attempts under way to end (their receivers answer) and for the looks at the
+ * outbox that follows, and says that none of those started another attempt.
+ */
+const quiet = async () => {
+  const sender = t!.service.webhookSender;
+  await until(() => sender.inFlightCount() === 0, 5_000, 'the attempts under way');
+  await sender.settled();
+  expect(sender.inFlightCount()).toBe(0);
+};
 const delivery = async (id: string) => (await t!.service.outbox.get(id))!;
 /** Waits until `n` attempts of the job are recorded and none is in flight. */
 const recorded = (id: string, n: number) =>
@@ -138,7 +148,7 @@ describe('the request', () => {
     expect(byCase.get('cancelledQueued').attempts).toBe(0);
     expect((await t!.service.store.get(plain))!.status).toBe('succeeded');
     expect(await t!.service.outbox.get(plain)).toBeUndefined(); // no callback_url, no delivery
-    await sleep(100);
+    await quiet();
     expect(hook.received).toHaveLength(5);
   });
 
@@ -174,7 +184,7 @@ describe('failures and the retry schedule', () => {
     expect(await delivery(id)).toMatchObject({ state: 'pending', round_attempts: 1, next_at: started + 30_000 });
 
     clock.advance(29_999);
-    await sleep(100);
+    await quiet();
     expect(hook.received).toHaveLength(1);
     clock.advance(1);
     await hook.waitFor(2);
@@ -203,7 +213,7 @@ describe('failures and the retry schedule', () => {
     expect((await t!.service.outbox.attempts(id)).map((a) => a.started_at - started)).toEqual([0, 30_000, 330_000, 2_130_000, 9_330_000]);
     expect(await delivery(id)).toMatchObject({ state: 'failed', round_attempts: 5, next_at: null });
     clock.advance(24 * 3_600_000);
-    await sleep(100);
+    await quiet();
     expect(hook.received).toHaveLength(5);
     await t!.service.retention.stop(); // its next sweep is the only other timer
     expect(clock.pendingTimers()).toBe(0);
@@ -217,7 +227,7 @@ describe('failures and the retry schedule', () => {
     const hook = await receiver(() => ({ status: 302, headers: { location: elsewhere.url() } }));
     const id = await submitQueued({ prompt: 'redirected', callback_url: hook.url() });
     await recorded(id, 1);
-    await sleep(100);
+    await quiet();
     expect(hook.received).toHaveLength(1);
     expect(elsewhere.received).toHaveLength(0);
     expect((await t!.service.outbox.attempts(id))[0]).toMatchObject({ status_code: 302, error: null });
@@ -303,10 +313,10 @@ describe('durability and redelivery', () => {
 
     // Back 10 s later: the retry is due 20 s from now, not at once.
     await start({ chatgpt: 1 }, { dataDir, at: started + 10_000 });
-    await sleep(100);
+    await quiet();
     expect(hook.received).toHaveLength(1);
     clock.advance(19_999);
-    await sleep(50);
+    await quiet();
     expect(hook.received).toHaveLength(1);
     clock.advance(1);
     await hook.waitFor(2);
