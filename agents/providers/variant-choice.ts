@@ -115,7 +115,14 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
   if (!inForce) {
     await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
-    if (!(await takes(page, variants, step))) return refuse('was chosen, but the page does not show it in force', await readChoices(page, variants));
+    if (!(await takes(page, variants, step))) {
+      // What the page offers is read in its menu, which the pick may have closed (a slow page
+      // may not have opened it again by the time the choice was given up on).
+      await openPicker(page, variants);
+      const offered = await readChoices(page, variants);
+      await closeMenu(page, variants);
+      return refuse('was chosen, but the page does not show it in force', offered);
+    }
   }
   if (inMenu) await closeMenu(page, variants);
 }
