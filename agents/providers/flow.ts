@@ -41,6 +41,10 @@ const COPY_WAIT_MS = 2_000;
 
 const ADDRESS_WAIT_MS = 10_000;
 
+/** After a mid-turn move, how many looks 300 ms apart must find nothing before nothing blocks the page. */
+const CALM_LOOKS = 3;
+const CALM_LOOK_MS = 300;
+
 export function newChatUrl(site: ProviderSite): string {
   return new URL(site.newChatPath, site.baseUrl).href;
 }
@@ -275,17 +279,23 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
 async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
   // A real-time budget: the page moves on its own time, whatever the agent's clock says.
   const until = Date.now() + PAGE_LOAD_MS;
-  for (;;) {
+  let nothing = 0;
+  while (Date.now() < until) {
     try {
-      await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, until - Date.now()) });
-      return await pageProblem(page, site);
+      await page.waitForLoadState('load', { timeout: Math.max(1, until - Date.now()) });
+      const problem = await pageProblem(page, site);
+      if (problem) return problem;
+      // A look may run in the old document before the move commits, or in the new one before
+      // its body came: nothing is nothing only when a loaded page shows it several looks running.
+      if (++nothing >= CALM_LOOKS) return null;
     } catch (error) {
-      // The step broke as the move began, and the old document still counted as loaded: the
-      // look ran into the move too. Look again once the next document is there.
-      if (!movedAway(error) || Date.now() >= until) return null;
-      await page.waitForTimeout(50).catch(() => {});
+      // The look itself ran into the move: look again once the next document is there.
+      if (!movedAway(error)) return null;
+      nothing = 0;
     }
+    await page.waitForTimeout(CALM_LOOK_MS).catch(() => {});
   }
+  return null;
 }
 
 async function pressStop(page: Page, pack: PagePack): Promise<void> {
