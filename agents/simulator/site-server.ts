@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,21 @@ import type { SimSiteConfig } from './site-config.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
 const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
+
+/**
+ * The build of the browser code, named in its address as the real sites name their bundles
+ * (`/cdn/assets/<hash>.js`), so a browser keeps each module it loaded and a new chat only
+ * runs them again: fetching and compiling them anew on every page was a fifth of what a
+ * job cost the test machine's CPU. Read at each page, so a rebuild of the client shows at
+ * the next page without restarting the simulator.
+ */
+function clientBuild(): string {
+  let newest = 0;
+  for (const entry of readdirSync(CLIENT_DIR, { recursive: true, encoding: 'utf8' })) {
+    if (entry.endsWith('.js')) newest = Math.max(newest, statSync(join(CLIENT_DIR, entry)).mtimeMs);
+  }
+  return Math.round(newest).toString(36);
+}
 
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
@@ -172,7 +188,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${config.title}</title>` +
         `<style>${STYLE}</style>` +
         `<script>window.__SIM_BOOT=${JSON.stringify(boot).replace(/</g, '\\u003c')}</script>` +
-        `<script type="module" src="/__sim/client/${config.skin}"></script></head><body>${look.turnstile ? protectedPageScripts() : ''}</body></html>`,
+        `<script type="module" src="/__sim/client/${clientBuild()}/${config.skin}"></script></head><body>${look.turnstile ? protectedPageScripts() : ''}</body></html>`,
     );
   };
 
@@ -257,7 +273,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname;
     try {
-      if (path.startsWith('/__sim/client/')) return await serveClient(res, path.slice('/__sim/client/'.length));
+      const client = /^\/__sim\/client\/[0-9a-z]+\/(.+)$/.exec(path);
+      if (client) return await serveClient(res, client[1]!);
       if (path === '/__sim/log') return json(res, 200, log);
       if (serveCloudflare(path, url, res)) return;
       if (path === paths.login) {
@@ -372,7 +389,8 @@ async function serveClient(res: http.ServerResponse, file: string): Promise<void
   if (!path.startsWith(CLIENT_DIR) || !path.endsWith('.js')) return json(res, 404, {});
   try {
     const source = await readFile(path);
-    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+    // The address names the build (clientBuild), so what it serves never changes.
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' });
     res.end(source);
   } catch {
     json(res, 404, {});
