@@ -3,7 +3,7 @@
  * POST /v1/chat/completions) ask of the application layer: main/service/completions.ts
  * answers. Declared here, where it is used, so the HTTP layer imports nothing above it.
  */
-import type { JobRow, Viewer } from '../core/jobs.js';
+import type { JobView, Viewer } from '../core/jobs.js';
 import type { Provider } from '../core/providers.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { CompletionRequest } from './schemas.js';
@@ -29,7 +29,7 @@ export interface Submission {
 }
 
 export interface Submitted {
-  job: JobRow;
+  job: JobView;
   /** False when an Idempotency-Key returned an existing job. */
   created: boolean;
 }
@@ -37,16 +37,16 @@ export interface Submitted {
 export interface CompletionsPort {
   submit(s: Submission): Promise<Submitted>;
   /** A `wait: true` submission: the job once it succeeded, else the error the contract names for how it ended. */
-  submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobRow>;
+  submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobView>;
   /** The job, if it is the caller's (404 otherwise). */
-  get(id: string, viewer: Viewer): Promise<JobRow>;
+  get(id: string, viewer: Viewer): Promise<JobView>;
   /** The job once it is final, or as it is when `holdMs` has passed or the caller went away. */
-  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal): Promise<JobRow>;
-  holdFor(job: JobRow): number;
-  cancel(id: string, viewer: Viewer): Promise<JobRow>;
-  agentName(job: JobRow): string | null;
-  queuePosition(job: JobRow): Promise<number | undefined>;
-  waitReason(job: JobRow): WaitReason | null;
+  waitFor(job: JobView, holdMs: number, signal?: AbortSignal): Promise<JobView>;
+  holdFor(job: JobView): number;
+  cancel(id: string, viewer: Viewer): Promise<JobView>;
+  agentName(job: JobView): string | null;
+  queuePosition(job: JobView): Promise<number | undefined>;
+  waitReason(job: JobView): WaitReason | null;
   /** Refuses (400) a variant without its provider or one the provider's pack does not list; `field` names where the caller wrote it. */
   checkVariant(provider: Provider | null, variant: string | null, field?: string): void;
 }

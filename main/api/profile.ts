@@ -6,7 +6,7 @@
  * kept, whether keys belong to accounts, the webhook body and which receivers may be
  * called. Routes, the queue and the webhooks ask the profile; none of them tests its name.
  */
-import type { JobRow, AttemptRow } from '../core/jobs.js';
+import type { JobView, AttemptRow } from '../core/jobs.js';
 import { timestamp, timestampMs } from '../core/timestamps.js';
 import { waitSentence, type WaitReason } from '../core/wait-reason.js';
 import { webhookBody } from './webhook-body.js';
@@ -43,9 +43,9 @@ export interface Profile {
    * `queuePosition` is what `queue_position` counts (see `queuePosition` below). `wait`, of a
    * queued job: why it waits (F only: the reason names the operator's agents and devices).
    */
-  jobObject(row: JobRow, agentName: string | null, queuePosition?: number, wait?: JobWait): Job | HostedJob;
+  jobObject(row: JobView, agentName: string | null, queuePosition?: number, wait?: JobWait): Job | HostedJob;
   /** The body of 202 for an accepted `wait: false` job. */
-  acceptedBody(row: JobRow, agentName: string | null): AcceptedBody | HostedJob;
+  acceptedBody(row: JobView, agentName: string | null): AcceptedBody | HostedJob;
   /**
    * What `queue_position` means: (F) the job's 1-based place in dispatch order among the
    * account's queued jobs; (H) the number of the caller's jobs queued at that moment.
@@ -61,11 +61,11 @@ export interface Profile {
   /** (H) Keys belong to accounts the operator creates; (F) the install is one account. */
   accounts: boolean;
   /** `details` of a 502 for a failed job. */
-  failureDetails(row: JobRow, attempts: AttemptRow[]): Record<string, unknown>;
+  failureDetails(row: JobView, attempts: AttemptRow[]): Record<string, unknown>;
   /** `details` of a 504 JOB_TIMEOUT and of a 499 JOB_CANCELLED. */
-  outcomeDetails(row: JobRow): Record<string, unknown>;
+  outcomeDetails(row: JobView): Record<string, unknown>;
   /** The webhook body of a finished job. */
-  webhookBody(row: JobRow, agentName: string | null): string;
+  webhookBody(row: JobView, agentName: string | null): string;
   /**
    * (H) Webhooks go only to public internet addresses unless the operator allows private
    * receivers; (F) the receiver is usually on the same machine, so any address is called.
@@ -105,7 +105,7 @@ export interface JobWait {
   until: number | null;
 }
 
-export function jobObject(row: JobRow, agentName: string | null, queuePosition?: number, wait?: JobWait): Job {
+export function jobObject(row: JobView, agentName: string | null, queuePosition?: number, wait?: JobWait): Job {
   const job: Job = {
     id: row.id,
     status: row.status,
@@ -134,7 +134,7 @@ export function jobObject(row: JobRow, agentName: string | null, queuePosition?:
 }
 
 /** The job object of Profile H (api.md "Job object", the (H) rows). */
-function hostedJobObject(row: JobRow, queuePosition?: number): HostedJob {
+function hostedJobObject(row: JobView, queuePosition?: number): HostedJob {
   const job: HostedJob = {
     ...jobObject(row, null, queuePosition),
     provider: row.req_provider,

@@ -78,7 +78,7 @@ function withJobStore<T>(values: { database?: string | undefined; 'data-dir'?: s
   const bundles = new DiagnosticBundles(resolveDataDir(values['data-dir']));
   return withCommandStorage(values, async (storage) => {
     const result = await work(storage);
-    await bundles.removeWhere(async (id) => !(await storage.jobs.get(id)));
+    await bundles.removeWhere(async (id) => !(await storage.jobs.view(id)));
     return result;
   });
 }

@@ -46,6 +46,23 @@ export interface JobRow {
   model_used: string | null;
 }
 
+/**
+ * A job as its caller is shown it: every field but the prompt, which no job object carries
+ * and which may be 100 000 characters. What a poll reads (JobStore.view).
+ */
+export type JobView = Omit<JobRow, 'prompt'>;
+
+/** Every field of a JobView, once: the compiler holds this to the type, a field more or less fails. */
+const VIEW_FIELDS: Record<keyof JobView, true> = {
+  id: true, status: true, req_provider: true, req_agent_id: true, conversation_in: true, priority: true, timeout_ms: true,
+  deadline_at: true, max_attempts: true, callback_url: true, metadata: true, created_at: true, attempts: true, queue_ms: true,
+  run_ms: true, agent_id: true, provider: true, response: true, conversation_ref: true, error_code: true, error_message: true,
+  finished_at: true, content_pruned_at: true, api_key_id: true, account_id: true, variant: true, model_used: true,
+};
+
+/** The columns a SELECT of a JobView names: every column of `jobs` but `prompt`. */
+export const JOB_VIEW_COLUMNS = Object.keys(VIEW_FIELDS).join(', ');
+
 export type NewJob = Pick<
   JobRow,
   | 'id'

@@ -6,6 +6,7 @@ import type {
   ConversationRow,
   Deletion,
   JobRow,
+  JobView,
   Moved,
   QueuedJob,
   StoreEvent,
@@ -75,7 +76,10 @@ export interface JobStore {
 
   // ---- reads ----
 
+  /** The whole job, its prompt too (the dashboard's job detail, a webhook's body). */
   get(id: string): Promise<JobRow | undefined>;
+  /** The job as its caller is shown it, without the prompt: what every poll reads. */
+  view(id: string): Promise<JobView | undefined>;
   attempts(id: string): Promise<AttemptRow[]>;
   conversation(ref: string): Promise<ConversationRow | undefined>;
   /** The newest jobs first, for the dashboard. */
@@ -84,7 +88,7 @@ export interface JobStore {
   queuedInOrder(): Promise<QueuedJob[]>;
   queuedCount(viewer: Viewer): Promise<number>;
   /** 1-based place of a queued job among its account's queued jobs that compete with it for an agent, in dispatch order (queue-order.ts `competes`). */
-  queuePosition(job: JobRow): Promise<number>;
+  queuePosition(job: JobView): Promise<number>;
   oldestQueuedAt(viewer: Viewer): Promise<number | null>;
   /** The earliest deadline of a live job; null when none is live. */
   nextDeadline(): Promise<number | null>;

@@ -7,7 +7,7 @@ import { hasVisibleText } from '../core/text.js';
 import type { Profile } from '../api/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobEvents } from '../queue/job-events.js';
-import { EVERY_ACCOUNT, type JobRow, type Viewer } from '../core/jobs.js';
+import { EVERY_ACCOUNT, type JobView, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { Scheduler } from '../queue/scheduler.js';
 import { isFinal } from '../queue/state-machine.js';
@@ -109,24 +109,24 @@ export class Completions {
   }
 
   /** The job, if it is the caller's: another account's job is as unknown as a made-up id (404). */
-  async get(id: string, viewer: Viewer): Promise<JobRow> {
-    const job = await this.store.get(id);
+  async get(id: string, viewer: Viewer): Promise<JobView> {
+    const job = await this.store.view(id);
     if (!job || (viewer !== EVERY_ACCOUNT && job.account_id !== viewer)) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     return job;
   }
 
   /** `queue_position` of a queued job, as the profile counts it. */
-  async queuePosition(job: JobRow): Promise<number | undefined> {
+  async queuePosition(job: JobView): Promise<number | undefined> {
     if (job.status !== 'queued') return undefined;
     return this.profile.queuePosition === 'count' ? this.store.queuedCount(job.account_id) : this.store.queuePosition(job);
   }
 
-  agentName(job: JobRow): string | null {
+  agentName(job: JobView): string | null {
     return job.agent_id ? (this.cluster.get(job.agent_id)?.name ?? null) : null;
   }
 
   /** The scheduler hears of the move from the store, and stops the job's agent if it was running. */
-  async cancel(id: string, viewer: Viewer): Promise<JobRow> {
+  async cancel(id: string, viewer: Viewer): Promise<JobView> {
     await this.get(id, viewer);
     const moved = await this.store.cancel(id, this.clock.now());
     if (!moved) throw new ApiError('NOT_FOUND', `No job ${id}.`);
@@ -140,13 +140,13 @@ export class Completions {
    * known to last past the hold's end (every agent for it resting until later, say), so the
    * caller learns now what it would learn then. GET ?wait=true holds as decisions.md says.
    */
-  waitFor(job: JobRow, holdMs: number, signal?: AbortSignal, endsEarly = false): Promise<JobRow> {
+  waitFor(job: JobView, holdMs: number, signal?: AbortSignal, endsEarly = false): Promise<JobView> {
     if (isFinal(job.status) || holdMs <= 0 || this.closed) return Promise.resolve(job);
     const endsAt = this.clock.now() + holdMs;
     return new Promise((resolve) => {
       let ended = false;
       let current = job;
-      const done = (latest: JobRow) => {
+      const done = (latest: JobView) => {
         if (ended) return;
         ended = true;
         unsubscribe();
@@ -161,7 +161,7 @@ export class Completions {
         if (until !== null && until >= endsAt) done(current);
       };
       const onAbort = () => {
-        this.store.get(job.id).then(
+        this.store.view(job.id).then(
           (latest) => done(latest ?? job),
           () => done(job),
         );
@@ -173,7 +173,7 @@ export class Completions {
       });
       // The job may have become final between the caller's read and this subscription. If
       // this read fails, the hold goes on as it is: an event or the timer ends it.
-      this.store.get(job.id).then(
+      this.store.view(job.id).then(
         (latest) => {
           if (latest && isFinal(latest.status)) done(latest);
         },
@@ -192,13 +192,13 @@ export class Completions {
    * final (or the hold ends, the caller goes away, the service stops), and resolves with the
    * job if it succeeded, else throws the error the contract names for how it ended.
    */
-  async submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobRow> {
+  async submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobView> {
     const { job } = await this.submit(s);
     return this.outcome(await this.waitFor(job, this.holdFor(job), signal, true));
   }
 
   /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */
-  holdFor(job: JobRow): number {
+  holdFor(job: JobView): number {
     return Math.min(job.deadline_at - this.clock.now(), LIMITS.holdMs);
   }
 
@@ -206,7 +206,7 @@ export class Completions {
    * The outcome of a `wait: true` submission: the job if it succeeded, else the error the
    * contract names for how it ended (or for a hold that ended first).
    */
-  async outcome(job: JobRow): Promise<JobRow> {
+  async outcome(job: JobView): Promise<JobView> {
     switch (job.status) {
       case 'succeeded':
         return job;
@@ -234,7 +234,7 @@ export class Completions {
   }
 
   /** Why a queued job has not started; null for a job that is not queued. */
-  waitReason(job: JobRow): WaitReason | null {
+  waitReason(job: JobView): WaitReason | null {
     return job.status === 'queued' ? this.placement.waitReason(job) : null;
   }
 

@@ -128,7 +128,7 @@ export class Retention {
     }
     result.webhookLogsCleared = await this.inBatches(() => this.outbox.clearOld(now - WEBHOOK_LOG_DAYS * DAY_MS, this.pacing.batch));
     await this.files?.removeWhere(async (id) => {
-      const job = await this.store.get(id);
+      const job = await this.store.view(id);
       return !job || job.content_pruned_at !== null;
     });
     if (this.reclaim) result.pagesReclaimed = await this.reclaim(this.pacing.vacuumPages, nextTurn, () => !this.stopped);

@@ -188,7 +188,7 @@ export class Service {
       this.outbox,
       async (account) => (account === null ? this.signingSecret.get() : this.accountSecrets.of(account)),
       async (jobId) => {
-        const job = (await this.store.get(jobId))!;
+        const job = (await this.store.view(jobId))!;
         return { url: job.callback_url!, body: profile.webhookBody(job, this.completions.agentName(job)), account: job.account_id };
       },
       webhookTransport,

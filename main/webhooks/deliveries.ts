@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { JobRow } from '../core/jobs.js';
+import type { JobView } from '../core/jobs.js';
 import type { DeliveryAttemptRow, DeliveryRow, DeliveryState, WebhookOutbox } from './outbox.js';
 
 export interface DeliveryLog {
@@ -25,7 +25,7 @@ export class NoDelivery extends Error {}
  */
 export class WebhookDeliveries {
   constructor(
-    private readonly jobs: { get(id: string): Promise<JobRow | undefined> },
+    private readonly jobs: { view(id: string): Promise<JobView | undefined> },
     private readonly outbox: WebhookOutbox,
     private readonly clock: Clock,
     private readonly onRedeliver: () => void = () => {},
@@ -50,8 +50,8 @@ export class WebhookDeliveries {
     return this.log(jobId);
   }
 
-  private async find(jobId: string): Promise<{ job: JobRow; delivery: DeliveryRow }> {
-    const job = await this.jobs.get(jobId);
+  private async find(jobId: string): Promise<{ job: JobView; delivery: DeliveryRow }> {
+    const job = await this.jobs.view(jobId);
     if (!job) throw new NoDelivery(`No job ${jobId}.`);
     if (job.callback_url === null) throw new NoDelivery(`Job ${jobId} has no callback_url, so it has no webhook.`);
     const delivery = await this.outbox.get(jobId);

@@ -448,6 +448,22 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
     });
 
     describe('reads', () => {
+      it('views a job as its caller is shown it: the whole row but the prompt, as it moves and once it is gone', async () => {
+        const withoutPrompt = ({ prompt: _prompt, ...view }: JobRow) => view;
+        const job = await submit({ prompt: 'x'.repeat(100_000) });
+        expect(await store.view(job.id)).toEqual(withoutPrompt((await store.get(job.id))!));
+        expect(await store.view(job.id)).not.toHaveProperty('prompt');
+        await store.dispatch([claim(job)], T0 + 1000);
+        expect(await store.view(job.id)).toMatchObject({ status: 'dispatched', attempts: 1, agent_id: 'agt_a', queue_ms: 1000 });
+        await store.endAttempt(job.id, 1, succeeded('the answer'), T0 + 3000);
+        const final = await store.view(job.id);
+        expect(final).toEqual(withoutPrompt((await store.get(job.id))!));
+        expect(final).toMatchObject({ status: 'succeeded', response: 'the answer', run_ms: 2000, finished_at: T0 + 3000 });
+        await store.delete(job.id);
+        expect(await store.view(job.id)).toBeUndefined();
+        expect(await store.view('job_none')).toBeUndefined();
+      });
+
       it("counts each account's queue, its oldest job and a job's place in it", async () => {
         const a1 = await submit({ account_id: 'acct_1', created_at: T0 + 10 });
         const a2 = await submit({ account_id: 'acct_1', created_at: T0 + 20, priority: 1 });

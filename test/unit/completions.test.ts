@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { completionDefaults, type CompletionRequest } from '../../main/api/schemas.js';
 import type { Submission } from '../../main/api/completions-port.js';
 import { ApiError } from '../../main/core/errors.js';
-import type { JobRow } from '../../main/core/jobs.js';
+import type { JobRow, JobView } from '../../main/core/jobs.js';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
 import { queueKit, type QueueKit } from '../support/queue-kit.js';
 
@@ -31,7 +31,7 @@ function held(body: Partial<CompletionRequest> & { prompt: string }): Submission
 }
 
 /** How a held submission ended: the job it answered with, or the error it threw. */
-type Ending = { job: JobRow } | { error: ApiError };
+type Ending = { job: JobView } | { error: ApiError };
 
 /**
  * Submits and holds; resolves with the job once it is stored (submission is asynchronous),

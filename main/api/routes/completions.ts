@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
 import type { CompletionsPort, Submission } from '../completions-port.js';
-import type { JobRow } from '../../core/jobs.js';
+import type { JobView } from '../../core/jobs.js';
 import type { Profile } from '../profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
 import type { RouteAccess } from '../auth.js';
@@ -56,7 +56,7 @@ export function submissionOf(request: FastifyRequest, path: string, body: Comple
 }
 
 export function completionRoutes(app: FastifyInstance, completions: CompletionsPort, profile: Profile, holds: HoldLimits): void {
-  const present = async (job: JobRow) =>
+  const present = async (job: JobView) =>
     profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
 

@@ -2,7 +2,7 @@ import type { DiagnosticBundleView, JobDetail, JobSummary } from '../../api/admi
 import { attemptRecords, jobObject } from '../../api/profile.js';
 import type { DiagnosticManifest } from '../../core/diagnostics.js';
 import { ApiError } from '../../core/errors.js';
-import { EVERY_ACCOUNT, type JobRow } from '../../core/jobs.js';
+import { EVERY_ACCOUNT, type JobRow, type JobView } from '../../core/jobs.js';
 import { Listeners } from '../../core/listeners.js';
 import { timestamp, timestampOrNull as ts } from '../../core/timestamps.js';
 import { waitSentence } from '../../core/wait-reason.js';
@@ -12,7 +12,7 @@ import type { Completions } from '../completions.js';
 import type { WebhooksConsole } from './webhooks.js';
 
 /** From acceptance to the end in ms (the timestamps have whole seconds only); null while unfinished. */
-const tookMs = (job: JobRow) => (job.finished_at === null ? null : job.finished_at - job.created_at);
+const tookMs = (job: JobView) => (job.finished_at === null ? null : job.finished_at - job.created_at);
 
 /**
  * The dashboard's jobs, every account's: the recent ones, one in full (its prompt, attempts,
@@ -37,7 +37,9 @@ export class JobsConsole {
 
   async detail(id: string): Promise<JobDetail> {
     const { completions, store } = this.deps;
-    const job = await completions.get(id, EVERY_ACCOUNT);
+    // The whole row: the detail shows the prompt, which the job object does not carry.
+    const job = await store.get(id);
+    if (!job) throw new ApiError('NOT_FOUND', `No job ${id}.`);
     const rows = await store.attempts(id);
     const wait = completions.waitReason(job);
     return {

@@ -8,6 +8,8 @@ import {
   type ConversationRow,
   type Deletion,
   type JobRow,
+  type JobView,
+  JOB_VIEW_COLUMNS,
   type Moved,
   type QueuedJob,
   type StoreEvent,
@@ -203,6 +205,10 @@ export class PgJobStore implements JobStore {
     return one<JobRow>(this.pool, `SELECT * FROM jobs WHERE id = $1`, [id]);
   }
 
+  view(id: string): Promise<JobView | undefined> {
+    return one<JobView>(this.pool, `SELECT ${JOB_VIEW_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  }
+
   attempts(id: string): Promise<AttemptRow[]> {
     return attemptsOf(this.pool, id);
   }
@@ -233,7 +239,7 @@ export class PgJobStore implements JobStore {
     return row!.n;
   }
 
-  async queuePosition(job: JobRow): Promise<number> {
+  async queuePosition(job: JobView): Promise<number> {
     const row = await one<{ n: number }>(
       this.pool,
       `SELECT COUNT(*) AS n FROM jobs

@@ -19,6 +19,8 @@ import {
   type Deletion,
   type IdempotencyClaim,
   type JobRow,
+  type JobView,
+  JOB_VIEW_COLUMNS,
   type Moved,
   type QueuedJob,
   type StoreEvent,
@@ -64,6 +66,7 @@ export class SqliteJobStore implements JobStore {
            @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant)`,
       ),
       get: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE id = ?`)),
+      view: objectRows<JobView>(db.prepare(`SELECT ${JOB_VIEW_COLUMNS} FROM jobs WHERE id = ?`)),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
       queuedInOrder: db.prepare(
         `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
@@ -204,6 +207,10 @@ export class SqliteJobStore implements JobStore {
     return this.get_(id);
   }
 
+  async view(id: string): Promise<JobView | undefined> {
+    return this.s.view.get(id);
+  }
+
   async attempts(id: string): Promise<AttemptRow[]> {
     return this.attemptsOf(id);
   }
@@ -225,7 +232,7 @@ export class SqliteJobStore implements JobStore {
     return this.countQueued(viewer);
   }
 
-  async queuePosition(job: JobRow): Promise<number> {
+  async queuePosition(job: JobView): Promise<number> {
     return this.order.position(job);
   }
 
