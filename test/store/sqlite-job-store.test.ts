@@ -2,10 +2,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../main/storage/sqlite/db.js';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
+import { newJob, T0 } from '../support/new-job.js';
 
 jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));
@@ -24,4 +26,60 @@ jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+/**
+ * The serving process keeps its live jobs in memory (live-jobs.ts): what a poll reads must
+ * still be what the database holds, whatever else writes to it.
+ */
+describe('SQLite job store: the live jobs a poll reads', () => {
+  let dir: string;
+  let db: Db;
+  let store: SqliteJobStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));
+    db = openDatabase(dir);
+    store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
+  });
+  afterEach(async () => {
+    await store.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const submitted = async (at = T0) => {
+    const result = await store.submit({ job: newJob({ created_at: at }), queuedLimit: 1000 });
+    if (result.kind !== 'created') throw new Error(result.kind);
+    return result.job;
+  };
+
+  it('a final job deleted by a command (another connection) is gone from the next view', async () => {
+    const job = await submitted();
+    await store.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    expect((await store.view(job.id))!.status).toBe('dispatched');
+    await store.endAttempt(job.id, 1, { outcome: 'succeeded', response: 'r', conversationRef: 'cv_1', conversationAddress: 'https://x/c/1' }, T0 + 2);
+    expect((await store.view(job.id))!.status).toBe('succeeded');
+    // `chatbridge jobs delete` in its own process: a connection of its own.
+    const command = openDatabase(dir);
+    const other = new SqliteJobStore(command, new SqliteWebhookOutbox(command));
+    expect(await other.delete(job.id)).toEqual({ deleted: true });
+    await other.close();
+    command.close();
+    expect(await store.view(job.id)).toBeUndefined();
+  });
+
+  it('a move rolled back leaves no view ahead of the database', async () => {
+    const first = await submitted(T0);
+    const second = await submitted(T0 + 1);
+    expect((await store.view(first.id))!.status).toBe('queued');
+    // The second start fails once the first was applied: the transaction takes both back.
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON attempts WHEN NEW.job_id = '${second.id}' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const claims = [first, second].map((j) => ({ jobId: j.id, agentId: 'agt_a', provider: 'chatgpt' }));
+    await expect(store.dispatch(claims, T0 + 5)).rejects.toThrow('refused');
+    expect(await store.view(first.id)).toMatchObject({ status: 'queued', attempts: 0, agent_id: null });
+    expect(await store.view(second.id)).toMatchObject({ status: 'queued', attempts: 0 });
+    db.exec('DROP TRIGGER refuse');
+    await store.dispatch(claims.slice(0, 1), T0 + 6);
+    expect((await store.view(first.id))!.status).toBe('dispatched');
+  });
 });

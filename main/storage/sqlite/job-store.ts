@@ -8,6 +8,7 @@ import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, pla
 import { isFinal } from '../../queue/state-machine.js';
 import { Listeners } from '../../core/listeners.js';
 import { GroupCommit } from './group-commit.js';
+import { LiveJobs } from './live-jobs.js';
 import { objectRows } from './object-rows.js';
 import {
   EVERY_ACCOUNT,
@@ -38,12 +39,14 @@ import type { SqliteWebhookOutbox } from './outbox.js';
  * one immediate transaction each.
  *
  * Each move reads its rows, has them planned (queue/job-moves.ts) and applies the plan in
- * `apply`, which also keeps the in-memory queue order in step and holds the event until the
- * transaction commits.
+ * `apply`, which also keeps the in-memory queue order and live jobs in step and holds the
+ * event until the transaction commits.
  */
 export class SqliteJobStore implements JobStore {
   /** The queued jobs in dispatch order, per account: the queue limit and queue_position read it. */
   private order: AccountQueues;
+  /** What polls read: the jobs not final yet (live-jobs.ts). */
+  private readonly live = new LiveJobs();
   private readonly commits: GroupCommit;
   /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
   private readonly listeners = new Listeners<[StoreEvent]>();
@@ -208,7 +211,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async view(id: string): Promise<JobView | undefined> {
-    return this.s.view.get(id);
+    const kept = this.live.get(id);
+    if (kept) return kept;
+    const job = this.s.view.get(id);
+    if (job) this.live.hold(job);
+    return job;
   }
 
   async attempts(id: string): Promise<AttemptRow[]> {
@@ -279,6 +286,7 @@ export class SqliteJobStore implements JobStore {
     const row = newJobRow(job);
     this.s.insert.run(row);
     this.order.add(row);
+    this.live.hold(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);
     return { kind: 'created', job: row };
   }
@@ -307,6 +315,7 @@ export class SqliteJobStore implements JobStore {
     if (move.delivery) this.outbox.enqueue(move.delivery);
     if (from === 'queued' && job.status !== 'queued') this.order.remove(job);
     else if (from !== 'queued' && job.status === 'queued') this.order.add(job);
+    this.live.hold(job);
     this.unpublished.push(move.event);
     return { job, from };
   }
@@ -345,8 +354,8 @@ export class SqliteJobStore implements JobStore {
 
   /**
    * One immediate transaction, then the events of its moves. If it fails, its events are
-   * dropped and the in-memory queue order, which may have moved ahead of the rolled-back
-   * rows, is read again.
+   * dropped, the in-memory queue order, which may have moved ahead of the rolled-back rows,
+   * is read again, and the live jobs are forgotten (reads fill them again).
    */
   private transaction<T>(work: () => T): T {
     let result: T;
@@ -365,6 +374,7 @@ export class SqliteJobStore implements JobStore {
 
   private recount(): void {
     this.order = new AccountQueues(this.s.queuedKeys.all() as QueueKey[]);
+    this.live.clear();
   }
 
   private get_(id: string): JobRow | undefined {
