@@ -101,8 +101,10 @@ describeBeside('simulated DeepSeek pages', () => {
   it('virtual-list: the slot is send (path M8.3125), then loading until the first words, then stop (path M2 4.88)', async ({ expect }) => {
     const sp = await openSimPage(browser, 'deepseek', { look: { layout: 'virtual-list' } });
     try {
-      // The reply is held back by a reasoning pause so each glyph can be seen in turn.
-      await sp.page.fill(COMPOSER, 'Slow [[sim:ms=3000]]');
+      // The first words are held back (a long think first) and the answer streams slowly, so
+      // each glyph stays long enough to be seen on a busy machine: the first words of a plain
+      // answer come a quarter of a second after the send, and a look could miss the loading.
+      await sp.page.fill(COMPOSER, 'Slow [[sim:think-first=1500]] [[sim:ms=6000]]');
       await sp.page.locator(`${SLOT}:not(.ds-button--disabled) path[d^="M8.3125"]`).waitFor();
       await sp.page.click(SLOT);
       await sp.page.locator(`${SLOT} .ds-loading`).waitFor();
