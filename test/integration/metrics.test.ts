@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sampleValue, type Family } from '../support/prom-text.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 const HOOK = 'https://127.0.0.1:9/hook';
 const running: TestService[] = [];
@@ -20,14 +21,6 @@ async function scrape(t: TestService, key?: string): Promise<Map<string, Family>
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return parsePrometheusText(await res.text());
-}
-
-async function until(condition: () => Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((res) => setTimeout(res, 25));
-  }
 }
 
 describe('GET /metrics', () => {
@@ -68,11 +61,11 @@ describe('GET /metrics', () => {
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'any provider' } })).status).toBe(200);
     const hang = await t.api('POST', '/v1/completions', { body: { prompt: 'forever [[hang]]', provider: 'claude', wait: false, callback_url: HOOK } });
     expect(hang.status).toBe(202);
-    await until(async () => (await t.api('GET', `/v1/completions/${hang.body.id}`)).body.status === 'dispatched');
+    await until(async () => (await t.api('GET', `/v1/completions/${hang.body.id}`)).body.status === 'dispatched', 10_000, 'the job running');
     expect((await t.api('DELETE', `/v1/completions/${hang.body.id}`)).body.status).toBe('cancelled');
     expect((await t.api('GET', '/nowhere')).status).toBe(404);
     // The cancelled job's webhook goes to a closed port: one attempt without an answer.
-    await until(async () => sampleValue(await scrape(t), 'chatbridge_webhook_deliveries_total', { result: 'no_answer' }) !== undefined);
+    await until(async () => sampleValue(await scrape(t), 'chatbridge_webhook_deliveries_total', { result: 'no_answer' }) !== undefined, 10_000, 'the no_answer count');
 
     const m = await scrape(t);
     const v = (name: string, labels: Record<string, string> = {}) => sampleValue(m, name, labels);

@@ -109,7 +109,8 @@ describe('webhook sender', () => {
     await until(() => transport.to(SLOW) === 4);
     const fast = [finished(FAST), finished(FAST), finished(FAST)];
     await until(() => transport.to(FAST) === 2); // 6 in all: 4 slow + 2 fast
-    await new Promise((r) => setTimeout(r, 20));
+    // Every look under way has ended: one that broke the bounds would have started a 7th.
+    await sender.settled();
     expect([transport.to(SLOW), transport.to(FAST), sender.inFlightCount()]).toEqual([4, 2, 6]);
     transport.answer(204, FAST);
     await until(() => transport.to(FAST) === 1);
@@ -176,7 +177,8 @@ describe('webhook sender', () => {
         throw new Error('the final transition failed');
       })(),
     ).toThrow();
-    await new Promise((r) => setTimeout(r, 20));
+    // A look the rolled-back delivery asked for would have run by now.
+    await sender.settled();
     expect(transport.pending).toHaveLength(0);
   });
 
