@@ -68,6 +68,20 @@ describe('SQLite job store: the live jobs a poll reads', () => {
     expect(await store.view(job.id)).toBeUndefined();
   });
 
+  it('a command beside the server reads its live jobs as they stand, each time', async () => {
+    const job = await submitted();
+    const command = openDatabase(dir);
+    const other = new SqliteJobStore(command, new SqliteWebhookOutbox(command));
+    try {
+      expect((await other.view(job.id))!.status).toBe('queued');
+      await store.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+      expect((await other.view(job.id))!.status).toBe('dispatched');
+    } finally {
+      await other.close();
+      command.close();
+    }
+  });
+
   it('a move rolled back leaves no view ahead of the database', async () => {
     const first = await submitted(T0);
     const second = await submitted(T0 + 1);

@@ -211,11 +211,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async view(id: string): Promise<JobView | undefined> {
-    const kept = this.live.get(id);
-    if (kept) return kept;
-    const job = this.s.view.get(id);
-    if (job) this.live.hold(job);
-    return job;
+    return this.live.get(id) ?? this.s.view.get(id);
   }
 
   async attempts(id: string): Promise<AttemptRow[]> {
