@@ -32,6 +32,10 @@ function clientBuild(): string {
   return Math.round(newest).toString(36);
 }
 
+/** The session cookie the login form sets, and how it is read back from a request. */
+const SESSION_COOKIE = 'sim_session';
+const SESSION_IN_COOKIES = /(?:^|;\s*)sim_session=([^;]+)/;
+
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
   /** `anonymous`: sent from a page without a session, on a site that works logged out. */
@@ -110,6 +114,11 @@ export interface SimSite {
   /** The layout it shows. */
   layout: string;
   log: SimLog;
+  /**
+   * The session cookie of a new signed-in session, as the login form sets it: a browser given
+   * it is signed in without the form (the tests' agents start so; pairing goes through it).
+   */
+  session(): { name: string; value: string };
   close(): Promise<void>;
 }
 
@@ -129,6 +138,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   if (!config.layouts.includes(layout)) throw new Error(`${config.name} has no layout "${layout}"; it has ${config.layouts.join(', ')}.`);
   const drift = [...(look.drift ?? [])];
   const sessions = new Set<string>();
+  const newSession = () => {
+    const token = randomBytes(16).toString('hex');
+    sessions.add(token);
+    return token;
+  };
   const conversations = new Map<string, Conversation>();
   /** Account failures already played, per prompt. */
   const seen = new Set<string>();
@@ -153,7 +167,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const conversationRoutes = [paths.conversation, ...(paths.project ? [paths.project] : [])].map(route);
 
   const sessionOf = (req: http.IncomingMessage) => {
-    const token = /(?:^|;\s*)sim_session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+    const token = SESSION_IN_COOKIES.exec(req.headers.cookie ?? '')?.[1];
     return token && sessions.has(token) ? token : null;
   };
 
@@ -280,10 +294,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       if (path === paths.login) {
         if (req.method === 'POST') {
           await readBody(req);
-          const token = randomBytes(16).toString('hex');
-          sessions.add(token);
           log.logins++;
-          res.writeHead(302, { location: paths.newChat, 'set-cookie': `sim_session=${token}; Path=/; HttpOnly; SameSite=Lax` });
+          res.writeHead(302, { location: paths.newChat, 'set-cookie': `${SESSION_COOKIE}=${newSession()}; Path=/; HttpOnly; SameSite=Lax` });
           return res.end();
         }
         return html(res, 200, loginPage(config));
@@ -376,6 +388,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     url: `http://127.0.0.1:${port}`,
     layout,
     log,
+    session: () => ({ name: SESSION_COOKIE, value: newSession() }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

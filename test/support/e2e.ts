@@ -13,6 +13,7 @@ import type { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { signInToSimulator } from '../../agents/simulator/sign-in.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
+import type { BrowserHost } from '../../main/core/browser-host.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startTestService, type TestService } from './harness.js';
@@ -55,11 +56,10 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   const limits = { ...FLOW_LIMITS, ...options.limits };
   // The host's one-time notes (no OS keyring, no sandbox as root) are for a person starting
   // ChatBridge; every test file, a process of its own, would print them again.
-  const host = new ChromiumHost(profilesDir, findBrowser(), true, () => {});
+  const host = signedInFirst(new ChromiumHost(profilesDir, findBrowser(), true, () => {}), sim);
   const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits, options.clock);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
-  await Promise.all(runtime.list().map(signIn));
   return {
     ...t,
     sim,
@@ -78,5 +78,27 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
       await t.stop();
       await sim.close();
     },
+  };
+}
+
+/**
+ * Each agent's browser, the first time it opens, already holds a session of the simulated
+ * site, as a paired account's profile does: its first look finds the chat, and no test pays
+ * the login form's three page loads per agent (pairing.test.ts goes through the form, and a
+ * test that logs an agent out signs it in again with `signIn`). Opened again (a restart), the
+ * profile keeps what it had, as a real one does.
+ */
+function signedInFirst(host: BrowserHost, sim: SimSite): BrowserHost {
+  const opened = new Set<string>();
+  return {
+    async open(agentId, options) {
+      const session = await host.open(agentId, options);
+      if (!opened.has(agentId)) {
+        opened.add(agentId);
+        await session.page.context().addCookies([{ ...sim.session(), url: sim.url, httpOnly: true, sameSite: 'Lax' }]);
+      }
+      return session;
+    },
+    forget: (agentId) => host.forget(agentId),
   };
 }
