@@ -21,10 +21,10 @@ export interface SimPage {
 export interface SimPageOptions {
   look?: SimLook;
   /**
-   * How the person signs in: through the login form (the default), by posting the form
-   * without the page (a drifted login page may rename its fields), or not at all.
+   * Whether the person is signed in (the default: the browser holds a session, as it does
+   * after the login form, which pairing and the agents' logout tests go through) or not.
    */
-  signIn?: 'form' | 'post' | 'no';
+  signIn?: 'session' | 'no';
   /** Runs in every page before the site's own scripts. */
   initScript?: string | (() => void);
   /** The window: 1000×900 unless given (what is "in view" depends on it). */
@@ -37,19 +37,11 @@ export async function openSimPage(browser: Browser, provider: Provider, options:
   const sim = await startSiteServer(config, options.look ?? {});
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1000, height: 900 } });
   if (options.initScript) await context.addInitScript(options.initScript);
-  const person = { email: 'person@example.test', password: 'simulated' };
-  if (options.signIn === 'post') await context.request.post(new URL(config.paths.login, sim.url).href, { form: person });
+  if (options.signIn !== 'no') await context.addCookies([{ ...sim.session(), url: sim.url, httpOnly: true, sameSite: 'Lax' }]);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  if (options.signIn === undefined || options.signIn === 'form') {
-    await page.goto(new URL(config.paths.login, sim.url).href);
-    await page.fill('input[name="email"]', person.email);
-    await page.fill('input[name="password"]', person.password);
-    await Promise.all([page.waitForURL((url) => url.pathname === config.paths.newChat), page.click('[data-testid="login-submit"]')]);
-  } else {
-    await page.goto(new URL(config.paths.newChat, sim.url).href);
-  }
+  await page.goto(new URL(config.paths.newChat, sim.url).href);
   return {
     sim,
     page,
@@ -123,7 +115,7 @@ export interface DriftPage extends SimPage {
 
 /** `provider`'s simulated site in `look` (its drift), signed in, on a new chat. */
 export async function openDriftPage(browser: Browser, provider: Provider, look: SimLook = {}): Promise<DriftPage> {
-  const sp = await openSimPage(browser, provider, { look, signIn: 'post', viewport: { width: 1280, height: 900 }, initScript: interceptClipboard });
+  const sp = await openSimPage(browser, provider, { look, viewport: { width: 1280, height: 900 }, initScript: interceptClipboard });
   const { sim, page } = sp;
 
   const find = async (originals: Original[], timeout = 5_000) => {
