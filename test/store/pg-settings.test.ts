@@ -127,6 +127,9 @@ describe('PostgreSQL settings: two instances on one database', () => {
       await Promise.all([a.setProviderCap('chatgpt', round), b.setProviderCap('claude', round), a.setGlobalCap(round)]);
     }
     const expected = { chatgpt: 20, claude: 20, gemini: null };
+    // Each instance hears the other's last write by a notice, which may come after its own
+    // write was read back: B's last claude cap can reach A a moment after the loop.
+    await until(() => a.get().providerCaps.claude === 20, 5_000, 'A to hear the last claude cap');
     expect(a.get().providerCaps).toMatchObject(expected);
     await until(() => b.get().providerCaps.chatgpt === 20, 5_000, 'B to hear the last chatgpt cap');
     expect(b.get().providerCaps).toMatchObject(expected);
