@@ -115,10 +115,11 @@ export interface SimSite {
   layout: string;
   log: SimLog;
   /**
-   * The session cookie of a new signed-in session, as the login form sets it: a browser given
-   * it is signed in without the form (the tests' agents start so; pairing goes through it).
+   * The cookie of a new signed-in session, as the login form sets it, in the shape a browser
+   * context takes it (Playwright's addCookies): a browser given it is signed in without the
+   * form (the tests' agents and pages start so; pairing goes through the form).
    */
-  session(): { name: string; value: string };
+  session(): { name: string; value: string; url: string; httpOnly: true; sameSite: 'Lax' };
   close(): Promise<void>;
 }
 
@@ -383,12 +384,12 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     layout,
     log,
-    session: () => ({ name: SESSION_COOKIE, value: newSession() }),
+    session: () => ({ name: SESSION_COOKIE, value: newSession(), url: origin, httpOnly: true, sameSite: 'Lax' }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

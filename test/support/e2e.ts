@@ -95,7 +95,7 @@ function signedInFirst(host: BrowserHost, sim: SimSite): BrowserHost {
       const session = await host.open(agentId, options);
       if (!opened.has(agentId)) {
         opened.add(agentId);
-        await session.page.context().addCookies([{ ...sim.session(), url: sim.url, httpOnly: true, sameSite: 'Lax' }]);
+        await session.page.context().addCookies([sim.session()]);
       }
       return session;
     },

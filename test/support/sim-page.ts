@@ -37,7 +37,7 @@ export async function openSimPage(browser: Browser, provider: Provider, options:
   const sim = await startSiteServer(config, options.look ?? {});
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1000, height: 900 } });
   if (options.initScript) await context.addInitScript(options.initScript);
-  if (options.signIn !== 'no') await context.addCookies([{ ...sim.session(), url: sim.url, httpOnly: true, sameSite: 'Lax' }]);
+  if (options.signIn !== 'no') await context.addCookies([sim.session()]);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
