@@ -11,11 +11,18 @@ import { it, type TestContext } from 'vitest';
 import type { SimLook } from '../../agents/simulator/site-server.js';
 import type { Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
-import { startE2E, type E2E } from '../support/e2e.js';
+import { startE2E, type E2E, type E2EOptions } from '../support/e2e.js';
+import { SkippingClock } from '../support/skipping-clock.js';
+import { until } from '../support/until.js';
 
 /** Two agents on the simulated `provider` in `look`, a service of their own stopped when the test ends. */
-async function twoAgents(onTestFinished: TestContext['onTestFinished'], look: SimLook = {}, provider: Provider = 'chatgpt'): Promise<{ e: E2E; notes: () => string[] }> {
-  const e = await startE2E(provider, 2, look);
+async function twoAgents(
+  onTestFinished: TestContext['onTestFinished'],
+  look: SimLook = {},
+  provider: Provider = 'chatgpt',
+  options: E2EOptions = {},
+): Promise<{ e: E2E; notes: () => string[] }> {
+  const e = await startE2E(provider, 2, look, options);
   onTestFinished(() => e.stop());
   // The agents' notes as the service's log has them (from their first page on).
   return { e, notes: () => e.service.log.recent().map((entry) => entry.message) };
@@ -64,7 +71,9 @@ describeBeside('the rate-limit modal', () => {
 
 describeBeside('a limit or a lock the pack does not know', () => {
   it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async ({ expect, onTestFinished }) => {
-    const { e } = await twoAgents(onTestFinished, {}, 'claude');
+    // The service's clock: the job left without an agent waits to its deadline, skipped rather than sat out.
+    const clock = new SkippingClock();
+    const { e } = await twoAgents(onTestFinished, {}, 'claude', { clock });
     const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
     expect(limited.status, JSON.stringify(limited.body)).toBe(200);
     const first = (await e.service.store.attempts(limited.body.id))[0]!;
@@ -73,12 +82,17 @@ describeBeside('a limit or a lock the pack does not know', () => {
     expect(e.service.pool.state(first.agent_id)).toBe('resting');
 
     // The other agent takes the next job, and meets the lock: no agent is left, so the job waits to its deadline.
-    const watched = await e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 10_000 } });
-    expect(watched.status, JSON.stringify(watched.body)).toBe(504);
-    const lockedAttempt = (await e.service.store.attempts(watched.body.error.details.job_id))[0]!;
+    const waiting = e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 60_000 } });
+    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Watched [[sim:suspicious]]'`).pluck().get() as string | undefined);
+    const lockedAttempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.outcome !== null), 30_000, 'the locked attempt');
     expect(lockedAttempt.error_code).toBe('CHALLENGE');
     const locked = e.browserAgents.find((a) => a.id === lockedAttempt.agent_id)!;
     expect(locked.detail()).toMatch(/^account locked: Claude says the account needs its owner/);
+    expect((await e.service.store.get(id))!.status).toBe('queued');
+    clock.skip(60_000);
+    const watched = await waiting;
+    expect(watched.status, JSON.stringify(watched.body)).toBe(504);
+    expect(watched.body.error.details.job_id).toBe(id);
     expect(e.sim.log.dismissals).toEqual([]);
   }, 120_000);
 });
