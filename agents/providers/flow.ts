@@ -15,7 +15,7 @@ import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
 import type { TurnProblem, WatchLimits } from './page-helpers.js';
 import { insertPrompt, send } from './prompt-input.js';
-import type { PagePack, ProviderSite } from './site.js';
+import { packJson, type PagePack, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 export type { Notes } from './page-facts.js';
@@ -68,9 +68,10 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
     const state = await page
       .waitForFunction(
-        (pack: PagePack) => {
+        (json) => {
           const h = window.__chatbridge;
           if (!h) return null;
+          const pack = h.pack(json);
           if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
           // "Choose an account to continue" shows a "Log in" beside the saved account: a
           // session one click restores, not a login wall.
@@ -78,7 +79,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
           if (h.blocker(pack)) return 'blocked';
           return h.obstacle(pack) ? 'obstacle' : null;
         },
-        site.page,
+        packJson(site.page),
         { timeout: limits.composerMs },
       )
       .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle' | 'picker'>)
@@ -110,7 +111,7 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
   // and the picker's own load fired long ago: wait for the picker to go, then for what replaced
   // it to load. waitForFunction looks again in each new document.
   await page
-    .waitForFunction((pack: PagePack) => window.__chatbridge !== undefined && !window.__chatbridge.find(pack.accountPicker), site.page, {
+    .waitForFunction((json) => window.__chatbridge !== undefined && !window.__chatbridge.find(window.__chatbridge.pack(json).accountPicker), packJson(site.page), {
       timeout: PAGE_LOAD_MS,
     })
     .catch(() => {});
@@ -120,11 +121,11 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
 export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
-  const pack = site.page;
+  const pack = packJson(site.page);
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(page, site, task.variant, notes);
   // What is on the page now is history: the answer is the first assistant turn that is not.
-  await page.evaluate((p: PagePack) => window.__chatbridge!.markTurns(p), pack);
+  await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
   // watching script): to the login page, or to what the page now is (Cloudflare answers a
   // site's reload with its interstitial). What the page shows is then what happened.
@@ -140,8 +141,8 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     .catch(whatHappened);
 
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
-  const watching = page.evaluate(([p, scope, w]) => window.__chatbridge!.watchTurn(p, scope, w), [pack, site.turnScope, watch] as const);
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, pack)).catch(whatHappened);
+  const watching = page.evaluate(([json, scope, w]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w), [pack, site.turnScope, watch] as const);
+  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, site.page)).catch(whatHappened);
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   if (outcome.by === 'settled') {
@@ -165,18 +166,19 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
  * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
  */
 async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Promise<string> {
-  const pack = site.page;
+  const pack = packJson(site.page);
   const scope = site.turnScope;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
   // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
-  const last = lastTurn || (await page.evaluate((p: PagePack) => !window.__chatbridge!.newTurn(p), pack));
-  const findCopy = () => page.evaluateHandle(([p, s, l]) => window.__chatbridge!.inTurn(p, 'copy', s, l), [pack, scope, last] as const);
+  const last = lastTurn || (await page.evaluate((json) => !window.__chatbridge!.newTurn(window.__chatbridge!.pack(json)), pack));
+  const findCopy = () => page.evaluateHandle(([json, s, l]) => window.__chatbridge!.inTurn(window.__chatbridge!.pack(json), 'copy', s, l), [pack, scope, last] as const);
   let copy = await findCopy();
   if (!copy.asElement()) {
     // Some sites show a turn's actions only while it is hovered.
     await copy.dispose();
-    const turn = await page.evaluateHandle(([p, l]) => {
+    const turn = await page.evaluateHandle(([json, l]) => {
       const h = window.__chatbridge!;
+      const p = h.pack(json);
       return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
     }, [pack, last] as const);
     await turn
@@ -202,8 +204,9 @@ async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Pro
   }
   await copy.dispose();
   return page.evaluate(
-    ([p, l]) => {
+    ([json, l]) => {
       const h = window.__chatbridge!;
+      const p = h.pack(json);
       const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
       return turn ? h.answerMarkdown(p, turn) : '';
     },
@@ -222,7 +225,7 @@ async function readAgainLoaded(page: Page, site: ProviderSite): Promise<string> 
   if (!site.conversationPath.test(new URL(page.url()).pathname)) return '';
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page
-    .waitForFunction((p: PagePack) => window.__chatbridge!.turns(p).length > 0, site.page, { timeout: ADDRESS_WAIT_MS })
+    .waitForFunction((json) => window.__chatbridge!.turns(window.__chatbridge!.pack(json)).length > 0, packJson(site.page), { timeout: ADDRESS_WAIT_MS })
     .catch(() => {});
   return readAnswer(page, site, true);
 }
@@ -233,8 +236,9 @@ async function readAgainLoaded(page: Page, site: ProviderSite): Promise<string> 
  * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
  */
 async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | null> {
-  return page.evaluate((pack: PagePack) => {
+  return page.evaluate((json) => {
     const h = window.__chatbridge!;
+    const pack = h.pack(json);
     const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
     if (!turn) return null;
     // The card may sit beside the answer's (empty) Markdown rather than in it.
@@ -272,7 +276,7 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
     const card = item.closest('[class*="file-card" i], [data-testid*="file" i]') ?? item;
     const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
     return name ? `${found[1]} ("${name}")` : found[1];
-  }, site.page);
+  }, packJson(site.page));
 }
 
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */

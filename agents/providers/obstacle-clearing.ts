@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import type { Obstacle } from './page-helpers.js';
 import { failureFor, pageProblem, type Notes } from './page-facts.js';
-import type { PagePack, ProviderSite } from './site.js';
+import { packJson, type ProviderSite } from './site.js';
 
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */
 export const OBSTACLE_ROUNDS = 4;
@@ -27,7 +27,7 @@ export async function clearObstacles(page: Page, site: ProviderSite, notes: Note
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
     const problem = await pageProblem(page, site);
     if (problem) throw failureFor(problem, site);
-    const obstacle = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+    const obstacle = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
     if (!obstacle) return;
     const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
     if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
@@ -61,7 +61,7 @@ export async function clearObstacles(page: Page, site: ProviderSite, notes: Note
   }
   const problem = await pageProblem(page, site);
   if (problem) throw failureFor(problem, site);
-  const left = await page.evaluate((pack: PagePack) => window.__chatbridge!.obstacle(pack), site.page);
+  const left = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
   if (left) {
     throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
   }
@@ -74,15 +74,15 @@ export async function clearObstacles(page: Page, site: ProviderSite, notes: Note
  * there is no such banner.
  */
 async function answerConsent(page: Page, site: ProviderSite): Promise<string | null> {
-  const handle = await page.evaluateHandle((pack: PagePack) => {
-    const choice = window.__chatbridge!.find(pack.consent);
+  const handle = await page.evaluateHandle((json) => {
+    const choice = window.__chatbridge!.find(window.__chatbridge!.pack(json).consent);
     for (let at = choice; at && at !== document.body; at = at.parentElement) {
       const position = window.getComputedStyle(at).position;
       if (position === 'fixed' || position === 'sticky') return choice;
     }
     // A "Decline" that is part of the page itself is not a banner's choice.
     return null;
-  }, site.page);
+  }, packJson(site.page));
   const choice = handle.asElement();
   if (!choice) {
     await handle.dispose();
@@ -95,7 +95,7 @@ async function answerConsent(page: Page, site: ProviderSite): Promise<string | n
 }
 
 async function clickObstacle(page: Page, site: ProviderSite, obstacle: Obstacle): Promise<boolean> {
-  const handle = await page.evaluateHandle(([pack, o]) => window.__chatbridge!.obstacleControl(pack, o), [site.page, obstacle] as const);
+  const handle = await page.evaluateHandle(([json, o]) => window.__chatbridge!.obstacleControl(window.__chatbridge!.pack(json), o), [packJson(site.page), obstacle] as const);
   const control = handle.asElement();
   if (!control) {
     await handle.dispose();

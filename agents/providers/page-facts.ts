@@ -5,7 +5,7 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import { AccountLocked, AgentFailure, type AgentNote } from '../../main/core/agent.js';
 import type { TurnProblem } from './page-helpers.js';
-import type { PagePack, ProviderSite, Role } from './site.js';
+import { packJson, type PagePack, type ProviderSite, type Role } from './site.js';
 
 /** Where the flow tells what it did or saw that a person may want to know. */
 export type Notes = (note: AgentNote) => void;
@@ -46,7 +46,7 @@ export function siteChanged(site: ProviderSite, role: Role, detail?: string): Ag
  * heed, never to close and send again. Null when the page shows none.
  */
 export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  return page.evaluate((pack: PagePack) => window.__chatbridge?.blocker(pack) ?? null, site.page).catch(() => null);
+  return page.evaluate((json) => window.__chatbridge?.blocker(window.__chatbridge.pack(json)) ?? null, packJson(site.page)).catch(() => null);
 }
 
 export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {
@@ -68,7 +68,7 @@ export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailu
 }
 
 export async function roleHandle(page: Page, pack: PagePack, role: Role): Promise<ElementHandle<Element> | null> {
-  const handle = await page.evaluateHandle(([p, r]) => window.__chatbridge!.find(p[r]), [pack, role] as const);
+  const handle = await page.evaluateHandle(([json, r]) => window.__chatbridge!.find(window.__chatbridge!.pack(json)[r]), [packJson(pack), role] as const);
   const element = handle.asElement();
   if (!element) await handle.dispose();
   return element;

@@ -8,7 +8,7 @@ import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { movedAway, roleHandle, siteChanged, type Notes } from './page-facts.js';
-import type { PagePack, ProviderSite } from './site.js';
+import { packJson, type ProviderSite } from './site.js';
 
 /** The send control, when the site shows one only once the composer holds text. */
 const SEND_READY_MS = 3_000;
@@ -104,8 +104,9 @@ async function pasteInPieces(page: Page, site: ProviderSite, composer: ElementHa
 async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'attachment' | 'ignored'> {
   return page
     .waitForFunction(
-      ([pack, since]) => {
+      ([json, since]) => {
         const h = window.__chatbridge!;
+        const pack = h.pack(json);
         const composer = h.find(pack.composer) as HTMLElement | null;
         if (composer && (composer.innerText ?? '').trim() !== '') return 'text';
         if (h.find(pack.attachment)) return 'attachment';
@@ -114,7 +115,7 @@ async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'at
         const focused = !!composer && composer.contains(document.activeElement);
         return focused && performance.now() - since > 100 ? 'ignored' : null;
       },
-      [site.page, await page.evaluate(() => performance.now())] as const,
+      [packJson(site.page), await page.evaluate(() => performance.now())] as const,
       { timeout: PASTE_SETTLE_MS, polling: 20 },
     )
     .then((h) => h.jsonValue() as Promise<'text' | 'attachment' | 'ignored'>)
@@ -123,16 +124,16 @@ async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'at
 
 /** Removes the file the composer made of a paste, with its own remove control; one that will not go fails the attempt before anything is sent. */
 async function unattach(page: Page, site: ProviderSite): Promise<void> {
-  const handle = await page.evaluateHandle((pack: PagePack) => {
-    const file = window.__chatbridge!.find(pack.attachment);
+  const handle = await page.evaluateHandle((json) => {
+    const file = window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment);
     const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
     return controls.find((b) => /remove|delete|entfernen|supprimer|eliminar|remover|удалить|删除|削除|^\s*[×✕]\s*$/i.test(b.getAttribute('aria-label') ?? b.textContent ?? '')) ?? null;
-  }, site.page);
+  }, packJson(site.page));
   const remove = handle.asElement();
   if (remove) await remove.click({ timeout: 2_000 }).catch(() => {});
   await handle.dispose();
   const gone = await page
-    .waitForFunction((pack: PagePack) => !window.__chatbridge!.find(pack.attachment), site.page, { timeout: 2_000 })
+    .waitForFunction((json) => !window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment), packJson(site.page), { timeout: 2_000 })
     .then(
       () => true,
       () => false,
@@ -152,11 +153,11 @@ export async function send(page: Page, site: ProviderSite, notes: Notes, working
   // its slot before): look for it after inserting, and fall back to Enter.
   const ready = await page
     .waitForFunction(
-      (pack: PagePack) => {
-        const b = window.__chatbridge!.find(pack.send) as HTMLButtonElement | null;
+      (json) => {
+        const b = window.__chatbridge!.find(window.__chatbridge!.pack(json).send) as HTMLButtonElement | null;
         return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
       },
-      site.page,
+      packJson(site.page),
       { timeout: SEND_READY_MS },
     )
     .then(
@@ -195,8 +196,9 @@ async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<
   const started = Date.now();
   return page
     .waitForFunction(
-      ([pack, since, quiet, working]) => {
+      ([json, since, quiet, working]) => {
         const h = window.__chatbridge!;
+        const pack = h.pack(json);
         const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
         const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
         const attached = !!h.find(pack.attachment);
@@ -208,7 +210,7 @@ async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<
         if (waited < quiet || (busy && waited < working)) return null;
         return text.trim() === '' ? 'unclear' : 'unsent';
       },
-      [site.page, started, SENT_MS, workingMs] as const,
+      [packJson(site.page), started, SENT_MS, workingMs] as const,
       { timeout: workingMs + 5_000, polling: 100 },
     )
     .then(

@@ -43,6 +43,26 @@ export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
 /** The roles' cues as the page helpers take them, and the page's "thinking" signal (a pack's `variants.thinking`), if it has one. */
 export type PagePack = Partial<Record<Role | 'thinking', readonly PageCue[]>>;
 
+/**
+ * A pack as the flow sends it to the page: its JSON, one string, which the page helpers
+ * parse once per document (`pack`). Playwright serialises an object argument value by value
+ * and checks each against its protocol: a pack, 5 to 11 KB of nested cues, cost ~4.5 ms of
+ * CPU per call that way against ~1.4 ms as one string, and a job makes some 20 such calls.
+ */
+export type PagePackJson = string & { readonly __pagePackJson: true };
+
+const packJsons = new WeakMap<PagePack, PagePackJson>();
+
+/** `pack` as the page takes it (made once per pack). */
+export function packJson(pack: PagePack): PagePackJson {
+  let json = packJsons.get(pack);
+  if (json === undefined) {
+    json = JSON.stringify(pack) as PagePackJson;
+    packJsons.set(pack, json);
+  }
+  return json;
+}
+
 /** How a limit notice says when the limit lifts (limit-reset.ts). */
 export type LimitReset = 'clock' | 'claude' | 'none';
 

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { VariantUnavailable } from '../../main/core/agent.js';
 import type { Notes } from './page-facts.js';
 import type { Helpers } from './page-helpers/types.js';
-import type { ProviderSite } from './site.js';
+import { packJson, type ProviderSite } from './site.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
 import type { PageCue } from './cues.js';
 
@@ -76,14 +76,15 @@ export async function modelUsedOf(page: Page, site: ProviderSite): Promise<strin
   if (!where) return null;
   return page
     .evaluate(
-      ([pack, scope, css, attribute]) => {
+      ([json, scope, css, attribute]) => {
         const h = window.__chatbridge as unknown as Helpers;
+        const pack = h.pack(json);
         const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
         if (!turn) return null;
         const marked = turn.matches(css) ? turn : (turn.querySelector(css) ?? h.scopeOf(pack, turn, scope).querySelector(css));
         return marked?.getAttribute(attribute)?.trim() || null;
       },
-      [site.page, site.turnScope, where.css, where.attribute] as const,
+      [packJson(site.page), site.turnScope, where.css, where.attribute] as const,
     )
     .catch(() => null);
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { AgentFailure } from '../../main/core/agent.js';
 import { BUNDLE_NAME, DIAGNOSTIC_FILES, DIAGNOSTICS_KEPT, type DiagnosticManifest } from '../../main/core/diagnostics.js';
-import type { ProviderSite, Role } from '../providers/site.js';
+import { packJson, type ProviderSite, type Role } from '../providers/site.js';
 
 /** How long the flow's Stop press may wait for a timed-out attempt's bundle (a hung page may never answer). */
 const TIMEOUT_BUNDLE_MS = 10_000;
@@ -44,19 +44,19 @@ export class DiagnosticsKeeper {
     const alive = await page.evaluate(() => !!window.__chatbridge).catch(() => false);
     let cues: DiagnosticManifest['cues'] = {};
     if (alive) {
-      const report = await page.evaluate(([p, s]) => window.__chatbridge!.report(p, s), [site.page, site.turnScope] as const);
+      const report = await page.evaluate(([json, s]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), s), [packJson(site.page), site.turnScope] as const);
       cues = Object.fromEntries(
         Object.entries(report).map(([role, index]) => {
           const cue = index >= 0 ? site.roles[role as Role]?.[index] : undefined;
           return [role, cue ? { index, kind: cue.kind, css: cue.css } : null];
         }),
       );
-      await page.evaluate(([p, secrets]) => window.__chatbridge!.conceal(p, secrets, true), [site.page, attempt.secrets] as const);
+      await page.evaluate(([json, secrets]) => window.__chatbridge!.conceal(window.__chatbridge!.pack(json), secrets, true), [packJson(site.page), attempt.secrets] as const);
       try {
         await write(DIAGNOSTIC_FILES.screenshot, await page.screenshot({ timeout: 5_000 }));
         await write(DIAGNOSTIC_FILES.page, await page.evaluate(() => window.__chatbridge!.concealedHtml()));
       } finally {
-        await page.evaluate(([p]) => window.__chatbridge!.conceal(p, [], false), [site.page] as const).catch(() => {});
+        await page.evaluate((json) => window.__chatbridge!.conceal(window.__chatbridge!.pack(json), [], false), packJson(site.page)).catch(() => {});
       }
     }
     const url = (() => {

@@ -3,7 +3,7 @@ import { AgentFailure } from '../../main/core/agent.js';
 import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/site-check.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits, type Notes } from '../providers/flow.js';
 import { offeredVariants } from '../providers/variant-choice.js';
-import { ROLES, type PagePack, type ProviderSite, type Role } from '../providers/site.js';
+import { packJson, ROLES, type ProviderSite, type Role } from '../providers/site.js';
 
 /** Every fresh chat shows these; without them no job can run. */
 const PAGE_ROLES: readonly Role[] = ['composer', 'send'];
@@ -38,12 +38,12 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
   try {
     await waitUntilReady(page, site, notes, limits);
     Object.assign(found, await report(page, site));
-    found.send = await withProbeText(page, site, () => page.evaluate((p: PagePack) => window.__chatbridge!.which(p.send), site.page));
+    found.send = await withProbeText(page, site, () => page.evaluate((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send), packJson(site.page)));
     variants = await offeredVariants(page, site);
     if (send) {
       let stopSeen = -1;
       void page
-        .waitForFunction((p: PagePack) => window.__chatbridge!.which(p.stop) + 1, site.page, { polling: 'raf', timeout: PROBE_MS })
+        .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).stop) + 1, packJson(site.page), { polling: 'raf', timeout: PROBE_MS })
         .then((h) => h.jsonValue())
         .then((n) => (stopSeen = n - 1), () => {});
       try {
@@ -80,7 +80,7 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
 }
 
 function report(page: Page, site: ProviderSite): Promise<Partial<Record<Role, number>>> {
-  return page.evaluate(([p, scope]) => window.__chatbridge!.report(p, scope), [site.page, site.turnScope] as const);
+  return page.evaluate(([json, scope]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), scope), [packJson(site.page), site.turnScope] as const);
 }
 
 /**
@@ -88,7 +88,7 @@ function report(page: Page, site: ProviderSite): Promise<Partial<Record<Role, nu
  * only then), and empties the composer again: nothing is sent.
  */
 async function withProbeText<T>(page: Page, site: ProviderSite, look: () => Promise<T>): Promise<T> {
-  const handle = await page.evaluateHandle((p: PagePack) => window.__chatbridge!.find(p.composer), site.page);
+  const handle = await page.evaluateHandle((json) => window.__chatbridge!.find(window.__chatbridge!.pack(json).composer), packJson(site.page));
   const composer = handle.asElement();
   if (!composer) {
     await handle.dispose();
@@ -101,7 +101,7 @@ async function withProbeText<T>(page: Page, site: ProviderSite, look: () => Prom
       await page.keyboard.insertText(PROBE_TEXT);
     }
     await page
-      .waitForFunction((p: PagePack) => window.__chatbridge!.which(p.send) >= 0, site.page, { timeout: SEND_SHOWS_MS })
+      .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send) >= 0, packJson(site.page), { timeout: SEND_SHOWS_MS })
       .catch(() => {});
     return await look();
   } finally {

@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHelpersPage } from '../support/helpers-page.js';
-import type { PagePack } from '../../agents/providers/site.js';
+import { packJson, type PagePack } from '../../agents/providers/site.js';
 
 const css = (selector: string) => [{ kind: 'structure' as const, css: selector }];
 const PACK: PagePack = {
@@ -57,6 +57,15 @@ describe('the page helpers, on one turn among several', () => {
     );
     expect(seen.copyOfTurn2).toBe(true);
     expect(seen.report).toMatchObject({ finished: 0, copy: 0 });
+  });
+
+  it('takes a pack as the one string the flow sends, parsed once in the page', async () => {
+    expect(packJson(PACK)).toBe(JSON.stringify(PACK));
+    const seen = await page.evaluate((json) => {
+      const h = window.__chatbridge!;
+      return { pack: h.pack(json), again: h.pack(json) === h.pack(json), turns: h.turns(h.pack(json)).length };
+    }, packJson(PACK));
+    expect(seen).toEqual({ pack: PACK, again: true, turns: 2 });
   });
 
   it("reads the answer inside the turn, as the flow does, and every part of it", async () => {

@@ -1,8 +1,19 @@
 /** In the page: finding a role's element by the pack's cues (CSS, text, accessible name), and which cue matched. */
 import type { Helpers } from './types.js';
 import type { PageCue } from '../cues.js';
+import type { PagePack } from '../site.js';
 
 export function addCues(h: Helpers): void {
+  const packs = new Map<string, PagePack>();
+  h.pack = (json) => {
+    let pack = packs.get(json);
+    if (pack === undefined) {
+      pack = JSON.parse(json) as PagePack;
+      packs.set(json, pack);
+    }
+    return pack;
+  };
+
   /**
    * Shown to a person: not hidden, not display:none/visibility:hidden, and bigger than the
    * 1-pixel boxes screen-reader-only text and invisible frames use.

@@ -1,5 +1,5 @@
 /** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
-import type { PagePack, Role } from '../site.js';
+import type { PagePack, PagePackJson, Role } from '../site.js';
 import type { PageCue } from '../cues.js';
 
 /** Something other than an answer: what the page showed, and its text. `accountLock`: the site says the account itself is in question. */
@@ -33,6 +33,8 @@ export type TurnScope = readonly string[];
 
 /** What the flow calls in the page, as `window.__chatbridge`. */
 export interface PageHelpers {
+  /** The pack the flow sent as its JSON (site.ts, packJson), parsed once per document. */
+  pack(json: PagePackJson): PagePack;
   /** The last text the page wrote to the clipboard since `clearClipboard`. */
   clipboard: string | null;
   clearClipboard(): void;
