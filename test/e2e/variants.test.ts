@@ -17,36 +17,30 @@ import type { ProviderSite } from '../../agents/providers/site.js';
 import { inspectSite } from '../../agents/runtime/site-check.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
+import type { SimLook } from '../../agents/simulator/site-server.js';
 import { VariantUnavailable, type AgentNote, type AgentResult } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
 import { startE2E } from '../support/e2e.js';
+import { openSimPage, type SimPage } from '../support/sim-page.js';
 
 let browser: Browser;
-const sims: SimSite[] = [];
+const pages: SimPage[] = [];
 const notes: AgentNote[] = [];
 
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findBrowser() });
 }, 30_000);
 afterAll(async () => {
+  await Promise.all(pages.map((p) => p.close()));
   await browser?.close();
-  await Promise.all(sims.map((s) => s.close()));
 });
 
 /** One simulated account: its site in `look`, a signed-in page in a context of its own, and its site as the flow drives it. */
 async function account(provider: Provider, look: SimLook = {}, override: SiteOverride | null = null) {
-  const config = SIM_SITES[provider];
-  const sim = await startSiteServer(config, look);
-  sims.push(sim);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript(PAGE_HELPERS_SCRIPT);
-  const page = await context.newPage();
-  await page.goto(new URL(config.paths.login, sim.url).href);
-  await page.fill('input[name="email"]', 'agent@example.test');
-  await page.fill('input[name="password"]', 'simulated');
-  await Promise.all([page.waitForURL((url) => url.pathname === config.paths.newChat), page.click('[data-testid="login-submit"]')]);
+  const opened = await openSimPage(browser, provider, { look, initScript: PAGE_HELPERS_SCRIPT, viewport: { width: 1280, height: 900 } });
+  pages.push(opened);
+  const { sim, page } = opened;
   const site: ProviderSite = atBaseUrl(override ? compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test') : PROVIDER_SITES[provider], sim.url);
   return {
     sim,
