@@ -7,7 +7,7 @@
  * kind serve the whole file.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../../agents/providers/flow.js';
 import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
@@ -22,24 +22,20 @@ import { VariantUnavailable, type AgentNote, type AgentResult } from '../../main
 import type { Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
 import { startE2E } from '../support/e2e.js';
-import { openSimPage, type SimPage } from '../support/sim-page.js';
+import { openSimPage } from '../support/sim-page.js';
 
 let browser: Browser;
-const pages: SimPage[] = [];
 const notes: AgentNote[] = [];
 
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findBrowser() });
 }, 30_000);
-afterAll(async () => {
-  await Promise.all(pages.map((p) => p.close()));
-  await browser?.close();
-});
+afterAll(async () => browser?.close());
 
-/** One simulated account: its site in `look`, a signed-in page in a context of its own, and its site as the flow drives it. */
-async function account(provider: Provider, look: SimLook = {}, override: SiteOverride | null = null) {
+/** One simulated account for the test `context`: its site in `look`, a signed-in page, and its site as the flow drives it. */
+async function account(context: TestContext, provider: Provider, look: SimLook = {}, override: SiteOverride | null = null) {
   const opened = await openSimPage(browser, provider, { look, initScript: PAGE_HELPERS_SCRIPT, viewport: { width: 1280, height: 900 } });
-  pages.push(opened);
+  context.onTestFinished(() => opened.close());
   const { sim, page } = opened;
   const site: ProviderSite = atBaseUrl(override ? compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test') : PROVIDER_SITES[provider], sim.url);
   return {
@@ -77,8 +73,9 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
     { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async ({ expect }) => {
-      const a = await account(c.provider, c.look);
+    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async (context) => {
+      const { expect } = context;
+      const a = await account(context, c.provider, c.look);
       const prompt = `Which model? (${c.variant})`;
       const result = await a.run(prompt, c.variant);
       expect(result.text).toBe(simulatedAnswer(SIM_SITES[c.provider].name, c.provider, prompt, 1));
@@ -92,8 +89,9 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
     }, 60_000);
   }
 
-  it('touches nothing without a variant, and a conversation continued keeps its model', async ({ expect }) => {
-    const a = await account('chatgpt', { layout: 'section' });
+  it('touches nothing without a variant, and a conversation continued keeps its model', async (context) => {
+    const { expect } = context;
+    const a = await account(context, 'chatgpt', { layout: 'section' });
     const plain = await a.run('Default model', null);
     expect(a.sim.log.variantPicks).toBe(0);
     expect(plain.modelUsed).toBe('gpt-5-5');
@@ -105,7 +103,7 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
     expect(a.sim.log.sends.at(-1)!.variant).toEqual({ model: 'pro', modes: [] });
     expect(a.sim.log.variantPicks).toBe(picks);
     // The app-shell build says no model on its answers: null, not a guess.
-    const shell = await account('chatgpt');
+    const shell = await account(context, 'chatgpt');
     expect((await shell.run('No slug here', 'thinking')).modelUsed).toBeNull();
   }, 60_000);
 });
@@ -120,8 +118,9 @@ describeBeside('a variant that cannot be chosen for sure is refused, and nothing
     { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.what}`, async ({ expect }) => {
-      const a = await account(c.provider, c.look);
+    it(`${SIM_SITES[c.provider].name}: ${c.what}`, async (context) => {
+      const { expect } = context;
+      const a = await account(context, c.provider, c.look);
       const failure = await refusal(a.run('Must not be sent', c.variant));
       expect(failure.kind).toBe('variant_unavailable');
       expect(failure.variant).toBe(c.variant);
@@ -135,14 +134,15 @@ describeBeside('a variant that cannot be chosen for sure is refused, and nothing
 });
 
 describeBeside('the site check lists the variants the account offers now', () => {
-  it('per account, the picker closed again afterwards', async ({ expect }) => {
-    const free = await account('chatgpt', { variants: { lacks: ['pro'] } });
+  it('per account, the picker closed again afterwards', async (context) => {
+    const { expect } = context;
+    const free = await account(context, 'chatgpt', { variants: { lacks: ['pro'] } });
     await openNewChat(free.page, free.site);
     expect((await inspectSite(free.page, free.site, false, () => {})).variants).toEqual(['instant', 'thinking']);
     expect(await free.page.locator('[role="menu"]').isVisible()).toBe(false);
-    const deepseek = await account('deepseek');
+    const deepseek = await account(context, 'deepseek');
     expect((await inspectSite(deepseek.page, deepseek.site, false, () => {})).variants).toEqual(['deepthink', 'search', 'deepthink-search']);
-    const perplexity = await account('perplexity', { variants: { lacks: ['labs'] } });
+    const perplexity = await account(context, 'perplexity', { variants: { lacks: ['labs'] } });
     expect((await inspectSite(perplexity.page, perplexity.site, false, () => {})).variants).toEqual(['search', 'research']);
   }, 60_000);
 });
@@ -152,14 +152,16 @@ describeBeside('long thinking', () => {
   const limits: FlowLimits = { ...FLOW_LIMITS, appearWorkingMs: 1_000 };
   const prompt = 'Think hard [[sim:think-first=2500]]';
 
-  it('is not a hang while the page says it is thinking', async ({ expect }) => {
-    const a = await account('chatgpt', {});
+  it('is not a hang while the page says it is thinking', async (context) => {
+    const { expect } = context;
+    const a = await account(context, 'chatgpt', {});
     const result = await a.run(prompt, 'pro', null, limits);
     expect(result.text).toBe(simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1));
   }, 60_000);
 
-  it('is a missing answer when no cue sees the thinking', async ({ expect }) => {
-    const a = await account('chatgpt', {}, { variants: { thinking: [{ kind: 'class', css: '.no-such-status' }] } });
+  it('is a missing answer when no cue sees the thinking', async (context) => {
+    const { expect } = context;
+    const a = await account(context, 'chatgpt', {}, { variants: { thinking: [{ kind: 'class', css: '.no-such-status' }] } });
     await expect(a.run(prompt, null, null, limits)).rejects.toMatchObject({ kind: 'site_changed' });
   }, 60_000);
 });
