@@ -15,14 +15,18 @@ import { startE2E, type E2E, type E2EOptions } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
 
-/** Two agents on the simulated `provider` in `look`, a service of their own stopped when the test ends. */
-async function twoAgents(
+/**
+ * `count` agents on the simulated `provider` in `look`, a service of their own stopped when
+ * the test ends: two where a job must go on elsewhere, one where the page alone is the test.
+ */
+async function agents(
+  count: 1 | 2,
   onTestFinished: TestContext['onTestFinished'],
   look: SimLook = {},
   provider: Provider = 'chatgpt',
   options: E2EOptions = {},
 ): Promise<{ e: E2E; notes: () => string[] }> {
-  const e = await startE2E(provider, 2, look, options);
+  const e = await startE2E(provider, count, look, options);
   onTestFinished(() => e.stop());
   // The agents' notes as the service's log has them (from their first page on).
   return { e, notes: () => e.service.log.recent().map((entry) => entry.message) };
@@ -32,7 +36,7 @@ const ask = (t: E2E, prompt: string) => t.api('POST', '/v1/completions', { body:
 
 describeBeside('the rate-limit modal', () => {
   it('rests the agent without closing the modal, and the job is answered by another agent', async ({ expect, onTestFinished }) => {
-    const { e } = await twoAgents(onTestFinished);
+    const { e } = await agents(2, onTestFinished);
     // When the agent went to rest, by the pool's own change events.
     const restedAt = new Map<string, number>();
     e.service.pool.onChange(() => {
@@ -58,7 +62,7 @@ describeBeside('the rate-limit modal', () => {
   }, 90_000);
 
   it('a rested agent that opens its page on the modal again stays resting; its next look does not close it', async ({ expect, onTestFinished }) => {
-    const { e } = await twoAgents(onTestFinished);
+    const { e } = await agents(2, onTestFinished);
     const r = await ask(e, 'Throttled again [[sim:rate-limit-modal]]');
     const limited = (await e.service.store.attempts(r.body.id))[0]!.agent_id;
     const agent = e.browserAgents.find((a) => a.id === limited)!;
@@ -73,7 +77,7 @@ describeBeside('a limit or a lock the pack does not know', () => {
   it('is read by its words on Claude: the modal rests the agent, the lock sets it aside, neither is closed', async ({ expect, onTestFinished }) => {
     // The service's clock: the job left without an agent waits to its deadline, skipped rather than sat out.
     const clock = new SkippingClock();
-    const { e } = await twoAgents(onTestFinished, {}, 'claude', { clock });
+    const { e } = await agents(2, onTestFinished, {}, 'claude', { clock });
     const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
     expect(limited.status, JSON.stringify(limited.body)).toBe(200);
     const first = (await e.service.store.attempts(limited.body.id))[0]!;
@@ -99,7 +103,7 @@ describeBeside('a limit or a lock the pack does not know', () => {
 
 describeBeside('"Suspicious activity detected"', () => {
   it('sets the agent aside until a person checks it: nothing closed, nothing more sent from it', async ({ expect, onTestFinished }) => {
-    const { e } = await twoAgents(onTestFinished);
+    const { e } = await agents(2, onTestFinished);
     const prompt = 'Watched [[sim:suspicious]]';
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -127,27 +131,24 @@ describeBeside('"Suspicious activity detected"', () => {
 
 describeBeside('a cookie banner over the composer', () => {
   it('is answered with "Reject non-essential" once, logged, and the job goes on', async ({ expect, onTestFinished }) => {
-    const { e, notes } = await twoAgents(onTestFinished, { consent: true });
+    const { e, notes } = await agents(1, onTestFinished, { consent: true });
     const r = await ask(e, 'Past the banner');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.response).toContain('Past the banner');
-    // Each agent's profile answered it once, on its first page.
-    expect(e.sim.log.consents).toEqual(['reject', 'reject']);
-    expect(notes().filter((n) => /consent banner/.test(n)).sort()).toEqual([
-      'ChatGPT 1: answered a consent banner with its least permissive choice, "Reject non-essential".',
-      'ChatGPT 2: answered a consent banner with its least permissive choice, "Reject non-essential".',
-    ]);
+    // The agent's profile answered it once, on its first page: the job's page no longer showed it.
+    expect(e.sim.log.consents).toEqual(['reject']);
+    expect(notes().filter((n) => /consent banner/.test(n))).toEqual(['ChatGPT 1: answered a consent banner with its least permissive choice, "Reject non-essential".']);
   }, 90_000);
 });
 
 describeBeside("ChatGPT's product announcement (the beacon modal)", () => {
   it('is closed (Escape, else its close button), never with "Get started", and the job goes on', async ({ expect, onTestFinished }) => {
-    const { e } = await twoAgents(onTestFinished, { beacon: true });
+    const { e } = await agents(1, onTestFinished, { beacon: true });
     const r = await ask(e, 'Past the announcement');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.response).toContain('Past the announcement');
-    // Each agent's page showed it once, and each closed it without opting the account in.
-    expect(e.sim.log.dismissals).toHaveLength(2);
+    // The agent's page showed it once, and the agent closed it without opting the account in.
+    expect(e.sim.log.dismissals).toHaveLength(1);
     for (const d of e.sim.log.dismissals) expect(`${d.kind}: ${d.button}`).toMatch(/^beacon: (?:Escape|Close)$/);
     expect(e.sim.log.sends.filter((s) => s.prompt === 'Past the announcement')).toHaveLength(1);
   }, 90_000);
@@ -155,7 +156,7 @@ describeBeside("ChatGPT's product announcement (the beacon modal)", () => {
 
 describeBeside('a long paste the composer makes a file', () => {
   it('is sent once, as text: the file removed, the prompt pasted again in pieces, byte for byte', async ({ expect, onTestFinished }) => {
-    const { e, notes } = await twoAgents(onTestFinished, { pasteToFileAt: 2_000 });
+    const { e, notes } = await agents(1, onTestFinished, { pasteToFileAt: 2_000 });
     const prompt = `Long one\n\n${'line\twith a tab and  two spaces\n'.repeat(120)}end`;
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -172,7 +173,7 @@ describeBeside('a long paste the composer makes a file', () => {
 
 describeBeside('"Choose an account to continue"', () => {
   it('is answered with one click on the saved account, logged; the agent never counts as logged out', async ({ expect, onTestFinished }) => {
-    const { e, notes } = await twoAgents(onTestFinished);
+    const { e, notes } = await agents(1, onTestFinished);
     // The answer comes as ever; the page the agent opens next is the picker (a cookie refresh).
     const first = await ask(e, 'Before the picker [[sim:account-picker]]');
     expect(first.status, JSON.stringify(first.body)).toBe(200);
