@@ -1,3 +1,3 @@
 import { providerSuite } from './provider-suite.js';
 
-providerSuite('chatgpt');
+providerSuite('chatgpt', {}, 'full');

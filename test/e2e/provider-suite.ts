@@ -13,19 +13,26 @@ import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
 
 /**
- * `full` is every test below, with two agents; `core` the ones that prove a layout or a
+ * `full` is every test below, with two agents: npm test runs it on ChatGPT, and the drift
+ * matrix on every layout. `site` leaves out what the service does the same on any page (two
+ * jobs at once on two agents, an attempt timed out, a killed browser restarted): every
+ * provider's own default layout in npm test. `core` is the tests that prove a layout or a
  * drifted page is driven correctly (answer byte for byte from the copy control and from the
  * page, a continued conversation, Stop on cancel, an error card, a refusal), with one agent:
- * what CI runs for each layout beside the default one.
+ * what npm test runs for each layout beside the default one.
  */
-export type SuiteDepth = 'full' | 'core';
+export type SuiteDepth = 'full' | 'site' | 'core';
 
-export function providerSuite(provider: Provider, look: SimLook = {}, depth: SuiteDepth = 'full'): void {
+export function providerSuite(provider: Provider, look: SimLook = {}, depth: SuiteDepth = 'site'): void {
   const name = SIM_SITES[provider]!.name;
-  const full = depth === 'full';
-  /** A test that only the full suite has. */
+  const twoAgents = depth !== 'core';
+  /** A test of the provider's page that the `site` and `full` suites have. */
+  const siteIt = (name: string, test: (context: TestContext) => Promise<void>, timeout?: number) => {
+    if (depth !== 'core') inOrder(name, test, timeout);
+  };
+  /** A test of what the service does on any page, in the `full` suite only. */
   const fullIt = (name: string, test: (context: TestContext) => Promise<void>, timeout?: number) => {
-    if (full) inOrder(name, test, timeout);
+    if (depth === 'full') inOrder(name, test, timeout);
   };
   const layout = look.layout ?? SIM_SITES[provider]!.layouts[0];
   const drift = look.drift?.length ? `, drift: ${look.drift.join('+')}` : '';
@@ -35,7 +42,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     /** The service's clock: a test that waits for a per-attempt timeout skips it. */
     const clock = new SkippingClock();
     beforeAll(async () => {
-      e = await startE2E(provider, full ? 2 : 1, look, { clock });
+      e = await startE2E(provider, twoAgents ? 2 : 1, look, { clock });
     }, 60_000);
     afterAll(async () => e?.stop());
 
@@ -74,7 +81,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(e.site.conversationPath.test(new URL(address).pathname)).toBe(true);
     });
 
-    fullIt('waits through a reasoning pause instead of ending the answer early', async ({ expect }) => {
+    siteIt('waits through a reasoning pause instead of ending the answer early', async ({ expect }) => {
       const prompt = 'Think first [[sim:think=2500]] [[sim:ms=400]]';
       const started = Date.now();
       const r = await ask({ prompt });
@@ -83,7 +90,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
     });
 
-    fullIt('inserts a 100 000-character prompt whole, newlines included', async ({ expect }) => {
+    siteIt('inserts a 100 000-character prompt whole, newlines included', async ({ expect }) => {
       const prompt = Array.from({ length: 2_000 }, (_, i) => `line ${i} `.padEnd(49, '.')).join('\n').slice(0, 100_000);
       const r = await ask({ prompt });
       expect(r.status).toBe(200);
@@ -164,7 +171,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(victim.readiness()).toBe('idle');
     }, 30_000);
 
-    fullIt('leaves a verification challenge to the user and runs the job elsewhere', async ({ expect }) => {
+    siteIt('leaves a verification challenge to the user and runs the job elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = (await e.service.store.attempts(r.body.id))[0]!;
@@ -176,7 +183,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect(challenged.readiness()).toBe('idle');
     });
 
-    fullIt('turns a login wall into needs_login and runs the job elsewhere', async ({ expect }) => {
+    siteIt('turns a login wall into needs_login and runs the job elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Logged out [[sim:logout]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const first = (await e.service.store.attempts(r.body.id))[0]!;
@@ -190,7 +197,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     });
 
     // Last: the limited agent stays cooled down for the rest of the file.
-    fullIt('moves the job to another agent on a usage limit; the limited agent cools down', async ({ expect }) => {
+    siteIt('moves the job to another agent on a usage limit; the limited agent cools down', async ({ expect }) => {
       const r = await ask({ prompt: 'Limited [[sim:limit]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const attempts = await e.service.store.attempts(r.body.id);
