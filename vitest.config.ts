@@ -32,9 +32,11 @@ export default defineConfig({
     // simulated answers. On the quiet machine the suite took 7 min 28 s so against 8 min 51 s
     // with two files at a time throughout; both cores are then busy (almost all Chromium).
     // Inside a file, blocks that share nothing run side by side (test/support/beside.ts): at
-    // most three at once, each with its own browser (the drift sample, 8 suites: 90 s alone
-    // in a file, 45 s three at a time, on the loaded shared machine).
-    maxConcurrency: 3,
+    // most two at once, each with its own browser. Three at once (the drift sample: 90 s alone
+    // in a file, 45 s three at a time) kept up to nine browsers busy on two cores once the
+    // browser work per job had shrunk: two at once took 651 CPU-seconds and 366 s against
+    // 667-680 and 376-380 s (2026-11-27).
+    maxConcurrency: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
