@@ -382,7 +382,9 @@ describe('load', () => {
     clock.advance(10_000); // every deadline passes in one transaction: 500 deliveries at once
     await hook.waitFor(500, 20_000);
     await until(() => t!.service.webhookSender.inFlightCount() === 0);
-    await sleep(200);
+    // Nothing in flight and no look at the outbox under way: no delivery can follow.
+    await t!.service.webhookSender.settled();
+    expect(t!.service.webhookSender.inFlightCount()).toBe(0);
     const delivered = hook.jobs();
     expect(delivered).toHaveLength(500);
     expect(new Set(delivered.map((j) => j.id))).toEqual(ids);
@@ -399,7 +401,9 @@ describe('load', () => {
     for (let i = 0; i < 20; i++) await submitQueued({ prompt: `stuck ${i}`, callback_url: stuck.url(), deadline_ms: 10_000 });
     clock.advance(10_000);
     await stuck.waitFor(8);
-    await sleep(100);
+    // Every look at the outbox done: a ninth would have been sent by one.
+    await t!.service.webhookSender.settled();
+    expect(t!.service.webhookSender.inFlightCount()).toBe(8);
     expect(stuck.received).toHaveLength(8);
 
     const id = await submitQueued({ prompt: 'healthy', callback_url: healthy.url() });
