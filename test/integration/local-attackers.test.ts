@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 /** Short limits so the test waits a second, not thirty. */
 const TIGHT = { headersMs: 800, requestMs: 1_200, checkEveryMs: 100, maxConnections: 20, holdsPerKey: 3, holdsPerAccount: 4 };
@@ -86,13 +87,8 @@ describe('slow requests', () => {
     const writing = trickle(c.socket, 'x'.repeat(100_000), 50);
     const open = () => new Promise<number>((res, rej) => t!.service.app.server.getConnections((e, n) => (e ? rej(e) : res(n))));
     expect(await open()).toBe(1);
-    const started = Date.now();
-    for (;;) {
-      if ((await open()) === 0) break;
-      // The cut comes after 1.2 s, then the server lets the answer drain a moment before it hangs up.
-      expect(Date.now() - started, 'the server still holds the socket').toBeLessThan(8_000);
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    // The cut comes after 1.2 s, then the server lets the answer drain a moment before it hangs up.
+    await until(async () => (await open()) === 0, 8_000, 'the server to let the socket go');
     c.socket.destroy();
     expect(await writing).toBeGreaterThan(20); // it was still writing when the server let go
   });
@@ -135,7 +131,9 @@ describe('connections', () => {
     expect(refused.data).toBe('');
 
     open.pop()!.socket.destroy();
-    await new Promise((res) => setTimeout(res, 100));
+    // Under the cap again once the server has seen the close.
+    const server = t.service.app.server;
+    await until(() => new Promise<boolean>((res, rej) => server.getConnections((e, n) => (e ? rej(e) : res(n < TIGHT.maxConnections)))), 5_000, 'the server to see the close');
     const again = await connect(t.url);
     again.socket.write(ask);
     const answer = await new Promise<string>((res) => again.socket.once('data', (d) => res(String(d))));
@@ -157,7 +155,7 @@ describe('many long polls', () => {
       expect(accepted.status).toBe(202);
       const id = accepted.body.id as string;
       const holds = Array.from({ length: 500 }, () => t!.api('GET', `/v1/completions/${id}?wait=true`));
-      await waitUntil(() => t!.service.events.size() === 500);
+      await until(() => t!.service.events.size() === 500, 10_000, '500 waiting callers');
       expect((await t.api('DELETE', `/v1/completions/${id}`)).status).toBe(200);
       const answers = await Promise.all(holds);
       expect(answers.every((a) => a.status === 200 && a.body.status === 'cancelled')).toBe(true);
@@ -183,7 +181,7 @@ describe('holds per tenant', () => {
     const within = async (answer: Promise<{ status: number }>) => Promise.race([answer, new Promise<undefined>((res) => setTimeout(res, 1_000))]);
 
     const held = [hold(t.key), hold(t.key), hold(t.key)];
-    await waitUntil(() => t!.service.events.size() === 3);
+    await until(() => t!.service.events.size() === 3, 10_000, '3 waiting callers');
     const refused = await within(hold(t.key));
     expect(refused?.status).toBe(429);
     const over = (await hold(t.key)) as { headers: Headers; body: { error: { code: string; message: string } } };
@@ -196,12 +194,12 @@ describe('holds per tenant', () => {
 
     // The account's other key has room for one more, the account's cap; another account is apart.
     held.push(hold(other));
-    await waitUntil(() => t!.service.events.size() === 4);
+    await until(() => t!.service.events.size() === 4, 10_000, '4 waiting callers');
     expect((await within(hold(other)))?.status).toBe(429);
     const strangers = stranger.key;
     const theirs = await t.api('POST', '/v1/completions', { key: strangers, body: { prompt: 'theirs', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
     const theirHold = t.api('GET', `/v1/completions/${theirs.body.id}?wait=true`, { key: strangers });
-    await waitUntil(() => t!.service.events.size() === 5);
+    await until(() => t!.service.events.size() === 5, 10_000, '5 waiting callers');
 
     // Once the holds end, their slots are free again.
     expect((await t.api('DELETE', `/v1/completions/${id}`)).status).toBe(200);
@@ -242,11 +240,3 @@ describe('keys and the admin token', () => {
     expect((await t.api('GET', '/admin/v1/state', { key: token })).status).toBe(200);
   });
 });
-
-async function waitUntil(condition: () => boolean, withinMs = 10_000): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}
