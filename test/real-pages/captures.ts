@@ -12,6 +12,7 @@ import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/typ
 import type { PagePack } from '../../agents/providers/site.js';
 import type { Provider } from '../../main/core/providers.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
+import { PagePool } from '../support/page-pool.js';
 
 /**
  * Where the captures are: `../shared/real-pages` from the repository's root, as the project
@@ -86,21 +87,11 @@ export function captureFiles(): string[] {
 export async function openCapture(browser: Browser, capture: Capture): Promise<{ page: Page; close(): Promise<void> }> {
   const html = readFileSync(join(REAL_PAGES, capture.file), 'utf8');
   const url = new URL(PROVIDER_SITES[capture.provider].newChatPath, PROVIDER_SITES[capture.provider].baseUrl).href;
-  const idle = idleCapturePages.get(browser) ?? [];
-  idleCapturePages.set(browser, idle);
-  const tab = idle.pop() ?? (await newCapturePage(browser));
+  const tab = await pages.take(browser, 'capture', () => newCapturePage(browser));
   tab.serving = { url, html };
   await tab.page.goto(url);
-  return {
-    page: tab.page,
-    close: async () => {
-      // What the capture's own scripts stored goes with it: the next capture of the site shares its origin.
-      await tab.page.evaluate(() => (localStorage.clear(), sessionStorage.clear())).catch(() => {});
-      await tab.page.goto('about:blank').catch(() => {});
-      await tab.page.context().clearCookies().catch(() => {});
-      if (!tab.page.isClosed()) idle.push(tab);
-    },
-  };
+  // The next capture of the site shares this one's origin: giving the page back clears what its scripts stored.
+  return { page: tab.page, close: () => pages.giveBack(browser, 'capture', tab) };
 }
 
 /** A page that serves the capture it is given at its address, and nothing else. */
@@ -109,11 +100,8 @@ interface CapturePage {
   serving: { url: string; html: string };
 }
 
-/**
- * Pages of closed captures, for the next capture to use again: a new context and its first
- * page cost ~0.9 s of CPU, a page used again a fraction of it (test/support/sim-page.ts).
- */
-const idleCapturePages = new WeakMap<Browser, CapturePage[]>();
+/** Capture pages of tests that ended. */
+const pages = new PagePool<CapturePage>();
 
 async function newCapturePage(browser: Browser): Promise<CapturePage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

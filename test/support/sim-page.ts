@@ -8,6 +8,7 @@ import type { DriftProbe } from '../../agents/simulator/client/drift.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimLook, type SimSite } from '../../agents/simulator/site-server.js';
 import type { Provider } from '../../main/core/providers.js';
+import { PagePool } from './page-pool.js';
 import { until } from './until.js';
 
 export interface SimPage {
@@ -31,14 +32,8 @@ export interface SimPageOptions {
   viewport?: { width: number; height: number };
 }
 
-/**
- * Pages of closed simulator pages, for the next test to use again, per browser and per
- * window and init script: a new context and its first page cost ~0.9 s of CPU (a renderer
- * process of its own, a cold cache), a page used again ~0.25 s. Each is left on about:blank
- * with no cookies and its site's storage cleared, and every test's site is a server (an
- * origin) of its own.
- */
-const idlePages = new WeakMap<Browser, Map<string, Page[]>>();
+/** Simulator pages of tests that ended, per window and init script. */
+const pages = new PagePool<{ page: Page }>();
 
 /** `provider`'s simulated site, and a page in `browser` (of a context of its own) on its new chat. */
 export async function openSimPage(browser: Browser, provider: Provider, options: SimPageOptions = {}): Promise<SimPage> {
@@ -46,11 +41,13 @@ export async function openSimPage(browser: Browser, provider: Provider, options:
   const sim = await startSiteServer(config, options.look ?? {});
   const viewport = options.viewport ?? { width: 1000, height: 900 };
   const kind = JSON.stringify([viewport, options.initScript?.toString() ?? null]);
-  const idle = idlePages.get(browser) ?? new Map<string, Page[]>();
-  idlePages.set(browser, idle);
-  const page = idle.get(kind)?.pop() ?? (await newSimPage(browser, viewport, options.initScript));
-  const context = page.context();
-  if (options.signIn !== 'no') await context.addCookies([sim.session()]);
+  const held = await pages.take(browser, kind, async () => {
+    const context = await browser.newContext({ viewport });
+    if (options.initScript) await context.addInitScript(options.initScript);
+    return { page: await context.newPage() };
+  });
+  const { page } = held;
+  if (options.signIn !== 'no') await page.context().addCookies([sim.session()]);
   const errors: string[] = [];
   const onError = (e: Error) => errors.push(e.message);
   page.on('pageerror', onError);
@@ -61,19 +58,10 @@ export async function openSimPage(browser: Browser, provider: Provider, options:
     errors,
     close: async () => {
       page.off('pageerror', onError);
-      await page.evaluate(() => (localStorage.clear(), sessionStorage.clear())).catch(() => {});
-      await page.goto('about:blank').catch(() => {});
-      await context.clearCookies().catch(() => {});
-      if (!page.isClosed()) idle.set(kind, [...(idle.get(kind) ?? []), page]);
+      await pages.giveBack(browser, kind, held);
       await sim.close();
     },
   };
-}
-
-async function newSimPage(browser: Browser, viewport: { width: number; height: number }, initScript: SimPageOptions['initScript']): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  if (initScript) await context.addInitScript(initScript);
-  return context.newPage();
 }
 
 /** Types `prompt` into the element `composer` finds (newlines as text, not Enter presses) and presses Enter. */
