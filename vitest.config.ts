@@ -1,10 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/** Files that need a process of their own: tests of what a process does once (the Chromium host's one-time notes). */
+const OWN_PROCESS = ['test/e2e/chromium-keyring.test.ts'];
+
 /**
- * Files that need a process of their own: the dashboard's (their store and happy-dom are per
- * file), and tests of what a process does once (the Chromium host's one-time notes).
+ * The dashboard's component tests, in happy-dom: they share their processes (a process each
+ * cost 14 CPU-seconds for the 13 files, shared 4), so what a test leaves on the page is
+ * cleared after every test by their setup file.
  */
-const OWN_PROCESS = ['test/renderer/**/*.test.{ts,tsx}', 'test/e2e/chromium-keyring.test.ts'];
+const DASHBOARD = ['test/renderer/**/*.test.tsx'];
 
 /**
  * Files that time processes they spawn against real-time bounds ("reaches the running server
@@ -51,9 +55,12 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
-      // Beside the timed processes, which leave a core part idle: the dashboard's files are
-      // light, but each pays a process of its own (~10 s of the browser files' time before).
+      // Beside the timed processes, which leave a core part idle.
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, sequence: { groupOrder: 0 }, maxWorkers: 2 } },
+      {
+        extends: true,
+        test: { name: 'dashboard', include: DASHBOARD, setupFiles: ['test/renderer/setup.ts'], isolate: false, sequence: { groupOrder: 0 }, maxWorkers: 2 },
+      },
       // The other files import the app's modules, mock no module, and stop what they start
       // (servers, browsers, processes: trackProcesses, afterAll): a file in a fresh process each
       // paid ~0.6 s of imports for ~0.3 s of tests (test/unit and test/electron: 23 s of CPU
@@ -64,7 +71,7 @@ export default defineConfig({
         test: {
           name: 'shared-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS, ...TIMED_PROCESSES],
+          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS, ...DASHBOARD, ...TIMED_PROCESSES],
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
           sequence: { groupOrder: 1 },

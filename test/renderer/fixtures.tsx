@@ -1,14 +1,8 @@
-import { cleanup, render } from '@testing-library/react';
-import { afterEach, vi, type Mock } from 'vitest';
+import { render } from '@testing-library/react';
+import { vi, type Mock } from 'vitest';
 import { App } from '../../renderer/src/App.js';
 import type { AdminApi, AdminState, AgentView, JobDetail, JobSummary } from '../../renderer/src/api.js';
 import { useDashboard } from '../../renderer/src/store.js';
-
-afterEach(() => {
-  cleanup();
-  window.location.hash = '';
-  window.sessionStorage.clear();
-});
 
 const NOW = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const PROVIDERS = ['chatgpt', 'claude', 'gemini', 'deepseek', 'qwen', 'perplexity'];
