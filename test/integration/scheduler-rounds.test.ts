@@ -73,10 +73,14 @@ describe('dispatch rounds on a slow store', () => {
       const gate = gateDispatch(local.service);
       const id = (await local.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } })).body.id as string;
       await until(() => gate.seen.calls === 1, 5_000, 'the round to claim the job');
+      const schedulerStop = vi.spyOn(local.service.scheduler, 'stop');
+      const requeue = vi.spyOn(local.service.store, 'requeueDispatched');
       let stopped = false;
       const stopping = local.stop().then(() => (stopped = true));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(stopped).toBe(false); // waiting for the round
+      await until(() => schedulerStop.mock.calls.length === 1, 5_000, 'the scheduler asked to stop');
+      // Waiting for the round: the job it claimed is not handed back to the queue yet.
+      expect(requeue).not.toHaveBeenCalled();
+      expect(stopped).toBe(false);
       gate.open();
       await stopping;
       expect(local.agents[0]!.runs).toEqual([]);
