@@ -115,8 +115,8 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
       await p.ask(question);
       await until(() => p.sim.log.finishes.length > finished, 5_000, `${name} to answer`);
     }
-    // The last answer's actions fade in on some sites.
-    await p.page.waitForTimeout(300);
+    // The last answer's actions fade in on some sites (a CSS transition): let them end.
+    await p.page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
   };
 
   const pressEverything = async (p: DriftPage) => {

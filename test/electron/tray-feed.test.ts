@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setPaused } from '../../main/cli/account.js';
 import { EVERY_ACCOUNT } from '../../main/core/jobs.js';
-import { coalesced, feedTray } from '../../main/electron/tray-feed.js';
+import { coalesced, feedTray, type Timers } from '../../main/electron/tray-feed.js';
 import type { TraySnapshot } from '../../main/electron/tray-model.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
@@ -59,11 +59,31 @@ describe('feedTray on a running service', () => {
   /** What the tray would show at each refresh, as app.ts builds it. */
   function watchTray(service: TestService['service']) {
     const shown: TraySnapshot[] = [];
-    const stop = feedTray(service, async () => {
+    // Real timers, counted: `waiting` is the refreshes asked for and neither run nor cancelled.
+    const pending = new Set<NodeJS.Timeout>();
+    let asked = 0;
+    const timers: Timers = {
+      now: () => Date.now(),
+      setTimeout: (run, ms) => {
+        asked++;
+        const handle: NodeJS.Timeout = setTimeout(() => {
+          pending.delete(handle);
+          run();
+        }, ms);
+        pending.add(handle);
+        return handle;
+      },
+      clearTimeout: (handle) => {
+        pending.delete(handle as NodeJS.Timeout);
+        clearTimeout(handle as NodeJS.Timeout);
+      },
+    };
+    const refresh = async () => {
       const queueDepth = await service.store.queuedCount(EVERY_ACCOUNT);
       shown.push({ agents: service.pool.list().map((a) => service.pool.state(a.id)), queueDepth, paused: service.settings.get().paused });
-    });
-    return { shown, stop, last: () => shown.at(-1) };
+    };
+    const stop = feedTray(service, refresh, 250, timers);
+    return { shown, stop, last: () => shown.at(-1), asked: () => asked, waiting: () => pending.size };
   }
 
   it('refreshes when a job is queued, and when the dashboard or `chatbridge pause` pauses', async () => {
@@ -90,11 +110,19 @@ describe('feedTray on a running service', () => {
     // Resumed, the agent runs the job: the queue empties.
     await until(() => tray.last()?.queueDepth === 0);
 
+    // Stopped, the tray asks for no refresh when the settings change, and none is left waiting.
     tray.stop();
-    const seen = tray.shown.length;
+    const asked = tray.asked();
+    const heard = new Promise<void>((resolve) => {
+      const off = t!.service.settings.onChange(() => {
+        off();
+        resolve();
+      });
+    });
     await t.service.settings.setPaused(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(tray.shown).toHaveLength(seen);
+    await heard;
+    expect(tray.asked()).toBe(asked);
+    expect(tray.waiting()).toBe(0);
   });
 
   it('coalesces a burst of job changes into a few refreshes', async () => {

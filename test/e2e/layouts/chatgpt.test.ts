@@ -260,7 +260,8 @@ describeBeside('the simulated ChatGPT page', () => {
         await page.keyboard.insertText('Next');
         await page.keyboard.press('Enter');
         await expect(page.locator('form button:is([aria-label="Send"], [data-testid="send-button"])').isDisabled(), layout).resolves.toBe(true);
-        await page.waitForTimeout(300);
+        // The page clears the composer as it takes a prompt: the prompt is still there, unsent.
+        await expect(page.locator(COMPOSER).innerText(), layout).resolves.toBe('Next');
         expect(site.log.sends, layout).toHaveLength(1);
 
         await page.getByRole('button', { name: 'I prefer this response' }).first().click();
