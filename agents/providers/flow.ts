@@ -121,6 +121,9 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
 export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
+  // A job cancelled or timed out before its prompt went (while the agent opened the chat) is
+  // not sent after all: its retry would send it a second time. Once sent, Stop undoes it.
+  task.signal.throwIfAborted();
   const pack = packJson(site.page);
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(page, site, task.variant, notes);
@@ -137,7 +140,10 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     throw error;
   };
   await insertPrompt(page, site, task.prompt, notes)
-    .then(() => send(page, site, notes, limits.sentWorkingMs))
+    .then(() => {
+      task.signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
+      return send(page, site, notes, limits.sentWorkingMs);
+    })
     .catch(whatHappened);
 
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };

@@ -1,0 +1,31 @@
+/**
+ * A job cancelled before its prompt went is never sent (the account's history gets no prompt
+ * nobody waits for, and a retry of a timed-out one could not send it twice). Real Chromium
+ * against the simulated Gemini, whose model picker shows up late ({ variants: { lateMs } }):
+ * the agent waits for it before it types, and the cancel comes meanwhile.
+ */
+import { describe, expect, it } from 'vitest';
+import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
+import { startE2E } from '../support/e2e.js';
+import { until } from '../support/until.js';
+
+describe('a job cancelled before its prompt is sent', () => {
+  it('is not sent: no prompt reaches the site, and the agent takes the next job', async () => {
+    const e = await startE2E('gemini', 1, { variants: { lateMs: 2_000 } });
+    try {
+      e.service.attachAgents(new RuntimeControl(e.runtime)); // the variants the pack offers, as serve has them
+      const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
+      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Never mind'`).pluck().get() as string | undefined);
+      await until(async () => (await e.service.store.get(id))?.status === 'dispatched', 5_000, 'the job given to the agent');
+      expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+      expect((await waiting).status).toBe(499);
+      // The one agent runs the next job once the cancelled one has left its page.
+      const next = await e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Next one' } });
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+      expect(e.sim.log.sends.map((s) => s.prompt)).toEqual(['Next one']);
+      expect(e.sim.log.stops).toEqual([]);
+    } finally {
+      await e.stop();
+    }
+  }, 30_000);
+});
