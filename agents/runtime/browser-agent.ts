@@ -58,6 +58,8 @@ export class BrowserAgent implements Agent {
   private restarts = 0;
   private closed = false;
   private starting: Promise<void> | null = null;
+  /** The browser being launched: `close` waits for it, so no browser outlives the agent. */
+  private launching: Promise<BrowserSession> | null = null;
   /** Opening a fresh chat after the last job; the next job waits for it. */
   private preparing: Promise<void> = Promise.resolve();
   private readonly notes = new Listeners<[AgentNote]>();
@@ -116,6 +118,7 @@ export class BrowserAgent implements Agent {
 
   /** Opens the browser and a fresh chat; the agent is idle if logged in, needs_login if not. */
   start(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.starting ??= this.open().finally(() => (this.starting = null));
     return this.starting;
   }
@@ -233,13 +236,19 @@ export class BrowserAgent implements Agent {
 
   async close(): Promise<void> {
     this.closed = true;
+    // A browser still launching is closed once it is up, rather than left running.
+    const launched = await this.launching?.catch(() => null);
+    await launched?.close();
     await this.session?.close();
     this.session = null;
   }
 
   private async open(): Promise<void> {
     try {
-      this.session = await this.host.open(this.id, { proxy: this.egress() });
+      this.launching = this.host.open(this.id, { proxy: this.egress() });
+      const session = await this.launching.finally(() => (this.launching = null));
+      if (this.closed) return await session.close();
+      this.session = session;
       this.session.onLost(() => this.lost());
       await openNewChat(this.session.page, this.site);
       await waitUntilReady(this.session.page, this.site, this.note, this.limits);
