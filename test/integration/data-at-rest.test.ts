@@ -6,7 +6,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { startTestService, testDataDir, type TestService } from '../support/harness.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const DB_FILES = ['chatbridge.db', 'chatbridge.db-wal', 'chatbridge.db-shm'];
@@ -25,7 +25,7 @@ describe('files at rest', () => {
   });
 
   it('a data dir that already existed 0755 gets 0700, and the database files are 0600', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = testDataDir();
     chmodSync(dataDir, 0o755);
     t = await startTestService({ dataDir, agents: { chatgpt: 1 } });
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'hi' } })).status).toBe(200);
@@ -36,7 +36,7 @@ describe('files at rest', () => {
   });
 
   it('files an older version left readable by others are made private again at the next start', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = testDataDir();
     t = await startTestService({ dataDir });
     await t.stop();
     t = null;

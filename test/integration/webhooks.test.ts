@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../main/core/providers.js';
 import { httpsTransport } from '../../main/webhooks/https-transport.js';
 import { NoDelivery } from '../../main/webhooks/deliveries.js';
-import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { startTestService, testDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { makeCertificate, verifySignature, WebhookReceiver, type Certificate, type Responder } from '../support/webhook-receiver.js';
@@ -302,7 +302,7 @@ describe('failures and the retry schedule', () => {
 
 describe('durability and redelivery', () => {
   it('a restart between attempts resumes where the schedule stands', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = testDataDir();
     await start({ chatgpt: 1 }, { dataDir });
     const answers = [500, 204];
     const hook = await receiver(() => ({ status: answers.shift()! }));
@@ -326,7 +326,7 @@ describe('durability and redelivery', () => {
   });
 
   it('an attempt in flight at shutdown is not recorded, and is made again at the next start', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = testDataDir();
     await start({ chatgpt: 1 }, { dataDir });
     let calls = 0;
     const hook = await receiver(() => (++calls === 1 ? new Promise(() => {}) : { status: 204 }));

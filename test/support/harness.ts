@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
@@ -12,6 +13,13 @@ import type { ProfileName } from '../../main/core/profile-name.js';
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chatbridge-test-'));
+}
+
+/** A data dir for the running test alone, removed once it and its afterEach hooks (which stop services) are done. */
+export function testDataDir(): string {
+  const dir = tempDataDir();
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /**
