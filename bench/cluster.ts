@@ -592,8 +592,6 @@ function report(setUps: SetUp[], statementsPerSubmission: number): void {
 // ---- completion -> waiter latency ---------------------------------------------------------
 
 async function waiterLatency(cluster: PgCluster): Promise<void> {
-  // The servers inherit it: the agents' pause between jobs (a guard against bans) is not what is timed. run-all sets it too.
-  process.env.CHATBRIDGE_PAUSE_MS ??= '0';
   const [crossUrl, localUrl] = await Promise.all([cluster.createDatabase(), cluster.createDatabase()]);
   const start = async (url: string, name: string, agents: string) => {
     const dataDir = tempDataDir('cluster-wait');

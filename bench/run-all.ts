@@ -23,9 +23,7 @@ const results: { name: string; seconds: number; ok: boolean }[] = [];
 for (const name of chosen.length ? chosen : BENCHMARKS) {
   const script = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
   const started = performance.now();
-  // Throughput and latency are the service's, not the pause between an agent's jobs (a guard against bans).
-  const env = { ...process.env, CHATBRIDGE_PAUSE_MS: process.env.CHATBRIDGE_PAUSE_MS ?? '0' };
-  const run = spawnSync(process.execPath, [script], { stdio: 'inherit', timeout: LIMIT_MS, killSignal: 'SIGTERM', env });
+  const run = spawnSync(process.execPath, [script], { stdio: 'inherit', timeout: LIMIT_MS, killSignal: 'SIGTERM' });
   if (run.error || run.signal) console.log(`\n  ${name} ${run.signal ? `was killed after ${LIMIT_MS / 1000} s` : `failed to start: ${run.error?.message}`}`);
   results.push({ name, seconds: (performance.now() - started) / 1000, ok: run.status === 0 });
 }

@@ -16,6 +16,11 @@ import { openDatabase } from '../main/storage/sqlite/db.js';
 import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
 import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
 
+// Every benchmark times the service, not the pause between an agent's jobs (a guard against
+// bans, 10 s by default): this process and the servers it starts run without it, whether
+// the benchmark runs alone or through run-all.ts. Set CHATBRIDGE_PAUSE_MS to time a pause.
+process.env.CHATBRIDGE_PAUSE_MS ??= '0';
+
 /** The repository root (this file runs as dist/bench/support.js). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SCRIPTED_SERVER = join(ROOT, 'dist/test/support/scripted-server.js');
