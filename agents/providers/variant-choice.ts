@@ -150,21 +150,39 @@ async function takes(page: Page, variants: SiteVariants, step: VariantStep): Pro
   return false;
 }
 
-/** Opens the model picker unless its menu shows already; false when there is no picker or no menu opens. */
+/**
+ * Opens the model picker unless its menu shows already; false when there is no picker or no menu
+ * opens within CONTROLS_MS. The picker is clicked again while its menu does not open: a picker
+ * the page shows before its script listens ignores a click (the server's markup before
+ * hydration; ChatGPT's picker hydrates up to ~45 s after the textbox, research 2026-11-26), and
+ * so may one on a page too busy to take the click in time.
+ */
 async function openPicker(page: Page, variants: SiteVariants): Promise<boolean> {
   if (!variants.option) return false;
-  if ((await readList(page, variants.option, variants.selected)).length > 0) return true;
-  const handle = await page
-    .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, { timeout: CONTROLS_MS, polling: POLL_MS * 4 })
-    .catch(() => null);
-  const picker = handle?.asElement();
-  if (!handle || !picker) {
-    await handle?.dispose();
-    return false;
-  }
-  await picker.click({ timeout: 2_000 }).catch(() => {});
-  await handle.dispose();
-  return waitFor(page, async () => (await readList(page, variants.option!, variants.selected)).length > 0, MENU_MS);
+  const menuOpen = async () => (await readList(page, variants.option!, variants.selected)).length > 0;
+  if (await menuOpen()) return true;
+  const deadline = Date.now() + CONTROLS_MS;
+  do {
+    const handle = await page
+      .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, {
+        timeout: Math.max(deadline - Date.now(), 1),
+        polling: POLL_MS * 4,
+      })
+      .catch(() => null);
+    const picker = handle?.asElement();
+    if (!handle || !picker) {
+      await handle?.dispose();
+      return false;
+    }
+    await picker.click({ timeout: 2_000 }).catch(() => {});
+    const opened = await waitFor(page, menuOpen, MENU_MS);
+    // A picker that says its menu is open took the click: the menu's entries are not ones the
+    // pack knows, and another click would only close it.
+    const taken = opened || (await picker.getAttribute('aria-expanded').catch(() => null)) === 'true';
+    await handle.dispose();
+    if (taken) return opened;
+  } while (Date.now() < deadline);
+  return false;
 }
 
 async function closeMenu(page: Page, variants: SiteVariants): Promise<void> {

@@ -73,6 +73,8 @@ export interface SimVariants {
   ignored?: string[];
   /** The picker and toggles show this long after the page, as ChatGPT's has been seen to hydrate late (ms). */
   lateMs?: number;
+  /** The picker shows from the start but ignores clicks this long: markup the site's script has not hydrated yet (ms). */
+  inertMs?: number;
 }
 
 /** How a simulated site looks: one of its layouts, and any drift from its usual markup. */
@@ -194,6 +196,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         renamed: !!look.variants?.renamed,
         ignored: look.variants?.ignored ?? [],
         lateMs: look.variants?.lateMs ?? 0,
+        inertMs: look.variants?.inertMs ?? 0,
         ...((conversationId ? conversations.get(conversationId)!.variant : undefined) ?? (token ? lastVariant.get(token) : undefined) ?? { model: DEFAULT_MODEL[config.provider], modes: [] }),
       },
     };

@@ -65,6 +65,7 @@ async function refusal(job: Promise<AgentResult>): Promise<VariantUnavailable> {
 describeBeside('a variant selected and verified before the prompt is typed', () => {
   const cases: { provider: Provider; look?: SimLook; variant: string; sent: { model: string | null; modes: string[] }; modelUsed: string | null }[] = [
     { provider: 'chatgpt', look: { layout: 'section' }, variant: 'thinking', sent: { model: 'thinking', modes: [] }, modelUsed: 'gpt-5-5-thinking' },
+    { provider: 'chatgpt', look: { layout: 'section', variants: { inertMs: 2_000 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: 'gpt-5-5-pro' },
     { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: null },
     { provider: 'gemini', look: { variants: { lateMs: 1_500 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: null },
     { provider: 'deepseek', variant: 'deepthink-search', sent: { model: null, modes: ['deepthink', 'search'] }, modelUsed: null },
@@ -73,7 +74,8 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
     { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
   ];
   for (const c of cases) {
-    it(`${SIM_SITES[c.provider].name}: ${c.variant}${c.look?.variants?.lateMs ? ', the picker showing late' : ''}`, async (context) => {
+    const late = c.look?.variants?.lateMs ? ', the picker showing late' : c.look?.variants?.inertMs ? ', the picker deaf to clicks at first' : '';
+    it(`${SIM_SITES[c.provider].name}: ${c.variant}${late}`, async (context) => {
       const { expect } = context;
       const a = await account(context, c.provider, c.look);
       const prompt = `Which model? (${c.variant})`;

@@ -18,6 +18,8 @@ export interface VariantBoot {
   ignored: string[];
   /** The picker and the toggles show only this long after the page (ms). */
   lateMs: number;
+  /** The picker ignores clicks this long after the page: shown, not yet hydrated (ms). */
+  inertMs: number;
   /** The picker's model (null: the provider has none) and the toggles that are on. */
   model: string | null;
   modes: string[];
@@ -141,6 +143,7 @@ export function variantPicker(provider: string, layout: string, boot: VariantBoo
     picker.classList.add('__composer-pill');
   }
   picker.addEventListener('click', () => {
+    if (performance.now() < boot.inertMs) return;
     show(menu, menu.style.display === 'none');
     picker.setAttribute('aria-expanded', String(menu.style.display !== 'none'));
   });
