@@ -102,7 +102,9 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
     );
   };
   if (inMenu && !(await openPicker(page, variants))) {
-    await refuse(variants.picker.length ? 'cannot be chosen: no model picker opens on the page' : 'cannot be chosen: the pack names no model picker', await readChoices(page, variants));
+    // Not a sign of what the account offers: a picker still loading, or one the pack no longer finds.
+    const why = variants.picker.length ? 'no model picker opens on the page' : 'the pack names no model picker';
+    throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: ${why}; nothing was sent.`);
   }
   const toggles = variants.toggle;
   if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, CONTROLS_MS);

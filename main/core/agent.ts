@@ -84,8 +84,12 @@ export class AccountLocked extends AgentFailure {
 export class VariantUnavailable extends AgentFailure {
   constructor(
     readonly variant: string,
-    /** The ids of the pack's variants the page offered when the choice failed. */
-    readonly offered: string[],
+    /**
+     * The ids of the pack's variants the page offered when the choice failed; null when it
+     * showed none to read (no picker found, or its menu did not open): what the account offers
+     * is not known.
+     */
+    readonly offered: string[] | null,
     message: string,
   ) {
     super('variant_unavailable', message);

@@ -243,8 +243,12 @@ export class Scheduler {
       if (failure.kind === 'rate_limited') {
         this.pool.coolDown(agent.id, failure.retryAt ?? this.clock.now() + HOUR_MS);
       }
-      // The variant this agent just refused is not offered, whatever its page listed: the next try goes elsewhere.
-      if (failure instanceof VariantUnavailable) this.offers.learn(agent.id, failure.offered.filter((v) => v !== failure.variant));
+      // The variant this agent just refused is not offered, whatever its page listed: the next try
+      // goes elsewhere. A page that showed no choices says nothing of the others.
+      if (failure instanceof VariantUnavailable) {
+        if (failure.offered) this.offers.learn(agent.id, failure.offered.filter((v) => v !== failure.variant));
+        else this.offers.refused(agent.id, failure.variant);
+      }
       const { outcome, errorCode } = attemptRecordFor(failure.kind);
       const retryElsewhere = this.candidates(job).some(
         (a) => a.id !== agent.id && ['idle', 'busy'].includes(this.pool.state(a.id)) && (!job.variant || this.offers.mayOffer(a.id, job.variant)),
@@ -335,6 +339,7 @@ function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings:
 
 /** What a refused variant's attempt records (the agent's words and the ids offered): the job's 502 says it when no other agent may offer the variant. */
 function variantRefusal(failure: VariantUnavailable): string {
+  if (!failure.offered) return failure.message;
   return `${failure.message} Variants offered: ${failure.offered.length > 0 ? failure.offered.join(', ') : 'none'}.`;
 }
 

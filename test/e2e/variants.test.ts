@@ -111,11 +111,13 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
 });
 
 describeBeside('a variant that cannot be chosen for sure is refused, and nothing is sent', () => {
-  const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[]; says: RegExp }[] = [
+  const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[] | null; says: RegExp }[] = [
     { what: 'an account without it', provider: 'chatgpt', look: { variants: { lacks: ['pro'] } }, variant: 'pro', offered: ['instant', 'thinking'], says: /not offered/ },
     { what: 'a free plan that shows it disabled', provider: 'perplexity', look: { variants: { lacks: ['research', 'labs'] } }, variant: 'research', offered: ['search'], says: /not to this account/ },
     { what: 'a picker whose words changed', provider: 'deepseek', look: { variants: { renamed: true } }, variant: 'deepthink', offered: [], says: /"Option A", "Option B"/ },
     { what: 'a model menu whose words changed', provider: 'qwen', look: { variants: { renamed: true } }, variant: 'max', offered: [], says: /not offered/ },
+    // What the account offers is not known then (null): only this variant is passed by.
+    { what: 'a picker that never opens', provider: 'chatgpt', look: { variants: { inertMs: 600_000 } }, variant: 'pro', offered: null, says: /no model picker opens/ },
     { what: 'a choice that does not take', provider: 'gemini', look: { variants: { ignored: ['pro'] } }, variant: 'pro', offered: ['fast', 'thinking', 'pro'], says: /does not show it in force/ },
     { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
   ];

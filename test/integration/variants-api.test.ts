@@ -122,6 +122,21 @@ describe('an agent whose account lacks the variant', () => {
     expect(job).toMatchObject({ status: 'failed', variant: 'pro', model_used: null, attempts: 3 });
   });
 
+  it('whose picker did not open is passed by for that variant only: what its account offers is not known', async () => {
+    await start({ chatgpt: 2 });
+    const [slow, other] = t.agents;
+    const r = await t.api('POST', '/v1/completions', { body: { prompt: `p [[no-picker-on=${slow!.id}]]`, provider: 'chatgpt', variant: 'pro' } });
+    expect(r.body).toMatchObject({ status: 'succeeded', agent_id: other!.id });
+    const [refusal] = await t.service.store.attempts(r.body.id);
+    expect(refusal).toMatchObject({ agent_id: slow!.id, error_code: 'VARIANT_UNAVAILABLE' });
+    expect(refusal!.detail).not.toContain('Variants offered');
+    // Another variant still goes to the first agent in order; the refused one goes elsewhere until it is seen offered.
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'q', provider: 'chatgpt', variant: 'thinking' } })).body.agent_id).toBe(slow!.id);
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r', provider: 'chatgpt', variant: 'pro' } })).body.agent_id).toBe(other!.id);
+    t.service.scheduler.offers.learn(slow!.id, ['instant', 'thinking', 'pro']);
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 's', provider: 'chatgpt', variant: 'pro' } })).body.agent_id).toBe(slow!.id);
+  });
+
   it('is not dispatched to when its last site check showed it lacks the variant', async () => {
     await start({ chatgpt: 2 });
     const [free, plus] = t.agents;

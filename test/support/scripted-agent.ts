@@ -68,6 +68,9 @@ export class ScriptedAgent implements Agent {
     if (task.variant && this.offers && !this.offers.includes(task.variant)) {
       throw new VariantUnavailable(task.variant, this.offers, `scripted: ${this.id} does not offer "${task.variant}".`);
     }
+    if (task.variant && p.includes(`[[no-picker-on=${this.id}]]`)) {
+      throw new VariantUnavailable(task.variant, null, `scripted: no model picker opens on ${this.id}'s page.`);
+    }
     const fail = /\[\[fail=(\w+)\]\]/.exec(p)?.[1];
     if (fail) throw new AgentFailure(fail as AgentFailureKind, `scripted ${fail}`);
     const failOnce = /\[\[fail-once=(\w+)\]\]/.exec(p)?.[1];
