@@ -1,6 +1,33 @@
 import { VERSION } from '../core/package-root.js';
+import { DRIFT_KINDS } from '../../agents/simulator/client/drift-kinds.js';
 import { PROVIDERS } from '../core/providers.js';
-import { SERVE_HELP } from './serve.js';
+
+// Here, not in serve.ts: help must not load the service, its database engines and browsers
+// (0.5 s against 0.1 s for `chatbridge COMMAND --help`).
+const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
+                 [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]]
+  The service, headless, until Ctrl-C (running jobs go back to the queue).
+  --profile P              personal (default): your own agents and keys; hosted: shared capacity
+                           for many accounts (see accounts). A data dir keeps the profile it
+                           was first served in
+  --allow-private-webhooks hosted: let webhooks reach private, loopback and link-local receivers
+                           (an operator's own network); off, only public addresses are called
+  --port N                 listen on N (default 8787; 0 picks a free port)
+  --host ADDR              listen on ADDR (default 127.0.0.1)
+  --allow-remote           needed with a --host that is not loopback: the API is then reachable
+                           from the network, in plain HTTP
+  --database URL           share one queue with other instances through this PostgreSQL (also
+                           CHATBRIDGE_DATABASE_URL); each instance is a device running its own
+                           agents from its own data dir. Without it, SQLite in the data dir
+  --device-name NAME       how this device is listed in status and the dashboard (default: host name)
+  --no-api                 with --database: run this device's agents only, answering no HTTP
+  --simulate               run against six simulated provider sites, one agent each, in
+                           <data dir>/simulator; prints an API key for the run
+  --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
+  --simulate-layout P=L,…  a simulated site shows another of its provider's layouts
+  --simulate-drift K,…     every simulated site drifts: ${DRIFT_KINDS.join(', ')}
+  Each --simulate-… option implies --simulate.`;
 
 const DATA_DIR = 'Every command takes --data-dir DIR (default: CHATBRIDGE_DATA_DIR, else the OS data folder).';
 

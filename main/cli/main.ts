@@ -91,6 +91,6 @@ export async function main(argv: string[]): Promise<void> {
 
 /** A data dir already served or unusable, a database unreachable: told in one line like a usage error. */
 async function isSetupRefusal(error: unknown): Promise<boolean> {
-  const [{ AlreadyRunning }, { StorageRefused }] = await Promise.all([import('../service/service.js'), import('../storage/storage.js')]);
+  const [{ AlreadyRunning }, { StorageRefused }] = await Promise.all([import('../service/already-running.js'), import('../storage/storage.js')]);
   return error instanceof AlreadyRunning || error instanceof StorageRefused;
 }

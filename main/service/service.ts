@@ -39,6 +39,7 @@ import { WebhookSender } from '../webhooks/sender.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import type { ProfileName } from '../core/profile-name.js';
+import { AlreadyRunning } from './already-running.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -69,8 +70,6 @@ export interface ServiceOptions {
   /** The variants a job may ask for until agents are attached, which then tell their packs' (tests of scripted agents set it). */
   variants?: VariantCatalog;
 }
-
-export class AlreadyRunning extends Error {}
 
 /**
  * A second server on one data dir is refused while the first one may still run. A
