@@ -57,12 +57,16 @@ export async function chooseVariant(page: Page, site: ProviderSite, variantId: s
   notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${Date.now() - started} ms.` });
 }
 
-/** The ids of the pack's variants the page offers now: the picker opened and closed again, the toggles read. */
-export async function offeredVariants(page: Page, site: ProviderSite): Promise<string[]> {
+/**
+ * The ids of the pack's variants the page offers now: the picker opened and closed again, the
+ * toggles read. Null when the picker's menu did not open: what the account offers is not known.
+ */
+export async function offeredVariants(page: Page, site: ProviderSite): Promise<string[] | null> {
   const variants = site.variants;
   if (variants.list.length === 0) return [];
   const needsMenu = variants.list.some((v) => v.steps.some((s) => s.how !== 'toggle'));
   const opened = needsMenu && (await openPicker(page, variants));
+  if (needsMenu && !opened) return null;
   try {
     return offeredIn(variants, await readChoices(page, variants));
   } finally {

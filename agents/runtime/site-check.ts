@@ -19,7 +19,7 @@ export interface PageInspection {
   roles: RoleCheck[];
   problem: string | null;
   pageUrl: string | null;
-  /** The ids of the variants the page's picker and toggles offer now; null when the page could not be looked at. */
+  /** The ids of the variants the page's picker and toggles offer now; null when the page could not be looked at or its model picker did not open. */
   variants: string[] | null;
 }
 

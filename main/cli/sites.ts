@@ -81,7 +81,7 @@ export function renderCheck(name: string, c: SiteCheckView): string {
     const result = r.cue ? `#${r.cue.index + 1} ${r.cue.kind}: ${r.cue.css}` : STATUS_WORDS[r.status as keyof typeof STATUS_WORDS];
     lines.push(`  ${r.role.padEnd(width)}${result}`);
   }
-  lines.push(`  variants offered: ${c.variants === null ? '(the page could not be looked at)' : c.variants.length > 0 ? c.variants.join(', ') : 'none of the pack\'s'}`);
+  lines.push(`  variants offered: ${c.variants === null ? '(not known: the page could not be looked at, or its model picker did not open)' : c.variants.length > 0 ? c.variants.join(', ') : 'none of the pack\'s'}`);
   const missing = c.roles.filter((r) => r.status === 'missing').map((r) => r.role);
   lines.push(c.ok ? '  => every role found' : `  => ${missing.length ? `missing: ${missing.join(', ')}` : 'the check did not go through'}`);
   return lines.join('\n');

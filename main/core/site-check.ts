@@ -37,7 +37,8 @@ export interface SiteCheck {
   roles: RoleCheck[];
   /**
    * The ids of the pack's variants (models and modes) the account's picker and toggles offer
-   * now; null where the page could not be looked at (a login wall, a challenge).
+   * now; null where the page could not be looked at (a login wall, a challenge) or its model
+   * picker did not open.
    */
   variants: string[] | null;
   /** No role missing and no problem. */

@@ -148,6 +148,9 @@ describeBeside('the site check lists the variants the account offers now', () =>
     expect((await inspectSite(deepseek.page, deepseek.site, false, () => {})).variants).toEqual(['deepthink', 'search', 'deepthink-search']);
     const perplexity = await account(context, 'perplexity', { variants: { lacks: ['labs'] } });
     expect((await inspectSite(perplexity.page, perplexity.site, false, () => {})).variants).toEqual(['search', 'research']);
+    // A picker that never opens says nothing of the account (not "none"): its agent is not passed over.
+    const deaf = await account(context, 'chatgpt', { variants: { inertMs: 600_000 } });
+    expect((await inspectSite(deaf.page, deaf.site, false, () => {})).variants).toBeNull();
   }, 60_000);
 });
 

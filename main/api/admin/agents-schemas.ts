@@ -96,7 +96,7 @@ export const SiteCheckView = Type.Object({
       cue: CueMatch,
     }),
   ),
-  variants: Nullable(Type.Array(Type.String(), { description: "The ids of the pack's variants the account's picker and toggles offer now; null where the page could not be looked at" })),
+  variants: Nullable(Type.Array(Type.String(), { description: "The ids of the pack's variants the account's picker and toggles offer now; null where the page could not be looked at or its model picker did not open" })),
   ok: Type.Boolean({ description: 'No role missing and no problem' }),
 });
 export type SiteCheckView = Static<typeof SiteCheckView>;
