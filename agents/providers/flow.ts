@@ -33,9 +33,15 @@ export interface FlowLimits extends WatchLimits {
   composerMs: number;
   /** A send the page shows it is working on is waited for this long before any other press (prompt-input.ts). */
   sentWorkingMs: number;
+  /**
+   * A variant's picker and toggles must show, and the picker's menu open, within this once the
+   * composer has: ChatGPT's picker hydrates up to ~45 s after the textbox (research
+   * 2026-11-26). Spent in full only on a picker that never shows or never opens.
+   */
+  controlsMs: number;
 }
 
-export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000, sentWorkingMs: 45_000 };
+export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000, sentWorkingMs: 45_000, controlsMs: 45_000 };
 
 const COPY_WAIT_MS = 2_000;
 
@@ -126,7 +132,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   task.signal.throwIfAborted();
   const pack = packJson(site.page);
   // The variant asked for is in force before a word is typed, or nothing is sent.
-  await chooseVariant(page, site, task.variant, notes);
+  await chooseVariant(page, site, task.variant, notes, limits.controlsMs);
   // What is on the page now is history: the answer is the first assistant turn that is not.
   await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the

@@ -111,13 +111,14 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
 });
 
 describeBeside('a variant that cannot be chosen for sure is refused, and nothing is sent', () => {
-  const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[] | null; says: RegExp }[] = [
+  // A picker that never opens is given up on after `controlsMs`: 45 s in the product, 2 s here.
+  const cases: { what: string; provider: Provider; look: SimLook; variant: string; offered: string[] | null; says: RegExp; controlsMs?: number }[] = [
     { what: 'an account without it', provider: 'chatgpt', look: { variants: { lacks: ['pro'] } }, variant: 'pro', offered: ['instant', 'thinking'], says: /not offered/ },
     { what: 'a free plan that shows it disabled', provider: 'perplexity', look: { variants: { lacks: ['research', 'labs'] } }, variant: 'research', offered: ['search'], says: /not to this account/ },
     { what: 'a picker whose words changed', provider: 'deepseek', look: { variants: { renamed: true } }, variant: 'deepthink', offered: [], says: /"Option A", "Option B"/ },
     { what: 'a model menu whose words changed', provider: 'qwen', look: { variants: { renamed: true } }, variant: 'max', offered: [], says: /not offered/ },
     // What the account offers is not known then (null): only this variant is passed by.
-    { what: 'a picker that never opens', provider: 'chatgpt', look: { variants: { inertMs: 600_000 } }, variant: 'pro', offered: null, says: /no model picker opens/ },
+    { what: 'a picker that never opens', provider: 'chatgpt', look: { variants: { inertMs: 600_000 } }, variant: 'pro', offered: null, says: /no model picker opens/, controlsMs: 2_000 },
     { what: 'a choice that does not take', provider: 'gemini', look: { variants: { ignored: ['pro'] } }, variant: 'pro', offered: ['fast', 'thinking', 'pro'], says: /does not show it in force/ },
     { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
   ];
@@ -125,7 +126,7 @@ describeBeside('a variant that cannot be chosen for sure is refused, and nothing
     it(`${SIM_SITES[c.provider].name}: ${c.what}`, async (context) => {
       const { expect } = context;
       const a = await account(context, c.provider, c.look);
-      const failure = await refusal(a.run('Must not be sent', c.variant));
+      const failure = await refusal(a.run('Must not be sent', c.variant, null, { ...FLOW_LIMITS, controlsMs: c.controlsMs ?? FLOW_LIMITS.controlsMs }));
       expect(failure.kind).toBe('variant_unavailable');
       expect(failure.variant).toBe(c.variant);
       expect(failure.offered).toEqual(c.offered);
@@ -150,7 +151,7 @@ describeBeside('the site check lists the variants the account offers now', () =>
     expect((await inspectSite(perplexity.page, perplexity.site, false, () => {})).variants).toEqual(['search', 'research']);
     // A picker that never opens says nothing of the account (not "none"): its agent is not passed over.
     const deaf = await account(context, 'chatgpt', { variants: { inertMs: 600_000 } });
-    expect((await inspectSite(deaf.page, deaf.site, false, () => {})).variants).toBeNull();
+    expect((await inspectSite(deaf.page, deaf.site, false, () => {}, { ...FLOW_LIMITS, controlsMs: 2_000 })).variants).toBeNull();
   }, 60_000);
 });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
+import { FLOW_LIMITS } from '../../agents/providers/flow.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
 import { CAPTURES, openCapture, REAL_PAGES } from './captures.js';
@@ -50,7 +51,7 @@ describe('the packs’ variants, against the real pages', () => {
   it('DeepSeek 2026-05-21: DeepThink and Search, both on', async () => {
     const real = await openCapture(browser, CAPTURES.find((c) => c.provider === 'deepseek')!);
     try {
-      expect(await offeredVariants(real.page, PROVIDER_SITES.deepseek)).toEqual(['deepthink', 'search', 'deepthink-search']);
+      expect(await offeredVariants(real.page, PROVIDER_SITES.deepseek, FLOW_LIMITS.controlsMs)).toEqual(['deepthink', 'search', 'deepthink-search']);
       const selected = PROVIDER_SITES.deepseek.variants.selected;
       expect(await real.page.evaluate((css) => Array.from(document.querySelectorAll(css)).length, `.ds-toggle-button:is(${selected})`)).toBe(2);
     } finally {
