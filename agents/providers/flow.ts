@@ -132,7 +132,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   task.signal.throwIfAborted();
   const pack = packJson(site.page);
   // The variant asked for is in force before a word is typed, or nothing is sent.
-  await chooseVariant(page, site, task.variant, notes, limits.controlsMs);
+  await chooseVariant(page, site, task.variant, notes, { ms: limits.controlsMs, signal: task.signal });
   // What is on the page now is history: the answer is the first assistant turn that is not.
   await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the

@@ -18,6 +18,15 @@ import { packJson, type ProviderSite } from './site.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
 import type { PageCue } from './cues.js';
 
+/**
+ * How long the page's picker and toggles are waited for (FlowLimits.controlsMs), and the job's
+ * signal, which ends the wait early: a cancelled job does not keep its agent waiting.
+ */
+export interface ControlsWait {
+  ms: number;
+  signal?: AbortSignal;
+}
+
 /** A menu the picker opens shows its entries within this. */
 const MENU_MS = 3_000;
 /** A choice shows in the page within this, or it did not take. */
@@ -39,9 +48,9 @@ interface Choices {
 
 /**
  * Selects `variantId` and verifies it, or throws VariantUnavailable; does nothing for null.
- * The picker and the toggles must show, and the picker's menu open, within `controlsMs`.
+ * The picker and the toggles must show, and the picker's menu open, within `wait.ms`.
  */
-export async function chooseVariant(page: Page, site: ProviderSite, variantId: string | null, notes: Notes, controlsMs: number): Promise<void> {
+export async function chooseVariant(page: Page, site: ProviderSite, variantId: string | null, notes: Notes, wait: ControlsWait): Promise<void> {
   if (variantId === null) return;
   const variants = site.variants;
   const variant = variants.list.find((v) => v.id === variantId);
@@ -51,20 +60,20 @@ export async function chooseVariant(page: Page, site: ProviderSite, variantId: s
   // Real time, here and in the waits below: how long a live page takes, which the service's
   // clock (a manual one in tests, still while the page works) would not measure.
   const started = Date.now();
-  for (const step of variant.steps) await takeStep(page, site, variant, step, controlsMs);
+  for (const step of variant.steps) await takeStep(page, site, variant, step, wait);
   notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${Date.now() - started} ms.` });
 }
 
 /**
  * The ids of the pack's variants the page offers now: the picker opened and closed again, the
- * toggles read. Null when the picker's menu did not open within `controlsMs`: what the account
+ * toggles read. Null when the picker's menu did not open within `wait.ms`: what the account
  * offers is not known.
  */
-export async function offeredVariants(page: Page, site: ProviderSite, controlsMs: number): Promise<string[] | null> {
+export async function offeredVariants(page: Page, site: ProviderSite, wait: ControlsWait): Promise<string[] | null> {
   const variants = site.variants;
   if (variants.list.length === 0) return [];
   const needsMenu = variants.list.some((v) => v.steps.some((s) => s.how !== 'toggle'));
-  const opened = needsMenu && (await openPicker(page, variants, controlsMs));
+  const opened = needsMenu && (await openPicker(page, variants, wait));
   if (needsMenu && !opened) return null;
   try {
     return offeredIn(variants, await readChoices(page, variants));
@@ -92,7 +101,7 @@ export async function modelUsedOf(page: Page, site: ProviderSite): Promise<strin
     .catch(() => null);
 }
 
-async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, step: VariantStep, controlsMs: number): Promise<void> {
+async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, step: VariantStep, wait: ControlsWait): Promise<void> {
   const variants = site.variants;
   const inMenu = step.how !== 'toggle';
   const refuse = async (why: string, choices: Choices): Promise<never> => {
@@ -104,13 +113,13 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
       `${site.name}: ${variant.label} ("${variant.id}") ${why}; nothing was sent. The page offered ${seen.length ? seen.join(', ') : 'no choices'}.`,
     );
   };
-  if (inMenu && !(await openPicker(page, variants, controlsMs))) {
+  if (inMenu && !(await openPicker(page, variants, wait))) {
     // Not a sign of what the account offers: a picker still loading, or one the pack no longer finds.
     const why = variants.picker.length ? 'no model picker opens on the page' : 'the pack names no model picker';
     throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: ${why}; nothing was sent.`);
   }
   const toggles = variants.toggle;
-  if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, controlsMs);
+  if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, wait.ms, wait.signal);
   const before = await readChoices(page, variants);
   const controls = step.how === 'option' ? before.options : before.toggles;
   const index = controls.findIndex((c) => startsWith(c.label, step.words));
@@ -121,10 +130,10 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
   if (!inForce) {
     await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
-    if (!(await takes(page, variants, step, controlsMs))) {
+    if (!(await takes(page, variants, step, wait))) {
       // What the page offers is read in its menu, which the pick may have closed (a slow page
       // may not have opened it again by the time the choice was given up on).
-      await openPicker(page, variants, controlsMs);
+      await openPicker(page, variants, wait);
       const offered = await readChoices(page, variants);
       await closeMenu(page, variants);
       return refuse('was chosen, but the page does not show it in force', offered);
@@ -138,7 +147,7 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
  * once the menu has closed on a picked entry, the picker's own label naming it (else the
  * menu is opened again to look).
  */
-async function takes(page: Page, variants: SiteVariants, step: VariantStep, controlsMs: number): Promise<boolean> {
+async function takes(page: Page, variants: SiteVariants, step: VariantStep, wait: ControlsWait): Promise<boolean> {
   const css = step.how === 'option' ? variants.option! : variants.toggle!;
   const until = Date.now() + TAKE_MS;
   do {
@@ -147,7 +156,7 @@ async function takes(page: Page, variants: SiteVariants, step: VariantStep, cont
     if (!entry && step.how !== 'toggle') {
       // The menu closed on the choice: the picker's label may say it; else look in the menu again.
       if (step.how === 'option' && (await pickerSays(page, variants.picker, step.words))) return true;
-      if (!(await openPicker(page, variants, controlsMs))) return false;
+      if (!(await openPicker(page, variants, wait))) return false;
     } else {
       await page.waitForTimeout(POLL_MS * 4);
     }
@@ -157,30 +166,32 @@ async function takes(page: Page, variants: SiteVariants, step: VariantStep, cont
 
 /**
  * Opens the model picker unless its menu shows already; false when there is no picker or no menu
- * opens within `controlsMs`. The picker is clicked again while its menu does not open: a picker
+ * opens within `wait.ms`. The picker is clicked again while its menu does not open: a picker
  * the page shows before its script listens ignores a click (the server's markup before
  * hydration; ChatGPT's picker hydrates up to ~45 s after the textbox, research 2026-11-26), and
  * so may one on a page too busy to take the click in time.
  */
-async function openPicker(page: Page, variants: SiteVariants, controlsMs: number): Promise<boolean> {
+async function openPicker(page: Page, variants: SiteVariants, wait: ControlsWait): Promise<boolean> {
   if (!variants.option) return false;
   const menuOpen = async () => (await readList(page, variants.option!, variants.selected)).length > 0;
   if (await menuOpen()) return true;
-  const deadline = Date.now() + controlsMs;
+  const deadline = Date.now() + wait.ms;
   do {
+    wait.signal?.throwIfAborted();
+    // Looked for MENU_MS at a time, so that a cancelled job is seen between the looks.
     const handle = await page
       .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, {
-        timeout: Math.max(deadline - Date.now(), 1),
+        timeout: Math.max(Math.min(deadline - Date.now(), MENU_MS), 1),
         polling: POLL_MS * 4,
       })
       .catch(() => null);
     const picker = handle?.asElement();
     if (!handle || !picker) {
       await handle?.dispose();
-      return false;
+      continue;
     }
     await picker.click({ timeout: 2_000 }).catch(() => {});
-    const opened = await waitFor(page, menuOpen, MENU_MS);
+    const opened = await waitFor(page, menuOpen, MENU_MS, wait.signal);
     // A picker that says its menu is open took the click: the menu's entries are not ones the
     // pack knows, and another click would only close it.
     const taken = opened || (await picker.getAttribute('aria-expanded').catch(() => null)) === 'true';
@@ -271,9 +282,11 @@ function startsWith(label: string, words: string): boolean {
   return new RegExp(`^\\s*(?:${words})(?!\\p{L})`, 'iu').test(label);
 }
 
-async function waitFor(page: Page, check: () => Promise<boolean>, ms: number): Promise<boolean> {
+/** Whether `check` holds within `ms`; throws the reason of `signal` once it is aborted. */
+async function waitFor(page: Page, check: () => Promise<boolean>, ms: number, signal?: AbortSignal): Promise<boolean> {
   const until = Date.now() + ms;
   for (;;) {
+    signal?.throwIfAborted();
     if (await check()) return true;
     if (Date.now() >= until) return false;
     await page.waitForTimeout(POLL_MS);

@@ -39,7 +39,7 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
     await waitUntilReady(page, site, notes, limits);
     Object.assign(found, await report(page, site));
     found.send = await withProbeText(page, site, () => page.evaluate((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send), packJson(site.page)));
-    variants = await offeredVariants(page, site, limits.controlsMs);
+    variants = await offeredVariants(page, site, { ms: limits.controlsMs });
     if (send) {
       let stopSeen = -1;
       void page

@@ -55,6 +55,8 @@ export interface SimLog {
   picks: number;
   /** Choices made in the model picker or on a mode toggle. */
   variantPicks: number;
+  /** Clicks the model picker ignored, not yet listening (SimVariants.inertMs). */
+  ignoredPickerClicks: number;
 }
 
 /** The picker's model (null: the provider has none) and the mode toggles on. */
@@ -158,7 +160,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0 };
+  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
   /** What each session last sent under: a new chat opens with it, as the real pickers remember the last choice. */
   const lastVariant = new Map<string, InForce>();
   /** Sessions whose next page load is the account picker. */
@@ -347,6 +349,10 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/pick-variant') {
         log.variantPicks++;
+        return json(res, 200, {});
+      }
+      if (req.method === 'POST' && path === '/__sim/ignored-picker-click') {
+        log.ignoredPickerClicks++;
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/pick') {

@@ -1,10 +1,12 @@
 /**
  * A job cancelled before its prompt went is never sent (the account's history gets no prompt
  * nobody waits for, and a retry of a timed-out one could not send it twice). Real Chromium
- * against the simulated Gemini, whose model picker shows up late ({ variants: { lateMs } }):
- * the agent waits for it before it types, and the cancel comes meanwhile.
+ * against the simulated Gemini, whose model picker shows up late ({ variants: { lateMs } }) or
+ * never opens ({ inertMs }): the agent waits for it before it types, and the cancel comes
+ * meanwhile.
  */
 import { describe, expect, it } from 'vitest';
+import { FLOW_LIMITS } from '../../agents/providers/flow.js';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startE2E } from '../support/e2e.js';
 import { until } from '../support/until.js';
@@ -28,4 +30,24 @@ describe('a job cancelled before its prompt is sent', () => {
       await e.stop();
     }
   }, 30_000);
+
+  it('frees its agent at once while it waits for a picker that never opens', async () => {
+    const e = await startE2E('gemini', 1, { variants: { inertMs: 600_000 } });
+    try {
+      e.service.attachAgents(new RuntimeControl(e.runtime));
+      const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
+      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Never mind'`).pluck().get() as string | undefined);
+      await until(() => e.sim.log.ignoredPickerClicks > 0, 10_000, 'the agent clicking the picker');
+      const cancelledAt = Date.now();
+      expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+      expect((await waiting).status).toBe(499);
+      const next = await e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Next one' } });
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+      // Not after the picker's whole wait: the agent stopped looking when the job was cancelled.
+      expect(Date.now() - cancelledAt).toBeLessThan(FLOW_LIMITS.controlsMs);
+      expect(e.sim.log.sends.map((s) => s.prompt)).toEqual(['Next one']);
+    } finally {
+      await e.stop();
+    }
+  }, 90_000);
 });

@@ -51,7 +51,7 @@ describe('the packs’ variants, against the real pages', () => {
   it('DeepSeek 2026-05-21: DeepThink and Search, both on', async () => {
     const real = await openCapture(browser, CAPTURES.find((c) => c.provider === 'deepseek')!);
     try {
-      expect(await offeredVariants(real.page, PROVIDER_SITES.deepseek, FLOW_LIMITS.controlsMs)).toEqual(['deepthink', 'search', 'deepthink-search']);
+      expect(await offeredVariants(real.page, PROVIDER_SITES.deepseek, { ms: FLOW_LIMITS.controlsMs })).toEqual(['deepthink', 'search', 'deepthink-search']);
       const selected = PROVIDER_SITES.deepseek.variants.selected;
       expect(await real.page.evaluate((css) => Array.from(document.querySelectorAll(css)).length, `.ds-toggle-button:is(${selected})`)).toBe(2);
     } finally {

@@ -44,7 +44,13 @@ export function startApp(skin: Skin): void {
   if (boot.upsell) upsellBanner();
   if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
   const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
-  const picker = variantPicker(boot.provider, boot.layout, boot.variants, () => void post('/__sim/pick-variant', {}));
+  const picker = variantPicker(
+    boot.provider,
+    boot.layout,
+    boot.variants,
+    () => void post('/__sim/pick-variant', {}),
+    () => void post('/__sim/ignored-picker-click', {}),
+  );
 
   const refreshMode = () => {
     if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');

@@ -102,7 +102,7 @@ export interface VariantPicker {
  */
 const NO_TEST_IDS: Partial<Record<Look, string>> = { chatgpt: 'app-shell' };
 
-export function variantPicker(provider: string, layout: string, boot: VariantBoot, onPick: () => void): VariantPicker {
+export function variantPicker(provider: string, layout: string, boot: VariantBoot, onPick: () => void, onIgnoredClick: () => void): VariantPicker {
   const look = provider as Look;
   const bare = NO_TEST_IDS[look] === layout;
   const catalog = CATALOG[look];
@@ -143,7 +143,7 @@ export function variantPicker(provider: string, layout: string, boot: VariantBoo
     picker.classList.add('__composer-pill');
   }
   picker.addEventListener('click', () => {
-    if (performance.now() < boot.inertMs) return;
+    if (performance.now() < boot.inertMs) return onIgnoredClick();
     show(menu, menu.style.display === 'none');
     picker.setAttribute('aria-expanded', String(menu.style.display !== 'none'));
   });
