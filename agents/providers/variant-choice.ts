@@ -72,6 +72,8 @@ export async function chooseVariant(page: Page, site: ProviderSite, variantId: s
 export async function offeredVariants(page: Page, site: ProviderSite, wait: ControlsWait): Promise<string[] | null> {
   const variants = site.variants;
   if (variants.list.length === 0) return [];
+  const needsToggles = variants.list.some((v) => v.steps.some((s) => s.how === 'toggle'));
+  if (needsToggles && !(await togglesShow(page, variants, wait))) return null;
   const needsMenu = variants.list.some((v) => v.steps.some((s) => s.how !== 'toggle'));
   const opened = needsMenu && (await openPicker(page, variants, wait));
   if (needsMenu && !opened) return null;
@@ -113,13 +115,15 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
       `${site.name}: ${variant.label} ("${variant.id}") ${why}; nothing was sent. The page offered ${seen.length ? seen.join(', ') : 'no choices'}.`,
     );
   };
+  // A picker that does not open, or toggles that do not show, say nothing of what the account
+  // offers: controls still loading, or ones the pack no longer finds.
   if (inMenu && !(await openPicker(page, variants, wait))) {
-    // Not a sign of what the account offers: a picker still loading, or one the pack no longer finds.
     const why = variants.picker.length ? 'no model picker opens on the page' : 'the pack names no model picker';
     throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: ${why}; nothing was sent.`);
   }
-  const toggles = variants.toggle;
-  if (!inMenu && toggles) await waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, wait.ms, wait.signal);
+  if (!inMenu && !(await togglesShow(page, variants, wait))) {
+    throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: no mode toggles show on the page; nothing was sent.`);
+  }
   const before = await readChoices(page, variants);
   const controls = step.how === 'option' ? before.options : before.toggles;
   const index = controls.findIndex((c) => startsWith(c.label, step.words));
@@ -199,6 +203,12 @@ async function openPicker(page: Page, variants: SiteVariants, wait: ControlsWait
     if (taken) return opened;
   } while (Date.now() < deadline);
   return false;
+}
+
+/** Whether the page shows its mode toggles within `wait.ms`: none shown says nothing of what the account offers. */
+async function togglesShow(page: Page, variants: SiteVariants, wait: ControlsWait): Promise<boolean> {
+  const toggles = variants.toggle;
+  return !!toggles && waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, wait.ms, wait.signal);
 }
 
 async function closeMenu(page: Page, variants: SiteVariants): Promise<void> {

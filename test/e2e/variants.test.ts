@@ -119,6 +119,7 @@ describeBeside('a variant that cannot be chosen for sure is refused, and nothing
     { what: 'a model menu whose words changed', provider: 'qwen', look: { variants: { renamed: true } }, variant: 'max', offered: [], says: /not offered/ },
     // What the account offers is not known then (null): only this variant is passed by.
     { what: 'a picker that never opens', provider: 'chatgpt', look: { variants: { inertMs: 600_000 } }, variant: 'pro', offered: null, says: /no model picker opens/, controlsMs: 2_000 },
+    { what: 'toggles that never show', provider: 'deepseek', look: { variants: { lateMs: 600_000 } }, variant: 'deepthink', offered: null, says: /no mode toggles show/, controlsMs: 2_000 },
     { what: 'a choice that does not take', provider: 'gemini', look: { variants: { ignored: ['pro'] } }, variant: 'pro', offered: ['fast', 'thinking', 'pro'], says: /does not show it in force/ },
     { what: 'a toggle that does not take', provider: 'claude', look: { variants: { ignored: ['extended-thinking'] } }, variant: 'opus-thinking', offered: ['opus', 'sonnet', 'haiku', 'extended-thinking', 'opus-thinking'], says: /does not show it in force/ },
   ];
@@ -152,6 +153,8 @@ describeBeside('the site check lists the variants the account offers now', () =>
     // A picker that never opens says nothing of the account (not "none"): its agent is not passed over.
     const deaf = await account(context, 'chatgpt', { variants: { inertMs: 600_000 } });
     expect((await inspectSite(deaf.page, deaf.site, false, () => {}, { ...FLOW_LIMITS, controlsMs: 2_000 })).variants).toBeNull();
+    const bare = await account(context, 'deepseek', { variants: { lateMs: 600_000 } });
+    expect((await inspectSite(bare.page, bare.site, false, () => {}, { ...FLOW_LIMITS, controlsMs: 2_000 })).variants).toBeNull();
   }, 60_000);
 });
 
