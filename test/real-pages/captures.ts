@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { describe } from 'vitest';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
@@ -19,6 +20,16 @@ import { PagePool } from '../support/page-pool.js';
  * keeps no copy (NOTICE.md: licences); CHATBRIDGE_REAL_PAGES names another folder.
  */
 export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/real-pages');
+
+/**
+ * `describe` for tests that read the captures: a clone with nothing beside it has none, and
+ * its `npm test` must pass, so there the block is skipped with one line saying why.
+ */
+export function describeWithCaptures(name: string, body: () => void): void {
+  if (existsSync(REAL_PAGES)) return describe(name, body);
+  console.log(`skipped "${name}": no real captured pages at ${REAL_PAGES} (../shared/real-pages beside the clone; CHATBRIDGE_REAL_PAGES names another folder)`);
+  describe.skip(name, body);
+}
 
 export interface Capture {
   provider: Provider;

@@ -7,14 +7,14 @@
  * once would serve it (rebuildPage): the roles the flow acts on are still found.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
-import { CAPTURES, captureFiles, openCapture, rebuildPage } from './captures.js';
+import { captureFiles, CAPTURES, describeWithCaptures, openCapture, rebuildPage } from './captures.js';
 
-describe('the real captured pages', () => {
+describeWithCaptures('the real captured pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });

@@ -5,7 +5,7 @@
  * simulated sites cannot prove the packs on markup the real sites do not have.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
@@ -13,9 +13,9 @@ import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { openSimPage, typeAndSend } from '../support/sim-page.js';
-import { CAPTURES, findRoles, openCapture } from './captures.js';
+import { CAPTURES, describeWithCaptures, findRoles, openCapture } from './captures.js';
 
-describe('the simulated sites, against the real pages', () => {
+describeWithCaptures('the simulated sites, against the real pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });

@@ -6,15 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS } from '../../agents/providers/flow.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
-import { CAPTURES, openCapture, REAL_PAGES } from './captures.js';
+import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES } from './captures.js';
 import type { PageCue } from '../../agents/providers/cues.js';
 
-describe('the packs’ variants, against the real pages', () => {
+describeWithCaptures('the packs’ variants, against the real pages', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: findBrowser() });
