@@ -92,7 +92,9 @@ export const SIM_SITES: Record<Provider, SimSiteConfig> = {
     // `single` is what most accounts see in 2026: one answer per prompt, code blocks in a
     // Monaco editor. `dual` is Qwen's A/B experiment, two answers and "I prefer this
     // response" (research/providers-live-2026.md, Qwen), which some accounts get often.
-    layouts: ['single', 'dual'],
+    // `chat-panel` is the real page of 2026-05-21 (real-pages/qwen): deeper markup, the
+    // answer's actions without roles or labels.
+    layouts: ['single', 'dual', 'chat-panel'],
   },
   perplexity: {
     provider: 'perplexity',

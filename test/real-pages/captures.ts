@@ -26,7 +26,10 @@ export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(dirname(f
  * its `npm test` must pass, so there the block is skipped with one line saying why.
  */
 export function describeWithCaptures(name: string, body: () => void): void {
-  if (existsSync(REAL_PAGES)) return describe(name, body);
+  if (existsSync(REAL_PAGES)) {
+    describe(name, body);
+    return;
+  }
   console.log(`skipped "${name}": no real captured pages at ${REAL_PAGES} (../shared/real-pages beside the clone; CHATBRIDGE_REAL_PAGES names another folder)`);
   describe.skip(name, body);
 }
@@ -45,6 +48,8 @@ export interface Capture {
   turns: number;
   /** The simulator's layout (`--simulate-layout`) that reproduces this page's markup. */
   layout: string;
+  /** A formula (KaTeX) alone in a paragraph of the last answer, as the answer's Markdown must give it. */
+  formula?: string;
 }
 
 /** What NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
@@ -54,7 +59,8 @@ export const CAPTURES: readonly Capture[] = [
   { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'render-count' },
   { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2, layout: 'render-count' },
   { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'classic' },
-  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'virtual-list' },
+  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'virtual-list', formula: '$x^{x\\xx} + 0 = 0$' },
+  { provider: 'qwen', file: 'qwen/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'chat-panel', formula: '$x^{x\\xx} + 0 = 0$' },
   { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1, layout: 'markdown-content' },
   { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1, layout: 'markdown-content' },
 ];

@@ -66,6 +66,12 @@ describeWithCaptures('the real captured pages', () => {
           expect(seen.turns, 'assistant turns').toBe(capture.turns);
           expect(seen.answerFound, 'the answer within the last turn').toBe(true);
           expect(seen.markdown.trim(), 'the answer as Markdown').not.toBe('');
+          // KaTeX writes a formula twice (MathML for readers, a drawing beside it): read once, as
+          // TeX, alone on its line as it stands alone in its paragraph.
+          if (capture.formula) {
+            const lines = seen.markdown.split('\n').map((line) => line.trim());
+            expect(lines.filter((line) => line.includes(capture.formula!)), 'the formula').toEqual([capture.formula]);
+          }
           if (!rebuilt) expect(seen.blocker, 'blocker').toBe(capture.loggedOut ? 'loginWall' : null);
           expect(seen.stop, 'stop control').toBe(capture.streaming);
           expect(seen.finished, "the last turn's finished signal").toBe(!capture.streaming);

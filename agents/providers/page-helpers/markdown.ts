@@ -26,14 +26,29 @@ export function addMarkdown(h: Helpers): void {
       case 'BUTTON':
       case 'svg':
         return '';
+      case 'math':
+        return tex(node);
       default:
         return inner;
     }
   };
+  /**
+   * A formula as its TeX source: KaTeX and MathJax keep it in the MathML they write beside the
+   * drawing (`<annotation encoding="application/x-tex">`), whatever the site's classes.
+   */
+  const tex = (math: Element): string => {
+    // MathML keeps its symbols in <mi>, <mo>, <mn>: text right inside <math> is an annotation
+    // whose tags a copy of the page lost (Qwen's real page 2026-05-21, written back by Chromium).
+    const bare = Array.from(math.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? '').join('').trim();
+    const source = math.querySelector('annotation[encoding="application/x-tex"]')?.textContent?.trim() || bare || (math.textContent ?? '').trim();
+    return math.getAttribute('display') === 'block' ? `$$${source}$$` : `$${source}$`;
+  };
+  /** KaTeX's drawing of a formula, hidden from screen readers beside the MathML it is read from. */
+  const drawnTwin = (el: Element) => el.getAttribute('aria-hidden') === 'true' && Array.from(el.parentElement?.children ?? []).some((s) => s !== el && s.querySelector('math'));
   /** Text a reader sees: not hidden, not a control, not screen-reader-only chrome. */
   const visibleText = (el: Element) => {
     const style = window.getComputedStyle(el);
-    return style.display !== 'none' && style.visibility !== 'hidden' && !el.matches('.sr-only, [aria-hidden="true"]:not(:has(*))');
+    return style.display !== 'none' && style.visibility !== 'hidden' && !el.matches('.sr-only, [aria-hidden="true"]:not(:has(*))') && !drawnTwin(el);
   };
   // Where providers put a code block's language when it is not a class on <code>:
   // a caption inside <pre> (Perplexity), a banner beside it (DeepSeek), a header (Qwen,
@@ -41,8 +56,9 @@ export function addMarkdown(h: Helpers): void {
   const CODE_LABEL =
     'figcaption, [data-code-language], .code-language, .md-code-block-banner-wrap, .md-code-block-banner, [data-testid="code-language-indicator"], .qwen-markdown-code-header';
   /** A code editor inside a block (CodeMirror 6, Monaco): its lines are the code. */
-  const EDITOR_LINES = '.cm-content > .cm-line, .view-lines > .view-line';
-  const EDITOR = '.cm-content, .view-lines';
+  // Monaco marks its parts with `data-mprt` (8: the view lines) whatever a build does to classes.
+  const EDITOR_LINES = '.cm-content > .cm-line, .view-lines > .view-line, [data-mprt="8"] > div';
+  const EDITOR = '.cm-content, .view-lines, [data-mprt="8"]';
   /** A code block's header beside its <pre> (a language, Copy): the box around them holds just the two. */
   const headerBeside = (node: Element): boolean =>
     node.tagName === 'DIV' && node.nextElementSibling?.tagName === 'PRE' && node.parentElement?.children.length === 2;
@@ -55,9 +71,11 @@ export function addMarkdown(h: Helpers): void {
     if (attr) return attr;
     // The editor's own word for what it highlights (CodeMirror 6's `data-language`, Monaco's
     // `data-mode-id`): the libraries write these themselves, whatever the site's classes.
+    // Monaco's `plaintext` says only that it highlights nothing (Qwen's of 2026-05 loads no
+    // language modes, its header names the language): the header is read then.
     const mode = pre.querySelector('[data-language], [data-mode-id]');
     const editorLanguage = mode?.getAttribute('data-language') ?? mode?.getAttribute('data-mode-id');
-    if (editorLanguage) return editorLanguage;
+    if (editorLanguage && editorLanguage !== 'plaintext') return editorLanguage;
     // The first piece of text outside the code itself: a header's buttons ("Copy") come after it.
     // Headers show a display name ("Bash", "Python"); a fence names the language in lower case.
     // Without a label the pre's own header counts, when the code sits apart from it (an
@@ -110,9 +128,11 @@ export function addMarkdown(h: Helpers): void {
     // Monaco places each line by its `top`: after a scroll the DOM order is not line order.
     const tops = lines.map((l) => parseFloat(l.style.top));
     if (tops.every((t) => !Number.isNaN(t))) lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
-    // Monaco's view is as tall as all its lines; CodeMirror leaves a gap for the lines it does not draw.
-    const view = pre.querySelector('.view-lines') as HTMLElement | null;
-    const all = view ? Math.round(parseFloat(view.style.height) / parseFloat(view.style.lineHeight)) : NaN;
+    // Monaco's view is as tall as all its lines and its padding, which is under a line (Qwen's
+    // 15 px under two 19 px lines, real page 2026-05-21); CodeMirror leaves a gap for the lines
+    // it does not draw.
+    const view = pre.querySelector('.view-lines, [data-mprt="8"]') as HTMLElement | null;
+    const all = view ? Math.floor(parseFloat(view.style.height) / parseFloat(view.style.lineHeight)) : NaN;
     if ((!Number.isNaN(all) && all > lines.length) || pre.querySelector('.cm-gap')) {
       throw new Error(`A code block shows ${lines.length} of its ${Number.isNaN(all) ? 'lines' : `${all} lines`} and no copy control gives the rest.`);
     }

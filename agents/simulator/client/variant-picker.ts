@@ -209,7 +209,8 @@ const STAND_INS: Record<Look, { picker?: string; toggles?: string }> = {
   claude: { picker: '[data-testid="model-selector-dropdown"]' },
   gemini: { picker: 'bard-mode-switcher [data-test-id="bard-mode-menu-button"]' },
   deepseek: { toggles: '.ds-toggle-button' },
-  qwen: { picker: '.ant-dropdown-trigger' },
+  // In the header: the 2026-05 page has other dropdowns (the composer's mode select, tables).
+  qwen: { picker: '#qwen-chat-header-left .ant-dropdown-trigger' },
   perplexity: { toggles: '[role="radiogroup"]' },
 };
 

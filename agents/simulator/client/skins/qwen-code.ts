@@ -15,6 +15,8 @@ import { el } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 
 const LINE_HEIGHT = 19;
+/** Monaco's padding inside the view, as Qwen sets it (two 19 px lines in a 53 px view, real page 2026-05-21). */
+const PADDING = 15;
 const VISIBLE_LINES = 24;
 const TAB_SIZE = 4;
 const GUTTER = 44;
@@ -37,15 +39,19 @@ export function renderCode({ language, code }: CodeBlock): string {
   );
 }
 
-/** Turns every rendered block under `root` into a Monaco editor with a working Copy. */
-export function mountEditors(root: HTMLElement): void {
+/**
+ * Turns every rendered block under `root` into a Monaco editor with a working Copy. With
+ * `plainMode` the editor says `plaintext` whatever the block's language, as Qwen's of
+ * 2026-05 does (it loads no language modes): the language is then in the header only.
+ */
+export function mountEditors(root: HTMLElement, plainMode = false): void {
   for (const body of Array.from(root.querySelectorAll<HTMLElement>('.qwen-markdown-code-body'))) {
     const source = body.querySelector(':scope > template.code-source') as HTMLTemplateElement | null;
     if (!source) continue;
     const code = source.content.textContent ?? '';
     source.remove();
     const language = body.classList[1] ?? 'plaintext';
-    body.append(monaco(code, language, body));
+    body.append(monaco(code, plainMode ? 'plaintext' : language, body));
     const copy = body.parentElement?.querySelector('.qwen-markdown-code-header-action-item');
     copy?.addEventListener('click', () => void navigator.clipboard.writeText(code));
   }
@@ -72,7 +78,7 @@ function monaco(code: string, language: string, body: HTMLElement): HTMLElement 
     role: 'presentation',
     'aria-hidden': 'true',
     'data-mprt': '8',
-    style: `line-height:${LINE_HEIGHT}px;position:absolute;height:${total}px`,
+    style: `line-height:${LINE_HEIGHT}px;position:absolute;height:${total + PADDING}px`,
   });
   const content = el('div', { class: 'lines-content monaco-editor-background', style: `position:absolute;overflow:hidden;width:100%;height:${total}px;top:0px` }, viewLines);
   const scrollable = el(

@@ -20,6 +20,8 @@
  *   "Which response do you prefer? Select one to continue."; until one is picked the chat
  *   does not go on (this page: Send stays disabled and Enter does nothing). Picking folds
  *   the pair into the chosen answer, as a plain single message;
+ * - layout `chat-panel`, the page of 2026-05 (qwen-panel.ts): the same roles in deeper markup,
+ *   the answer's actions without roles or labels;
  * - URLs `/c/<uuid>`, login `/auth?action=signin`.
  * Invented where the research is silent, and marked: the error and refusal notices, the
  * limit toast (an Ant Design message, the site is built on antd), the session-expired dialog.
@@ -30,6 +32,7 @@ import { escapeHtml, renderMarkdown } from '../markdown.js';
 import { SECOND_RESPONSE_LEAD, secondResponse } from '../second-response.js';
 import type { AssistantTurn, ComposerMode, Skin } from '../skin.js';
 import { mountEditors, renderCode } from './qwen-code.js';
+import { dressMarkdown, PANEL_STYLE, panelComposer, panelFooter, panelHeader, panelUserMessage } from './qwen-panel.js';
 import { reactTextarea } from './react-textarea.js';
 
 const ACTION = 'qwen-chat-package-comp-new-action-control';
@@ -76,21 +79,24 @@ pre.qwen-markdown-code{padding:0;background:#f6f6f8;border-radius:8px;overflow:h
 const qwen: Skin = {
   renderCode,
   mount(root) {
-    document.head.append(el('style', {}, STYLE));
+    document.head.append(el('style', {}, STYLE + PANEL_STYLE));
     const boot = window.__SIM_BOOT;
     const dual = boot.layout === 'dual';
+    const panel = boot.layout === 'chat-panel';
     /** Answers from the conversation's history come first; they were settled long ago. */
     let historyLeft = boot.history.length;
     /** While an A/B pair waits for a pick, the chat does not go on. */
     let choosing = false;
     let mode: ComposerMode = 'empty';
 
-    const header = el(
-      'div',
-      { id: 'qwen-chat-header-left' },
-      el('div', { class: 'ant-dropdown-trigger', role: 'button', tabindex: '0' }, el('span', { class: 'model-selector-text' }, 'Qwen3-Max')),
-    );
-    const messages = el('div', { id: 'chat-message-container' });
+    const header = panel
+      ? panelHeader('Qwen3-Max')
+      : el(
+          'div',
+          { id: 'qwen-chat-header-left' },
+          el('div', { class: 'ant-dropdown-trigger', role: 'button', tabindex: '0' }, el('span', { class: 'model-selector-text' }, 'Qwen3-Max')),
+        );
+    const messages = el('div', { id: 'chat-message-container', ...(panel ? { class: 'chat-container chat-container-bottom' } : {}) });
     const textarea = el('textarea', {
       id: 'chat-input',
       class: 'message-input-textarea',
@@ -109,33 +115,29 @@ const qwen: Skin = {
     send.innerHTML = ICONS.send;
     const stop = el('button', { type: 'button', class: 'stop-button' });
     stop.innerHTML = ICONS.stop;
-    const input = el(
-      'div',
-      { class: 'chat-layout-input-container' },
-      el(
-        'div',
-        { class: 'message-input-wrapper' },
-        el(
+    const sendSlot = el('div', { class: 'chat-prompt-send-button' }, send, stop);
+    const input = panel
+      ? panelComposer(textarea, sendSlot)
+      : el(
           'div',
-          { class: 'message-input-container' },
-          textarea,
-          el('div', { class: 'message-input-right-button' }, el('div', { class: 'chat-prompt-send-button' }, send, stop)),
-        ),
-      ),
-    );
+          { class: 'chat-layout-input-container' },
+          el('div', { class: 'message-input-wrapper' }, el('div', { class: 'message-input-container' }, textarea, el('div', { class: 'message-input-right-button' }, sendSlot))),
+        );
     const toasts = el('div', {});
     const sprite = el('div', {});
     sprite.innerHTML = SPRITE;
+    const scroller = el('div', { class: 'chat-messages', id: 'chat-messages-scroll-container' }, messages);
     root.append(
-      el(
-        'div',
-        { id: 'root' },
-        sprite,
-        header,
-        el('div', { class: 'chat-messages-container' }, el('div', { class: 'chat-messages', id: 'chat-messages-scroll-container' }, messages)),
-        input,
-        toasts,
-      ),
+      panel
+        ? el(
+            'div',
+            { class: 'layout-main-chat-panel' },
+            sprite,
+            header,
+            el('main', { class: 'main-content' }, el('div', { class: 'chat-layout chat-desktop' }, el('div', { class: 'chat-content' }, el('div', { class: 'chat-left' }, scroller, input)))),
+            toasts,
+          )
+        : el('div', { id: 'root' }, sprite, header, el('div', { class: 'chat-messages-container' }, scroller), input, toasts),
     );
 
     const setMode = (next: ComposerMode) => {
@@ -165,18 +167,23 @@ const qwen: Skin = {
         el('div', { class: 'qwen-chat-thinking-status-card' }, el('div', { class: 'qwen-chat-thinking-status-card-title' }, thinkingTitle)),
       );
       const empty = el('div', { class: 'response-message-empty' }, '…');
-      const markdown = el('div', { class: 'qwen-markdown' });
-      const content = el('div', { class: 'response-message-content phase-answer' }, markdown);
-      const right = el('div', { class: 'chat-response-message-right' }, thinking, empty);
-      const element = el('div', { class: 'chat-response-message', id: `chat-response-message-${id}` }, el('div', { class: 'chat-response-message-left' }), right);
+      const markdown = el('div', { class: panel ? 'qwen-markdown qwen-markdown-loose' : 'qwen-markdown' });
+      const content = panel
+        ? el('div', { class: 'response-message-content t2t phase-answer' }, el('div', { class: 'custom-qwen-markdown' }, markdown))
+        : el('div', { class: 'response-message-content phase-answer' }, markdown);
+      // The 2026-05 page holds the card and the content in an unnamed box, and no left column.
+      const right = panel ? el('div', { class: 'chat-response-message-right' }, el('div', {}, thinking, empty)) : el('div', { class: 'chat-response-message-right' }, thinking, empty);
+      const element = el('div', { class: 'chat-response-message', id: `chat-response-message-${id}` }, ...(panel ? [] : [el('div', { class: 'chat-response-message-left' })]), right);
       const showContent = () => {
         if (!empty.isConnected) return;
         empty.replaceWith(content);
-        thinkingTitle.textContent = 'Thinking completed';
+        thinkingTitle.textContent = panel ? 'Thought completed' : 'Thinking completed';
       };
       const footer = (md: string) => {
+        const copyMarkdown = () => void navigator.clipboard.writeText(md);
+        if (panel) return right.append(...panelFooter(copyMarkdown));
         const copy = action('copy', 'Copy');
-        copy.addEventListener('click', () => void navigator.clipboard.writeText(md));
+        copy.addEventListener('click', copyMarkdown);
         right.append(
           el(
             'div',
@@ -189,7 +196,8 @@ const qwen: Skin = {
         render(html) {
           showContent();
           markdown.innerHTML = html;
-          mountEditors(markdown);
+          mountEditors(markdown, panel);
+          if (panel) return dressMarkdown(markdown);
           // Tables sit in Qwen's table wrapper.
           for (const table of Array.from(markdown.querySelectorAll(':scope > table'))) {
             table.classList.add('qwen-markdown-table');
@@ -284,6 +292,7 @@ const qwen: Skin = {
       stopButton: stop,
       setMode,
       addUserTurn(text) {
+        if (panel) return void messages.append(panelUserMessage(text));
         messages.append(
           el(
             'div',
