@@ -4,7 +4,7 @@
  * and a person can still use the drifted page. A person holds the same two-question
  * conversation on three pages of each site: as built, with its test ids and classes
  * renamed, and with everything else drifted at once (labels, wrappers, no copy controls,
- * unmounted turns, the promo dialog), and the pages are compared.
+ * unmounted turns, the promo dialog, the finished signal unnamed), and the pages are compared.
  * Whether ChatBridge's packs survive each kind is test/drift/ (npm run test:drift).
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -20,7 +20,7 @@ import { until } from '../support/until.js';
 
 const QUESTIONS = ['First question [[sim:ms=150]]', 'Second question [[sim:ms=150]]'];
 const RENAMED: DriftKind[] = ['testids', 'classes'];
-const RESHAPED: DriftKind[] = ['labels', 'wrappers', 'no-copy', 'unmount', 'dialog'];
+const RESHAPED: DriftKind[] = ['labels', 'wrappers', 'no-copy', 'unmount', 'dialog', 'no-finish'];
 /** English names of the controls an agent acts on: none may survive the `labels` drift. */
 const ENGLISH_CONTROL_WORDS = /\b(send|submit|stop|copy|retry|try again|regenerate|close|got it|dismiss|message|new chat|share|search|edit)\b/i;
 const BUILD_HASH = /^_[0-9a-z]{7}$/;

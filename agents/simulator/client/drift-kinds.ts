@@ -19,6 +19,8 @@ export const DRIFT_KINDS = [
   'no-copy',
   /** Old turns unmounted as new ones arrive (a virtualized transcript). */
   'unmount',
+  /** The answer's finished signal and its actions known to no cue: flags set at the end taken off, the action bar unnamed (drift-finish.ts). */
+  'no-finish',
 ] as const;
 
 export type DriftKind = (typeof DRIFT_KINDS)[number];

@@ -12,6 +12,7 @@
  * carried over to the new names).
  */
 import { promoDialog } from './drift-dialog.js';
+import { finishChanges, openingOf, unnameFinish, type FinishChange } from './drift-finish.js';
 import type { DriftKind } from './drift-kinds.js';
 import { followDrift } from './drift-lookups.js';
 import { GERMAN, germanLabel } from './drift-german.js';
@@ -65,7 +66,7 @@ interface Rewrite {
 interface TurnHooks {
   /** The elements a new user or assistant turn added to the page. */
   turnAdded(roots: Element[]): void;
-  answerFinished(): void;
+  answerFinished(change: FinishChange): void;
 }
 
 /**
@@ -123,7 +124,8 @@ export function withDrift(kinds: readonly DriftKind[], ui: SkinUi): SkinUi {
         else mounted.unshift(old);
       }
     },
-    answerFinished() {
+    answerFinished(change) {
+      if (on.has('no-finish')) unnameFinish(change);
       dialog?.show();
     },
   });
@@ -401,16 +403,17 @@ function hookTurns(ui: SkinUi, hooks: TurnHooks): SkinUi {
       hooks.turnAdded(added);
       // A skin that builds the turn's element only with its first words.
       let rooted = added.length > 0;
+      let rendered = '';
       const hooked: AssistantTurn = {
         ...turn,
         render(html) {
+          rendered = html;
           if (rooted) return turn.render(html);
           rooted = true;
           hooks.turnAdded(addedBy(() => turn.render(html)).added);
         },
         finish(markdown) {
-          turn.finish(markdown);
-          hooks.answerFinished();
+          hooks.answerFinished(finishChanges(() => turn.finish(markdown), openingOf(rendered)));
         },
       };
       return hooked;
