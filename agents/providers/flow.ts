@@ -14,6 +14,7 @@ import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
 import type { TurnProblem, WatchLimits } from './page-helpers.js';
+import type { Finished } from './page-helpers/types.js';
 import { insertPrompt, send } from './prompt-input.js';
 import { packJson, type PagePack, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
@@ -26,7 +27,8 @@ const PAGE_LOAD_MS = 30_000;
 /**
  * The waits after which the flow decides that a role is missing: a new turn must appear
  * within `appearMs` (90 s while the page shows it is at work); without a finished signal,
- * the answer must settle for `settleMs`. Tests of those failures shorten them.
+ * the answer must have shown its controls and stayed still for `settleMs` (`lostSignalMs`
+ * where the signal was expected: watch.ts). Tests of those failures shorten them.
  */
 export interface FlowLimits extends WatchLimits {
   /** Once loaded, the page's composer (or what stands in for it) must show within this. */
@@ -41,7 +43,23 @@ export interface FlowLimits extends WatchLimits {
   controlsMs: number;
 }
 
-export const FLOW_LIMITS: FlowLimits = { composerMs: 10_000, appearMs: 10_000, appearWorkingMs: 90_000, settleMs: 5_000, sentWorkingMs: 45_000, controlsMs: 45_000 };
+export const FLOW_LIMITS: FlowLimits = {
+  composerMs: 10_000,
+  appearMs: 10_000,
+  appearWorkingMs: 90_000,
+  settleMs: 5_000,
+  lostSignalMs: 30_000,
+  sentWorkingMs: 45_000,
+  controlsMs: 45_000,
+};
+
+/**
+ * What an agent has learnt of its site's finished signal: once the signal has ended one of
+ * its answers, an answer without it is news, and the watch asks more of the evidence.
+ */
+export interface FinishMemory {
+  markerSeen: boolean;
+}
 
 const COPY_WAIT_MS = 2_000;
 
@@ -126,7 +144,14 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
 }
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
-export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
+export async function runTurn(
+  page: Page,
+  site: ProviderSite,
+  task: AgentTask,
+  notes: Notes = () => {},
+  limits: FlowLimits = FLOW_LIMITS,
+  memory: FinishMemory = { markerSeen: false },
+): Promise<AgentResult> {
   // A job cancelled or timed out before its prompt went (while the agent opened the chat) is
   // not sent after all: its retry would send it a second time. Once sent, Stop undoes it.
   task.signal.throwIfAborted();
@@ -152,14 +177,18 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     })
     .catch(whatHappened);
 
-  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
-  const watching = page.evaluate(([json, scope, w]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w), [pack, site.turnScope, watch] as const);
+  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs, lostSignalMs: limits.lostSignalMs };
+  const watching = page.evaluate(
+    ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
+    [pack, site.turnScope, watch, memory.markerSeen] as const,
+  );
   const outcome = await untilAborted(watching, task.signal, () => pressStop(page, site.page)).catch(whatHappened);
+  // Stop pressed, a site shows the cut answer as done: that ends nothing but the attempt.
+  task.signal.throwIfAborted();
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
-  if (outcome.by === 'settled') {
-    notes({ level: 'warn', message: `no cue finds the ${site.name} answer's finished signal; the answer was taken once the stop control went and the text settled.` });
-  }
+  if (outcome.by === 'marker') memory.markerSeen = true;
+  else notes({ level: 'warn', message: `${task.label}: ${finishedHow(site, outcome)}` });
 
   await clearObstacles(page, site, notes);
   const other = await nonTextAnswer(page, site);
@@ -170,7 +199,17 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
   });
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site) };
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish: finishedHow(site, outcome) };
+}
+
+/** How the end of an answer was decided, in words for the attempt's record and the log. */
+function finishedHow(site: ProviderSite, outcome: Finished): string {
+  if (outcome.by === 'marker') return `Finished on ${site.name}'s own finished signal.`;
+  const controls = `${outcome.controls} of its own control${outcome.controls === 1 ? '' : 's'}${outcome.copy ? ' (its Copy among them)' : ''}`;
+  return (
+    `No cue finds ${site.name}'s finished signal${outcome.expected ? ', which had ended its earlier answers' : ''}: the answer was taken as finished ` +
+    `once ${controls} appeared after the writing stopped, the text still for ${(outcome.stillMs / 1000).toFixed(1)} s and the stop control gone.`
+  );
 }
 
 /**

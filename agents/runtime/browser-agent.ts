@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../../main/core/clock.js';
 import { Listeners } from '../../main/core/listeners.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
-import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../providers/flow.js';
+import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FinishMemory, type FlowLimits } from '../providers/flow.js';
 import { limitLiftsAt } from '../providers/limit-reset.js';
 import type { ProviderSite } from '../providers/site.js';
 import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
@@ -71,6 +71,8 @@ export class BrowserAgent implements Agent {
   private checking: Promise<void> | null = null;
   /** The site said the account is locked: only a check a person asks for (`recheck`, not the pool's own looks) ends it. */
   private locked = false;
+  /** What the agent's answers have shown of the site's finished signal. */
+  private readonly finishes: FinishMemory = { markerSeen: false };
 
   /**
    * `siteOf` gives the provider's site as it is now: a user's override of its pack can
@@ -175,7 +177,7 @@ export class BrowserAgent implements Agent {
       if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
       this.fresh = false;
       await waitUntilReady(page, site, this.note, this.limits);
-      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note, this.limits);
+      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note, this.limits, this.finishes);
       this.restarts = 0;
       return result;
     } catch (error) {

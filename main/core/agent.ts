@@ -29,6 +29,8 @@ export interface AgentResult {
   conversation: string;
   /** The model the page says answered (ChatGPT's per-message model slug), or null where the page does not say. */
   modelUsed: string | null;
+  /** How the end of the answer was decided (the site's finished signal, or which evidence), for the attempt's record. */
+  finish?: string;
 }
 
 /** What the agent itself knows about its readiness; `busy` and `paused` are the scheduler's. */

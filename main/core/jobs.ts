@@ -125,7 +125,15 @@ export interface FailureContext {
 }
 
 export type AttemptEnd =
-  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string; modelUsed?: string | null }
+  | {
+      outcome: 'succeeded';
+      response: string;
+      conversationRef: string;
+      conversationAddress: string;
+      modelUsed?: string | null;
+      /** How the agent decided the answer was finished, kept as the attempt's detail. */
+      finish?: string | null;
+    }
   | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
 /** What `delete` did: a live job is refused, with its status, so the caller can say why. */

@@ -236,6 +236,7 @@ export class Scheduler {
         conversationRef: job.conversation_in ?? this.ids.conversation(),
         conversationAddress: result.conversation,
         modelUsed: result.modelUsed,
+        finish: result.finish ?? null,
       });
     } catch (error) {
       const failure =

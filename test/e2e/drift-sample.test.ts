@@ -18,6 +18,7 @@ const SAMPLE: [readonly DriftKind[], Provider][] = [
   [['dialog'], 'chatgpt'],
   [['no-copy'], 'claude'],
   [['unmount'], 'gemini'],
+  [['no-finish'], 'deepseek'],
   [REBUILD, 'claude'],
 ];
 

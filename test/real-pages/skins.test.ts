@@ -39,7 +39,7 @@ describeWithCaptures('the simulated sites, against the real pages', () => {
         await composer.dispose();
         await typeAndSend(sim, ':focus', 'Hello [[sim:ms=50]]');
         const outcome = await sim.page.evaluate(
-          ([p, scope]) => window.__chatbridge!.watchTurn(p, scope, { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 3_000 }),
+          ([p, scope]) => window.__chatbridge!.watchTurn(p, scope, { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 3_000, lostSignalMs: 3_000 }, false),
           args,
         );
         expect(outcome).toEqual({ kind: 'finished', by: 'marker' });

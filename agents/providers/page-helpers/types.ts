@@ -6,7 +6,14 @@ import type { PageCue } from '../cues.js';
 export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge' | 'accountLock'; text: string };
 /** A role the flow needs that no cue of the pack finds. */
 export type MissingRole = { kind: 'missing'; role: Role; detail: string };
-export type TurnOutcome = { kind: 'finished'; by: 'marker' | 'settled' } | TurnProblem | MissingRole;
+/**
+ * How an answer was found finished: by the site's own signal, or (where no cue finds it) by
+ * evidence a pause cannot give: `controls` of the answer's own (its action bar; `copy` when
+ * the pack's Copy is among them) appeared once the writing stopped, and the text had been
+ * still `stillMs`, the stop control gone; `expected`: the signal had been seen before.
+ */
+export type Finished = { kind: 'finished'; by: 'marker' } | { kind: 'finished'; by: 'evidence'; controls: number; copy: boolean; stillMs: number; expected: boolean };
+export type TurnOutcome = Finished | TurnProblem | MissingRole;
 
 /** What stands between the flow and the composer, for it to clear (an element to act on, by its index in `obstacles`). */
 export type Obstacle =
@@ -20,8 +27,10 @@ export interface WatchLimits {
   appearMs: number;
   /** ... and while the stop control shows (a search or a long think before the answer starts). */
   appearWorkingMs: number;
-  /** Without the finished signal: how long the answer must stay unchanged, the stop control gone. */
+  /** Without the finished signal: how long the answer must stay unchanged, the stop control gone, its controls shown. */
   settleMs: number;
+  /** ... and as long where the signal was expected (seen before) and did not come. */
+  lostSignalMs: number;
 }
 
 /**
@@ -52,8 +61,11 @@ export interface PageHelpers {
   inTurn(pack: PagePack, role: Role, scope: TurnScope, last?: boolean): Element | null;
   /** The turn's answer as Markdown: every part the first answer cue finds in it, joined (the whole turn if none). */
   answerMarkdown(pack: PagePack, turn: Element): string;
-  /** Resolves when the new turn ends, one way or another, or a role it needs cannot be found. */
-  watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits): Promise<TurnOutcome>;
+  /**
+   * Resolves when the new turn ends, one way or another, or a role it needs cannot be found.
+   * `markerExpected`: the agent has seen the finished signal end an answer of this site.
+   */
+  watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome>;
   /** Page-level conditions that end a job: challenge, login wall, limit banner. */
   blocker(pack: PagePack): TurnProblem | null;
   /** What stands in the way of acting on the page, if anything. */

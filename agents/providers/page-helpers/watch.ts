@@ -1,12 +1,29 @@
 /**
- * In the page: watching the new turn until it ends — the provider's finished signal (or its
- * stop control gone and the text settled), an error card, a refusal, a limit banner, a login
- * wall or a challenge — or saying which role no cue finds, so the agent fails fast.
+ * In the page: watching the new turn until it ends — the provider's finished signal, an
+ * error card, a refusal, a limit banner, a login wall or a challenge — or saying which role
+ * no cue finds, so the agent fails fast.
+ *
+ * An answer ends on the site's own finished signal (the pack's `finished` cues). A pause
+ * can fake everything else: a reasoning model or a stalled connection leaves the answer
+ * still, and some sites hide the stop control meanwhile. So without the signal an answer
+ * ends only on evidence a pause cannot give: the answer's own controls (its action bar:
+ * buttons and icons) appearing once the writing stopped, with the text still and the stop
+ * control gone for `settleMs`. When the signal is expected (this agent saw it end an earlier
+ * answer, or an earlier turn on the page shows it), its absence is news, and the evidence
+ * must hold for `lostSignalMs` instead. With no evidence, the watch waits for as long as the
+ * attempt may run: a still answer is never taken for a finished one.
  */
 import type { Helpers, TurnOutcome } from './types.js';
 
 export function addWatch(h: Helpers): void {
-  h.watchTurn = (pack, scope, limits) =>
+  /**
+   * What an answer shows only once it is done: its own controls. Those inside a code block or
+   * a table come with the content as it is written; a pause adds none.
+   */
+  const controlsIn = (root: Element): Element[] =>
+    Array.from(root.querySelectorAll('button, [role="button"], svg')).filter((c) => !c.parentElement?.closest('pre, code, table'));
+
+  h.watchTurn = (pack, scope, limits, markerExpected) =>
     new Promise<TurnOutcome>((resolve) => {
       const started = performance.now();
       let working = false;
@@ -15,6 +32,12 @@ export function addWatch(h: Helpers): void {
       /** When the page last said it was thinking: the waits for an answer to appear count from then. */
       let thoughtAt = started;
       let timer = 0;
+      // An earlier turn on the page that shows the signal: this page gives it.
+      const fresh = h.newTurn(pack);
+      const expected = markerExpected || h.turns(pack).some((t) => t !== fresh && h.inScope(t, pack.finished, h.scopeOf(pack, t, scope)) !== null);
+      /** The turn's controls seen while its answer was being written: they prove nothing. */
+      const written = new WeakSet<Element>();
+      const quietMs = expected ? limits.lostSignalMs : limits.settleMs;
 
       const check = (): TurnOutcome | null => {
         const now = performance.now();
@@ -42,17 +65,29 @@ export function addWatch(h: Helpers): void {
           if (el) return { kind: role, text: h.textOf(el) };
         }
         if (h.inScope(turn, pack.finished, root)) return { kind: 'finished', by: 'marker' };
-        // Without the provider's own signal: the stop control gone and the text settled.
         const parts = h.answerParts(pack, turn);
         const text = (parts.length > 0 ? parts : [turn]).map((part) => part.textContent ?? '').join('\n');
+        const writing = stopShown || text !== lastText;
         if (text !== lastText) {
           lastText = text;
           lastChange = now;
         }
+        const controls = controlsIn(root);
+        if (writing) for (const c of controls) written.add(c);
         // An interim paragraph ("I'll research … first") sits still before the answer: never the answer.
         const interim = h.inScope(turn, pack.interim, root) !== null;
-        if (!stopShown && !interim && text.trim() !== '' && now - lastChange >= limits.settleMs) return { kind: 'finished', by: 'settled' };
-        return null;
+        if (stopShown || interim || text.trim() === '' || now - lastChange < quietMs) return null;
+        const fresh = controls.filter((c) => !written.has(c) && h.visible(c));
+        if (fresh.length === 0) return null;
+        const copy = h.inScope(turn, pack.copy, root);
+        return {
+          kind: 'finished',
+          by: 'evidence',
+          controls: fresh.filter((c) => !fresh.some((other) => other !== c && other.contains(c))).length,
+          copy: copy !== null && fresh.some((c) => c === copy || copy.contains(c)),
+          stillMs: Math.round(now - lastChange),
+          expected,
+        };
       };
 
       const settle = (outcome: TurnOutcome) => {
@@ -66,8 +101,8 @@ export function addWatch(h: Helpers): void {
         if (outcome) return settle(outcome);
         window.clearTimeout(timer);
         const now = performance.now();
-        const next = Math.min(thoughtAt + limits.appearWorkingMs, lastChange + limits.settleMs, thoughtAt + limits.appearMs);
-        timer = window.setTimeout(run, Math.max(50, (next > now ? next - now : limits.settleMs) + 20));
+        const next = Math.min(thoughtAt + limits.appearWorkingMs, lastChange + quietMs, thoughtAt + limits.appearMs);
+        timer = window.setTimeout(run, Math.max(50, (next > now ? next - now : quietMs) + 20));
       };
       const observer = new MutationObserver(run);
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });

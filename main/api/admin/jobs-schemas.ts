@@ -32,7 +32,7 @@ export const AttemptView = Type.Object({
   ...AttemptRecord.properties,
   run_ms: Nullable(Type.Integer({ description: 'How long the attempt ran, in ms; null while it runs' })),
   waited_ms: Type.Integer({ description: "How long the job waited in the queue before this attempt started, in ms: since it was sent for the first, since the previous attempt ended for the others" }),
-  detail: Nullable(Type.String({ description: "The agent's own words about a failed attempt, such as which control it could not find (never in /v1)" })),
+  detail: Nullable(Type.String({ description: "The agent's own words about the attempt: for a failed one, such as which control it could not find; for a succeeded one, how the end of the answer was decided (never in /v1)" })),
 });
 
 /** What an agent kept of its page when an attempt failed (main/core/diagnostics.ts). */

@@ -1,0 +1,93 @@
+/**
+ * When an answer is finished (page-helpers/watch.ts), on every provider's simulated page with
+ * the pack as the flow uses it: a pause in the middle of an answer (nothing changes, the stop
+ * control hidden: the simulator's `[[sim:think]]`) never ends it. The site's finished signal
+ * ends it; where no cue finds the signal (the `no-finish` drift, with `no-copy`), the
+ * answer's own controls appearing once the writing stopped do, after `settleMs` of stillness,
+ * or `lostSignalMs` where the signal was expected; a still answer without them never ends.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, it } from 'vitest';
+import { findBrowser } from '../../agents/browser/find-browser.js';
+import { PROVIDER_SITES } from '../../agents/providers/index.js';
+import { PAGE_HELPERS_SCRIPT, type TurnOutcome, type WatchLimits } from '../../agents/providers/page-helpers.js';
+import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
+import type { PagePack } from '../../agents/providers/site.js';
+import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
+import { PROVIDERS, type Provider } from '../../main/core/providers.js';
+import { describeBeside } from '../support/beside.js';
+import { openSimPage, typeAndSend, type SimPage } from '../support/sim-page.js';
+import { until } from '../support/until.js';
+
+const LIMITS: WatchLimits = { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 400, lostSignalMs: 1_500 };
+/** The finished signal and every Copy unknown to the pack. */
+const UNSIGNALLED: DriftKind[] = ['no-finish', 'no-copy'];
+/** An answer that stops halfway for 2 s, nothing changing, its stop control hidden. */
+const PAUSED = 'Pause check [[sim:ms=600]] [[sim:think=2000]]';
+
+describeBeside('the end of an answer', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: findBrowser() });
+  });
+  afterAll(async () => browser?.close());
+
+  /** Sends `prompt` on `provider`'s page as the flow does, and starts watching its answer. */
+  const ask = async (provider: Provider, drift: DriftKind[], prompt: string, markerExpected = false) => {
+    const site = PROVIDER_SITES[provider];
+    const args: [PagePack, TurnScope] = [site.page, site.turnScope];
+    const sim = await openSimPage(browser, provider, { look: { drift }, initScript: PAGE_HELPERS_SCRIPT });
+    await sim.page.evaluate(([p]) => window.__chatbridge!.markTurns(p), args);
+    const composer = await sim.page.evaluateHandle(([p]) => window.__chatbridge!.find(p.composer), args);
+    await composer.asElement()!.click();
+    await composer.dispose();
+    await typeAndSend(sim, ':focus', prompt);
+    const watching = sim.page.evaluate(([p, scope, limits, expected]) => window.__chatbridge!.watchTurn(p, scope, limits, expected), [...args, LIMITS, markerExpected] as const);
+    /** What the watch said, and how many answers the site had finished by then. */
+    const outcome = watching.then((o) => ({ outcome: o, finishedBefore: sim.sim.log.finishes.length }));
+    return { sim, outcome };
+  };
+
+  const closing = new Set<SimPage>();
+  afterAll(async () => Promise.all([...closing].map((s) => s.close())));
+
+  for (const provider of PROVIDERS) {
+    it(`${provider}: a pause mid-answer waits for the finished signal, or, where no cue finds it nor Copy, for the answer's own controls`, async ({ expect }) => {
+      const [signalled, unsignalled] = await Promise.all([ask(provider, [], PAUSED), ask(provider, UNSIGNALLED, PAUSED)]);
+      closing.add(signalled.sim).add(unsignalled.sim);
+      const bySignal = await signalled.outcome;
+      expect(bySignal.outcome).toEqual({ kind: 'finished', by: 'marker' });
+      expect(bySignal.finishedBefore).toBe(1);
+      const byEvidence = await unsignalled.outcome;
+      const o = byEvidence.outcome as Extract<TurnOutcome, { by: 'evidence' }>;
+      expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: false });
+      expect(o.stillMs).toBeGreaterThanOrEqual(LIMITS.settleMs);
+      expect(o.controls).toBeGreaterThan(0);
+      expect(byEvidence.finishedBefore).toBe(1);
+    });
+  }
+
+  it('where the signal was expected, its absence asks the controls to hold for lostSignalMs', async ({ expect }) => {
+    const { sim, outcome } = await ask('deepseek', UNSIGNALLED, 'Quick [[sim:ms=300]]', true);
+    closing.add(sim);
+    const { outcome: o } = await outcome;
+    expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: true });
+    expect((o as Extract<TurnOutcome, { by: 'evidence' }>).stillMs).toBeGreaterThanOrEqual(LIMITS.lostSignalMs);
+  });
+
+  it('a still answer with neither the signal nor its controls never ends', async ({ expect }) => {
+    const { sim, outcome } = await ask('chatgpt', UNSIGNALLED, 'Stalled [[sim:ms=400]] [[sim:think=60000]]');
+    closing.add(sim);
+    let ended = false;
+    // Still watching when the page is closed: the watch then fails with the page.
+    void outcome.then(
+      () => (ended = true),
+      () => {},
+    );
+    // Half the answer is on the page and has been still for several settle times.
+    await until(() => sim.sim.log.sends.length === 1);
+    await new Promise((r) => setTimeout(r, 6 * LIMITS.settleMs + 1_000));
+    expect(ended).toBe(false);
+    expect(await sim.page.evaluate(() => document.body.innerText)).toContain('Simulated ChatGPT');
+  });
+});
