@@ -26,7 +26,10 @@ export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(dirname(f
  * its `npm test` must pass, so there the block is skipped with one line saying why.
  */
 export function describeWithCaptures(name: string, body: () => void): void {
-  if (existsSync(REAL_PAGES)) return describe(name, body);
+  if (existsSync(REAL_PAGES)) {
+    describe(name, body);
+    return;
+  }
   console.log(`skipped "${name}": no real captured pages at ${REAL_PAGES} (../shared/real-pages beside the clone; CHATBRIDGE_REAL_PAGES names another folder)`);
   describe.skip(name, body);
 }
