@@ -6,6 +6,7 @@
  * steps out in the page and verifies them.
  */
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { LIMITS } from '../../main/core/limits.js';
 import { CueList } from './cue-schema.js';
 import type { Cue, PageCue } from './cues.js';
 
@@ -37,6 +38,13 @@ export const VariantSchema = Type.Object(
     id: Type.String({ pattern: '^[a-z0-9-]+$', maxLength: 60 }),
     label: Type.String({ minLength: 1, maxLength: 100, description: 'How people call it' }),
     steps: Type.Array(StepSchema, { minItems: 1, maxItems: 4 }),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.timeoutMs.max + 1,
+        maximum: LIMITS.longTimeoutMs,
+        description: "A long-thinking variant's attempt limit, above the contract's: the largest timeout_ms a job under it takes, and its default (decisions.md)",
+      }),
+    ),
     source: Type.Optional(Type.String({ maxLength: 2_000, description: 'The public evidence its words and steps rest on' })),
     checked: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'When that evidence was read' })),
     note: Type.Optional(Type.String({ maxLength: 2_000 })),
@@ -101,6 +109,8 @@ export interface SiteVariant {
   id: string;
   label: string;
   steps: VariantStep[];
+  /** A long-thinking variant's attempt limit (VariantSchema.timeoutMs); null: the contract's. */
+  timeoutMs: number | null;
 }
 
 /** A provider's variants as the flow drives them; `list` is empty for a provider without any. */
@@ -128,6 +138,7 @@ export function compileVariants(section: VariantsSection | undefined, pageCue: (
       id: v.id,
       label: v.label,
       steps: v.steps.map((s) => ({ how: s.how, words: Object.values(s.words).flat().join('|') })),
+      timeoutMs: v.timeoutMs ?? null,
     })),
   };
 }

@@ -127,8 +127,8 @@ export class Service {
   /** This instance's name among the devices sharing a database; null on its own data dir. */
   deviceName: string | null = null;
   private url = '';
-  /** The variant ids of each provider's pack: the attached agents' packs, or ServiceOptions.variants. */
-  private variantIds: VariantCatalog;
+  /** The variants of each provider's pack: the attached agents' packs, or ServiceOptions.variants. */
+  private catalog: VariantCatalog;
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
@@ -146,8 +146,8 @@ export class Service {
     deviceName: string,
     variants: VariantCatalog = () => [],
   ) {
-    this.variantIds = variants;
-    const variantIds: VariantCatalog = (provider) => this.variantIds(provider);
+    this.catalog = variants;
+    const variantsNow: VariantCatalog = (provider) => this.catalog(provider);
     this.log = new LogBook(clock);
     this.outbox = storage.outbox;
     this.store = storage.jobs;
@@ -179,7 +179,7 @@ export class Service {
       profile,
       clock,
       ids,
-      variantIds,
+      variantsNow,
     );
     this.signingSecret = storage.signingSecret;
     this.accountSecrets = storage.accountSecrets;
@@ -239,7 +239,7 @@ export class Service {
       if (periods !== accountRetention) this.retention.wake();
       accountRetention = periods;
     });
-    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp, variantIds);
+    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp, variantsNow);
     this.admin = adminConsoles({
       version: VERSION,
       dataDir,
@@ -346,7 +346,7 @@ export class Service {
 
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
-    this.variantIds = (provider) => control.variants(provider);
+    this.catalog = (provider) => control.variants(provider);
     // Routing learns from each site check which variants each account offers.
     this.admin.agents.attach(learningFromSiteChecks(control, this.scheduler.offers));
     // The agents' own looks at their pages respect a login under way, as Check now does.

@@ -20,6 +20,9 @@ describe('the built-in packs’ variants', () => {
       qwen: ['max', 'plus', 'coder', 'thinking'],
       perplexity: ['search', 'research', 'labs'],
     });
+    // The long-thinking ones have their own attempt limit, within the hour a job may last.
+    const long = PROVIDERS.flatMap((p) => PROVIDER_SITES[p].variants.list.filter((v) => v.timeoutMs !== null).map((v) => `${p}/${v.id} ${v.timeoutMs}`));
+    expect(long).toEqual(['chatgpt/pro 2700000', 'perplexity/research 2700000']);
     for (const provider of PROVIDERS) {
       for (const variant of BUILT_IN_PACKS[provider].variants!.list) {
         expect(variant.source, `${provider} ${variant.id}`).toBeTruthy();
