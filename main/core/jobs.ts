@@ -125,7 +125,8 @@ export interface FailureContext {
 }
 
 export type AttemptEnd =
-  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string; modelUsed?: string | null }
+  /** `detail`: how the answer came, when not the usual way (collected by reopening its conversation). */
+  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string; modelUsed?: string | null; detail?: string | null }
   | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
 /** What `delete` did: a live job is refused, with its status, so the caller can say why. */

@@ -21,7 +21,7 @@ import { LogBook } from '../logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '../logs/log-feeds.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
-import { learningFromSiteChecks } from '../queue/variant-offers.js';
+import { learningFromSiteChecks, VariantOffers } from '../queue/variant-offers.js';
 import { JobEvents } from '../queue/job-events.js';
 import { serveStorage, type DeviceAgents, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
@@ -164,8 +164,17 @@ export class Service {
     );
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
-    this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids, (error) =>
-      this.log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
+    this.scheduler = new Scheduler(
+      this.store,
+      this.pool,
+      usage,
+      new RotationPicker(usage, ids),
+      () => this.settings.get(),
+      clock,
+      ids,
+      (error) => this.log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
+      new VariantOffers(),
+      variantsNow,
     );
     this.setAsideJobs = new SetAsideJobs(this.store, this.pool, this.cluster, clock, (error) =>
       this.log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
