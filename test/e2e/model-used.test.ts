@@ -5,7 +5,7 @@
  * modes"). ChatGPT's default app-shell build shows no model slug on its answers, so there it
  * is the picker's label; Claude, Gemini and Qwen name it in their pickers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI, listening, trackProcesses, type Running } from '../support/processes.js';
 import { until } from '../support/until.js';
 
@@ -19,11 +19,6 @@ beforeAll(async () => {
   await until(() => /API key for this run.*\n(cb_\S+)\n/.test(server.out.stdout), 90_000, 'the simulated agents');
   key = /API key for this run.*\n(cb_\S+)\n/.exec(server.out.stdout)![1]!;
 }, 120_000);
-afterAll(async () => {
-  // Stopped as a person stops it, so its browsers are closed before the data dir is removed.
-  server?.child.kill('SIGTERM');
-  await server?.closed;
-});
 
 async function ask(body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const res = await fetch(`${server.url}/v1/completions`, {
@@ -58,5 +53,9 @@ describe('model_used in serve --simulate', () => {
     expect(Object.fromEntries(seen)).toEqual(
       Object.fromEntries(cases.map((c) => [c.provider, { plain: [null, c.plain], asked: [c.variant, c.asked] }])),
     );
+
+    // Stopped as a person stops it, so its browsers are closed before the data dir is removed.
+    server.child.kill('SIGTERM');
+    expect((await server.closed).code).toBe(0);
   }, 120_000);
 });
