@@ -8,7 +8,7 @@
  * typed. Without a variant nothing here runs: the picker stays as it stands.
  *
  * Also here: which variants the page offers now (the site check), and the model the page
- * says wrote an answer.
+ * names after an answer (a job's `model_used`).
  */
 import type { Page } from 'playwright-core';
 import { VariantUnavailable } from '../../main/core/agent.js';
