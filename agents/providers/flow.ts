@@ -6,16 +6,19 @@
  * within seconds with `site_changed` naming the role, instead of waiting for a timeout.
  *
  * Beside it: page-facts.ts (what a notice on the page means, a role's element),
- * obstacle-clearing.ts (what stands in the way, read before anything is pressed) and
- * prompt-input.ts (the prompt put in whole and sent once).
+ * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
+ * prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
+ * can be found again, told as it goes) and collect.ts (an answer collected from its
+ * conversation reopened, with nothing sent).
  */
 import type { Page } from 'playwright-core';
-import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
-import type { TurnProblem, WatchLimits } from './page-helpers.js';
+import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
 import { insertPrompt, send } from './prompt-input.js';
+import { reportSent } from './sent-prompt.js';
 import { packJson, type PagePack, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
@@ -159,7 +162,7 @@ export async function runTurn(
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(page, site, task.variant, notes, { ms: limits.controlsMs, signal: task.signal });
   // What is on the page now is history: the answer is the first assistant turn that is not.
-  await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
+  const turnsBefore = await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
   // watching script): to the login page, or to what the page now is (Cloudflare answers a
   // site's reload with its interstitial). What the page shows is then what happened.
@@ -173,22 +176,17 @@ export async function runTurn(
   await insertPrompt(page, site, task.prompt, notes)
     .then(() => {
       task.signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
+      reportSent(page, site, task, turnsBefore);
       return send(page, site, notes, limits.sentWorkingMs);
     })
     .catch(whatHappened);
 
-  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs, lostSignalMs: limits.lostSignalMs };
-  const watching = page.evaluate(
-    ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
-    [pack, site.turnScope, watch, memory.markerSeen] as const,
-  );
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, site.page)).catch(whatHappened);
+  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory), task.signal, () => stopUnlessCollected(page, site, task.signal)).catch(whatHappened);
   // Stop pressed, a site shows the cut answer as done: that ends nothing but the attempt.
   task.signal.throwIfAborted();
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
-  if (outcome.by === 'marker') memory.markerSeen = true;
-  else notes({ level: 'warn', message: `${task.label}: ${finishedHow(site, outcome)}` });
+  const finish = learnFinish(site, outcome, memory, notes, task.label);
 
   await clearObstacles(page, site, notes);
   const other = await nonTextAnswer(page, site);
@@ -199,7 +197,18 @@ export async function runTurn(
   await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
     throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
   });
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish: finishedHow(site, outcome) };
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish };
+}
+
+/**
+ * What a finished turn teaches `memory` (the signal seen ends the next answers' benefit of the
+ * doubt), said in the log when the end came without the signal; its words for the attempt's record.
+ */
+export function learnFinish(site: ProviderSite, outcome: Finished, memory: FinishMemory, notes: Notes, label: string): string {
+  if (outcome.by === 'marker') memory.markerSeen = true;
+  const how = finishedHow(site, outcome);
+  if (outcome.by === 'evidence') notes({ level: 'warn', message: `${label}: ${how}` });
+  return how;
 }
 
 /** How the end of an answer was decided, in words for the attempt's record and the log. */
@@ -212,11 +221,25 @@ function finishedHow(site: ProviderSite, outcome: Finished): string {
   );
 }
 
+/** Watches the turn `markTurns` left new until it ends (page-helpers/watch.ts); `memory`: whether its finished signal is expected. */
+export function watchNewTurn(page: Page, site: ProviderSite, limits: WatchLimits, memory: FinishMemory): Promise<TurnOutcome> {
+  const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs, lostSignalMs: limits.lostSignalMs };
+  return page.evaluate(
+    ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
+    [packJson(site.page), site.turnScope, watch, memory.markerSeen] as const,
+  );
+}
+
+/** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop. */
+function stopUnlessCollected(page: Page, site: ProviderSite, signal: AbortSignal): Promise<void> {
+  return signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(page, site.page);
+}
+
 /**
  * The answer as the provider's own Markdown, through its copy control with the page's
  * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
  */
-async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Promise<string> {
+export async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Promise<string> {
   const pack = packJson(site.page);
   const scope = site.turnScope;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
@@ -353,7 +376,7 @@ async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnPro
   return null;
 }
 
-async function pressStop(page: Page, pack: PagePack): Promise<void> {
+export async function pressStop(page: Page, pack: PagePack): Promise<void> {
   const stop = await roleHandle(page, pack, 'stop').catch(() => null);
   await stop?.click({ timeout: 2_000 }).catch(() => {});
   await stop?.dispose();
@@ -363,7 +386,7 @@ async function pressStop(page: Page, pack: PagePack): Promise<void> {
  * Waits for `work`, unless `signal` aborts first: then `onAbort` runs (press Stop) and the
  * abort reason is thrown. The abandoned evaluation is left to fail quietly.
  */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => Promise<void>): Promise<T> {
+export async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => Promise<void>): Promise<T> {
   work.catch(() => {});
   if (signal.aborted) {
     await onAbort();

@@ -8,7 +8,7 @@
  * typed. Without a variant nothing here runs: the picker stays as it stands.
  *
  * Also here: which variants the page offers now (the site check), and the model the page
- * says wrote an answer.
+ * names after an answer (a job's `model_used`).
  */
 import type { Page } from 'playwright-core';
 import { VariantUnavailable } from '../../main/core/agent.js';
@@ -84,21 +84,48 @@ export async function offeredVariants(page: Page, site: ProviderSite, wait: Cont
   }
 }
 
-/** The model the page says wrote the last answer (ChatGPT's `data-message-model-slug`), or null. */
+/**
+ * The model the page names after the answer, or null where it names none: the first of the
+ * pack's places that names one (decisions.md, "Models and modes"). ChatGPT's message slug in
+ * the answer's turn, the picker's label (Claude, Gemini, Qwen; ChatGPT's app-shell build),
+ * the mode toggles in force (DeepSeek, Perplexity), whose labels are joined.
+ */
 export async function modelUsedOf(page: Page, site: ProviderSite): Promise<string | null> {
-  const where = site.variants.modelUsed;
-  if (!where) return null;
+  const variants = site.variants;
+  if (variants.modelUsed.length === 0) return null;
   return page
     .evaluate(
-      ([json, scope, css, attribute]) => {
+      ([json, scope, places, picker, toggle, selected]) => {
         const h = window.__chatbridge as unknown as Helpers;
         const pack = h.pack(json);
-        const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
-        if (!turn) return null;
-        const marked = turn.matches(css) ? turn : (turn.querySelector(css) ?? h.scopeOf(pack, turn, scope).querySelector(css));
-        return marked?.getAttribute(attribute)?.trim() || null;
+        const within = (root: Element, css: string | undefined): Element | null => (css === undefined || root.matches(css) ? root : root.querySelector(css));
+        const read = (el: Element | null, place: (typeof places)[number]): string => {
+          if (!el) return '';
+          const raw = place.attribute ? el.getAttribute(place.attribute) : ((el as HTMLElement).innerText ?? el.textContent);
+          return (raw ?? '').replace(/\s+/g, ' ').trim();
+        };
+        const named = (text: string, pattern: string | undefined): string | null => {
+          const name = pattern ? new RegExp(pattern, 'iu').exec(text)?.[1]?.trim() : text;
+          return name ? name.slice(0, 100) : null;
+        };
+        for (const place of places) {
+          let text = '';
+          if (place.in === 'answer') {
+            const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+            if (turn) text = read(within(turn, place.css) ?? h.scopeOf(pack, turn, scope).querySelector(place.css!), place);
+          } else if (place.in === 'picker') {
+            const found = h.find(picker);
+            if (found) text = read(within(found, place.css), place);
+          } else if (toggle) {
+            const on = Array.from(document.querySelectorAll(toggle)).filter((el) => h.visible(el) && el.matches(selected));
+            text = on.map((el) => read(el, place) || h.accessibleName(el).trim()).filter(Boolean).join(' + ');
+          }
+          const name = named(text, place.pattern);
+          if (name) return name;
+        }
+        return null;
       },
-      [packJson(site.page), site.turnScope, where.css, where.attribute] as const,
+      [packJson(site.page), site.turnScope, variants.modelUsed, variants.picker, variants.toggle, variants.selected] as const,
     )
     .catch(() => null);
 }

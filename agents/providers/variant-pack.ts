@@ -6,6 +6,7 @@
  * steps out in the page and verifies them.
  */
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { LIMITS } from '../../main/core/limits.js';
 import { CueList } from './cue-schema.js';
 import type { Cue, PageCue } from './cues.js';
 
@@ -37,6 +38,13 @@ export const VariantSchema = Type.Object(
     id: Type.String({ pattern: '^[a-z0-9-]+$', maxLength: 60 }),
     label: Type.String({ minLength: 1, maxLength: 100, description: 'How people call it' }),
     steps: Type.Array(StepSchema, { minItems: 1, maxItems: 4 }),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.timeoutMs.max + 1,
+        maximum: LIMITS.longTimeoutMs,
+        description: "A long-thinking variant's attempt limit, above the contract's: the largest timeout_ms a job under it takes, and its default (decisions.md)",
+      }),
+    ),
     source: Type.Optional(Type.String({ maxLength: 2_000, description: 'The public evidence its words and steps rest on' })),
     checked: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'When that evidence was read' })),
     note: Type.Optional(Type.String({ maxLength: 2_000 })),
@@ -45,6 +53,24 @@ export const VariantSchema = Type.Object(
 );
 export type Variant = Static<typeof VariantSchema>;
 
+/**
+ * A place where the page names the model that answered (decisions.md: "what it names after
+ * the answer"): an attribute or the text of an element of the answer's turn (ChatGPT's
+ * message slug), of the model picker (its label) or of the mode toggles in force (their
+ * labels, joined). `pattern`'s first group is the name; a text it does not match names nothing.
+ */
+const ModelPlaceSchema = Type.Object(
+  {
+    in: Type.Union([Type.Literal('answer'), Type.Literal('picker'), Type.Literal('toggles')]),
+    css: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000, description: 'answer: the element of the turn that names it (required); picker: an element inside the picker' })),
+    attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Read this attribute instead of the text' })),
+    pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Regex source (case-insensitive) whose first group is the name' })),
+    note: Type.Optional(Type.String({ maxLength: 2_000 })),
+  },
+  { additionalProperties: false },
+);
+export type ModelPlace = Static<typeof ModelPlaceSchema>;
+
 const SectionFields = {
   about: Type.Optional(Type.Array(Type.String())),
   picker: Type.Optional(CueList), // the control that opens the model menu
@@ -52,9 +78,7 @@ const SectionFields = {
   toggle: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000, description: 'CSS of a mode toggle on the page (or, for picker-toggle, in the menu)' })),
   selected: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000, description: 'CSS an entry or toggle matches while it is the one in force' })),
   thinking: Type.Optional(CueList), // the page says it is thinking (a long-thinking mode at work)
-  modelUsed: Type.Optional(
-    Type.Object({ css: Type.String({ minLength: 1 }), attribute: Type.String({ minLength: 1 }) }, { additionalProperties: false, description: 'Where an answer says which model wrote it' }),
-  ),
+  modelUsed: Type.Optional(Type.Array(ModelPlaceSchema, { minItems: 1, maxItems: 6, description: 'Where the page names the model that answered, the first that names one wins' })),
 };
 
 export const VariantsSchema = Type.Object(
@@ -85,6 +109,8 @@ export interface SiteVariant {
   id: string;
   label: string;
   steps: VariantStep[];
+  /** A long-thinking variant's attempt limit (VariantSchema.timeoutMs); null: the contract's. */
+  timeoutMs: number | null;
 }
 
 /** A provider's variants as the flow drives them; `list` is empty for a provider without any. */
@@ -93,11 +119,11 @@ export interface SiteVariants {
   option: string | null;
   toggle: string | null;
   selected: string;
-  modelUsed: { css: string; attribute: string } | null;
+  modelUsed: ModelPlace[];
   list: SiteVariant[];
 }
 
-export const NO_VARIANTS: SiteVariants = { picker: [], option: null, toggle: null, selected: '[aria-checked="true"]', modelUsed: null, list: [] };
+export const NO_VARIANTS: SiteVariants = { picker: [], option: null, toggle: null, selected: '[aria-checked="true"]', modelUsed: [], list: [] };
 
 /** The section compiled; `pageCue` turns a written cue into the page helpers' form. */
 export function compileVariants(section: VariantsSection | undefined, pageCue: (cue: Cue) => PageCue): SiteVariants {
@@ -107,11 +133,12 @@ export function compileVariants(section: VariantsSection | undefined, pageCue: (
     option: section.option ?? null,
     toggle: section.toggle ?? null,
     selected: section.selected,
-    modelUsed: section.modelUsed ?? null,
+    modelUsed: section.modelUsed ?? [],
     list: section.list.map((v) => ({
       id: v.id,
       label: v.label,
       steps: v.steps.map((s) => ({ how: s.how, words: Object.values(s.words).flat().join('|') })),
+      timeoutMs: v.timeoutMs ?? null,
     })),
   };
 }
@@ -132,6 +159,10 @@ export function variantProblems(section: VariantsOverride, complete: boolean, co
       if (complete) for (const field of needs) if (section[field] === undefined) problems.push(`/variants/list/${i}/steps/${j}: a "${step.how}" step needs variants.${field}`);
       for (const word of Object.values(step.words).flat()) compiles(`/variants/list/${i}/steps/${j}/words`, word, 'iu');
     });
+  });
+  (section.modelUsed ?? []).forEach((place, i) => {
+    if (place.in === 'answer' && place.css === undefined) problems.push(`/variants/modelUsed/${i}: a place "in" the answer needs its css`);
+    if (place.pattern !== undefined) compiles(`/variants/modelUsed/${i}/pattern`, place.pattern, 'iu');
   });
   return problems;
 }

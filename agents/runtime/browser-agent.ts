@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask } from '../../main/core/agent.js';
+import type { Agent, AgentNote, AgentReadiness, AgentResult, AgentTask, CollectTask } from '../../main/core/agent.js';
 import { AccountLocked, AgentFailure, SITE_CHANGED_DETAIL } from '../../main/core/agent.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { BrowserHost, BrowserSession } from '../../main/core/browser-host.js';
@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../../main/core/clock.js';
 import { Listeners } from '../../main/core/listeners.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
+import { collectAnswer } from '../providers/collect.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FinishMemory, type FlowLimits } from '../providers/flow.js';
 import { limitLiftsAt } from '../providers/limit-reset.js';
 import type { ProviderSite } from '../providers/site.js';
@@ -125,14 +126,23 @@ export class BrowserAgent implements Agent {
     return this.starting;
   }
 
-  async run(task: AgentTask): Promise<AgentResult> {
-    this.running = true;
-    try {
-      await this.checking;
-      return await this.runTask(task);
-    } finally {
-      this.running = false;
-    }
+  run(task: AgentTask): Promise<AgentResult> {
+    return this.onPage(task, async (page, site, signal) => {
+      if (!this.fresh || this.clock.now() - this.lastJobAt > RECHECK_AFTER_MS) {
+        if (task.conversation === null) await openNewChat(page, site);
+      }
+      if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
+      this.fresh = false;
+      await waitUntilReady(page, site, this.note, this.limits);
+      return runTurn(page, site, { ...task, signal }, this.note, this.limits, this.finishes);
+    });
+  }
+
+  collect(task: CollectTask): Promise<AgentResult> {
+    return this.onPage(task, (page, site, signal) => {
+      this.fresh = false;
+      return collectAnswer(page, site, { ...task, signal }, this.note, this.limits, this.finishes);
+    });
   }
 
   /**
@@ -162,33 +172,39 @@ export class BrowserAgent implements Agent {
     }
   }
 
-  private async runTask(task: AgentTask): Promise<AgentResult> {
-    await this.preparing;
-    if (!this.session) throw new AgentFailure('agent_lost', 'The browser is not running.');
-    const { page } = this.session;
-    const site = this.site;
-    const timeout = new TimeoutBundle(task.signal, () =>
-      this.keepDiagnostics(page, site, task, new AgentFailure('timed_out', `${site.name}: the attempt ran out of its time.`)),
-    );
+  /**
+   * A job's work on the page (a run, or a collection): once a site check and the fresh chat
+   * after the last job are done; what goes wrong typed (classify) and kept for the person who
+   * looks into it (a timed-out attempt's page as its time ran out); then a fresh chat again.
+   * `work` watches `signal`, which the bundle of a timed-out attempt holds back until taken.
+   */
+  private async onPage(task: Pick<AgentTask, 'prompt' | 'signal' | 'label'>, work: (page: Page, site: ProviderSite, signal: AbortSignal) => Promise<AgentResult>): Promise<AgentResult> {
+    this.running = true;
     try {
-      if (!this.fresh || this.clock.now() - this.lastJobAt > RECHECK_AFTER_MS) {
-        if (task.conversation === null) await openNewChat(page, site);
+      await this.checking;
+      await this.preparing;
+      if (!this.session) throw new AgentFailure('agent_lost', 'The browser is not running.');
+      const { page } = this.session;
+      const site = this.site;
+      const timeout = new TimeoutBundle(task.signal, () =>
+        this.keepDiagnostics(page, site, task, new AgentFailure('timed_out', `${site.name}: the attempt ran out of its time.`)),
+      );
+      try {
+        const result = await work(page, site, timeout.signal);
+        this.restarts = 0;
+        return result;
+      } catch (error) {
+        const failure = this.classify(error, task.signal, site);
+        if (!task.signal.aborted && failure.kind !== 'agent_lost') await this.keepDiagnostics(page, site, task, failure);
+        throw failure;
+      } finally {
+        // The page stays as it is until a timed-out attempt's bundle has it.
+        await timeout.settled();
+        this.lastJobAt = this.clock.now();
+        this.preparing = this.prepareNext();
       }
-      if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
-      this.fresh = false;
-      await waitUntilReady(page, site, this.note, this.limits);
-      const result = await runTurn(page, site, { ...task, signal: timeout.signal }, this.note, this.limits, this.finishes);
-      this.restarts = 0;
-      return result;
-    } catch (error) {
-      const failure = this.classify(error, task.signal, site);
-      if (!task.signal.aborted && failure.kind !== 'agent_lost') await this.keepDiagnostics(page, site, task, failure);
-      throw failure;
     } finally {
-      // The page stays as it is until a timed-out attempt's bundle has it.
-      await timeout.settled();
-      this.lastJobAt = this.clock.now();
-      this.preparing = this.prepareNext();
+      this.running = false;
     }
   }
 
@@ -322,7 +338,7 @@ export class BrowserAgent implements Agent {
   };
 
   /** Keeps what the page looked like when an attempt failed (never its words), for the person who looks into it. */
-  private async keepDiagnostics(page: Page, site: ProviderSite, task: AgentTask, failure: AgentFailure): Promise<void> {
+  private async keepDiagnostics(page: Page, site: ProviderSite, task: Pick<AgentTask, 'prompt' | 'label'>, failure: AgentFailure): Promise<void> {
     if (!this.diagnostics) return;
     await this.diagnostics.keep({ label: task.label, agentId: this.id, page, site, failure, at: this.clock.now(), secrets: [task.prompt] }).catch((error: unknown) => {
       this.note({ level: 'warn', message: `could not keep a diagnostic bundle (${(error as Error).message.split('\n')[0]})` });

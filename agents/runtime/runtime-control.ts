@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { Provider } from '../../main/core/providers.js';
+import type { Provider, VariantInfo } from '../../main/core/providers.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
 import { Listeners } from '../../main/core/listeners.js';
 import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
@@ -25,8 +25,8 @@ export class RuntimeControl implements AgentControl {
     private readonly windows: LoginWindows | null = null,
   ) {}
 
-  variants(provider: Provider): readonly string[] {
-    return this.runtime.site(provider)?.variants.list.map((v) => v.id) ?? [];
+  variants(provider: Provider): readonly VariantInfo[] {
+    return this.runtime.site(provider)?.variants.list.map((v) => ({ id: v.id, timeoutMs: v.timeoutMs })) ?? [];
   }
 
   start(): Promise<void> {

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
-import { parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import { DEFAULT_MS, parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
 import { secondResponse } from './client/second-response.js';
 import { accountPickerPage } from './account-picker.js';
 import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
@@ -128,9 +128,20 @@ export interface SimSite {
 }
 
 interface Conversation {
-  turns: { prompt: string; markdown: string }[];
+  turns: Turn[];
   /** The model and modes of its last turn: a conversation opened again shows them in force. */
   variant?: InForce;
+}
+
+interface Turn {
+  prompt: string;
+  markdown: string;
+  /**
+   * When the site has the answer whole (epoch ms, its time on the page from the send on; a
+   * Stop ends it then): a page opened before then shows it still being written. Null: never
+   * (`[[sim:hang]]`).
+   */
+  doneAt: number | null;
 }
 
 /**
@@ -178,11 +189,28 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
 
   const page = (res: http.ServerResponse, conversationId: string | null, token: string | null, consented: boolean) => {
     const limited = token ? (limitedUntil.get(token) ?? 0) : 0;
+    const turns = conversationId ? conversations.get(conversationId)!.turns : [];
+    const last = turns.at(-1);
+    const writing = last !== undefined && (last.doneAt === null || last.doneAt > clock()) ? last : null;
     const boot: Boot = {
       provider: config.provider,
       name: config.name,
       conversationId,
-      history: conversationId ? conversations.get(conversationId)!.turns : [],
+      history: (writing ? turns.slice(0, -1) : turns).map(({ prompt, markdown }) => ({ prompt, markdown })),
+      answering: writing && {
+        prompt: writing.prompt,
+        plan: {
+          kind: 'answer',
+          conversationId,
+          turn: turns.length,
+          markdown: writing.markdown,
+          ms: writing.doneAt === null ? DEFAULT_MS : writing.doneAt - clock(),
+          thinkMs: 0,
+          interimMs: 0,
+          hang: writing.doneAt === null,
+          limitResetAt: null,
+        },
+      },
       paths: { newChat: paths.newChat, conversation: paths.conversation, transient: look.localRoutes ? '/c/local-{id}' : paths.transient },
       layout,
       drift,
@@ -258,11 +286,13 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     if (d.error || (d.errorOnce && firstTime('error'))) return { ...base, kind: 'error', conversationId: id, turn };
     if (d.accountPicker && firstTime('account-picker')) picking.add(token);
     if (d.fileAnswer) {
-      conversation.turns.push({ prompt: body.prompt, markdown: '' });
+      conversation.turns.push({ prompt: body.prompt, markdown: '', doneAt: clock() });
       return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
     }
     const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
-    conversation.turns.push({ prompt: body.prompt, markdown });
+    // Done when the page shows it done: after its thinking, its interim paragraph, its stream and its pause.
+    const doneAt = d.hang ? null : clock() + d.thinkFirstMs + d.interimMs + d.ms + d.thinkMs;
+    conversation.turns.push({ prompt: body.prompt, markdown, doneAt });
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
   };
 
@@ -369,7 +399,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/stop') {
-        log.stops.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number });
+        const stopped = JSON.parse(await readBody(req)) as { conversationId: string; turn: number };
+        log.stops.push(stopped);
+        // The site stops writing it: the conversation opened again shows it ended.
+        const turn = conversations.get(stopped.conversationId)?.turns[stopped.turn - 1];
+        if (turn) turn.doneAt = clock();
         return json(res, 200, {});
       }
       if (req.method !== 'GET') return json(res, 404, {});

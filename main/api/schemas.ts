@@ -48,8 +48,23 @@ export const CompletionRequest = Type.Object(
         'right now: without callback_url it answers 503 whenever none is. To queue a job for later, give a callback_url, or keep wait: true ' +
         'and poll GET /v1/completions/{id} after a 504.',
     }),
-    timeout_ms: Type.Integer({ minimum: 5_000, maximum: 600_000, default: 180_000, description: 'Per attempt' }),
-    deadline_ms: Type.Integer({ minimum: 10_000, maximum: 3_600_000, default: 900_000, description: 'Whole job' }),
+    // No schema default for these two: a long-thinking variant changes both (main/service/submission.ts).
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.timeoutMs.min,
+        maximum: LIMITS.longTimeoutMs,
+        description:
+          'Per attempt: 5 000 to 600 000, default 180 000. Under a long-thinking variant (ChatGPT pro, Perplexity research) up to ' +
+          "the variant's own limit (at most 3 600 000), which is also its default; such an attempt is never sent again from the start",
+      }),
+    ),
+    deadline_ms: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.deadlineMs.min,
+        maximum: LIMITS.deadlineMs.max,
+        description: 'Whole job: default 900 000, and 3 600 000 under a long-thinking variant',
+      }),
+    ),
     priority: Type.Integer({ minimum: -10, maximum: 100, default: 0, description: 'Higher starts first' }),
     mode: Type.Union([Type.Literal('new'), Type.Literal('continue')], { default: 'new' }),
     conversation_ref: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.conversationRefChars, default: null })),

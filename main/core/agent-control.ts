@@ -1,6 +1,6 @@
 import type { ViewFrame, ViewInput } from './screen.js';
 import type { SiteCheck } from './site-check.js';
-import type { Provider } from './providers.js';
+import type { Provider, VariantInfo } from './providers.js';
 
 /** A login under way in an agent's page: waiting for the person, or checking whether they got in. */
 export type LoginStep = 'login' | 'checking';
@@ -47,8 +47,8 @@ export interface AgentControl {
    * instead of at its next scheduled look; resolves to whether the page is ready for a job.
    */
   recheck(agentId: string): Promise<boolean>;
-  /** The ids of the provider's variants in its pack as it is now (a user's override included). */
-  variants(provider: Provider): readonly string[];
+  /** The provider's variants in its pack as it is now (a user's override included). */
+  variants(provider: Provider): readonly VariantInfo[];
   /** Login steps changed. */
   onChange(listener: () => void): void;
 }

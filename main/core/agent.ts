@@ -20,7 +20,40 @@ export interface AgentTask {
    * default, or the model of the conversation continued).
    */
   variant: string | null;
+  /**
+   * Hears of the prompt as it goes to the page, and again once the page shows the
+   * conversation's own address: where `Agent.collect` finds the answer should the attempt
+   * end before it (a long-thinking variant's).
+   */
+  onSent?(sent: SentPrompt): void;
 }
+
+/**
+ * Where a sent prompt's answer can be found again without sending the prompt: the
+ * conversation's own address (null until the page shows it), and how many assistant turns
+ * the page showed before the send (the answer is the one after them).
+ */
+export interface SentPrompt {
+  conversation: string | null;
+  turnsBefore: number;
+}
+
+/** Collecting the answer to a prompt sent earlier: the conversation reopened, nothing sent. */
+export interface CollectTask {
+  /** The prompt that was sent: never sent again, and kept out of what the agent keeps of a failure. */
+  prompt: string;
+  sent: SentPrompt & { conversation: string };
+  /** Aborted when the collection's time is up (`signal.reason` 'timed_out'), or on cancel, deadline or shutdown. */
+  signal: AbortSignal;
+  label: string;
+}
+
+/**
+ * Why an attempt's signal aborts when its time ran out on an answer that is to be collected
+ * by reopening its conversation (a long-thinking variant's): the page is left answering, its
+ * Stop not pressed, so the answer can still finish.
+ */
+export const CUT_TO_COLLECT = 'cut_to_collect';
 
 export interface AgentResult {
   /** The answer as the provider wrote it (Markdown). */
@@ -130,5 +163,11 @@ export interface Agent {
   onNote?(listener: (note: AgentNote) => void): void;
   /** Runs one prompt. Never called while a previous run is unsettled. */
   run(task: AgentTask): Promise<AgentResult>;
+  /**
+   * Reopens the conversation of a prompt sent earlier and returns its answer once the page
+   * shows it finished, sending nothing; throws an AgentFailure when it shows none. Called as
+   * `run` is (never while a run is unsettled). Optional: an agent without pages cannot.
+   */
+  collect?(task: CollectTask): Promise<AgentResult>;
   close(): Promise<void>;
 }

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   PROVIDER_UI_CHANGED: 502,
   ANSWER_NOT_TEXT: 502,
   VARIANT_UNAVAILABLE: 502,
+  // A long-thinking variant's answer did not come within its attempt, which is never sent again (decisions.md, "Models and modes").
+  TIMEOUT: 502,
   NO_DEVICE_ONLINE: 503,
   NO_AGENT_AVAILABLE: 503,
   PROVIDER_RATE_LIMITED: 503,
@@ -29,7 +31,15 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The codes a failed job can end with (a waiting caller receives it as a 502). */
-export type JobFailureCode = 'JOB_FAILED' | 'PROMPT_REJECTED' | 'PROVIDER_ERROR' | 'LOGIN_REQUIRED' | 'PROVIDER_UI_CHANGED' | 'ANSWER_NOT_TEXT' | 'VARIANT_UNAVAILABLE';
+export type JobFailureCode =
+  | 'JOB_FAILED'
+  | 'PROMPT_REJECTED'
+  | 'PROVIDER_ERROR'
+  | 'LOGIN_REQUIRED'
+  | 'PROVIDER_UI_CHANGED'
+  | 'ANSWER_NOT_TEXT'
+  | 'VARIANT_UNAVAILABLE'
+  | 'TIMEOUT';
 
 export class ApiError extends Error {
   readonly status: number;

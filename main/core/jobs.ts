@@ -125,15 +125,8 @@ export interface FailureContext {
 }
 
 export type AttemptEnd =
-  | {
-      outcome: 'succeeded';
-      response: string;
-      conversationRef: string;
-      conversationAddress: string;
-      modelUsed?: string | null;
-      /** How the agent decided the answer was finished, kept as the attempt's detail. */
-      finish?: string | null;
-    }
+  /** `detail`: how the answer came: how its end was decided, and whether it was collected by reopening its conversation. */
+  | { outcome: 'succeeded'; response: string; conversationRef: string; conversationAddress: string; modelUsed?: string | null; detail?: string | null }
   | ({ outcome: Exclude<AttemptOutcome, 'succeeded' | 'cancelled'>; errorCode: string } & FailureContext);
 
 /** What `delete` did: a live job is refused, with its status, so the caller can say why. */

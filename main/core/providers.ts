@@ -11,8 +11,15 @@ export const PROVIDER_NAMES: Record<Provider, string> = {
   perplexity: 'Perplexity',
 };
 
-/** The ids of a provider's variants (models and modes of its picker) in the packs in force. */
-export type VariantCatalog = (provider: Provider) => readonly string[];
+/** A variant of a provider (a model or mode of its picker) as the pack in force lists it. */
+export interface VariantInfo {
+  id: string;
+  /** A long-thinking variant's attempt limit, above the contract's (decisions.md); null for the others. */
+  timeoutMs: number | null;
+}
+
+/** A provider's variants in the packs in force. */
+export type VariantCatalog = (provider: Provider) => readonly VariantInfo[];
 
 export function isProvider(value: unknown): value is Provider {
   return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);

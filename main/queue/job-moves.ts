@@ -133,7 +133,7 @@ export function planAttemptEnd(job: JobRow, attempts: readonly AttemptRow[], att
   const open = openAttempt(attempts);
   if (open?.attempt !== attempt || job.status !== 'dispatched') return null;
   if (end.outcome !== 'succeeded') return afterFailure(job, attempts, open, { outcome: end.outcome, code: end.errorCode, detail: end.detail ?? null }, now, end);
-  const ended = close(job, open, { outcome: 'succeeded', code: null, detail: end.finish ?? null }, now);
+  const ended = close(job, open, { outcome: 'succeeded', code: null, detail: end.detail ?? null }, now);
   const set: JobChanges = {
     status: transition(job.status, 'succeed'),
     run_ms: ended.run_ms,

@@ -1,4 +1,4 @@
-import type { AgentFailureKind } from '../core/agent.js';
+import type { AgentFailureKind, SentPrompt } from '../core/agent.js';
 import type { JobFailureCode } from '../core/errors.js';
 import type { AttemptOutcome, FailureContext } from '../core/jobs.js';
 
@@ -30,10 +30,29 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
 
 export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCode; message: string };
 
+/** How an attempt ends whose prompt went but whose answer was not found (`detail` says why): never tried again. */
+export const NOT_COLLECTED = { outcome: 'timed_out', errorCode: 'ANSWER_NOT_COLLECTED' } as const;
+
+/**
+ * What an attempt whose time ran out becomes (decisions.md, "Models and modes"):
+ * - `retry`: it ends timed out, and the job is tried again while attempts remain. So for
+ *   every variant but the long-thinking ones, and for a long one's attempt cut before its
+ *   prompt went (trying again sends it for the first time).
+ * - `collect`: a long-thinking variant's prompt went and the page gave its conversation an
+ *   address: the page is left answering, then the conversation is reopened once to collect
+ *   an answer that finished after the cut; none found ends the job TIMEOUT (NOT_COLLECTED).
+ * - `not_collected`: its prompt went, but there is no address to reopen: TIMEOUT at once.
+ * A long-thinking variant's prompt is never sent from the start again.
+ */
+export function whenTimeRunsOut(longVariant: boolean, sent: SentPrompt | null): 'retry' | 'collect' | 'not_collected' {
+  if (!longVariant || !sent) return 'retry';
+  return sent.conversation ? 'collect' : 'not_collected';
+}
+
 /**
  * Decides what follows a failed attempt, given the error codes of every ended attempt of
- * the job so far (the latest included). A refusal, and an answer that is not text, are final
- * at once. A usage-limit banner is
+ * the job so far (the latest included). A refusal, an answer that is not text, and a sent
+ * prompt whose answer was not found (NOT_COLLECTED) are final at once. A usage-limit banner is
  * the account's condition, not the job's: the job goes back to wait for another agent or
  * for the cooldown, without spending its attempt budget. So is a variant the agent's account
  * does not offer, while another agent may offer it; when none may, the job ends with it.
@@ -43,6 +62,9 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
   const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
   if (latest === 'PROMPT_REJECTED') {
     return { retry: false, code: 'PROMPT_REJECTED', message: 'The provider refused the prompt.' };
+  }
+  if (latest === NOT_COLLECTED.errorCode) {
+    return { retry: false, code: 'TIMEOUT', message: `The answer did not come within the attempt's time, and its prompt is not sent again: ${context.detail ?? 'no answer was found'}` };
   }
   if (latest === 'ANSWER_NOT_TEXT') {
     // The prompt was answered, only not in words: sent again, it would make another file.

@@ -1,13 +1,14 @@
-import { AgentFailure, VariantUnavailable, type Agent } from '../core/agent.js';
+import { AgentFailure, CUT_TO_COLLECT, VariantUnavailable, type Agent, type AgentResult, type SentPrompt } from '../core/agent.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
+import type { VariantCatalog } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
 import type { AttemptEnd, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
-import { attemptRecordFor } from './retry-policy.js';
+import { attemptRecordFor, NOT_COLLECTED, whenTimeRunsOut } from './retry-policy.js';
 import type { RotationPicker } from './rotation.js';
 import { VariantOffers } from './variant-offers.js';
 import { OneAtATime } from '../core/one-at-a-time.js';
@@ -15,11 +16,23 @@ import { OneAtATime } from '../core/one-at-a-time.js';
 interface Running {
   agentId: string;
   attempt: number;
+  /** The run's, then (once its time ran out) the collection's. */
   controller: AbortController;
+  /** Where the answer can be found again, once the prompt went (AgentTask.onSent). */
+  sent: SentPrompt | null;
 }
 
-/** Why an attempt was stopped from outside, as `signal.reason` tells the agent. */
-export type AbortReason = 'cancelled' | 'timed_out' | 'expired' | 'shutdown';
+/**
+ * Why an attempt was stopped from outside, as `signal.reason` tells the agent; CUT_TO_COLLECT
+ * when its time ran out on an answer to collect (retry-policy.ts `whenTimeRunsOut`).
+ */
+export type AbortReason = 'cancelled' | 'timed_out' | 'expired' | 'shutdown' | typeof CUT_TO_COLLECT;
+
+/**
+ * How long a collection may take: the conversation reopened, and an answer that was nearly
+ * done at the cut given a little more time to show finished. Then the job ends TIMEOUT.
+ */
+export const COLLECT_MS = 120_000;
 
 /** Which agents a job may run on. A continued conversation was pinned to its agent at submission. */
 export interface JobConstraint {
@@ -66,6 +79,8 @@ export class Scheduler {
     onError: (error: Error) => void,
     /** What each agent's account is known to offer of its provider's variants. */
     readonly offers = new VariantOffers(),
+    /** The packs' variants: a long-thinking one's attempt is collected, never sent again (whenTimeRunsOut). */
+    private readonly variants: VariantCatalog = () => [],
   ) {
     this.rounds = new OneAtATime(() => this.dispatchRound(), onError, 'turn');
     pool.onChange(() => this.wake());
@@ -221,29 +236,25 @@ export class Scheduler {
   private async runAttempt(job: JobRow, agent: Agent): Promise<void> {
     const controller = new AbortController();
     const attempt = job.attempts;
-    this.running.set(job.id, { agentId: agent.id, attempt, controller });
-    const timeout = this.clock.setTimer(() => {
-      this.abort(job.id, 'timed_out');
-      void this.endAttempt(job.id, attempt, { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' });
-    }, job.timeout_ms);
+    const running: Running = { agentId: agent.id, attempt, controller, sent: null };
+    this.running.set(job.id, running);
+    const timeout = this.clock.setTimer(() => this.timeRanOut(job, running, agent), job.timeout_ms);
     try {
       const conversation = job.conversation_in ? ((await this.store.conversation(job.conversation_in))?.address ?? null) : null;
-      const result = await agent.run({ prompt: job.prompt, conversation, signal: controller.signal, label: `${job.id}-${attempt}`, variant: job.variant });
-      if (job.variant) this.offers.answeredUnder(agent.id, job.variant);
-      await this.endAttempt(job.id, attempt, {
-        outcome: 'succeeded',
-        response: result.text,
-        conversationRef: job.conversation_in ?? this.ids.conversation(),
-        conversationAddress: result.conversation,
-        modelUsed: result.modelUsed,
-        finish: result.finish ?? null,
+      const result = await agent.run({
+        prompt: job.prompt,
+        conversation,
+        signal: controller.signal,
+        label: `${job.id}-${attempt}`,
+        variant: job.variant,
+        onSent: (sent) => (running.sent = sent),
       });
+      if (job.variant) this.offers.answeredUnder(agent.id, job.variant);
+      await this.endAttempt(job.id, attempt, this.answered(job, result));
     } catch (error) {
-      const failure =
-        error instanceof AgentFailure ? error : new AgentFailure('agent_lost', error instanceof Error ? error.message : String(error));
-      if (failure.kind === 'rate_limited') {
-        this.pool.coolDown(agent.id, failure.retryAt ?? this.clock.now() + HOUR_MS);
-      }
+      if (controller.signal.reason === CUT_TO_COLLECT) return await this.collect(job, running, agent);
+      const failure = agentFailure(error);
+      this.heed(agent, failure);
       // The variant this agent just refused is not offered, whatever its page listed: the next try
       // goes elsewhere. A page that showed no choices says nothing of the others.
       if (failure instanceof VariantUnavailable) {
@@ -258,10 +269,71 @@ export class Scheduler {
       if (outcome !== 'succeeded' && outcome !== 'cancelled') await this.endAttempt(job.id, attempt, { outcome, errorCode, detail, retryElsewhere });
     } finally {
       timeout.cancel();
-      const running = this.running.get(job.id);
-      if (running?.attempt === attempt && running.agentId === agent.id) this.running.delete(job.id);
+      if (this.running.get(job.id) === running) this.running.delete(job.id);
       this.pool.jobDone(agent.id, this.settings().pauseMs);
     }
+  }
+
+  /** The attempt's time ran out: it ends timed out (and may be tried again), or its answer is to be collected. */
+  private timeRanOut(job: JobRow, running: Running, agent: Agent): void {
+    const long = this.variants(agent.provider).some((v) => v.id === job.variant && v.timeoutMs !== null);
+    const then = whenTimeRunsOut(long, running.sent);
+    // The run ends leaving the page answering; runAttempt collects once it has.
+    if (then === 'collect') return running.controller.abort(CUT_TO_COLLECT satisfies AbortReason);
+    this.abort(job.id, 'timed_out');
+    void this.endAttempt(
+      job.id,
+      running.attempt,
+      then === 'retry'
+        ? { outcome: 'timed_out', errorCode: 'ATTEMPT_TIMEOUT' }
+        : { ...NOT_COLLECTED, detail: `the prompt went, but the page never gave its conversation an address to reopen within the attempt's ${job.timeout_ms / 1000} s.` },
+    );
+  }
+
+  /**
+   * Collects the answer of a long-thinking variant's attempt cut at its time: its agent reopens
+   * the conversation once, sending nothing, within COLLECT_MS. What it finds ends the attempt
+   * (its record says so): the answer, or none, and then the job ends TIMEOUT. The same agent
+   * collects: it holds the page, and the attempt.
+   */
+  private async collect(job: JobRow, running: Running, agent: Agent): Promise<void> {
+    // Cancelled, expired or stopped since the cut: the store ended the attempt.
+    if (this.running.get(job.id) !== running) return;
+    const address = running.sent!.conversation!;
+    const controller = (running.controller = new AbortController());
+    const budget = this.clock.setTimer(() => controller.abort('timed_out' satisfies AbortReason), COLLECT_MS);
+    try {
+      if (!agent.collect) throw new AgentFailure('agent_lost', 'this agent cannot reopen a conversation.');
+      const result = await agent.collect({ prompt: job.prompt, sent: { ...running.sent!, conversation: address }, signal: controller.signal, label: `${job.id}-${running.attempt}` });
+      const detail = `The answer finished after the attempt's ${job.timeout_ms / 1000} s: collected by reopening its conversation, nothing sent again.`;
+      const answered = this.answered(job, result);
+      await this.endAttempt(job.id, running.attempt, { ...answered, detail: answered.detail ? `${detail} ${answered.detail}` : detail });
+    } catch (error) {
+      if (controller.signal.aborted && controller.signal.reason !== 'timed_out') return;
+      const failure = agentFailure(error);
+      this.heed(agent, failure);
+      const why = controller.signal.aborted ? `the page showed no finished answer ${COLLECT_MS / 1000} s after reopening` : failure.message;
+      await this.endAttempt(job.id, running.attempt, { ...NOT_COLLECTED, detail: `the conversation (${address}) was reopened after the attempt's ${job.timeout_ms / 1000} s: ${why}` });
+    } finally {
+      budget.cancel();
+    }
+  }
+
+  /** How an attempt that answered ends. */
+  private answered(job: JobRow, result: AgentResult): Extract<AttemptEnd, { outcome: 'succeeded' }> {
+    return {
+      outcome: 'succeeded',
+      response: result.text,
+      conversationRef: job.conversation_in ?? this.ids.conversation(),
+      conversationAddress: result.conversation,
+      modelUsed: result.modelUsed,
+      detail: result.finish ?? null,
+    };
+  }
+
+  /** What a failure says of the agent's account: a usage limit rests it until the limit lifts. */
+  private heed(agent: Agent, failure: AgentFailure): void {
+    if (failure.kind === 'rate_limited') this.pool.coolDown(agent.id, failure.retryAt ?? this.clock.now() + HOUR_MS);
   }
 
   /**
@@ -331,6 +403,11 @@ export class Scheduler {
       }, at - this.clock.now()),
     };
   }
+}
+
+/** What went wrong in an agent, typed: anything but an AgentFailure is the agent lost. */
+function agentFailure(error: unknown): AgentFailure {
+  return error instanceof AgentFailure ? error : new AgentFailure('agent_lost', error instanceof Error ? error.message : String(error));
 }
 
 /** The caps a start on `agent` counts against. */

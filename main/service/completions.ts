@@ -15,7 +15,7 @@ import type { WaitReason } from '../core/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Submission, Submitted } from '../api/completions-port.js';
 import { JobPlacement } from './job-placement.js';
-import { checkCallbackUrl, idempotencyClaim } from './submission.js';
+import { checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
 
 /**
  * The jobs API without HTTP: submit, read, cancel and wait. POST /v1/completions with
@@ -61,6 +61,7 @@ export class Completions {
     }
     const constraint = await this.placement.constraintOf(b, s.accountId);
     this.checkVariant(b.provider, b.variant);
+    const times = jobTimes(b, this.variants);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
@@ -76,8 +77,8 @@ export class Completions {
         req_agent_id: constraint.req_agent_id,
         conversation_in: b.conversation_ref,
         priority: b.priority,
-        timeout_ms: b.timeout_ms,
-        deadline_at: now + b.deadline_ms,
+        timeout_ms: times.timeout_ms,
+        deadline_at: now + times.deadline_ms,
         max_attempts: LIMITS.maxAttempts,
         callback_url: b.callback_url,
         metadata: JSON.stringify(b.metadata),
@@ -259,7 +260,7 @@ export class Completions {
   checkVariant(provider: Provider | null, variant: string | null, field = 'variant'): void {
     if (variant === null) return;
     if (provider === null) throw invalid(field, 'variant needs provider: a variant is a model or mode of one provider.');
-    const known = this.variants(provider);
+    const known = this.variants(provider).map((v) => v.id);
     if (!known.includes(variant)) {
       throw invalid(field, `${provider} has no variant "${variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
     }

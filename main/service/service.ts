@@ -21,7 +21,7 @@ import { LogBook } from '../logs/log-book.js';
 import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '../logs/log-feeds.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
-import { learningFromSiteChecks } from '../queue/variant-offers.js';
+import { learningFromSiteChecks, VariantOffers } from '../queue/variant-offers.js';
 import { JobEvents } from '../queue/job-events.js';
 import { serveStorage, type DeviceAgents, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
@@ -127,8 +127,8 @@ export class Service {
   /** This instance's name among the devices sharing a database; null on its own data dir. */
   deviceName: string | null = null;
   private url = '';
-  /** The variant ids of each provider's pack: the attached agents' packs, or ServiceOptions.variants. */
-  private variantIds: VariantCatalog;
+  /** The variants of each provider's pack: the attached agents' packs, or ServiceOptions.variants. */
+  private catalog: VariantCatalog;
   private stopWatching: () => void = () => {};
   private readonly stopLogging: (() => void)[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
@@ -146,8 +146,8 @@ export class Service {
     deviceName: string,
     variants: VariantCatalog = () => [],
   ) {
-    this.variantIds = variants;
-    const variantIds: VariantCatalog = (provider) => this.variantIds(provider);
+    this.catalog = variants;
+    const variantsNow: VariantCatalog = (provider) => this.catalog(provider);
     this.log = new LogBook(clock);
     this.outbox = storage.outbox;
     this.store = storage.jobs;
@@ -164,8 +164,17 @@ export class Service {
     );
     const usage = (this.usage = new HourlyUsage(clock));
     this.pruneTimer = setInterval(() => void this.store.pruneIdempotency(clock.now()), HOUR_MS).unref();
-    this.scheduler = new Scheduler(this.store, this.pool, usage, new RotationPicker(usage, ids), () => this.settings.get(), clock, ids, (error) =>
-      this.log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
+    this.scheduler = new Scheduler(
+      this.store,
+      this.pool,
+      usage,
+      new RotationPicker(usage, ids),
+      () => this.settings.get(),
+      clock,
+      ids,
+      (error) => this.log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
+      new VariantOffers(),
+      variantsNow,
     );
     this.setAsideJobs = new SetAsideJobs(this.store, this.pool, this.cluster, clock, (error) =>
       this.log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
@@ -179,7 +188,7 @@ export class Service {
       profile,
       clock,
       ids,
-      variantIds,
+      variantsNow,
     );
     this.signingSecret = storage.signingSecret;
     this.accountSecrets = storage.accountSecrets;
@@ -239,7 +248,7 @@ export class Service {
       if (periods !== accountRetention) this.retention.wake();
       accountRetention = periods;
     });
-    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp, variantIds);
+    const report = new StatusReport(this.store, this.cluster, usage, this.settings, profile.timestamp, variantsNow);
     this.admin = adminConsoles({
       version: VERSION,
       dataDir,
@@ -346,7 +355,7 @@ export class Service {
 
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
-    this.variantIds = (provider) => control.variants(provider);
+    this.catalog = (provider) => control.variants(provider);
     // Routing learns from each site check which variants each account offers.
     this.admin.agents.attach(learningFromSiteChecks(control, this.scheduler.offers));
     // The agents' own looks at their pages respect a login under way, as Check now does.

@@ -85,7 +85,7 @@ export class StatusReport {
     return {
       object: 'list',
       data: CHAT_MODELS.filter((m) => m === 'service/auto' || loggedIn.has(m.slice('service/'.length) as never))
-        .flatMap((id) => (id === 'service/auto' ? [id] : [id, ...this.variants(id.slice(8) as Provider).map((v) => `${id}/${v}`)]))
+        .flatMap((id) => (id === 'service/auto' ? [id] : [id, ...this.variants(id.slice(8) as Provider).map((v) => `${id}/${v.id}`)]))
         .map((id) => ({ id, object: 'model' as const, created, owned_by: id === 'service/auto' ? 'chatbridge' : id.split('/')[1]! })),
     };
   }

@@ -1,7 +1,8 @@
-/** What a submission (main/api/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url. */
+/** What a submission (main/api/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url, its times. */
 import { LIMITS } from '../core/limits.js';
 import { invalid } from '../core/errors.js';
 import type { IdempotencyClaim } from '../core/jobs.js';
+import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
 import type { Submission } from '../api/completions-port.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
 
@@ -49,4 +50,34 @@ export function checkCallbackUrl(url: string | null): void {
   }
   if (parsed.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use https://.');
   if (parsed.username || parsed.password) throw invalid('callback_url', 'callback_url must not carry credentials.');
+}
+
+/**
+ * A job's attempt limit and deadline. The contract's (timeout_ms up to 600 000, default
+ * 180 000; deadline_ms default 900 000), except under a long-thinking variant, whose pack
+ * gives it a longer attempt limit (decisions.md, "Models and modes"): timeout_ms then goes up
+ * to that limit and defaults to it, and the deadline defaults to the longest, which such an
+ * attempt needs (an hour; a shorter one would end the job before its attempt could).
+ */
+export function jobTimes(
+  body: { provider: Provider | null; variant: string | null; timeout_ms?: number; deadline_ms?: number },
+  catalog: VariantCatalog,
+): { timeout_ms: number; deadline_ms: number } {
+  const long = body.provider && body.variant ? (catalog(body.provider).find((v) => v.id === body.variant)?.timeoutMs ?? null) : null;
+  const timeout = body.timeout_ms ?? long ?? LIMITS.timeoutMs.default;
+  if (timeout > (long ?? LIMITS.timeoutMs.max)) {
+    throw invalid(
+      'timeout_ms',
+      long
+        ? `timeout_ms is at most ${long} under ${body.provider}/${body.variant}.`
+        : `timeout_ms is at most ${LIMITS.timeoutMs.max}; only a long-thinking variant takes more (${longVariants(catalog)}).`,
+    );
+  }
+  return { timeout_ms: timeout, deadline_ms: body.deadline_ms ?? (long ? LIMITS.deadlineMs.max : LIMITS.deadlineMs.default) };
+}
+
+/** The long-thinking variants with their limits, for a message: "chatgpt/pro up to 2700000, …". */
+function longVariants(catalog: VariantCatalog): string {
+  const long = PROVIDERS.flatMap((p) => catalog(p).flatMap((v) => (v.timeoutMs ? [`${p}/${v.id} up to ${v.timeoutMs}`] : [])));
+  return long.length > 0 ? long.join(', ') : 'none in the packs in force';
 }

@@ -66,12 +66,13 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
   const cases: { provider: Provider; look?: SimLook; variant: string; sent: { model: string | null; modes: string[] }; modelUsed: string | null }[] = [
     { provider: 'chatgpt', look: { layout: 'section' }, variant: 'thinking', sent: { model: 'thinking', modes: [] }, modelUsed: 'gpt-5-5-thinking' },
     { provider: 'chatgpt', look: { layout: 'section', variants: { inertMs: 2_000 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: 'gpt-5-5-pro' },
-    { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: null },
-    { provider: 'gemini', look: { variants: { lateMs: 1_500 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: null },
-    { provider: 'deepseek', variant: 'deepthink-search', sent: { model: null, modes: ['deepthink', 'search'] }, modelUsed: null },
-    { provider: 'qwen', variant: 'coder', sent: { model: 'coder', modes: [] }, modelUsed: null },
-    { provider: 'qwen', look: { variants: { lateMs: 1_500 } }, variant: 'thinking', sent: { model: 'max', modes: ['thinking'] }, modelUsed: null },
-    { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: null },
+    // The picker's label names the model (with "Extended" while extended thinking is on), the toggles on the mode.
+    { provider: 'claude', variant: 'opus-thinking', sent: { model: 'opus', modes: ['extended-thinking'] }, modelUsed: 'Opus 4.5 Extended' },
+    { provider: 'gemini', look: { variants: { lateMs: 1_500 } }, variant: 'pro', sent: { model: 'pro', modes: [] }, modelUsed: 'Pro' },
+    { provider: 'deepseek', variant: 'deepthink-search', sent: { model: null, modes: ['deepthink', 'search'] }, modelUsed: 'DeepThink + Search' },
+    { provider: 'qwen', variant: 'coder', sent: { model: 'coder', modes: [] }, modelUsed: 'Qwen3-Coder' },
+    { provider: 'qwen', look: { variants: { lateMs: 1_500 } }, variant: 'thinking', sent: { model: 'max', modes: ['thinking'] }, modelUsed: 'Qwen3-Max' },
+    { provider: 'perplexity', variant: 'research', sent: { model: 'research', modes: [] }, modelUsed: 'Research' },
   ];
   for (const c of cases) {
     const late = c.look?.variants?.lateMs ? ', the picker showing late' : c.look?.variants?.inertMs ? ', the picker deaf to clicks at first' : '';
@@ -104,9 +105,12 @@ describeBeside('a variant selected and verified before the prompt is typed', () 
     expect(next.modelUsed).toBe('gpt-5-5-pro');
     expect(a.sim.log.sends.at(-1)!.variant).toEqual({ model: 'pro', modes: [] });
     expect(a.sim.log.variantPicks).toBe(picks);
-    // The app-shell build says no model on its answers: null, not a guess.
+    // The app-shell build says no model on its answers: its picker's label does.
     const shell = await account(context, 'chatgpt');
-    expect((await shell.run('No slug here', 'thinking')).modelUsed).toBeNull();
+    expect((await shell.run('No slug here', 'thinking')).modelUsed).toBe('Thinking');
+    // DeepSeek with no toggle on names nothing beyond "DeepSeek".
+    const deepseek = await account(context, 'deepseek');
+    expect((await deepseek.run('Plain DeepSeek', null)).modelUsed).toBeNull();
   }, 60_000);
 });
 

@@ -5,10 +5,19 @@
  * may offer it. With scripted agents: an agent's `offers` is what its account's picker has.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Provider } from '../../main/core/providers.js';
+import type { Provider, VariantInfo } from '../../main/core/providers.js';
 import { startTestService, type TestService } from '../support/harness.js';
 
-const CATALOG: Partial<Record<Provider, string[]>> = { chatgpt: ['instant', 'thinking', 'pro'], deepseek: ['deepthink'] };
+/** The packs' variants as the service knows them: ChatGPT's pro thinks long, with its own attempt limit. */
+const PRO_MS = 2_700_000;
+const CATALOG: Partial<Record<Provider, VariantInfo[]>> = {
+  chatgpt: [
+    { id: 'instant', timeoutMs: null },
+    { id: 'thinking', timeoutMs: null },
+    { id: 'pro', timeoutMs: PRO_MS },
+  ],
+  deepseek: [{ id: 'deepthink', timeoutMs: null }],
+};
 
 let t: TestService;
 afterEach(async () => t?.stop());
@@ -51,6 +60,37 @@ describe('asking for a variant', () => {
     const plain = await t.api('POST', '/v1/completions', { body: { prompt: 'easy one' } });
     expect(plain.body).toMatchObject({ status: 'succeeded', variant: null, model_used: null });
     expect(t.agents[0]!.runs.map((r) => r.variant)).toEqual(['thinking', null]);
+  });
+
+  it('gives a long-thinking variant its own attempt limit: timeout_ms up to it and by default, the longest deadline by default; 400 past it', async () => {
+    await start({ chatgpt: 1 });
+    const times = async (body: Record<string, unknown>) => {
+      const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false, ...body } });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      const job = (await t.service.store.get(r.body.id))!;
+      return [job.timeout_ms, job.deadline_at - job.created_at];
+    };
+    expect(await times({ provider: 'chatgpt', variant: 'pro' })).toEqual([PRO_MS, 3_600_000]);
+    expect(await times({ provider: 'chatgpt', variant: 'pro', timeout_ms: PRO_MS, deadline_ms: 3_000_000 })).toEqual([PRO_MS, 3_000_000]);
+    expect(await times({ provider: 'chatgpt', variant: 'pro', timeout_ms: 60_000 })).toEqual([60_000, 3_600_000]);
+    // The others keep the contract's.
+    expect(await times({ provider: 'chatgpt', variant: 'thinking' })).toEqual([180_000, 900_000]);
+    expect(await times({})).toEqual([180_000, 900_000]);
+    // Chat completions take no timeout_ms: under the variant, its limit.
+    const chat = await t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt/pro', messages: [{ role: 'user', content: 'hi' }] } });
+    expect((await t.service.store.get(chat.body.id))!.timeout_ms).toBe(PRO_MS);
+
+    const refused = async (body: Record<string, unknown>) => {
+      const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...body } });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'timeout_ms' } });
+      return r.body.error.message as string;
+    };
+    expect(await refused({ provider: 'chatgpt', variant: 'pro', timeout_ms: PRO_MS + 1 })).toBe(`timeout_ms is at most ${PRO_MS} under chatgpt/pro.`);
+    expect(await refused({ provider: 'chatgpt', variant: 'thinking', timeout_ms: 600_001 })).toBe(
+      `timeout_ms is at most 600000; only a long-thinking variant takes more (chatgpt/pro up to ${PRO_MS}).`,
+    );
+    expect(await refused({ timeout_ms: 3_600_001 })).toMatch(/timeout_ms/);
   });
 
   it('lists service/<provider>/<variant> after each provider in /v1/models, and takes them in chat completions', async () => {

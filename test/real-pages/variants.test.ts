@@ -1,7 +1,9 @@
 /**
  * The packs' variants held to the real pages: the model picker each pack names is found on
  * every capture that shows one, DeepSeek's DeepThink and Search toggles are read as the
- * variants they are (both on in the capture), and ChatGPT's answers say which model wrote them.
+ * variants they are (both on in the capture), and the model each page names after the answer
+ * is what a job's `model_used` says: ChatGPT's answer slugs (its picker's label where an
+ * answer has none), the picker's label on Claude, Gemini and Qwen, the toggles on DeepSeek.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +13,23 @@ import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS } from '../../agents/providers/flow.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
-import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES } from './captures.js';
+import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES, type Capture } from './captures.js';
 import type { PageCue } from '../../agents/providers/cues.js';
+
+/** The Qwen capture of 2026-05-21, by where it is: openCapture needs no more (the captures table describes it in issue 31 §4). */
+const QWEN = { provider: 'qwen', file: 'qwen/covai-ai-chat-exporter-2026-05-21.html' } as Capture;
+
+/** What each page names as the model in force after its last answer (the captures' words are scrubbed to x and 0). */
+const NAMED: Record<string, string | null> = {
+  'claude/covai-ai-chat-exporter-2026-05-21.html': 'Xxxxxx 0.0 Xxxxxxxx',
+  'claude/ai-context-bridge-2026-04-29.html': 'Xxxxxx 0.0 Xxxxxxxx',
+  'gemini/ai-context-bridge-2026-04-29.html': 'Xxxxxx',
+  'deepseek/covai-ai-chat-exporter-2026-05-21.html': 'DeepThink + Search',
+  [QWEN.file]: 'Xxxx0.0-Xxxx',
+  // Perplexity's pages show no mode radios: they name no mode.
+  'perplexity/covai-ai-chat-exporter-2026-05-21.html': null,
+  'perplexity/ai-context-bridge-2026-04-29.html': null,
+};
 
 describeWithCaptures('the packs’ variants, against the real pages', () => {
   let browser: Browser;
@@ -21,7 +38,7 @@ describeWithCaptures('the packs’ variants, against the real pages', () => {
   });
   afterAll(async () => browser?.close());
 
-  for (const capture of CAPTURES.filter((c) => ['chatgpt', 'claude', 'gemini'].includes(c.provider))) {
+  for (const capture of [...CAPTURES.filter((c) => ['chatgpt', 'claude', 'gemini'].includes(c.provider)), QWEN]) {
     it(`${capture.file}: the model picker, by the pack's first cue`, async () => {
       const real = await openCapture(browser, capture);
       try {
@@ -42,6 +59,21 @@ describeWithCaptures('the packs’ variants, against the real pages', () => {
         // Every turn on the page is history: the model read is the last turn's.
         await real.page.evaluate((pack) => window.__chatbridge!.markTurns(pack), site.page);
         expect(await modelUsedOf(real.page, site)).toBe(slugs.at(-1));
+        // Without the slugs (the app-shell build), the picker's label: "current model is 5.2", or nothing where it names none.
+        await real.page.evaluate(() => document.querySelectorAll('[data-message-model-slug]').forEach((el) => el.removeAttribute('data-message-model-slug')));
+        expect(await modelUsedOf(real.page, site)).toBe(/current model is ([^"]+)"/.exec(readFileSync(join(REAL_PAGES, capture.file), 'utf8'))?.[1] ?? null);
+      } finally {
+        await real.close();
+      }
+    });
+  }
+
+  for (const [file, named] of Object.entries(NAMED)) {
+    it(`${file}: the model named after the answer`, async () => {
+      const capture = CAPTURES.find((c) => c.file === file) ?? QWEN;
+      const real = await openCapture(browser, capture);
+      try {
+        expect(await modelUsedOf(real.page, PROVIDER_SITES[capture.provider])).toBe(named);
       } finally {
         await real.close();
       }

@@ -269,6 +269,13 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect((await store.endAttempt(plain.id, 1, succeeded('5', 'cv_2'), T0 + 5000))!.job).toMatchObject({ variant: null, model_used: null });
       });
 
+      it('records how an answer came when it is said: one collected by reopening its conversation', async () => {
+        const job = await running({ variant: 'pro' });
+        const detail = "The answer finished after the attempt's 5 s: collected by reopening its conversation, nothing sent again.";
+        expect((await store.endAttempt(job.id, 1, { ...succeeded('4', 'cv_1'), detail }, T0 + 4000))!.job.status).toBe('succeeded');
+        expect(await store.attempts(job.id)).toMatchObject([{ outcome: 'succeeded', error_code: null, detail }]);
+      });
+
       it('a continued conversation keeps its row and gets the new address', async () => {
         const first = await running();
         await store.endAttempt(first.id, 1, succeeded('a', 'cv_c'), T0 + 2000);

@@ -1,12 +1,13 @@
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import type { JobRow, NewJob } from '../../main/core/jobs.js';
-import type { Provider } from '../../main/core/providers.js';
+import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import { personalProfile } from '../../main/api/profile.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
 import { JobEvents } from '../../main/queue/job-events.js';
 import { RotationPicker } from '../../main/queue/rotation.js';
 import { Scheduler } from '../../main/queue/scheduler.js';
+import { VariantOffers } from '../../main/queue/variant-offers.js';
 import { Completions } from '../../main/service/completions.js';
 import { serveStorageInMemory } from '../../main/storage/storage.js';
 import { ManualClock } from './manual-clock.js';
@@ -24,7 +25,7 @@ export type QueueKit = Awaited<ReturnType<typeof queueKit>>;
  * on the real SQLite store in memory, with scripted agents and a manual clock: no disk, no
  * HTTP, no sleeping. `settled()` is the scheduler's: await it after each step.
  */
-export async function queueKit(agents: Partial<Record<Provider, number>>) {
+export async function queueKit(agents: Partial<Record<Provider, number>>, variants: VariantCatalog = () => []) {
   const clock = new ManualClock();
   const storage = await serveStorageInMemory({ clock, ids: steadyIds });
   const store = storage.jobs;
@@ -32,13 +33,22 @@ export async function queueKit(agents: Partial<Record<Provider, number>>) {
   const usage = new HourlyUsage(clock);
   await usage.follow(store);
   const roundErrors: Error[] = [];
-  const scheduler = new Scheduler(store, pool, usage, new RotationPicker(usage, steadyIds), () => storage.settings.get(), clock, steadyIds, (error) =>
-    roundErrors.push(error),
+  const scheduler = new Scheduler(
+    store,
+    pool,
+    usage,
+    new RotationPicker(usage, steadyIds),
+    () => storage.settings.get(),
+    clock,
+    steadyIds,
+    (error) => roundErrors.push(error),
+    new VariantOffers(),
+    variants,
   );
   const events = new JobEvents();
   store.onEvent(({ job }) => events.publish(job));
   const cluster = storage.devices(pool, { name: 'test', baseUrl: () => null }, (error) => roundErrors.push(error));
-  const completions = new Completions(store, scheduler, cluster, storage.settings, events, personalProfile, clock, steadyIds, () => []);
+  const completions = new Completions(store, scheduler, cluster, storage.settings, events, personalProfile, clock, steadyIds, variants);
   const scripted: ScriptedAgent[] = [];
   for (const [provider, count] of Object.entries(agents) as [Provider, number][]) {
     for (let i = 1; i <= count; i++) {

@@ -1,4 +1,13 @@
-import { AgentFailure, VariantUnavailable, type Agent, type AgentFailureKind, type AgentReadiness, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import {
+  AgentFailure,
+  VariantUnavailable,
+  type Agent,
+  type AgentFailureKind,
+  type AgentReadiness,
+  type AgentResult,
+  type AgentTask,
+  type CollectTask,
+} from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
 
 /**
@@ -9,8 +18,12 @@ import type { Provider } from '../../main/core/providers.js';
  *                         of the process)
  *   [[hang]]              never answer; only an abort ends the attempt
  *   [[hang-on=AGENT]]     never answer when run by the agent of that id; others answer
- * The answer is `echo(<agent id>#<turn>): <prompt>`; the conversation address is
- * `script://<agent id>/<n>`, and a continued conversation keeps its address. A task with a
+ *   [[no-address]]        the prompt goes, but the page never gives its conversation an address
+ *   [[collect=HOW]]       what reopening the conversation finds (`collect`): `answer`, `none`, or
+ *                         `hang` (only an abort ends it)
+ * The answer is `echo(<agent id>#<turn>): <prompt>`, a collected one `collected(<agent id>):
+ * <prompt>`; the conversation address is `script://<agent id>/<n>`, told as the prompt goes
+ * (`onSent`), and a continued conversation keeps its address. A task with a
  * variant the agent's `offers` lacks is refused (VariantUnavailable, nothing answered);
  * one it offers answers with model `model-<variant>`.
  */
@@ -20,6 +33,8 @@ const failedOnce = new Set<string>();
 export class ScriptedAgent implements Agent {
   /** What each run was asked, and how it ended ('answered' or the abort reason / failure kind). */
   readonly runs: { prompt: string; conversation: string | null; variant: string | null; ended?: string }[] = [];
+  /** Each conversation reopened to collect an answer, and how that ended (as `runs`). */
+  readonly collects: { prompt: string; conversation: string; ended?: string }[] = [];
   /** The variants the account offers; null: any. */
   offers: string[] | null = null;
   private state: AgentReadiness = 'idle';
@@ -46,17 +61,33 @@ export class ScriptedAgent implements Agent {
     this.listeners.push(listener);
   }
 
-  async run(task: AgentTask): Promise<AgentResult> {
-    if (this.active) throw new Error(`${this.id} was given a second job while busy`);
-    this.active = true;
+  run(task: AgentTask): Promise<AgentResult> {
     const record: ScriptedAgent['runs'][number] = { prompt: task.prompt, conversation: task.conversation, variant: task.variant };
     this.runs.push(record);
+    return this.busy(record, task.signal, () => this.answer(task));
+  }
+
+  collect(task: CollectTask): Promise<AgentResult> {
+    const record: ScriptedAgent['collects'][number] = { prompt: task.prompt, conversation: task.sent.conversation };
+    this.collects.push(record);
+    return this.busy(record, task.signal, async () => {
+      const how = /\[\[collect=(\w+)\]\]/.exec(task.prompt)?.[1];
+      if (how === 'hang') await sleep(Infinity, task.signal);
+      if (how !== 'answer') throw new AgentFailure('timed_out', 'scripted: the conversation reopened shows no answer');
+      return { text: `collected(${this.id}): ${task.prompt}`, conversation: task.sent.conversation, modelUsed: null };
+    });
+  }
+
+  /** One job at a time; `record.ended` says how it ended. */
+  private async busy(record: { ended?: string }, signal: AbortSignal, work: () => Promise<AgentResult>): Promise<AgentResult> {
+    if (this.active) throw new Error(`${this.id} was given a second job while busy`);
+    this.active = true;
     try {
-      const result = await this.answer(task);
+      const result = await work();
       record.ended = 'answered';
       return result;
     } catch (error) {
-      record.ended = error instanceof AgentFailure ? error.kind : String(task.signal.reason ?? error);
+      record.ended = error instanceof AgentFailure ? error.kind : String(signal.reason ?? error);
       throw error;
     } finally {
       this.active = false;
@@ -79,9 +110,11 @@ export class ScriptedAgent implements Agent {
       throw new AgentFailure(failOnce as AgentFailureKind, `scripted ${failOnce}`);
     }
     const ms = p.includes('[[hang]]') || p.includes(`[[hang-on=${this.id}]]`) ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    const conversation = task.conversation ?? `script://${this.id}/${this.conversations + 1}`;
+    task.onSent?.({ conversation: p.includes('[[no-address]]') ? null : conversation, turnsBefore: this.turns.get(conversation) ?? 0 });
     if (ms > 0) await sleep(ms, task.signal);
     if (task.signal.aborted) throw task.signal.reason;
-    const conversation = task.conversation ?? `script://${this.id}/${++this.conversations}`;
+    if (!task.conversation) this.conversations++;
     const turn = (this.turns.get(conversation) ?? 0) + 1;
     this.turns.set(conversation, turn);
     return { text: `echo(${this.id}#${turn}): ${p}`, conversation, modelUsed: task.variant ? `model-${task.variant}` : null };

@@ -1,5 +1,5 @@
 import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
-import type { Provider } from '../../main/core/providers.js';
+import type { Provider, VariantInfo } from '../../main/core/providers.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { Service } from '../../main/service/service.js';
 import { ScriptedAgent } from './scripted-agent.js';
@@ -44,8 +44,8 @@ export class ScriptedControl implements AgentControl {
   }
 
   /** A made-up pack's variants: a scripted agent answers under any of them, with model `model-<variant>`. */
-  variants(provider: Provider): readonly string[] {
-    return provider === 'claude' ? ['opus', 'sonnet'] : [];
+  variants(provider: Provider): readonly VariantInfo[] {
+    return provider === 'claude' ? ['opus', 'sonnet'].map((id) => ({ id, timeoutMs: null })) : [];
   }
 
   screen(): null {

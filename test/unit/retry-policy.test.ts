@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptRecordFor, decideAfterFailure } from '../../main/queue/retry-policy.js';
+import { attemptRecordFor, decideAfterFailure, NOT_COLLECTED, whenTimeRunsOut } from '../../main/queue/retry-policy.js';
 
 describe('retry policy', () => {
   it('never retries a refusal', () => {
@@ -10,6 +10,26 @@ describe('retry policy', () => {
     const detail = 'Qwen answered with a file ("report.pdf"), not text.';
     expect(decideAfterFailure(['ANSWER_NOT_TEXT'], 3, { detail })).toEqual({ retry: false, code: 'ANSWER_NOT_TEXT', message: detail });
     expect(attemptRecordFor('not_text')).toEqual({ outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' });
+  });
+
+  it('never sends a long-thinking variant’s prompt again once it went: its answer is collected, or the job ends TIMEOUT', () => {
+    const sent = { conversation: 'https://chatgpt.com/c/1', turnsBefore: 0 };
+    expect(whenTimeRunsOut(true, sent)).toBe('collect');
+    expect(whenTimeRunsOut(true, { ...sent, conversation: null })).toBe('not_collected');
+    // Cut before its prompt went: trying again sends it for the first time.
+    expect(whenTimeRunsOut(true, null)).toBe('retry');
+    // Any other variant's attempt is tried again, sent or not.
+    expect(whenTimeRunsOut(false, sent)).toBe('retry');
+    expect(whenTimeRunsOut(false, null)).toBe('retry');
+
+    const detail = 'the page showed no finished answer 120 s after reopening';
+    expect(decideAfterFailure([NOT_COLLECTED.errorCode], 3, { detail })).toEqual({
+      retry: false,
+      code: 'TIMEOUT',
+      message: `The answer did not come within the attempt's time, and its prompt is not sent again: ${detail}`,
+    });
+    // Not even with attempts and other agents to spare.
+    expect(decideAfterFailure(['AGENT_LOST', NOT_COLLECTED.errorCode], 5, { retryElsewhere: true })).toMatchObject({ retry: false, code: 'TIMEOUT' });
   });
 
   it('retries transient failures until the attempts are used up', () => {

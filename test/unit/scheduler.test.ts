@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
+import { COLLECT_MS } from '../../main/queue/scheduler.js';
 import { queueKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;
@@ -69,6 +70,77 @@ describe('dispatch', () => {
     expect(await k.job(job.id)).toMatchObject({ status: 'cancelled', attempts: 1 });
     expect((await k.store.attempts(job.id)).map((a) => a.outcome)).toEqual(['cancelled']);
     expect(k.pool.isReady(k.agents[0]!.id)).toBe(true);
+  });
+});
+
+describe('a long-thinking variant whose attempt runs out of time (decisions.md, "Models and modes")', () => {
+  /** ChatGPT's pro thinks long (its own attempt limit); thinking does not. */
+  const catalog = () => [
+    { id: 'thinking', timeoutMs: null },
+    { id: 'pro', timeoutMs: 2_700_000 },
+  ];
+  async function long(prompt: string, variant = 'pro'): Promise<{ k: QueueKit; id: string }> {
+    kit = await queueKit({ chatgpt: 1 }, catalog);
+    const job = await kit.submit({ prompt, req_provider: 'chatgpt', variant, timeout_ms: 5_000, deadline_at: kit.clock.now() + HOUR_MS });
+    await kit.settled();
+    kit.clock.advance(5_000);
+    await kit.settled();
+    return { k: kit, id: job.id };
+  }
+  const record = async (k: QueueKit, id: string) => (await k.store.attempts(id)).map((a) => [a.outcome, a.error_code, a.detail]);
+
+  it('is cut with its page left answering, and the answer that finished after the cut is collected by reopening the conversation, never sent again', async () => {
+    const { k, id } = await long('p [[hang]] [[collect=answer]]');
+    const agent = k.agents[0]!;
+    expect(agent.runs.map((r) => r.ended)).toEqual(['cut_to_collect']);
+    expect(agent.collects).toEqual([{ prompt: 'p [[hang]] [[collect=answer]]', conversation: `script://${agent.id}/1`, ended: 'answered' }]);
+    expect(await k.job(id)).toMatchObject({ status: 'succeeded', attempts: 1, response: `collected(${agent.id}): p [[hang]] [[collect=answer]]` });
+    expect(await record(k, id)).toEqual([['succeeded', null, "The answer finished after the attempt's 5 s: collected by reopening its conversation, nothing sent again."]]);
+    expect((await k.store.conversation((await k.job(id)).conversation_ref!))!.address).toBe(`script://${agent.id}/1`);
+    expect(k.pool.isReady(agent.id)).toBe(true);
+  });
+
+  it('ends TIMEOUT, sent once, when reopening finds no answer', async () => {
+    const { k, id } = await long('p [[hang]] [[collect=none]]');
+    expect(await k.job(id)).toMatchObject({ status: 'failed', attempts: 1, error_code: 'TIMEOUT' });
+    expect((await k.job(id)).error_message).toMatch(/^The answer did not come within the attempt's time, and its prompt is not sent again: the conversation \(script:\/\/.+\) was reopened after the attempt's 5 s: scripted: the conversation reopened shows no answer$/);
+    expect((await record(k, id)).map((r) => r.slice(0, 2))).toEqual([['timed_out', 'ANSWER_NOT_COLLECTED']]);
+    expect(k.agents[0]!.runs).toHaveLength(1);
+  });
+
+  it('gives the collection COLLECT_MS on the clock, then ends TIMEOUT', async () => {
+    const { k, id } = await long('p [[hang]] [[collect=hang]]');
+    k.clock.advance(COLLECT_MS - 1);
+    await k.settled();
+    expect((await k.job(id)).status).toBe('dispatched');
+    k.clock.advance(1);
+    await k.settled();
+    expect(k.agents[0]!.collects.map((c) => c.ended)).toEqual(['timed_out']);
+    expect(await k.job(id)).toMatchObject({ status: 'failed', error_code: 'TIMEOUT' });
+    expect((await record(k, id))[0]![2]).toMatch(/no finished answer 120 s after reopening$/);
+  });
+
+  it('ends TIMEOUT at once when the page never gave the conversation an address to reopen', async () => {
+    const { k, id } = await long('p [[hang]] [[no-address]]');
+    expect(await k.job(id)).toMatchObject({ status: 'failed', error_code: 'TIMEOUT' });
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['timed_out']);
+    expect(k.agents[0]!.collects).toEqual([]);
+  });
+
+  it('stops the collection on a cancel', async () => {
+    const { k, id } = await long('p [[hang]] [[collect=hang]]');
+    await k.store.cancel(id, k.clock.now());
+    await k.settled();
+    expect(k.agents[0]!.collects.map((c) => c.ended)).toEqual(['cancelled']);
+    expect((await record(k, id)).map((r) => r[0])).toEqual(['cancelled']);
+    expect(k.pool.isReady(k.agents[0]!.id)).toBe(true);
+  });
+
+  it('is no rule for the other variants: their attempt cut at its time is tried again', async () => {
+    const { k, id } = await long('p [[hang]] [[collect=answer]]', 'thinking');
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['timed_out', undefined]);
+    expect(k.agents[0]!.collects).toEqual([]);
+    expect((await k.job(id)).attempts).toBe(2);
   });
 });
 

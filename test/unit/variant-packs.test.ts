@@ -20,6 +20,9 @@ describe('the built-in packs’ variants', () => {
       qwen: ['max', 'plus', 'coder', 'thinking'],
       perplexity: ['search', 'research', 'labs'],
     });
+    // The long-thinking ones have their own attempt limit, within the hour a job may last.
+    const long = PROVIDERS.flatMap((p) => PROVIDER_SITES[p].variants.list.filter((v) => v.timeoutMs !== null).map((v) => `${p}/${v.id} ${v.timeoutMs}`));
+    expect(long).toEqual(['chatgpt/pro 2700000', 'perplexity/research 2700000']);
     for (const provider of PROVIDERS) {
       for (const variant of BUILT_IN_PACKS[provider].variants!.list) {
         expect(variant.source, `${provider} ${variant.id}`).toBeTruthy();
@@ -35,7 +38,13 @@ describe('the built-in packs’ variants', () => {
     expect(step('chatgpt', 'thinking').test('GPT-5 Thinking')).toBe(true);
     expect(step('deepseek', 'deepthink').test('深度思考 (R1)')).toBe(true);
     expect(step('gemini', 'fast').test('Rapide')).toBe(true);
-    expect(PROVIDER_SITES.chatgpt.variants.modelUsed).toEqual({ css: '[data-message-model-slug]', attribute: 'data-message-model-slug' });
+    // The answer's own slug first; the picker's label where the answer has none (the app-shell build).
+    expect(PROVIDER_SITES.chatgpt.variants.modelUsed.map((p) => [p.in, p.attribute])).toEqual([
+      ['answer', 'data-message-model-slug'],
+      ['picker', 'aria-label'],
+    ]);
+    // Every provider's page names its model or mode somewhere.
+    expect(PROVIDERS.filter((p) => PROVIDER_SITES[p].variants.modelUsed.length === 0)).toEqual([]);
     expect(PROVIDER_SITES.chatgpt.page.thinking!.length).toBeGreaterThan(0);
   });
 });
@@ -58,6 +67,10 @@ describe('variant validation', () => {
     // A user's words run in the service: one that can backtrack catastrophically is refused.
     const backtracking = { id: 'x', label: 'X', steps: [{ how: 'toggle', words: { en: ['(a+)+$'] } }] };
     expect(() => checkOverride({ variants: { list: [backtracking] } }, 'o')).toThrow(/\/variants\/list\/0\/steps\/0\/words: .*backtrack/);
+    // Where the page names the model: an answer's place needs its element, a pattern must compile.
+    expect(() => checkOverride({ variants: { modelUsed: [{ in: 'answer', attribute: 'data-model' }] } }, 'o')).toThrow(/\/variants\/modelUsed\/0: a place "in" the answer needs its css/);
+    expect(() => checkOverride({ variants: { modelUsed: [{ in: 'picker', pattern: 'model (' }] } }, 'o')).toThrow(/\/variants\/modelUsed\/0\/pattern: .*Invalid regular expression/);
+    expect(() => checkOverride({ variants: { modelUsed: [{ in: 'footer' }] } }, 'o')).toThrow(InvalidPack);
   });
 
   it('lets an override add a variant, replace one of the same id and change the section’s controls, the rest kept', () => {

@@ -56,13 +56,14 @@ export function addTurns(h: Helpers): void {
 
   const seen = { elements: new WeakSet<Element>(), ids: new Set<string>(), byWords: new Map<string, Element[]>() };
 
-  h.markTurns = (pack) => {
+  h.markTurns = (pack, upTo = Infinity) => {
     const present = h.turns(pack);
-    seen.elements = new WeakSet(present);
+    const marked = present.slice(0, upTo);
+    seen.elements = new WeakSet(marked);
     const composer = h.find(pack.composer);
-    seen.ids = new Set(present.map((t) => identity(t, present, composer)).filter((id): id is string => id !== null));
+    seen.ids = new Set(marked.map((t) => identity(t, present, composer)).filter((id): id is string => id !== null));
     seen.byWords = new Map();
-    for (const t of present) {
+    for (const t of marked) {
       if (identity(t, present, composer) !== null) continue;
       const words = wordsOf(t);
       seen.byWords.set(words, [...(seen.byWords.get(words) ?? []), t]);

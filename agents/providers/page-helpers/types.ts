@@ -53,8 +53,12 @@ export interface PageHelpers {
   which(cues: readonly PageCue[] | undefined, root?: ParentNode | null): number;
   /** The assistant turns on the page, in document order (by the first cue that finds any). */
   turns(pack: PagePack): Element[];
-  /** Remembers the assistant turns present now: the next `newTurn` is one that is not among them. */
-  markTurns(pack: PagePack): number;
+  /**
+   * Remembers the assistant turns present now (or only the first `upTo` of them: those before
+   * a prompt sent earlier, whose answer is then new), and returns how many are present: the
+   * next `newTurn` is one that is not among those remembered.
+   */
+  markTurns(pack: PagePack, upTo?: number): number;
   /** The first assistant turn that appeared since `markTurns`. */
   newTurn(pack: PagePack): Element | null;
   /** Within the new turn (or, with `last`, the last turn): the first element of `role`, searched in the turn's scope. */

@@ -212,6 +212,15 @@ export function startApp(skin: Skin): void {
     }
   };
 
+  // A conversation reopened while the site still writes its last answer shows it going on.
+  if (boot.answering) {
+    ui.addUserTurn(boot.answering.prompt);
+    ui.setMode('generating');
+    const local = { stopped: false, stop: () => {} };
+    generating = local;
+    play(boot.answering.plan, local);
+  }
+
   ui.sendButton.addEventListener('click', send);
   ui.stopButton.addEventListener('click', stop);
   ui.composer.element.addEventListener('keydown', (event) => {

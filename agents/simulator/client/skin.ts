@@ -48,6 +48,11 @@ export interface Boot {
   name: string;
   conversationId: string | null;
   history: { prompt: string; markdown: string }[];
+  /**
+   * The last turn, when the site is still writing its answer as the page opens (the
+   * conversation reopened mid-answer): the page shows it going on, in what remains of its time.
+   */
+  answering: { prompt: string; plan: Plan } | null;
   paths: { newChat: string; conversation: string; transient?: string };
   /** Which of the provider's layouts the skin shows (SimSiteConfig.layouts). */
   layout: string;

@@ -232,11 +232,12 @@ function pickerButton(look: Look): HTMLElement {
     case 'gemini':
       return el('button', { type: 'button', 'data-test-id': 'bard-mode-menu-button', 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-label': 'Open mode picker' });
     default:
-      return el('div', { class: 'ant-dropdown-trigger model-selector', role: 'button', tabindex: '0' });
+      // Qwen's header selector as the real page has it (2026-05-21), its CSS-module classes hashed.
+      return el('span', { class: 'ant-dropdown-trigger', style: 'cursor: pointer' });
   }
 }
 
-/** The picker says what is in force as the real ones do: ChatGPT in its label, Claude in its label and text, Gemini and Qwen in its text. */
+/** The picker says what is in force as the real ones do: ChatGPT in its label, Claude in its label and text, Gemini and Qwen in its text (Qwen's header selector, real page 2026-05-21). */
 function labelPicker(look: Look, picker: HTMLElement, label: string, extended: boolean): void {
   if (look === 'chatgpt') picker.setAttribute('aria-label', `Model selector, current model is ${label}`);
   else if (look === 'claude') {
@@ -248,7 +249,7 @@ function labelPicker(look: Look, picker: HTMLElement, label: string, extended: b
     picker.setAttribute('aria-label', `Open mode picker, currently ${label}`);
     picker.replaceChildren(el('div', { 'data-test-id': 'logo-pill-label-container' }, el('span', {}, label)));
   }
-  else picker.replaceChildren(el('span', {}, label));
+  else picker.replaceChildren(el('div', { class: 'index-module__model-selector___rdCim' }, el('div', { class: 'index-module__model-selector-text___XvWe0' }, label)));
 }
 
 function menuEntry(look: Look, entry: Entry, words: string, selected: boolean): HTMLElement {

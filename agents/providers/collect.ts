@@ -1,0 +1,47 @@
+/**
+ * Collecting the answer to a prompt sent earlier, with no new prompt: its conversation
+ * reopened at the address the page gave it (sent-prompt.ts told the queue), the turns the
+ * page showed before the send taken as history, and the turn after them watched until it
+ * ends, as a run watches its new turn. A long-thinking variant's attempt cut at its time is
+ * collected so, once (decisions.md, "Models and modes"); so can a prompt whose sending
+ * outlived the run that sent it. Nothing here types or sends.
+ */
+import type { Page } from 'playwright-core';
+import { AgentFailure, type AgentResult, type CollectTask } from '../../main/core/agent.js';
+import { clearObstacles } from './obstacle-clearing.js';
+import { failureFor, type Notes } from './page-facts.js';
+import { learnFinish, pressStop, readAnswer, untilAborted, waitUntilReady, watchNewTurn, type FinishMemory, type FlowLimits } from './flow.js';
+import { packJson, type ProviderSite } from './site.js';
+import { modelUsedOf } from './variant-choice.js';
+
+/**
+ * The answer, once the reopened page shows it finished. Throws what the page shows instead
+ * (a wall, a limit: as a run would), or a `timed_out` failure when it shows no answer after
+ * the prompt; the collection's own time is its signal's (aborted: Stop is pressed, the job is over).
+ */
+export async function collectAnswer(
+  page: Page,
+  site: ProviderSite,
+  task: CollectTask,
+  notes: Notes,
+  limits: FlowLimits,
+  memory: FinishMemory = { markerSeen: false },
+): Promise<AgentResult> {
+  const { conversation, turnsBefore } = task.sent;
+  notes({ level: 'info', message: `reopening a ${site.name} conversation to collect the answer to a prompt sent earlier; nothing is sent.` });
+  await page.goto(conversation, { waitUntil: 'domcontentloaded' });
+  await waitUntilReady(page, site, notes, limits);
+  // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
+  const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [packJson(site.page), turnsBefore] as const);
+  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory), task.signal, () => pressStop(page, site.page));
+  task.signal.throwIfAborted();
+  if (outcome.kind === 'missing') {
+    throw new AgentFailure('timed_out', `${site.name}: the conversation reopened shows no answer after the prompt (${shown} assistant turns, ${turnsBefore} before it).`);
+  }
+  if (outcome.kind !== 'finished') throw failureFor(outcome, site);
+  const finish = learnFinish(site, outcome, memory, notes, task.label);
+  await clearObstacles(page, site, notes);
+  const text = await readAnswer(page, site);
+  if (text.trim() === '') throw new AgentFailure('timed_out', `${site.name}: the answer in the conversation reopened reads empty.`);
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish };
+}

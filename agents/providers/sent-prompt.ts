@@ -1,0 +1,35 @@
+/**
+ * Where a sent prompt's answer can be found again (AgentTask.onSent), told as the prompt goes:
+ * the conversation's own address if the page shows one already (a conversation continued),
+ * and again once it does (a new chat gets its address after the send; ChatGPT's provisional
+ * routes only once answered). collect.ts reopens that address to collect the answer.
+ */
+import type { Frame, Page, Request } from 'playwright-core';
+import type { AgentTask } from '../../main/core/agent.js';
+import type { ProviderSite } from './site.js';
+
+export function reportSent(page: Page, site: ProviderSite, task: Pick<AgentTask, 'onSent'>, turnsBefore: number): void {
+  const report = task.onSent;
+  if (!report) return;
+  const address = () => (site.conversationPath.test(new URL(page.url()).pathname) ? page.url() : null);
+  const now = address();
+  report({ conversation: now, turnsBefore });
+  if (now) return;
+  // The site moves its own page to the address (history.replaceState): a new document that
+  // loads instead is another page, whose address is not this prompt's (the next job's chat).
+  const onMove = (frame: Frame) => {
+    const conversation = frame === page.mainFrame() ? address() : null;
+    if (!conversation) return;
+    stop();
+    report({ conversation, turnsBefore });
+  };
+  const onRequest = (request: Request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) stop();
+  };
+  const stop = () => {
+    page.off('framenavigated', onMove);
+    page.off('request', onRequest);
+  };
+  page.on('framenavigated', onMove);
+  page.on('request', onRequest);
+}
