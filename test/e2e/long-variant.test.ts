@@ -57,7 +57,7 @@ describe('a long-thinking variant whose attempt reaches its timeout', () => {
     expect(e.sim.log.finishes).toHaveLength(1);
     expect(reopened).toHaveLength(1);
     expect((await e.service.store.attempts(id)).map((a) => [a.outcome, a.detail])).toEqual([
-      ['succeeded', "The answer finished after the attempt's 5 s: collected by reopening its conversation, nothing sent again."],
+      ['succeeded', "The answer finished after the attempt's 5 s: collected by reopening its conversation, nothing sent again. Finished on ChatGPT's own finished signal."],
     ]);
   }, 60_000);
 
