@@ -12,7 +12,7 @@ import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
-import { startE2E } from '../support/e2e.js';
+import { startE2E, type E2E } from '../support/e2e.js';
 
 /** The finished signal and every Copy known to no cue. */
 export const UNSIGNALLED: readonly DriftKind[] = ['no-finish', 'no-copy'];
@@ -62,25 +62,39 @@ export async function runPauseCases(cases: readonly PauseCase[], looksAtOnce: nu
   return rows.sort((a, b) => `${a.provider}/${a.layout}/${!a.signalled}/${a.pauseMs}`.localeCompare(`${b.provider}/${b.layout}/${!b.signalled}/${b.pauseMs}`));
 }
 
+/** A case that could not run, as its row says: what went wrong. */
+const broken = (c: PauseCase, error: unknown): PauseRow => ({ ...c, status: 0, whole: false, finish: String(error).slice(0, 300), tookMs: 0 });
+
 async function runLook(cases: PauseCase[]): Promise<PauseRow[]> {
   const { provider, layout, signalled } = cases[0]!;
-  const e = await startE2E(provider, cases.length, { layout, drift: signalled ? [] : UNSIGNALLED });
+  let e: E2E;
+  try {
+    e = await startE2E(provider, cases.length, { layout, drift: signalled ? [] : UNSIGNALLED });
+  } catch (error) {
+    return cases.map((c) => broken(c, error));
+  }
   try {
     return await Promise.all(
-      cases.map(async (c, i) => {
+      cases.map(async (c, i): Promise<PauseRow> => {
         const prompt = `Pause ${i + 1} [[sim:ms=${c.answerMs}]] [[sim:think=${c.pauseMs}]]`;
         const started = Date.now();
-        const r = await e.api('POST', '/v1/completions', { body: { provider, prompt, timeout_ms: c.answerMs + c.pauseMs + 60_000 } });
+        // Polled rather than held: a 5-minute hold outlasts the HTTP client's wait for headers.
+        const submitted = await e.api('POST', '/v1/completions', { body: { provider, prompt, wait: false, timeout_ms: c.answerMs + c.pauseMs + 60_000 } });
+        let job = submitted.body;
+        while (submitted.status === 202 && !['succeeded', 'failed', 'cancelled', 'expired'].includes(job.status)) {
+          await new Promise((r) => setTimeout(r, 250));
+          job = (await e.api('GET', `/v1/completions/${submitted.body.id}`)).body;
+        }
         const tookMs = Date.now() - started;
-        const attempts = r.status === 200 ? await e.service.store.attempts(r.body.id) : [];
+        const attempts = submitted.status === 202 ? await e.service.store.attempts(submitted.body.id) : [];
         return {
           ...c,
-          status: r.status,
-          whole: r.body.response === simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1),
-          finish: r.status === 200 ? finishKind(attempts.at(-1)?.detail ?? null) : JSON.stringify(r.body.error ?? r.body).slice(0, 300),
+          status: job.status === 'succeeded' ? 200 : submitted.status,
+          whole: job.response === simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1),
+          finish: job.status === 'succeeded' ? finishKind(attempts.at(-1)?.detail ?? null) : JSON.stringify(job.error ?? job).slice(0, 300),
           tookMs,
         };
-      }),
+      }).map((row, i) => row.catch((error: unknown) => broken(cases[i]!, error))),
     );
   } finally {
     await e.stop();
