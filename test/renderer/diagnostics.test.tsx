@@ -65,6 +65,10 @@ describe('Job diagnostics', () => {
     renderPage('#/jobs/job_42', adminState(), [failedJob], api);
 
     const card = await screen.findByLabelText('Diagnostics of attempt 1');
+    // Folded to its one line: a failed job's page holds a bundle per attempt.
+    expect(card.tagName).toBe('DETAILS');
+    expect((card as HTMLDetailsElement).open).toBe(false);
+    expect(card.querySelector('summary')!.textContent).toMatch(/^Attempt 1, .*: site_changed — /);
     expect(within(card).getByText('site_changed')).toBeTruthy();
     expect(within(card).getByText(/Pack v5, checked 2026-10-09, with the override \/home\/me\/.chatbridge\/sites\/chatgpt.json/)).toBeTruthy();
     const rows = within(card).getAllByRole('row').map((r) => r.textContent);

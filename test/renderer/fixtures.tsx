@@ -71,6 +71,8 @@ export function job(over: Partial<JobSummary> = {}): JobSummary {
     provider: 'chatgpt',
     agent_id: 'agt_1',
     agent_name: 'chatgpt-1',
+    variant: null,
+    model_used: null,
     attempts: 1,
     prompt_excerpt: 'Say hello',
     created_at: NOW,

@@ -29,6 +29,22 @@ describe('Jobs', () => {
     expect(screen.getByRole('link', { name: 'Broken' }).getAttribute('href')).toBe('#/jobs/job_2');
   });
 
+  it('lists the model that answered, and the variant asked for, beside each job', () => {
+    renderPage('#/jobs', adminState(), [
+      job({ id: 'job_1', prompt_excerpt: 'Plain', model_used: 'gpt-5-5' }),
+      job({ id: 'job_2', prompt_excerpt: 'Thought through', variant: 'thinking', model_used: 'gpt-5-5-thinking' }),
+      job({ id: 'job_3', prompt_excerpt: 'Unnamed' }),
+    ]);
+    const model = (prompt: string) => {
+      const row = screen.getByRole('link', { name: prompt }).closest('tr')!;
+      const column = screen.getAllByRole('columnheader').findIndex((h) => h.textContent === 'Model');
+      return row.querySelectorAll('td')[column]!.textContent;
+    };
+    expect(model('Plain')).toBe('gpt-5-5');
+    expect(model('Thought through')).toBe('gpt-5-5-thinkingasked: thinking');
+    expect(model('Unnamed')).toBe('—');
+  });
+
   it('shows a job whole: prompt, answer, attempts, timings and webhook log; redelivers', async () => {
     const summary = job({ id: 'job_9', prompt_excerpt: 'What is 2+2?' });
     const api = fakeApi(adminState());

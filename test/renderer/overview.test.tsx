@@ -32,6 +32,24 @@ describe('Overview', () => {
     expect(screen.getByRole('link', { name: /Write a poem/ }).getAttribute('href')).toBe('#/jobs/job_run');
   });
 
+  it("says on each provider's card why its agents that are not idle are not", () => {
+    const until = new Date(Date.now() + 1_800_000).toISOString();
+    renderPage(
+      '#/overview',
+      adminState([
+        agent(),
+        agent({ id: 'agt_2', name: 'chatgpt-2', state: 'resting', cooldown_until: until }),
+        agent({ id: 'agt_3', name: 'claude-1', provider: 'claude', state: 'needs_login', detail: 'Claude asks to log in.' }),
+      ]),
+    );
+    const chatgpt = within(screen.getByRole('article', { name: 'ChatGPT' }));
+    expect(chatgpt.getByRole('link', { name: 'chatgpt-2' }).closest('li')!.textContent).toMatch(/^chatgpt-2: resting · until /);
+    expect(chatgpt.queryByText('chatgpt-1')).toBeNull();
+    const claude = within(screen.getByRole('article', { name: 'Claude' }));
+    expect(claude.getByRole('link', { name: 'claude-1' }).closest('li')!.textContent).toBe('claude-1: needs login · Claude asks to log in.');
+    expect(claude.getByRole('link', { name: 'claude-1' }).getAttribute('href')).toBe('#/agents');
+  });
+
   it('counts a resting agent as resting, not ready, as the Agents page shows it', () => {
     const until = new Date(Date.now() + 1_800_000).toISOString();
     renderPage('#/overview', adminState([agent(), agent({ id: 'agt_2', name: 'chatgpt-2', state: 'resting', cooldown_until: until })]));

@@ -10,6 +10,9 @@ export const JobSummary = Type.Object({
   provider: Nullable(Type.String()),
   agent_id: Nullable(Type.String()),
   agent_name: Nullable(Type.String()),
+  /** The model or mode asked for (decisions.md, "Models and modes"), and the one the page named after the answer. */
+  variant: Nullable(Type.String()),
+  model_used: Nullable(Type.String()),
   attempts: Type.Integer(),
   prompt_excerpt: Type.String(),
   created_at: Timestamp,

@@ -99,6 +99,8 @@ export class JobsConsole {
       provider: job.provider ?? job.req_provider,
       agent_id: job.agent_id,
       agent_name: this.deps.completions.agentName(job),
+      variant: job.variant ?? null,
+      model_used: job.model_used ?? null,
       attempts: job.attempts,
       prompt_excerpt: job.prompt.slice(0, 200),
       created_at: timestamp(job.created_at),

@@ -52,11 +52,12 @@ export function DiagnosticBundle({ bundle, api }: { bundle: DiagnosticBundleView
       setError(plainMessage(e));
     }
   };
+  // Folded: a failed job's page lists a bundle per attempt, each a long table of cues.
   return (
-    <div className="card stack" aria-label={`Diagnostics of attempt ${bundle.attempt}`}>
-      <p>
+    <details className="card stack" aria-label={`Diagnostics of attempt ${bundle.attempt}`}>
+      <summary>
         Attempt {bundle.attempt}, {jobTime(bundle.at)}: <strong>{bundle.failure.kind}</strong> — {localTimes(bundle.failure.message)}
-      </p>
+      </summary>
       <p className="muted">
         Pack v{bundle.pack.version}, checked {bundle.pack.checked}
         {bundle.pack.override ? `, with the override ${bundle.pack.override}` : ', no override'}
@@ -74,7 +75,7 @@ export function DiagnosticBundle({ bundle, api }: { bundle: DiagnosticBundleView
         ))}
       </div>
       <Problem message={error} />
-    </div>
+    </details>
   );
 }
 

@@ -14,6 +14,17 @@ const FILTERS = {
 } as const;
 type Filter = keyof typeof FILTERS;
 
+/** The model the page named after the answer, and the variant asked for where one was. */
+function ModelCell({ job }: { job: JobSummary }) {
+  if (!job.model_used && !job.variant) return <span className="muted">—</span>;
+  return (
+    <>
+      {job.model_used ?? <span className="muted">not named</span>}
+      {job.variant && <div className="muted small">asked: {job.variant}</div>}
+    </>
+  );
+}
+
 export function Jobs() {
   const jobs = useDashboard((s) => s.jobs);
   const [filter, setFilter] = useState<Filter>('all');
@@ -50,6 +61,7 @@ export function Jobs() {
               <th scope="col">Status</th>
               <th scope="col">Prompt</th>
               <th scope="col">Agent</th>
+              <th scope="col">Model</th>
               <th scope="col">Tries</th>
               <th scope="col">Sent</th>
               <th scope="col">Took</th>
@@ -67,6 +79,9 @@ export function Jobs() {
                 </td>
                 {/* A queued job has no agent yet, even one re-queued after an attempt. */}
                 <td>{(job.status !== 'queued' && job.agent_name) || providerName(job.provider)}</td>
+                <td>
+                  <ModelCell job={job} />
+                </td>
                 <td>{job.attempts}</td>
                 <td>{relative(job.created_at, now)}</td>
                 <td>{job.took_ms === null ? '—' : duration(job.took_ms)}</td>

@@ -1,4 +1,5 @@
-import type { AdminState, JobSummary } from '../api.js';
+import type { AdminState, AgentView, JobSummary } from '../api.js';
+import { describeAgent } from '../agent-state.js';
 import { JobStatus } from '../components/Badge.js';
 import { Devices } from '../components/Devices.js';
 import { EmptyState } from '../components/EmptyState.js';
@@ -46,6 +47,7 @@ export function Overview({ admin }: { admin: AdminState }) {
                 <p className="big">
                   {p.agents_idle} <span className="of">idle of {p.agents_total}</span>
                 </p>
+                <NotIdle agents={admin.agents.filter((a) => a.provider === provider)} allPaused={admin.settings.paused} now={now} />
                 <Meter used={p.used_this_hour} cap={p.rate_limit_per_hour} nextSlotAt={p.next_slot_at} />
               </article>
             ))}
@@ -77,6 +79,26 @@ export function Overview({ admin }: { admin: AdminState }) {
         )}
       </section>
     </>
+  );
+}
+
+/** Why a provider's agents that are not idle are not: one line each, as the Agents page says it. */
+function NotIdle({ agents, allPaused, now }: { agents: AgentView[]; allPaused: boolean; now: number }) {
+  const waiting = agents.filter((a) => a.state !== 'idle' || allPaused);
+  if (waiting.length === 0) return null;
+  return (
+    <ul className="not-idle">
+      {waiting.map((agent) => {
+        const { label, tone } = describeAgent(agent, allPaused, now);
+        const why = agent.state === 'resting' && agent.cooldown_until ? `until ${clockTime(agent.cooldown_until, now)}` : agent.detail;
+        return (
+          <li key={agent.id}>
+            <a href={href('agents')}>{agent.name}</a>: <span className={`tone-${tone}`}>{label}</span>
+            {why ? <span className="muted"> · {why}</span> : null}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
