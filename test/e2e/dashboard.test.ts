@@ -140,7 +140,10 @@ describe('dashboard in a browser', () => {
     writeFileSync(join(dir, DIAGNOSTIC_FILES.manifest), JSON.stringify(manifest));
 
     await page.evaluate((job) => (window.location.hash = `#/jobs/${job}`), id);
-    const img = page.getByLabel('Diagnostics of attempt 1').getByRole('img');
+    // Folded to its failure's line until opened.
+    const bundle = page.getByLabel('Diagnostics of attempt 1');
+    await bundle.locator('summary').click(SLOW);
+    const img = bundle.getByRole('img');
     await img.waitFor(SLOW);
     // A blocked or broken image never decodes: its natural width stays 0.
     await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth), SLOW).toBe(320);
