@@ -24,6 +24,8 @@ const ROLE_WORDS: Record<Role, string> = {
   errorCard: 'the error notice',
   refusal: 'the refusal notice',
   challenge: 'the verification challenge',
+  userTurn: 'your message',
+  chatTitle: "the chat's title",
   preferFirst: "the A/B chooser's first answer",
   chatMode: 'the Chat mode toggle',
   dialogClose: "the dialog's close control",

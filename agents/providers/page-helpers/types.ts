@@ -90,6 +90,8 @@ export interface Helpers extends PageHelpers {
   accessibleName(el: Element): string;
   /** A notice's words for a person (its buttons' labels left out), whitespace collapsed and cut to 500 characters. */
   textOf(el: Element): string;
+  /** The person's turns on the page, in document order (by the first cue that finds any). */
+  userTurns(pack: PagePack): Element[];
   /** Where a turn's own roles are looked for: see TurnScope. */
   scopeOf(pack: PagePack, turn: Element, scope: TurnScope): Element;
   /** A turn-level role on the turn itself or within `root`, its scope. */
