@@ -6,22 +6,21 @@
  * within seconds with `site_changed` naming the role, instead of waiting for a timeout.
  *
  * Beside it: page-facts.ts (what a notice on the page means, a role's element),
- * obstacle-clearing.ts (what stands in the way, read before anything is pressed) and
+ * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
+ * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first) and
  * prompt-input.ts (the prompt put in whole and sent once).
  */
 import type { Page } from 'playwright-core';
 import { AgentFailure, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
-import type { TurnProblem, WatchLimits } from './page-helpers.js';
+import { failureFor, pageState, roleHandle, siteChanged, type Notes } from './page-facts.js';
+import type { WatchLimits } from './page-helpers.js';
 import { insertPrompt, send } from './prompt-input.js';
-import { packJson, type PagePack, type ProviderSite } from './site.js';
+import { newChatUrl, packJson, type PagePack, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 export type { Notes } from './page-facts.js';
-
-/** The page must finish loading within this. */
-const PAGE_LOAD_MS = 30_000;
 
 /**
  * The waits after which the flow decides that a role is missing: a new turn must appear
@@ -47,14 +46,6 @@ const COPY_WAIT_MS = 2_000;
 
 const ADDRESS_WAIT_MS = 10_000;
 
-/** After a mid-turn move, how many looks 300 ms apart must find nothing before nothing blocks the page. */
-const CALM_LOOKS = 3;
-const CALM_LOOK_MS = 300;
-
-export function newChatUrl(site: ProviderSite): string {
-  return new URL(site.newChatPath, site.baseUrl).href;
-}
-
 /** Opens a fresh chat, ready for the next prompt. */
 export async function openNewChat(page: Page, site: ProviderSite): Promise<void> {
   await page.goto(newChatUrl(site), { waitUntil: 'domcontentloaded' });
@@ -72,24 +63,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
   });
   let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
-    const state = await page
-      .waitForFunction(
-        (json) => {
-          const h = window.__chatbridge;
-          if (!h) return null;
-          const pack = h.pack(json);
-          if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
-          // "Choose an account to continue" shows a "Log in" beside the saved account: a
-          // session one click restores, not a login wall.
-          if (h.find(pack.accountPicker)) return 'picker';
-          if (h.blocker(pack)) return 'blocked';
-          return h.obstacle(pack) ? 'obstacle' : null;
-        },
-        packJson(site.page),
-        { timeout: limits.composerMs },
-      )
-      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle' | 'picker'>)
-      .catch(() => null);
+    const state = await pageState(page, site, limits.composerMs);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
     if (state === 'picker') {
@@ -142,7 +116,8 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     if (task.signal.aborted) throw error;
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     const blocked = await blockerAfterMove(page, site);
-    if (blocked) throw failureFor(blocked, site);
+    const standing = blocked && (await heeded(page, site, blocked, notes));
+    if (standing) throw failureFor(standing, site);
     throw error;
   };
   await insertPrompt(page, site, task.prompt, notes)
@@ -153,8 +128,7 @@ export async function runTurn(page: Page, site: ProviderSite, task: AgentTask, n
     .catch(whatHappened);
 
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs };
-  const watching = page.evaluate(([json, scope, w]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w), [pack, site.turnScope, watch] as const);
-  const outcome = await untilAborted(watching, task.signal, () => pressStop(page, site.page)).catch(whatHappened);
+  const outcome = await untilAborted(watchTurn(page, site, watch, notes, task.signal), task.signal, () => pressStop(page, site.page)).catch(whatHappened);
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   if (outcome.by === 'settled') {
@@ -289,29 +263,6 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
     const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
     return name ? `${found[1]} ("${name}")` : found[1];
   }, packJson(site.page));
-}
-
-/** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
-async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  // A real-time budget: the page moves on its own time, whatever the agent's clock says.
-  const until = Date.now() + PAGE_LOAD_MS;
-  let nothing = 0;
-  while (Date.now() < until) {
-    try {
-      await page.waitForLoadState('load', { timeout: Math.max(1, until - Date.now()) });
-      const problem = await pageProblem(page, site);
-      if (problem) return problem;
-      // A look may run in the old document before the move commits, or in the new one before
-      // its body came: nothing is nothing only when a loaded page shows it several looks running.
-      if (++nothing >= CALM_LOOKS) return null;
-    } catch (error) {
-      // The look itself ran into the move: look again once the next document is there.
-      if (!movedAway(error)) return null;
-      nothing = 0;
-    }
-    await page.waitForTimeout(CALM_LOOK_MS).catch(() => {});
-  }
-  return null;
 }
 
 async function pressStop(page: Page, pack: PagePack): Promise<void> {

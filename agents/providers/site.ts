@@ -66,6 +66,11 @@ export function packJson(pack: PagePack): PagePackJson {
   return json;
 }
 
+/** The address of a fresh chat on the site. */
+export function newChatUrl(site: ProviderSite): string {
+  return new URL(site.newChatPath, site.baseUrl).href;
+}
+
 /** How a limit notice says when the limit lifts (limit-reset.ts). */
 export type LimitReset = 'clock' | 'claude' | 'none';
 
