@@ -11,5 +11,9 @@ import { REBUILD } from './drift-matrix.js';
 
 for (const provider of PROVIDERS) {
   for (const layout of SIM_SITES[provider].layouts) lookalikeSuite(provider, { layout });
-  for (const drift of [...DRIFT_KINDS.map((kind) => [kind]), REBUILD]) lookalikeSuite(provider, { drift });
+  for (const drift of [...DRIFT_KINDS.map((kind) => [kind]), REBUILD]) {
+    // Qwen's streaming answer is known by its classes only: hashed, it is taken apart from
+    // notices by fresh pages instead (each job still whole, no agent set aside).
+    lookalikeSuite(provider, { drift }, { confirmed: provider === 'qwen' && drift.includes('classes') });
+  }
 }

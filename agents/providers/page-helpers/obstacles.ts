@@ -51,10 +51,12 @@ export function addObstacles(h: Helpers): void {
 
   /** Walls and locks that a fresh page of the site did not show (`acquit`): part of this page, not notices. */
   const acquitted = new WeakSet<Element>();
-  /** Whether `el` is in a dialog that blocks the page, or in the layer over the composer: no title nor answer is. */
+  /**
+   * Whether `el` is in a dialog that blocks the page, or in the layer over the composer: no
+   * title nor answer is. A wall or a lock anywhere else may be the page's own words: a fresh
+   * page must show one too, unless this is one (`confirm`, fresh-page.ts).
+   */
   const blocksPage = (pack: PagePack, el: Element): boolean => el.closest(`${MODAL}, [aria-modal="true"]`) !== null || layersOver(pack).some((l) => l.contains(el));
-  /** What only a person can act on, seen in the open: a fresh page must show it too, unless this is one (fresh-page.ts). */
-  const unconfirmed = (pack: PagePack, el: Element): boolean => !blocksPage(pack, el);
 
   h.blocker = (pack) => {
     const challenge = cloudflare(pack);
@@ -65,7 +67,7 @@ export function addObstacles(h: Helpers): void {
       const el = h.find(pack[role], document, outside);
       if (!el) continue;
       const problem: TurnProblem = { kind: role, text: h.textOf(el) };
-      return (role === 'accountLock' || role === 'loginWall') && unconfirmed(pack, el) ? { ...problem, confirm: true } : problem;
+      return (role === 'accountLock' || role === 'loginWall') && !blocksPage(pack, el) ? { ...problem, confirm: true } : problem;
     }
     const layers = layersOver(pack).filter((l) => !acquitted.has(l) && !conversation.holds(l));
     for (const [kind, words] of [['accountLock', LOCK_WORDS], ['limitBanner', LIMIT_WORDS]] as const) {
@@ -79,7 +81,7 @@ export function addObstacles(h: Helpers): void {
     const conversation = h.conversation(pack);
     for (const role of ['accountLock', 'loginWall'] as const) {
       for (const cue of pack[role] ?? []) {
-        for (const el of h.findAll(cue, document)) if (!conversation.holds(el) && unconfirmed(pack, el)) acquitted.add(el);
+        for (const el of h.findAll(cue, document)) if (!conversation.holds(el) && !blocksPage(pack, el)) acquitted.add(el);
       }
     }
   };
