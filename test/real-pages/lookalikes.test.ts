@@ -22,11 +22,13 @@ function notice(pack: PagePack): string | null {
   return found && `${found.kind}: ${found.text}`;
 }
 
-/** In the page: `html` at the end of the last answer. */
-function intoLastAnswer([pack, html]: [PagePack, string]): void {
+/** In the page: `html` at the end of the last answer; false when the pack finds none. */
+function intoLastAnswer([pack, html]: [PagePack, string]): boolean {
   const h = window.__chatbridge as Helpers;
-  const last = h.turns(pack).at(-1)!;
+  const last = h.turns(pack).at(-1);
+  if (!last) return false;
   (h.answerParts(pack, last)[0] ?? last).insertAdjacentHTML('beforeend', html);
+  return true;
 }
 
 /**
@@ -68,7 +70,7 @@ describeWithCaptures('the real captured pages, with lookalike notices in the con
         try {
           if (rebuilt) await page.evaluate(rebuildPage);
           const before = await page.evaluate(notice, pack);
-          await page.evaluate(intoLastAnswer, [pack, html] as [PagePack, string]);
+          expect(await page.evaluate(intoLastAnswer, [pack, html] as [PagePack, string]), 'a last answer to hold them').toBe(true);
           expect(await page.evaluate(notice, pack), 'with the lookalikes in the last answer').toBe(before);
           for (const title of TITLE_LOOKALIKES) {
             await page.evaluate(titled, [pack, title] as [PagePack, string]);
