@@ -12,8 +12,9 @@ import { REBUILD } from './drift-matrix.js';
 for (const provider of PROVIDERS) {
   for (const layout of SIM_SITES[provider].layouts) lookalikeSuite(provider, { layout });
   for (const drift of [...DRIFT_KINDS.map((kind) => [kind]), REBUILD]) {
-    // Qwen's streaming answer is known by its classes only: hashed, it is taken apart from
-    // notices by fresh pages instead (each job still whole, no agent set aside).
-    lookalikeSuite(provider, { drift }, { confirmed: provider === 'qwen' && drift.includes('classes') });
+    // Qwen's streaming answer, and Perplexity's before the final-text wrapper comes, are known
+    // by their classes only: hashed, they are taken apart from notices by fresh pages instead
+    // (each job still whole, no agent set aside).
+    lookalikeSuite(provider, { drift }, { confirmed: (provider === 'qwen' || provider === 'perplexity') && drift.includes('classes') });
   }
 }
