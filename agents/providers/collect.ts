@@ -33,7 +33,7 @@ export async function collectAnswer(
   await waitUntilReady(page, site, notes, limits);
   // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
   const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [packJson(site.page), turnsBefore] as const);
-  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory), task.signal, () => pressStop(page, site.page));
+  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => pressStop(page, site.page));
   task.signal.throwIfAborted();
   if (outcome.kind === 'missing') {
     throw new AgentFailure('timed_out', `${site.name}: the conversation reopened shows no answer after the prompt (${shown} assistant turns, ${turnsBefore} before it).`);

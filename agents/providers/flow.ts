@@ -7,25 +7,24 @@
  *
  * Beside it: page-facts.ts (what a notice on the page means, a role's element),
  * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
+ * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first),
  * prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
  * can be found again, told as it goes) and collect.ts (an answer collected from its
  * conversation reopened, with nothing sent).
  */
 import type { Page } from 'playwright-core';
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, movedAway, pageProblem, roleHandle, siteChanged, type Notes } from './page-facts.js';
-import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
+import { failureFor, pageState, roleHandle, siteChanged, type Notes } from './page-facts.js';
+import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
 import { insertPrompt, send } from './prompt-input.js';
 import { reportSent } from './sent-prompt.js';
-import { packJson, type PagePack, type ProviderSite } from './site.js';
+import { newChatUrl, packJson, type PagePack, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 export type { Notes } from './page-facts.js';
-
-/** The page must finish loading within this. */
-const PAGE_LOAD_MS = 30_000;
 
 /**
  * The waits after which the flow decides that a role is missing: a new turn must appear
@@ -68,14 +67,6 @@ const COPY_WAIT_MS = 2_000;
 
 const ADDRESS_WAIT_MS = 10_000;
 
-/** After a mid-turn move, how many looks 300 ms apart must find nothing before nothing blocks the page. */
-const CALM_LOOKS = 3;
-const CALM_LOOK_MS = 300;
-
-export function newChatUrl(site: ProviderSite): string {
-  return new URL(site.newChatPath, site.baseUrl).href;
-}
-
 /** Opens a fresh chat, ready for the next prompt. */
 export async function openNewChat(page: Page, site: ProviderSite): Promise<void> {
   await page.goto(newChatUrl(site), { waitUntil: 'domcontentloaded' });
@@ -93,24 +84,7 @@ export async function waitUntilReady(page: Page, site: ProviderSite, notes: Note
   });
   let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
-    const state = await page
-      .waitForFunction(
-        (json) => {
-          const h = window.__chatbridge;
-          if (!h) return null;
-          const pack = h.pack(json);
-          if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
-          // "Choose an account to continue" shows a "Log in" beside the saved account: a
-          // session one click restores, not a login wall.
-          if (h.find(pack.accountPicker)) return 'picker';
-          if (h.blocker(pack)) return 'blocked';
-          return h.obstacle(pack) ? 'obstacle' : null;
-        },
-        packJson(site.page),
-        { timeout: limits.composerMs },
-      )
-      .then((h) => h.jsonValue() as Promise<'blocked' | 'ready' | 'obstacle' | 'picker'>)
-      .catch(() => null);
+    const state = await pageState(page, site, limits.composerMs);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
     if (state === 'picker') {
@@ -170,7 +144,8 @@ export async function runTurn(
     if (task.signal.aborted) throw error;
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     const blocked = await blockerAfterMove(page, site);
-    if (blocked) throw failureFor(blocked, site);
+    const standing = blocked && (await heeded(page, site, blocked, notes));
+    if (standing) throw failureFor(standing, site);
     throw error;
   };
   await insertPrompt(page, site, task.prompt, notes)
@@ -181,7 +156,9 @@ export async function runTurn(
     })
     .catch(whatHappened);
 
-  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory), task.signal, () => stopUnlessCollected(page, site, task.signal)).catch(whatHappened);
+  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => stopUnlessCollected(page, site, task.signal)).catch(
+    whatHappened,
+  );
   // Stop pressed, a site shows the cut answer as done: that ends nothing but the attempt.
   task.signal.throwIfAborted();
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
@@ -221,13 +198,14 @@ function finishedHow(site: ProviderSite, outcome: Finished): string {
   );
 }
 
-/** Watches the turn `markTurns` left new until it ends (page-helpers/watch.ts); `memory`: whether its finished signal is expected. */
-export function watchNewTurn(page: Page, site: ProviderSite, limits: WatchLimits, memory: FinishMemory): Promise<TurnOutcome> {
+/**
+ * Watches the turn `markTurns` left new until it ends (page-helpers/watch.ts, a wall beside
+ * the conversation confirmed on a fresh page first: fresh-page.ts); `memory`: whether its
+ * finished signal is expected.
+ */
+export function watchNewTurn(page: Page, site: ProviderSite, limits: WatchLimits, memory: FinishMemory, notes: Notes, signal: AbortSignal): Promise<TurnOutcome> {
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs, lostSignalMs: limits.lostSignalMs };
-  return page.evaluate(
-    ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
-    [packJson(site.page), site.turnScope, watch, memory.markerSeen] as const,
-  );
+  return watchTurn(page, site, watch, memory.markerSeen, notes, signal);
 }
 
 /** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop. */
@@ -351,29 +329,6 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
     const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
     return name ? `${found[1]} ("${name}")` : found[1];
   }, packJson(site.page));
-}
-
-/** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
-async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  // A real-time budget: the page moves on its own time, whatever the agent's clock says.
-  const until = Date.now() + PAGE_LOAD_MS;
-  let nothing = 0;
-  while (Date.now() < until) {
-    try {
-      await page.waitForLoadState('load', { timeout: Math.max(1, until - Date.now()) });
-      const problem = await pageProblem(page, site);
-      if (problem) return problem;
-      // A look may run in the old document before the move commits, or in the new one before
-      // its body came: nothing is nothing only when a loaded page shows it several looks running.
-      if (++nothing >= CALM_LOOKS) return null;
-    } catch (error) {
-      // The look itself ran into the move: look again once the next document is there.
-      if (!movedAway(error)) return null;
-      nothing = 0;
-    }
-    await page.waitForTimeout(CALM_LOOK_MS).catch(() => {});
-  }
-  return null;
 }
 
 export async function pressStop(page: Page, pack: PagePack): Promise<void> {

@@ -7,7 +7,8 @@
 import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import type { Obstacle } from './page-helpers.js';
-import { failureFor, pageProblem, type Notes } from './page-facts.js';
+import { standingProblem } from './fresh-page.js';
+import { failureFor, type Notes } from './page-facts.js';
 import { packJson, type ProviderSite } from './site.js';
 
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */
@@ -18,14 +19,14 @@ export const OBSTACLE_ROUNDS = 4;
  * (keep the first answer), a mode toggle off Chat, a consent banner (its least permissive
  * choice, once), a modal dialog or an overlay over the composer (Escape, then its own close
  * control). Before anything is pressed, the page is read for what must not be closed (a
- * limit, a lock, a login or a challenge: `pageProblem`), which ends the attempt instead.
+ * limit, a lock, a login or a challenge: `standingProblem`), which ends the attempt instead.
  * Never clicks through an overlay: one that will not go is a failure.
  */
 export async function clearObstacles(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
   let last = null as Obstacle | null;
   let consentAnswered = false;
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
-    const problem = await pageProblem(page, site);
+    const problem = await standingProblem(page, site, notes);
     if (problem) throw failureFor(problem, site);
     const obstacle = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
     if (!obstacle) return;
@@ -59,7 +60,7 @@ export async function clearObstacles(page: Page, site: ProviderSite, notes: Note
     last = obstacle;
     await page.waitForTimeout(250);
   }
-  const problem = await pageProblem(page, site);
+  const problem = await standingProblem(page, site, notes);
   if (problem) throw failureFor(problem, site);
   const left = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
   if (left) {

@@ -24,6 +24,8 @@ const ROLE_WORDS: Record<Role, string> = {
   errorCard: 'the error notice',
   refusal: 'the refusal notice',
   challenge: 'the verification challenge',
+  userTurn: 'your message',
+  chatTitle: "the chat's title",
   preferFirst: "the A/B chooser's first answer",
   chatMode: 'the Chat mode toggle',
   dialogClose: "the dialog's close control",
@@ -47,6 +49,35 @@ export function siteChanged(site: ProviderSite, role: Role, detail?: string): Ag
  */
 export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
   return page.evaluate((json) => window.__chatbridge?.blocker(window.__chatbridge.pack(json)) ?? null, packJson(site.page)).catch(() => null);
+}
+
+/**
+ * What a loaded page shows, as the flow acts on it: its composer (`ready`), what stands in the
+ * way for good (`blocked`), a saved account to pick (`picker`), something to clear first
+ * (`obstacle`).
+ */
+export type PageState = 'blocked' | 'ready' | 'obstacle' | 'picker';
+
+/** The state the page shows within `ms`; null when it shows none of them by then. */
+export async function pageState(page: Page, site: ProviderSite, ms: number): Promise<PageState | null> {
+  return page
+    .waitForFunction(
+      (json) => {
+        const h = window.__chatbridge;
+        if (!h) return null;
+        const pack = h.pack(json);
+        if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
+        // "Choose an account to continue" shows a "Log in" beside the saved account: a
+        // session one click restores, not a login wall.
+        if (h.find(pack.accountPicker)) return 'picker';
+        if (h.blocker(pack)) return 'blocked';
+        return h.obstacle(pack) ? 'obstacle' : null;
+      },
+      packJson(site.page),
+      { timeout: ms },
+    )
+    .then((h) => h.jsonValue() as Promise<PageState>)
+    .catch(() => null);
 }
 
 export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {

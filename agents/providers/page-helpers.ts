@@ -13,11 +13,13 @@
  *   roles within a turn's scope; watch.ts watches the new turn until it ends;
  * - obstacles.ts: what ends a job at the page level, and what stands in the way before
  *   acting (modal dialogs, overlays, an A/B chooser, a mode toggle), for the flow to clear;
+ *   conversation.ts: what belongs to the conversation (turns, chat titles), where no notice is read;
  * - markdown.ts: an answer's DOM as Markdown, when no copy control is usable;
  * - conceal.ts: the page with the conversation blanked out, for a diagnostic bundle.
  */
 import { addClipboard } from './page-helpers/clipboard.js';
 import { addConcealment } from './page-helpers/conceal.js';
+import { addConversation } from './page-helpers/conversation.js';
 import { addCues } from './page-helpers/cues.js';
 import { addMarkdown } from './page-helpers/markdown.js';
 import { addObstacles } from './page-helpers/obstacles.js';
@@ -27,7 +29,7 @@ import { addWatch } from './page-helpers/watch.js';
 
 export type { MissingRole, Obstacle, PageHelpers, TurnOutcome, TurnProblem, WatchLimits } from './page-helpers/types.js';
 
-const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addWatch, addObstacles, addMarkdown, addConcealment];
+const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addObstacles, addMarkdown, addConcealment];
 
 /** The page helpers as one script: installed once per page, the object published when every module has added its part. */
 export const PAGE_HELPERS_SCRIPT = `(() => {

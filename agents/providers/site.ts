@@ -19,6 +19,9 @@ export const ROLES = [
   'errorCard', // inside a turn, or page-wide
   'refusal', // inside a turn
   'challenge', // captcha / bot-check page
+  // The conversation, where no notice of the site is ever read (an answer or a prompt may say "Account locked"):
+  'userTurn', // one element per message the person sent
+  'chatTitle', // where the site shows a chat's title, made from its prompt: the links to chats in its history, a header's title
   // Blockers the flow clears before acting (optional in a pack):
   'preferFirst', // an A/B "which response do you prefer" chooser: the control that keeps the first answer
   'chatMode', // a Chat/Work toggle: the control that selects Chat (clicked only when not already selected)
@@ -61,6 +64,11 @@ export function packJson(pack: PagePack): PagePackJson {
     packJsons.set(pack, json);
   }
   return json;
+}
+
+/** The address of a fresh chat on the site. */
+export function newChatUrl(site: ProviderSite): string {
+  return new URL(site.newChatPath, site.baseUrl).href;
 }
 
 /** How a limit notice says when the limit lifts (limit-reset.ts). */

@@ -40,6 +40,8 @@ export interface Directives {
   rateLimitModal: boolean;
   /** "Suspicious activity detected": the account is locked until its person secures it. */
   suspicious: boolean;
+  /** The answer is the rest of the prompt, as Markdown, and nothing else (`echoedMarkdown`). */
+  echoMarkdown: boolean;
 }
 
 export const DEFAULT_MS = 400;
@@ -69,6 +71,7 @@ export function parseDirectives(prompt: string): Directives {
     verifying: has('verifying'),
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),
+    echoMarkdown: has('echo-markdown'),
   };
 }
 
@@ -93,3 +96,32 @@ export function simulatedAnswer(providerName: string, provider: string, prompt: 
 }
 
 export const REFUSAL_TEXT = "I can't help with that request.";
+
+/**
+ * What a site titles a chat (in its history, in the tab): the first prompt's first line with
+ * words in it, the directives left out, cut to 60 characters, as the sites cut theirs.
+ */
+export function chatTitle(prompt: string): string {
+  const line = prompt
+    .replace(/\[\[sim:[^\]]*\]\]/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
+  return (line ?? 'New chat').slice(0, 60);
+}
+
+const ECHO = '[[sim:echo-markdown]]';
+
+/**
+ * `[[sim:echo-markdown]]`: what the prompt says after the directive (the line break right
+ * after it left out), for an answer that holds exactly the Markdown a test chose: links,
+ * headings, quotes, lists, tables, code, rendered as the site renders them.
+ */
+export function echoedMarkdown(prompt: string): string {
+  return prompt.slice(prompt.indexOf(ECHO) + ECHO.length).replace(/^\r?\n/, '');
+}
+
+/** The answer a simulated provider gives to `prompt`, at `turn` of its conversation. */
+export function answerTo(providerName: string, provider: string, prompt: string, turn: number): string {
+  return parseDirectives(prompt).echoMarkdown ? echoedMarkdown(prompt) : simulatedAnswer(providerName, provider, prompt, turn);
+}

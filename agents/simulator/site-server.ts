@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
-import { DEFAULT_MS, parseDirectives, REFUSAL_TEXT, simulatedAnswer } from './answer.js';
+import { answerTo, chatTitle, DEFAULT_MS, parseDirectives, REFUSAL_TEXT } from './answer.js';
 import { secondResponse } from './client/second-response.js';
 import { accountPickerPage } from './account-picker.js';
 import { challengePage, protectedPageScripts, serveCloudflare, verifyingPage } from './cloudflare.js';
@@ -128,6 +128,8 @@ export interface SimSite {
 }
 
 interface Conversation {
+  /** What the site titles it, from its first prompt (answer.ts, chatTitle). */
+  title: string;
   turns: Turn[];
   /** The model and modes of its last turn: a conversation opened again shows them in force. */
   variant?: InForce;
@@ -211,6 +213,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
           limitResetAt: null,
         },
       },
+      chats: token ? [...conversations].reverse().map(([id, { title }]) => ({ id, title })) : [],
       paths: { newChat: paths.newChat, conversation: paths.conversation, transient: look.localRoutes ? '/c/local-{id}' : paths.transient },
       layout,
       drift,
@@ -277,7 +280,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     let id = body.conversationId;
     if (!id || !conversations.has(id)) {
       id = config.newId();
-      conversations.set(id, { turns: [] });
+      conversations.set(id, { title: chatTitle(body.prompt), turns: [] });
     }
     const conversation = conversations.get(id)!;
     if (body.variant) conversation.variant = body.variant;
@@ -289,11 +292,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       conversation.turns.push({ prompt: body.prompt, markdown: '', doneAt: clock() });
       return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
     }
-    const markdown = d.refuse ? REFUSAL_TEXT : simulatedAnswer(config.name, config.provider, body.prompt, turn);
+    const markdown = d.refuse ? REFUSAL_TEXT : answerTo(config.name, config.provider, body.prompt, turn);
     // Done when the page shows it done: after its thinking, its interim paragraph, its stream and its pause.
     const doneAt = d.hang ? null : clock() + d.thinkFirstMs + d.interimMs + d.ms + d.thinkMs;
     conversation.turns.push({ prompt: body.prompt, markdown, doneAt });
-    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
+    return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, title: conversation.title, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
   };
 
   const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null; variant?: InForce }): Plan => {
@@ -315,7 +318,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const anonymousPlan = (body: { prompt: string }): Plan => {
     const d = parseDirectives(body.prompt);
     log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true });
-    const markdown = simulatedAnswer(config.name, config.provider, body.prompt, 1);
+    const markdown = answerTo(config.name, config.provider, body.prompt, 1);
     return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
   };
 

@@ -19,7 +19,7 @@ export const PAUSE_JITTER = 0.5;
  * The account's agents: their rows in the database (name, enabled, order, cap, pause,
  * proxy) joined with the live Agent that drives each one, and the scheduler's view of them
  * (busy, pausing between jobs, cooling down after a usage-limit banner). An agent that is
- * set aside or resting looks at its page again on its own (RecheckSchedule). Listeners
+ * set aside, resting or logged out looks at its page again on its own (RecheckSchedule). Listeners
  * hear of every change that can free capacity.
  */
 export type { AgentRecord };
@@ -263,11 +263,11 @@ export class AgentPool implements AgentRoster {
     const agent = this.live.get(id);
     if (!agent || !this.records.get(id)?.enabled || this.busy.has(id)) return { kind: 'leave' };
     const readiness = agent.readiness();
-    // A session that logged out does not come back by looking: only the person can log in, and
-    // a login page loaded again and again is what gets an account locked.
-    if (readiness === 'needs_login') return { kind: 'leave' };
-    // Nor does a locked account: a page loaded again and again is what keeps it locked.
+    // A locked account waits for its person: a page loaded again and again is what keeps it locked.
     if (agent.awaitsPerson?.()) return { kind: 'leave' };
+    // A logged-out page is looked at again, slowly: the wall may have been shown by mistake, or
+    // the session may be back (a person logged in elsewhere in this profile); nothing is sent.
+    if (readiness === 'needs_login') return agent.recheck ? { kind: 'loggedOut' } : { kind: 'leave' };
     if (readiness === 'error') return agent.recheck ? { kind: 'unwell' } : { kind: 'leave' };
     const cooldown = this.cooldowns.get(id);
     if (cooldown) return { kind: 'resting', at: agent.recheck ? cooldown.until + AFTER_RESET_MS : cooldown.until };

@@ -8,6 +8,14 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 export const RECHECK_DELAYS_MS = [15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000];
 
 /**
+ * How long an agent that looked logged out waits before it looks again, a page load with
+ * nothing sent: a minute first (a wall shown by mistake, a session restored meanwhile), then
+ * less and less often, at most once an hour, as a person's open tab would reload. A login
+ * page loaded again and again is what providers lock accounts for; this is not again and again.
+ */
+export const LOGGED_OUT_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000];
+
+/**
  * An agent that a look found healed and that falls ill again within this long goes on
  * where its back-off stood, instead of at 15 s: a page that passes a look but fails every
  * job would otherwise cost a job every few seconds.
@@ -18,10 +26,12 @@ const FLAP_WINDOW_MS = RECHECK_DELAYS_MS.at(-1)!;
 export type Condition =
   /** Ready (idle): whatever was wrong is gone. */
   | { kind: 'well' }
-  /** Busy, paused, waiting for a person (a login), or with no page to look at: no look of ours. */
+  /** Busy, paused, waiting for a person (a locked account), or with no page to look at: no look of ours. */
   | { kind: 'leave' }
   /** Set aside (a changed site, a verification, a page that would not load): look on the back-off. */
   | { kind: 'unwell' }
+  /** Logged out: look on the slower back-off of LOGGED_OUT_DELAYS_MS, until a person logs in or the session is back. */
+  | { kind: 'loggedOut' }
   /** Resting after a usage limit: the first look at `at` (the reset time the banner gave, plus a little). */
   | { kind: 'resting'; at: number };
 
@@ -33,9 +43,10 @@ interface Planned {
 }
 
 /**
- * Plans each agent's next look at its page, on the injected clock: the one back-off for
- * every unhealthy state. `look` says whether the page is ready for a job; the schedule asks
- * `conditionOf` again after each look and plans the next one from that.
+ * Plans each agent's next look at its page, on the injected clock: one back-off for a page
+ * set aside or resting, a slower one for a logged-out page. `look` says whether the page is
+ * ready for a job; the schedule asks `conditionOf` again after each look and plans the next
+ * one from that.
  */
 export class RecheckSchedule {
   private readonly planned = new Map<string, Planned>();
@@ -63,7 +74,8 @@ export class RecheckSchedule {
         this.drop(id);
         return;
       case 'unwell':
-        if (!planned) this.plan(id, this.clock.now() + this.delay(id), null);
+      case 'loggedOut':
+        if (!planned) this.plan(id, this.clock.now() + this.delay(id, condition.kind === 'unwell' ? RECHECK_DELAYS_MS : LOGGED_OUT_DELAYS_MS), null);
         return;
       case 'resting':
         if (planned?.restAt === condition.at) return;
@@ -89,13 +101,13 @@ export class RecheckSchedule {
     for (const id of [...this.planned.keys()]) this.drop(id);
   }
 
-  private delay(id: string): number {
+  private delay(id: string, delays: readonly number[]): number {
     const history = this.history.get(id);
     const flapping = history?.healedAt != null && this.clock.now() - history.healedAt < FLAP_WINDOW_MS;
     // Falling ill again soon after healing counts as one more look that found trouble.
     const misses = !history ? 0 : history.healedAt === null ? history.misses : flapping ? history.misses + 1 : 0;
     this.history.set(id, { misses, healedAt: null });
-    return RECHECK_DELAYS_MS[Math.min(misses, RECHECK_DELAYS_MS.length - 1)]!;
+    return delays[Math.min(misses, delays.length - 1)]!;
   }
 
   /** Well again: by a look of ours (its history stays, for a relapse), or by itself (a start, a login): a fresh start. */
@@ -118,7 +130,7 @@ export class RecheckSchedule {
     this.planned.delete(id);
     const before = this.conditionOf(id).kind;
     // Taken up meanwhile (a job, a person's own check, paused): its next change plans again.
-    if (before !== 'unwell' && before !== 'resting') return this.update(id);
+    if (before === 'well' || before === 'leave') return this.update(id);
     this.looking.add(id);
     let well = false;
     try {
@@ -136,7 +148,7 @@ export class RecheckSchedule {
     this.history.set(id, history);
     // Still resting after its reset time: the back-off takes over from here.
     const condition = this.conditionOf(id);
-    if (!well && condition.kind === 'resting') this.plan(id, this.clock.now() + this.delay(id), condition.at);
+    if (!well && condition.kind === 'resting') this.plan(id, this.clock.now() + this.delay(id, RECHECK_DELAYS_MS), condition.at);
     else this.update(id);
   }
 }

@@ -6,9 +6,10 @@ type Tone = 'good' | 'busy' | 'warn' | 'bad' | 'quiet';
 /** "at 15:32 (in 4 min)", in this browser's own time. */
 const at = (iso: string, now: number) => `at ${clockTime(iso, now)} (${relative(iso, now)})`;
 
-/** When an agent set aside or resting looks at its page again on its own, in words. */
-function nextLook(agent: AgentView, now: number): string {
-  return agent.next_check_at ? ` It looks at its page again on its own ${at(agent.next_check_at, now)}, or now with “Check now”.` : '';
+/** When an agent set aside, resting or logged out looks at its page again on its own, in words (and that “Check now” looks at once, where the card shows it). */
+function nextLook(agent: AgentView, now: number, checkNow = true): string {
+  if (!agent.next_check_at) return '';
+  return ` It looks at its page again on its own ${at(agent.next_check_at, now)}${checkNow ? ', or now with “Check now”' : ''}.`;
 }
 
 /** An agent's state in words, with what to do about it. */
@@ -31,7 +32,7 @@ export function describeAgent(agent: AgentView, allPaused: boolean, now = Date.n
     case 'paused':
       return { label: 'paused', tone: 'quiet', hint: 'Takes no jobs until you enable it.' };
     case 'needs_login':
-      return { label: 'needs login', tone: 'bad', hint: 'Not logged in: press “Log in” and log in to the provider in its page.' };
+      return { label: 'needs login', tone: 'bad', hint: `Not logged in: press “Log in” and log in to the provider in its page.${nextLook(agent, now, false)}` };
     default:
       return {
         label: 'not running',

@@ -53,6 +53,9 @@ function snapshot(page: Page): Promise<Snapshot> {
       (el) => !el.parentElement?.closest('[contenteditable="true"]'),
     );
     const asked = all.find((el) => el.tagName === 'P' && el.textContent === 'You asked:');
+    // The page's words but the sidebar's chat titles (chat-titles.ts), which hold a first question of their own.
+    const page = document.body.cloneNode(true) as HTMLElement;
+    page.querySelector('nav[aria-label="Chat history"]')?.remove();
     let depth = 0;
     for (let el: Element | null = asked ?? null; el; el = el.parentElement) depth++;
     return {
@@ -60,7 +63,7 @@ function snapshot(page: Page): Promise<Snapshot> {
       classes: values(['class']).flatMap((c) => c.split(/\s+/).filter(Boolean)),
       ids: values(['id']),
       labels,
-      text: document.body.textContent ?? '',
+      text: page.textContent ?? '',
       lang: document.documentElement.lang,
       controls: controls.length,
       controlsAlone: controls.filter((el) => el.parentElement!.children.length === 1).length,

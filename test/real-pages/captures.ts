@@ -46,6 +46,8 @@ export interface Capture {
   streaming: boolean;
   /** Assistant turns on the page. */
   turns: number;
+  /** The person's turns on the page. */
+  userTurns: number;
   /** The simulator's layout (`--simulate-layout`) that reproduces this page's markup. */
   layout: string;
   /** A formula (KaTeX) alone in a paragraph of the last answer, as the answer's Markdown must give it. */
@@ -54,15 +56,15 @@ export interface Capture {
 
 /** What NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
 export const CAPTURES: readonly Capture[] = [
-  { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8, layout: 'section' },
-  { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6, layout: 'article' },
-  { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'render-count' },
-  { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2, layout: 'render-count' },
-  { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'classic' },
-  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'virtual-list', formula: '$x^{x\\xx} + 0 = 0$' },
-  { provider: 'qwen', file: 'qwen/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, layout: 'chat-panel', formula: '$x^{x\\xx} + 0 = 0$' },
-  { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1, layout: 'markdown-content' },
-  { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1, layout: 'markdown-content' },
+  { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8, userTurns: 8, layout: 'section' },
+  { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6, userTurns: 5, layout: 'article' },
+  { provider: 'claude', file: 'claude/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, userTurns: 1, layout: 'render-count' },
+  { provider: 'claude', file: 'claude/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 2, userTurns: 2, layout: 'render-count' },
+  { provider: 'gemini', file: 'gemini/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: false, streaming: false, turns: 1, userTurns: 1, layout: 'classic' },
+  { provider: 'deepseek', file: 'deepseek/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, userTurns: 1, layout: 'virtual-list', formula: '$x^{x\\xx} + 0 = 0$' },
+  { provider: 'qwen', file: 'qwen/covai-ai-chat-exporter-2026-05-21.html', composer: true, loggedOut: false, streaming: false, turns: 1, userTurns: 1, layout: 'chat-panel', formula: '$x^{x\\xx} + 0 = 0$' },
+  { provider: 'perplexity', file: 'perplexity/covai-ai-chat-exporter-2026-05-21.html', composer: false, loggedOut: false, streaming: false, turns: 1, userTurns: 1, layout: 'markdown-content' },
+  { provider: 'perplexity', file: 'perplexity/ai-context-bridge-2026-04-29.html', composer: true, loggedOut: true, streaming: false, turns: 1, userTurns: 1, layout: 'markdown-content' },
 ];
 
 /** The roles the flow acts on that a page shows without sending anything. */

@@ -17,14 +17,15 @@ describe('Agents', () => {
       '#/agents',
       adminState([
         agent(),
-        agent({ id: 'agt_2', name: 'Work Claude', provider: 'claude', state: 'needs_login', detail: 'The login page is showing.' }),
+        agent({ id: 'agt_2', name: 'Work Claude', provider: 'claude', state: 'needs_login', detail: 'The login page is showing.', next_check_at: new Date(Date.now() + 5 * 60_000 + 20_000).toISOString() }),
         agent({ id: 'agt_3', name: 'Old Gemini', provider: 'gemini', state: 'paused', enabled: false }),
       ]),
     );
     expect(within(screen.getByRole('article', { name: 'chatgpt-1' })).getByText('Logged in and ready for the next job.')).toBeTruthy();
     const claude = screen.getByRole('article', { name: 'Work Claude' });
     expect(within(claude).getByText('needs login')).toBeTruthy();
-    expect(within(claude).getByText(/Not logged in: press “Log in”/)).toBeTruthy();
+    // Looked at again on its own (nothing sent), in case the session comes back; no “Check now” on its card.
+    expect(within(claude).getByText(/Not logged in: press “Log in” .*\. It looks at its page again on its own at .* \(in 5 min\)\.$/)).toBeTruthy();
     expect(within(claude).getByRole('button', { name: 'Log in' })).toBeTruthy();
     expect(within(claude).getByText('What it reports: The login page is showing.')).toBeTruthy();
     expect(within(screen.getByRole('article', { name: 'Old Gemini' })).getByRole('button', { name: 'Enable this agent' })).toBeTruthy();

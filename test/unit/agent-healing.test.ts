@@ -2,21 +2,24 @@
  * Agents that heal on their own: one that is set aside (error) or resting after a usage
  * limit looks at its page again on the back-off (15 s, 1, 5, 15, then every 30 min), a
  * rest first at the banner's reset time plus a minute, and turns ready when the page is;
- * one that needs a login is never looked at. On the injected clock, without sleeping.
+ * one that looked logged out is looked at too, on a slower back-off (a minute, 5, 15, 30,
+ * then every hour); a locked one never. On the injected clock, without sleeping.
  */
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomIds } from '../../main/core/ids.js';
 import { AFTER_RESET_MS, AgentPool } from '../../main/queue/agent-pool.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
-import { RECHECK_DELAYS_MS } from '../../main/queue/recheck-schedule.js';
+import { LOGGED_OUT_DELAYS_MS, RECHECK_DELAYS_MS } from '../../main/queue/recheck-schedule.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { ScriptedAgent } from '../support/scripted-agent.js';
 
 /** An agent with a page: `page` says what a look at it finds; every look is noted with its time. */
 class PageAgent extends ScriptedAgent {
-  page: 'ready' | 'limit' | 'broken' = 'ready';
+  page: 'ready' | 'limit' | 'broken' | 'logged-out' = 'ready';
+  /** The site said the account is locked (BrowserAgent.awaitsPerson). */
+  locked = false;
   readonly looks: number[] = [];
   constructor(
     id: string,
@@ -28,7 +31,11 @@ class PageAgent extends ScriptedAgent {
     this.looks.push(this.clock.now());
     if (this.page === 'ready') this.setReadiness('idle');
     if (this.page === 'broken') this.setReadiness('error');
+    if (this.page === 'logged-out') this.setReadiness('needs_login');
     return this.page === 'ready';
+  }
+  awaitsPerson(): boolean {
+    return this.locked;
   }
 }
 
@@ -159,12 +166,31 @@ describe('agents that heal on their own', () => {
     expect(pool.nextCheckAt(agent.id)).toBe(later + AFTER_RESET_MS);
   });
 
-  it('never looks at an agent that needs a login (only the person can log in), nor at a paused or busy one', async () => {
+  it('looks again at an agent that looked logged out, on its slower back-off, and makes it ready once its page is', async () => {
     const agent = attach();
+    const t0 = clock.now();
+    agent.page = 'logged-out';
     agent.setReadiness('needs_login');
+    expect(pool.nextCheckAt(agent.id)).toBe(t0 + MIN);
+    for (const delay of [...LOGGED_OUT_DELAYS_MS, 60 * MIN]) await advance(delay);
+    expect(agent.looks.map((t, i) => t - (agent.looks[i - 1] ?? t0))).toEqual([...LOGGED_OUT_DELAYS_MS, 60 * MIN]);
+    expect(pool.state(agent.id)).toBe('needs_login');
+
+    // The wall was the site's mistake, or the session came back: ready at the next look.
+    agent.page = 'ready';
+    await advance(60 * MIN);
+    expect(pool.state(agent.id)).toBe('idle');
+    expect(pool.nextCheckAt(agent.id)).toBeNull();
+  });
+
+  it('never looks at a locked agent (its person checks it), nor at a paused or busy one', async () => {
+    const agent = attach();
+    agent.locked = true;
+    agent.setReadiness('error');
     expect(pool.nextCheckAt(agent.id)).toBeNull();
     await advance(24 * 60 * MIN);
     expect(agent.looks).toEqual([]);
+    agent.locked = false;
 
     agent.setReadiness('error');
     pool.setEnabled(agent.id, false);

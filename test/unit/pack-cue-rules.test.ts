@@ -8,17 +8,7 @@ import { BUILT_IN_PACKS } from '../../agents/providers/index.js';
 import { ACTING_ROLES } from '../../agents/providers/site.js';
 import { PROVIDERS } from '../../main/core/providers.js';
 import type { Cue } from '../../agents/providers/cues.js';
-
-/** Attributes a release renames with its test ids, or rewrites with its class and id hashes (simulator/client/drift.ts). */
-const RENAMED = /\[\s*(?:\*\|)?(?:class|id|data-testid|data-test-id|data-test|data-qa|data-cy|for|aria-labelledby|aria-controls)\s*[~|^$*]?[=\]]/i;
-
-/** Whether a cue finds its element with test ids renamed and classes and ids hashed together. */
-export function survivesRenames(cue: Cue): boolean {
-  // An in-page reference (`use[href="#icon-copy"]`) names an id.
-  if (/\[\s*(?:\*\|)?(?:xlink:)?href\s*[~|^$*]?=\s*["']?#/.test(cue.css)) return false;
-  const bare = cue.css.replace(/"[^"]*"|'[^']*'/g, '""');
-  return !/[.#][A-Za-z_\\-]/.test(bare) && !RENAMED.test(bare);
-}
+import { survivesRenames } from '../support/cue-rules.js';
 
 describe('the cue rule', () => {
   it('tells the cues that survive renamed test ids and hashed classes from those that do not', () => {
@@ -48,5 +38,22 @@ describe('the built-in packs', () => {
       ACTING_ROLES.filter((role) => !BUILT_IN_PACKS[provider].roles[role]!.some(survivesRenames)).map((role) => `${provider}.${role}`),
     );
     expect(fragile).toEqual([]);
+  });
+});
+
+describe("the built-in packs' conversation", () => {
+  /**
+   * Where the page gives nothing but classes and ids to tell a person's message by, and
+   * why that is safe: no notice cue of the pack can be met by a plain-text prompt.
+   */
+  const CLASSES_ONLY: Record<string, string> = {
+    'qwen.userTurn': "Qwen's message carries only classes and an id (real page 2026-05); its prompt is plain text, and Qwen's notices need roles or classes",
+  };
+
+  it('find the person\'s turns and the chats\' titles by a cue that survives renamed test ids and hashed classes together', () => {
+    const fragile = PROVIDERS.flatMap((provider) =>
+      (['userTurn', 'chatTitle'] as const).filter((role) => !BUILT_IN_PACKS[provider].roles[role]!.some(survivesRenames)).map((role) => `${provider}.${role}`),
+    );
+    expect(fragile).toEqual(Object.keys(CLASSES_ONLY));
   });
 });

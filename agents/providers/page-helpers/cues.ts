@@ -1,5 +1,5 @@
 /** In the page: finding a role's element by the pack's cues (CSS, text, accessible name), and which cue matched. */
-import type { Helpers } from './types.js';
+import type { Accept, Helpers } from './types.js';
 import type { PageCue } from '../cues.js';
 import type { PagePack } from '../site.js';
 
@@ -59,8 +59,8 @@ export function addCues(h: Helpers): void {
     return (squash(words) || squash(el)).slice(0, 500);
   };
 
-  /** The visible elements under `root` the cue finds, in document order; with `first`, at most one. */
-  const matches = (cue: PageCue, root: ParentNode, first: boolean): Element[] => {
+  /** The visible elements under `root` the cue finds that `accept` takes, in document order; with `first`, at most one. */
+  const matches = (cue: PageCue, root: ParentNode, first: boolean, accept?: Accept): Element[] => {
     const text = h.regex(cue.text);
     const name = h.regex(cue.name);
     let all: Element[];
@@ -74,12 +74,13 @@ export function addCues(h: Helpers): void {
       if (!h.visible(el)) continue;
       if (text && !text.test(el.textContent ?? '')) continue;
       if (name && !name.test(h.accessibleName(el))) continue;
+      if (accept && !accept(el, cue)) continue;
       found.push(el);
       if (first) break;
     }
     return found;
   };
-  const matchCue = (cue: PageCue, root: ParentNode): Element | null => matches(cue, root, true)[0] ?? null;
+  const matchCue = (cue: PageCue, root: ParentNode, accept?: Accept): Element | null => matches(cue, root, true, accept)[0] ?? null;
 
   h.findAll = (cue, root) => matches(cue, root, false);
 
@@ -88,10 +89,10 @@ export function addCues(h: Helpers): void {
     return cues.findIndex((cue) => matchCue(cue, root) !== null);
   };
 
-  h.find = (cues, root = document) => {
+  h.find = (cues, root = document, accept) => {
     if (!cues || !root) return null;
     for (const cue of cues) {
-      const hit = matchCue(cue, root);
+      const hit = matchCue(cue, root, accept);
       if (hit) return hit;
     }
     return null;

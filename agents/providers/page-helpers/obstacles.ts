@@ -1,11 +1,11 @@
 /**
  * In the page: what ends a job at the page level (a challenge, an account lock, a login
- * wall, a limit notice, whether the pack knows its markup or only its words say it) and what
- * stands in the way before acting (modal dialogs, overlays, an A/B chooser, a mode
- * toggle), for the flow to clear.
+ * wall, a limit notice, whether the pack knows its markup or only its words say it), never
+ * read from the conversation (conversation.ts), and what stands in the way before acting
+ * (modal dialogs, overlays, an A/B chooser, a mode toggle), for the flow to clear.
  */
 import type { PagePack } from '../site.js';
-import type { Helpers, TurnProblem } from './types.js';
+import type { Accept, Helpers, TurnProblem } from './types.js';
 
 export function addObstacles(h: Helpers): void {
   /**
@@ -16,7 +16,12 @@ export function addObstacles(h: Helpers): void {
    */
   const cloudflare = (pack: PagePack): TurnProblem | null => {
     const title = document.title.trim();
-    const byTitle = /^(just a moment|verifying|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title);
+    // A chat takes its prompt for the tab's title ("Just a moment, …"): an interstitial shows
+    // neither a composer nor a conversation.
+    const byTitle =
+      /^(just a moment|verifying|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title) &&
+      !h.find(pack.composer) &&
+      !h.showsConversation(pack);
     const byScript = 'cf_chl_opt' in window || '_cf_chl_opt' in window;
     const byResource =
       !!document.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form[action*="__cf_chl"], iframe[src*="challenges.cloudflare.com"]') &&
@@ -44,19 +49,41 @@ export function addObstacles(h: Helpers): void {
     return layers;
   };
 
+  /** Walls and locks that a fresh page of the site did not show (`acquit`): part of this page, not notices. */
+  const acquitted = new WeakSet<Element>();
+  /**
+   * Whether `el` is in a dialog that blocks the page, or in the layer over the composer: no
+   * title nor answer is. A wall or a lock anywhere else may be the page's own words: a fresh
+   * page must show one too, unless this is one (`confirm`, fresh-page.ts).
+   */
+  const blocksPage = (pack: PagePack, el: Element): boolean => el.closest(`${MODAL}, [aria-modal="true"]`) !== null || layersOver(pack).some((l) => l.contains(el));
+
   h.blocker = (pack) => {
     const challenge = cloudflare(pack);
     if (challenge) return challenge;
+    const conversation = h.conversation(pack);
+    const outside: Accept = (el, cue) => !acquitted.has(el) && conversation.beside(el, cue);
     for (const role of ['challenge', 'accountLock', 'loginWall', 'limitBanner'] as const) {
-      const el = h.find(pack[role]);
-      if (el) return { kind: role, text: h.textOf(el) };
+      const el = h.find(pack[role], document, outside);
+      if (!el) continue;
+      const problem: TurnProblem = { kind: role, text: h.textOf(el) };
+      return (role === 'accountLock' || role === 'loginWall') && !blocksPage(pack, el) ? { ...problem, confirm: true } : problem;
     }
-    const layers = layersOver(pack);
+    const layers = layersOver(pack).filter((l) => !acquitted.has(l) && !conversation.holds(l));
     for (const [kind, words] of [['accountLock', LOCK_WORDS], ['limitBanner', LIMIT_WORDS]] as const) {
-      const layer = layers.find((l) => words.test(l.textContent ?? ''));
+      const layer = layers.find((l) => words.test(conversation.wordsBeside(l)));
       if (layer) return { kind, text: h.textOf(layer) };
     }
     return null;
+  };
+
+  h.acquit = (pack) => {
+    const conversation = h.conversation(pack);
+    for (const role of ['accountLock', 'loginWall'] as const) {
+      for (const cue of pack[role] ?? []) {
+        for (const el of h.findAll(cue, document)) if (!conversation.holds(el) && !blocksPage(pack, el)) acquitted.add(el);
+      }
+    }
   };
 
   const MODAL = '[role="dialog"][aria-modal="true"], [role="alertdialog"], dialog[open]';

@@ -6,8 +6,9 @@ import type { PagePack, Role } from '../site.js';
 import type { Helpers, TurnScope } from './types.js';
 
 export function addTurns(h: Helpers): void {
-  h.turns = (pack) => {
-    for (const cue of pack.assistantTurn ?? []) {
+  /** The turns the first of `cues` that finds any finds, in document order. */
+  const turnsBy = (cues: PagePack['assistantTurn']): Element[] => {
+    for (const cue of cues ?? []) {
       let all: Element[];
       try {
         all = Array.from(document.querySelectorAll(cue.css));
@@ -21,6 +22,8 @@ export function addTurns(h: Helpers): void {
     }
     return [];
   };
+  h.turns = (pack) => turnsBy(pack.assistantTurn);
+  h.userTurns = (pack) => turnsBy(pack.userTurn);
 
   /**
    * What identifies a turn across re-renders: a virtualized transcript may replace an old

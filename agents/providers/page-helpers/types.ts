@@ -2,8 +2,26 @@
 import type { PagePack, PagePackJson, Role } from '../site.js';
 import type { PageCue } from '../cues.js';
 
-/** Something other than an answer: what the page showed, and its text. `accountLock`: the site says the account itself is in question. */
-export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge' | 'accountLock'; text: string };
+/**
+ * Something other than an answer: what the page showed, and its text. `accountLock`: the site
+ * says the account itself is in question. `confirm`: a login wall or a lock seen in no dialog
+ * that blocks the page: beside a conversation, it counts only once a fresh page of the site
+ * shows one too (fresh-page.ts), as a chat's title or a page's own words may look like one.
+ */
+export type TurnProblem = { kind: 'errorCard' | 'refusal' | 'limitBanner' | 'loginWall' | 'challenge' | 'accountLock'; text: string; confirm?: true };
+/** Whether an element a cue found is taken after all (the cue's CSS, text and name all matched). */
+export type Accept = (el: Element, cue: PageCue) => boolean;
+
+/** What belongs to the conversation on the page, for one look at it (conversation.ts). */
+export interface Conversation {
+  /** Whether the element is part of it: in a turn (the assistant's or the person's), a chat's title. */
+  holds(el: Element): boolean;
+  /** The element's words that are not the conversation's: what a notice says in its own words. */
+  wordsBeside(el: Element): string;
+  /** Takes what a cue found beside the conversation, if its words say what the cue's text asks without the conversation's. */
+  beside: Accept;
+}
+
 /** A role the flow needs that no cue of the pack finds. */
 export type MissingRole = { kind: 'missing'; role: Role; detail: string };
 /**
@@ -47,8 +65,8 @@ export interface PageHelpers {
   /** The last text the page wrote to the clipboard since `clearClipboard`. */
   clipboard: string | null;
   clearClipboard(): void;
-  /** The first visible element a cue finds, trying the cues in order. */
-  find(cues: readonly PageCue[] | undefined, root?: ParentNode | null): Element | null;
+  /** The first visible element a cue finds (and `accept` takes), trying the cues in order. */
+  find(cues: readonly PageCue[] | undefined, root?: ParentNode | null, accept?: Accept): Element | null;
   /** Which cue (its index) finds a visible element now, or -1. */
   which(cues: readonly PageCue[] | undefined, root?: ParentNode | null): number;
   /** The assistant turns on the page, in document order (by the first cue that finds any). */
@@ -70,8 +88,18 @@ export interface PageHelpers {
    * `markerExpected`: the agent has seen the finished signal end an answer of this site.
    */
   watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome>;
-  /** Page-level conditions that end a job: challenge, login wall, limit banner. */
+  /**
+   * Page-level conditions that end a job: a challenge, an account lock, a login wall, a limit
+   * notice; never read from the conversation (conversation.ts), nor from what `acquit` cleared.
+   */
   blocker(pack: PagePack): TurnProblem | null;
+  /**
+   * A fresh page of the site showed no wall nor lock: the ones the blocker would report in the
+   * open now are part of this page (a title, a word), and it skips them from now on.
+   */
+  acquit(pack: PagePack): void;
+  /** Whether the page shows a conversation: an assistant's turn or the person's. */
+  showsConversation(pack: PagePack): boolean;
   /** What stands in the way of acting on the page, if anything. */
   obstacle(pack: PagePack): Obstacle | null;
   /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
@@ -106,6 +134,10 @@ export interface Helpers extends PageHelpers {
   accessibleName(el: Element): string;
   /** A notice's words for a person (its buttons' labels left out), whitespace collapsed and cut to 500 characters. */
   textOf(el: Element): string;
+  /** The person's turns on the page, in document order (by the first cue that finds any). */
+  userTurns(pack: PagePack): Element[];
+  /** What belongs to the conversation, for one look at the page. */
+  conversation(pack: PagePack): Conversation;
   /** Where a turn's own roles are looked for: see TurnScope. */
   scopeOf(pack: PagePack, turn: Element, scope: TurnScope): Element;
   /** A turn-level role on the turn itself or within `root`, its scope. */

@@ -47,7 +47,8 @@ export function addWatch(h: Helpers): void {
         working ||= stopShown;
         const turn = h.newTurn(pack);
         if (!turn) {
-          const pageError = h.find(pack.errorCard);
+          // A page-wide error, never an earlier turn's words or its old error card.
+          const pageError = h.find(pack.errorCard, document, h.conversation(pack).beside);
           if (pageError) return { kind: 'errorCard', text: h.textOf(pageError) };
           // A long-thinking mode (pro, research) says it is thinking for minutes before any
           // answer: no hang while it does (the attempt's timeout and deadline still bound it).

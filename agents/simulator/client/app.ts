@@ -5,6 +5,7 @@
  * login wall, challenge, reasoning pause, hang).
  */
 import { accountNotices } from './account-notices.js';
+import { chatTitles } from './chat-titles.js';
 import { consentBanner } from './consent-banner.js';
 import { upsellBanner } from './upsell-banner.js';
 import { withDrift } from './drift.js';
@@ -26,7 +27,7 @@ const INTERIM_TEXT = "I'll research the primary sources first, then put together
 export function startApp(skin: Skin): void {
   const boot = window.__SIM_BOOT;
   const ui = withDrift(boot.drift, skin.mount(document.body));
-  const render = (md: string) => renderMarkdown(md, skin.renderCode);
+  const render = (md: string) => renderMarkdown(md, skin);
   let conversationId = boot.conversationId;
   let generating: { stop(): void } | null = null;
 
@@ -44,6 +45,7 @@ export function startApp(skin: Skin): void {
   if (boot.upsell) upsellBanner();
   if (boot.consent) consentBanner(ui.composer.element, (choice) => void post('/__sim/consent', { choice }));
   const files = boot.pasteToFileAt === null ? null : pastedFiles(ui.composer.element, boot.pasteToFileAt);
+  const titles = chatTitles(boot);
   const picker = variantPicker(
     boot.provider,
     boot.layout,
@@ -205,6 +207,7 @@ export function startApp(skin: Skin): void {
         if (plan.hydrateEmpty) turn.render('');
         turn.finish(plan.hydrateEmpty ? '' : plan.markdown);
         settle();
+        if (plan.conversationId && plan.title) titles.named(plan.conversationId, plan.title);
         if (boot.provisionalUntilDone && address) later(300, address);
         // The page's own clock (the machine's): when the answer showed finished.
         void post('/__sim/done', { conversationId, turn: plan.turn, at: Date.now() });

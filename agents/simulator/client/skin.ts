@@ -5,7 +5,7 @@
  */
 import type { DriftKind } from './drift-kinds.js';
 import type { AccountNoticeKind } from './account-notices.js';
-import type { CodeBlock } from './markdown.js';
+import type { MarkdownLook } from './markdown.js';
 import type { VariantBoot } from './variant-picker.js';
 
 export type ComposerMode = 'empty' | 'ready' | 'generating' | 'paused';
@@ -37,9 +37,9 @@ export interface SkinUi {
   showLimitBanner(text: string): void;
 }
 
-export interface Skin {
+/** A provider's page; `MarkdownLook`: how it renders what answers hold (code blocks, links) its own way. */
+export interface Skin extends MarkdownLook {
   mount(root: HTMLElement): SkinUi;
-  renderCode?: (block: CodeBlock) => string;
 }
 
 /** What the site server embeds in each page. */
@@ -53,6 +53,8 @@ export interface Boot {
    * conversation reopened mid-answer): the page shows it going on, in what remains of its time.
    */
   answering: { prompt: string; plan: Plan } | null;
+  /** The account's chats, newest first, with the titles the site gave them (chat-titles.ts). */
+  chats: { id: string; title: string }[];
   paths: { newChat: string; conversation: string; transient?: string };
   /** Which of the provider's layouts the skin shows (SimSiteConfig.layouts). */
   layout: string;
@@ -96,4 +98,6 @@ export interface Plan {
   thinkFirstMs?: number;
   /** An `answer` whose wrapper ends empty, its copy giving nothing, until the page is loaded again (answer.ts). */
   hydrateEmpty?: true;
+  /** The title of the answer's conversation (chat-titles.ts). */
+  title?: string;
 }

@@ -58,7 +58,8 @@ describeBeside('the simulated Perplexity page', () => {
         expect(await b.getAttribute('aria-label')).toBeNull();
         expect((await b.textContent())!.trim()).toBe('');
       }
-      await s.page.locator(`.group\\/query ${COPY_ICON}`).click({ force: true });
+      // The question's, before its title block.
+      await s.page.locator(`:has(+ .group\\/title) ${COPY_ICON}`).click({ force: true });
       expect(await copied(s)).toBe('Slowly [[sim:ms=1500]]');
       await s.page.locator(`[data-workflow-text-footer] ${COPY_ICON}`).click();
       expect(await copied(s)).toBe(simulatedAnswer('Perplexity', 'perplexity', 'Slowly [[sim:ms=1500]]', 1));

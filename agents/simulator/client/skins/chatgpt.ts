@@ -28,6 +28,8 @@ if (!layout) throw new Error(`The ChatGPT skin has no layout "${boot.layout}".`)
 
 startApp({
   ...layout,
+  // No captured answer holds a link (the captures' links are citation pills): one that opens elsewhere.
+  linkAttributes: { target: '_blank', rel: 'noopener' },
   mount(root): SkinUi {
     document.head.append(el('style', {}, CHATGPT_STYLE));
     return layout.mount(root);

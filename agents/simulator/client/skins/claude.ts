@@ -301,6 +301,8 @@ const claude: Skin = {
       },
     };
   },
+  // An answer's link, as the real page of 2026-05 has it.
+  linkAttributes: { class: 'underline underline underline-offset-2 decoration-1 decoration-current/40 hover:decoration-current focus:decoration-current' },
   // Claude's code block: a labelled group with the copy control and the language label inside
   // <pre> (the research reaches the copy button as `pre button`; innerText shows the label as
   // a bare line before the code), the code itself in `code.language-<lang>`. The wrapper's

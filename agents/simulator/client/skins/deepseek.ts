@@ -112,6 +112,8 @@ function highlight(language: string, code: string): string {
 
 const deepseek: Skin = {
   renderCode,
+  // An answer's link, as the real page of 2026-05 has it.
+  linkAttributes: { target: '_blank', rel: 'noreferrer' },
   mount(root) {
     let mode: ComposerMode = 'empty';
     /** Between a send and the answer's first words (2026 layouts only). */

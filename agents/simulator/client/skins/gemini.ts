@@ -229,6 +229,8 @@ function renderCode({ language, code }: CodeBlock): string {
 
 const gemini: Skin = {
   renderCode,
+  // No captured answer holds a link: a link that opens elsewhere, as every site's does.
+  linkAttributes: { target: '_blank', rel: 'noopener' },
   mount(root) {
     document.documentElement.lang = L === LABELS.ja ? 'ja' : 'en';
     document.head.append(el('style', {}, STYLE));

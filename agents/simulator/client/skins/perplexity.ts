@@ -13,8 +13,10 @@
  *   in a thread an empty composer shows Submit `disabled` and `pointer-events-none`;
  *   while answering, `button[aria-label="Stop"]` (React renders these, so the absent ones
  *   are gone from the DOM, not hidden);
- * - the user's query `.group/query` holds a plain `whitespace-pre-line` span, and a hover
- *   row of icon-only buttons, Edit and Copy (copies the question);
+ * - the user's query, an `h1.group/query` in its title block, holds a plain
+ *   `whitespace-pre-line` span; before the block, its icon buttons, Edit and Copy (copies the
+ *   question), labelled "Edit query" and "Copy query" in `markdown-content`; in `final-text`
+ *   each question's block is a numbered `[data-workflow-entry]`;
  * - every action button is icon-only: `<button>` > `<svg role="img">` >
  *   `<use xlink:href="#pplx-icon-…">`, no aria-label, no text (copy, share, repeat for
  *   Rewrite, thumb-up/-down, dots, cpu for the model);
@@ -63,9 +65,6 @@ const STYLE = `
 .gap-y-sm{row-gap:8px}
 .hidden{display:none}
 .pointer-events-none{pointer-events:none}
-.opacity-0{opacity:0}
-.group\\/query:hover .opacity-0{opacity:1}
-.group\\/query:hover .pointer-events-none{pointer-events:auto}
 .query{font-size:20px;margin:24px 0 8px}
 .whitespace-pre-line{white-space:pre-line}
 .codeWrapper{background:#f4f4f4;border-radius:8px;padding:4px 8px}
@@ -186,6 +185,8 @@ function wireCodeCopies(root: HTMLElement): void {
 
 const perplexity: Skin = {
   renderCode,
+  // An answer's link, as the real page of 2026-05 has it.
+  linkAttributes: { rel: 'nofollow noopener', class: 'reset interactable cursor-pointer decoration-1 underline-offset-1 text-super hover:underline', target: '_blank' },
   mount(root) {
     document.head.append(el('style', {}, STYLE));
     const boot = window.__SIM_BOOT;
@@ -318,13 +319,29 @@ const perplexity: Skin = {
       addUserTurn(text) {
         if (!inThread) document.title = text.slice(0, 80);
         enterThread();
-        // The question's own hover row: Edit and Copy, icon-only like the answer's.
-        const copy = iconButton('copy');
+        // The question's Edit and Copy (icons; labelled "Edit query" and "Copy query" on the real
+        // page of 2026-05, unlabelled in the 2026-10 renderer), then its title block holding the
+        // question, the thread's h1; the 2026-10 renderer numbers each question's block
+        // (`data-workflow-entry`, research 2026-11-26, fixtures).
+        const labelled = (label: string, icon: string) => {
+          const b = iconButton(icon);
+          if (!finalText) b.setAttribute('aria-label', label);
+          return b;
+        };
+        const copy = labelled('Copy query', 'copy');
         copy.addEventListener('click', () => void navigator.clipboard.writeText(text));
-        const hoverRow = el('div', { class: 'pointer-events-none opacity-0 group-hover:opacity-100 focus-within:pointer-events-auto flex items-center gap-1' }, iconButton('pencil'), copy);
-        entry = el('div', { class: 'thread-entry border-b' });
+        entry = el('div', { class: 'thread-entry border-b', ...(finalText ? { 'data-workflow-entry': String(answers) } : {}) });
         entry.append(
-          el('div', { class: 'query group/query group/user-bubble' }, el('span', { class: 'select-text whitespace-pre-line break-words' }, text), hoverRow),
+          el(
+            'div',
+            { class: 'flex flex-col' },
+            el('div', { class: 'flex items-center gap-1' }, labelled('Edit query', 'pencil'), copy),
+            el(
+              'div',
+              { class: 'group/title relative inline-flex flex-col' },
+              el('h1', { class: 'query group/query group/user-bubble' }, el('span', { class: 'select-text whitespace-pre-line break-words' }, text)),
+            ),
+          ),
         );
         thread.append(entry);
       },

@@ -78,6 +78,7 @@ pre.qwen-markdown-code{padding:0;background:#f6f6f8;border-radius:8px;overflow:h
 
 const qwen: Skin = {
   renderCode,
+  linkAttributes: { class: 'qwen-markdown-link', target: '_blank', rel: 'noreferrer' }, // real page 2026-05
   mount(root) {
     document.head.append(el('style', {}, STYLE + PANEL_STYLE));
     const boot = window.__SIM_BOOT;
