@@ -6,7 +6,7 @@ import { PROVIDERS } from '../core/providers.js';
 // (0.5 s against 0.1 s for `chatbridge COMMAND --help`).
 const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
-                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]]
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api] [--fix-grants|--keep-grants]]
   The service, headless, until Ctrl-C (running jobs go back to the queue).
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
@@ -22,6 +22,10 @@ const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--h
                            agents from its own data dir. Without it, SQLite in the data dir
   --device-name NAME       how this device is listed in status and the dashboard (default: host name)
   --no-api                 with --database: run this device's agents only, answering no HTTP
+  --fix-grants             with --database: a database other roles can reach (connect, LISTEN)
+                           is closed to them at start instead of refused
+  --keep-grants            with --database: start on such a database anyway, with a warning
+                           (you manage its grants yourself)
   --simulate               run against six simulated provider sites, one agent each, in
                            <data dir>/simulator; prints an API key for the run
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1

@@ -198,6 +198,12 @@ export interface StoreEvent {
    * notice only names it), and `job` re-read (it may have moved on since).
    */
   start?: AttemptStart;
+  /**
+   * Another instance's move, heard through a notice (which any role that can connect may send)
+   * and re-read: the row shows how the job is now, not that it moved now. Such an event is a
+   * hint to look again, never counted or logged: the instance that made a move does that.
+   */
+  heard?: true;
 }
 
 /** Hourly caps over the rolling 60-minute window of attempt starts; null means no cap. */
