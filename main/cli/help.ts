@@ -110,9 +110,13 @@ chatbridge accounts disable ACCT_ID [--database URL]
                   keys are shown by id there`,
   settings: `chatbridge settings retention [--days N|none] [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
+chatbridge settings variants [allow|deny PROVIDER/VARIANT…] [--database URL]
+chatbridge settings variants cap PROVIDER/VARIANT N|none [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
+  variants   which variants (chatgpt/thinking, …) the accounts of a hosted service may ask for
+             (none until allowed), and hourly caps of the jobs asking for a variant
   --database URL  the settings of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   jobs: `chatbridge jobs delete JOB_ID [--database URL]
 chatbridge jobs purge --before DATE [--database URL]
@@ -158,7 +162,7 @@ Usage:
   chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none] | settings pause [--min 10s]
+  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
   chatbridge migrate --database URL      creates or upgrades the shared PostgreSQL schema

@@ -3,7 +3,7 @@ import {
   EVERY_ACCOUNT,
   type AttemptEnd,
   type AttemptRow,
-  type AttemptStart,
+  type HourStart,
   type Claim,
   type ConversationRow,
   type Deletion,
@@ -263,9 +263,10 @@ export class PgJobStore implements JobStore {
     return rows.map((r) => r.id);
   }
 
-  async attemptStartsSince(since: number): Promise<AttemptStart[]> {
-    const { rows } = await this.pool.query<AttemptStart>(
-      `SELECT job_id, attempt, agent_id, provider, started_at FROM attempts WHERE started_at > $1 ORDER BY started_at, job_id, attempt`,
+  async attemptStartsSince(since: number): Promise<HourStart[]> {
+    const { rows } = await this.pool.query<HourStart>(
+      `SELECT a.job_id, a.attempt, a.agent_id, a.provider, a.started_at, j.variant FROM attempts a JOIN jobs j ON j.id = a.job_id
+       WHERE a.started_at > $1 ORDER BY a.started_at, a.job_id, a.attempt`,
       [since],
     );
     return rows;
@@ -349,7 +350,8 @@ export class PgJobStore implements JobStore {
   private async countStarts(c: Client, now: number): Promise<CapCount> {
     await capsLock(c);
     const { rows } = await c.query<StartCount>(
-      `SELECT agent_id, provider, COUNT(*) AS n FROM attempts WHERE started_at > $1 GROUP BY agent_id, provider`,
+      `SELECT a.agent_id, a.provider, j.variant, COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id
+       WHERE a.started_at > $1 GROUP BY a.agent_id, a.provider, j.variant`,
       [capWindowStart(now)],
     );
     return new CapCount(rows);
