@@ -80,7 +80,7 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<Com
       completions.checkVariant(provider, variant, request.accountId, 'model');
       const prompt = flattenMessages(messages);
       const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true });
-      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
+      const done = await holds.during(request, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,
         object: 'chat.completion',
