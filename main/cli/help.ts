@@ -112,11 +112,13 @@ chatbridge accounts disable ACCT_ID [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
 chatbridge settings variants [allow|deny PROVIDER/VARIANT…] [--database URL]
 chatbridge settings variants cap PROVIDER/VARIANT N|none [--database URL]
+chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…] [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
   variants   which variants (chatgpt/thinking, …) the accounts of a hosted service may ask for
              (none until allowed), and hourly caps of the jobs asking for a variant
+  webhooks   addresses and ranges (203.0.113.0/24, 2001:db8::/32) no webhook is ever sent to
   --database URL  the settings of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   jobs: `chatbridge jobs delete JOB_ID [--database URL]
 chatbridge jobs purge --before DATE [--database URL]

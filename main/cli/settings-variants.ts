@@ -1,7 +1,7 @@
 import type { Settings, SettingsStore } from '../settings/settings-store.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
-import { withSettings } from './shared-settings.js';
+import { changeSettings } from './shared-settings.js';
 
 export const VARIANTS_USE = 'Use: chatbridge settings variants [allow|deny PROVIDER/VARIANT…] | settings variants cap PROVIDER/VARIANT N|none';
 
@@ -13,16 +13,7 @@ export const VARIANTS_USE = 'Use: chatbridge settings variants [allow|deny PROVI
 export async function settingsVariants(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION }, 64);
   const [action, ...names] = positionals;
-  const change = changeOf(action, names);
-  const shown = await withSettings(values, async (store) => {
-    try {
-      await change?.(store.get(), store);
-    } catch (error) {
-      if (error instanceof RangeError) throw new UsageError(`${error.message}.`);
-      throw error;
-    }
-    return store.get();
-  });
+  const shown = await changeSettings(values, changeOf(action, names));
   const caps = Object.entries(shown.variantCaps).sort(([a], [b]) => a.localeCompare(b));
   process.stdout.write(
     `Variants accounts may ask for: ${shown.tenantVariants.length > 0 ? shown.tenantVariants.join(', ') : 'none'} (the hosted profile; the operator's own keys may ask for any).\n` +
@@ -30,9 +21,7 @@ export async function settingsVariants(args: string[]): Promise<void> {
   );
 }
 
-type Change = (now: Settings, store: SettingsStore) => Promise<void>;
-
-function changeOf(action: string | undefined, names: string[]): Change | undefined {
+function changeOf(action: string | undefined, names: string[]): ((now: Settings, store: SettingsStore) => Promise<void>) | undefined {
   if (action === undefined) return undefined;
   if ((action === 'allow' || action === 'deny') && names.length > 0) {
     return (now, store) =>

@@ -2,9 +2,10 @@ import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { settingsVariants, VARIANTS_USE } from './settings-variants.js';
+import { settingsWebhooks, WEBHOOKS_USE } from './settings-webhooks.js';
 import { withSettings } from './shared-settings.js';
 
-const USE = `Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]\n${VARIANTS_USE}`;
+const USE = `Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]\n${VARIANTS_USE}\n${WEBHOOKS_USE}`;
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers
@@ -14,6 +15,7 @@ const USE = `Use: chatbridge settings retention [--days N|none] | settings pause
 export async function settings(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub === 'variants') return settingsVariants(rest);
+  if (sub === 'webhooks') return settingsWebhooks(rest);
   if (sub !== 'retention' && sub !== 'pause') throw new UsageError(USE);
   const { values } = parse(rest, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION, days: { type: 'string' }, min: { type: 'string' } });
   if (values[sub === 'pause' ? 'days' : 'min'] !== undefined) throw new UsageError(USE);

@@ -1,5 +1,6 @@
 import type { Claim } from '../core/jobs.js';
 import { HOUR_MS } from './hourly-usage.js';
+import { variantName } from './variant-caps.js';
 
 /** Attempt starts in the rolling hour of one agent (on one provider) for jobs asking for one variant (or none), as a store counts them. */
 export interface StartCount {
@@ -14,15 +15,6 @@ export function capsAsked(claims: readonly Claim[]): boolean {
   return claims.some(({ caps }) => caps !== undefined && Object.values(caps).some((cap) => cap !== null && cap !== undefined));
 }
 
-/** How caps name a variant: `provider/variant` (a job asking for none counts against no variant's cap). */
-export function variantName(provider: string, variant: string | null | undefined): string | null {
-  return variant ? `${provider}/${variant}` : null;
-}
-
-/** A variant's cap used up, in words: "the hourly cap of chatgpt/pro (2 jobs an hour) is used up". */
-export function variantCapUsedUp({ variant, cap }: { variant: string; cap: number }): string {
-  return `the hourly cap of ${variant} (${cap} job${cap === 1 ? '' : 's'} an hour) is used up`;
-}
 
 /** The window's start: a start at or before it has left the hour (as HourlyUsage prunes it). */
 export function capWindowStart(now: number): number {

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { HourStart } from '../core/jobs.js';
-import { variantName } from './cap-count.js';
+import { variantName } from './variant-caps.js';
 import type { JobStore } from './job-store.js';
 
 export const HOUR_MS = 3_600_000;

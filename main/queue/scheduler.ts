@@ -4,7 +4,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { VariantCatalog } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
-import { variantName } from './cap-count.js';
+import { variantName } from './variant-caps.js';
 import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
 import type { AttemptEnd, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';

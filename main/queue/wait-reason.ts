@@ -1,7 +1,7 @@
 import type { WaitReason } from '../core/wait-reason.js';
 import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
-import { variantCapUsedUp } from './cap-count.js';
+import { variantCapUsedUp } from './variant-caps.js';
 import { isUsable, type ClusterAgents } from './cluster-agents.js';
 import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
 

@@ -2,7 +2,7 @@ import type { CompletionRequest } from '../api/schemas.js';
 import { unknownAgent, type Profile } from '../api/profile.js';
 import { ApiError, invalid } from '../core/errors.js';
 import type { WaitReason } from '../core/wait-reason.js';
-import { variantCapUsedUp } from '../queue/cap-count.js';
+import { variantCapUsedUp } from '../queue/variant-caps.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobStore } from '../queue/job-store.js';
 import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';

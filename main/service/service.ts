@@ -314,7 +314,10 @@ export class Service {
       // The service's log does not exist yet; a failed re-read is rare enough to go to stderr.
       onError: (error) => options.onWarning?.(`A shared table could not be read again (the next change tries again): ${error.message}`),
     });
-    const policy: AddressPolicy = { publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks };
+    const policy: AddressPolicy = {
+      publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks,
+      denied: () => storage.settings.get().webhookDeny,
+    };
     const transport = options.webhookTransport ?? httpsTransport;
     const service = new Service(
       storage,

@@ -21,6 +21,8 @@ export interface Settings {
   tenantVariants: string[];
   /** Hourly caps of jobs asking for a variant, by `provider/variant`; one not named has none. */
   variantCaps: Record<string, number>;
+  /** Addresses and ranges (CIDR) no webhook is ever sent to, in either profile, whatever a name resolves to. */
+  webhookDeny: string[];
 }
 
 /**
@@ -87,6 +89,7 @@ const DEFAULTS: Omit<Settings, 'pauseMs'> = {
   retentionDays: DEFAULT_RETENTION_DAYS,
   tenantVariants: [],
   variantCaps: {},
+  webhookDeny: [],
 };
 
 /**
@@ -110,6 +113,8 @@ export interface SettingsStore {
   setTenantVariants(variants: readonly string[]): Promise<void>;
   /** Changes one variant's hourly cap (null: none); another variant's cap changed at the same time is kept. */
   setVariantCap(variant: string, cap: number | null): Promise<void>;
+  /** Replaces the webhook deny-list; rejects with a RangeError on an entry checkDeniedRange refuses. */
+  setWebhookDeny(ranges: readonly string[]): Promise<void>;
   /**
    * Hears that the settings may have changed: here (the tray, the dashboard), by another
    * instance, or by `chatbridge pause` and the other commands. Returns the function that stops it.
@@ -133,6 +138,7 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
     tenantVariants: s.tenantVariants ?? DEFAULTS.tenantVariants,
     // Stored merged, a cap taken off is a null: it is no cap.
     variantCaps: Object.fromEntries(Object.entries(s.variantCaps ?? {}).filter(([, cap]) => cap !== null)),
+    webhookDeny: s.webhookDeny ?? DEFAULTS.webhookDeny,
   };
 }
 

@@ -49,7 +49,7 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
       expect(store.get().providerCaps).toMatchObject({ chatgpt: null, claude: 4, gemini: 5, deepseek: null });
     });
 
-    it("keeps the variants tenants may ask for and each variant's cap, merged with another store's, refusing names that are not PROVIDER/VARIANT", async () => {
+    it("keeps the variants tenants may ask for, each variant's cap (merged with another store's) and the webhook deny-list, refusing what is malformed", async () => {
       expect(store.get()).toMatchObject({ tenantVariants: [], variantCaps: {} });
       const other = await t.another();
       await store.setTenantVariants(['chatgpt/thinking', 'claude/opus', 'chatgpt/thinking']);
@@ -63,6 +63,9 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
         await expect(store.setVariantCap(bad, 1)).rejects.toThrow(RangeError);
       }
       await expect(store.setVariantCap('chatgpt/pro', -1)).rejects.toThrow(/whole number of jobs/);
+      await store.setWebhookDeny(['169.254.0.0/16', 'fd00::/8', '169.254.0.0/16']);
+      await expect(store.setWebhookDeny(['example.com'])).rejects.toThrow(RangeError);
+      expect(store.get().webhookDeny).toEqual(['169.254.0.0/16', 'fd00::/8']);
       expect((await t.another()).get()).toEqual(store.get());
     });
 

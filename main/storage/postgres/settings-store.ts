@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Provider } from '../../core/providers.js';
+import { checkDeniedRange } from '../../webhooks/public-address.js';
 import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
 import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
@@ -68,6 +69,10 @@ export class PgSettingsStore implements SettingsStore {
 
   async setTenantVariants(variants: readonly string[]): Promise<void> {
     return this.set('tenantVariants', [...new Set(variants.map(checkVariantName))].sort());
+  }
+
+  async setWebhookDeny(ranges: readonly string[]): Promise<void> {
+    return this.set('webhookDeny', [...new Set(ranges.map(checkDeniedRange))]);
   }
 
   /** Merged into the stored object as setProviderCap is; a cap taken off is stored as null (settingsFrom drops it). */

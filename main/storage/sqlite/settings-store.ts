@@ -1,5 +1,6 @@
 import type { Provider } from '../../core/providers.js';
 import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkDeniedRange } from '../../webhooks/public-address.js';
 import type { Db } from './db.js';
 import { Listeners } from '../../core/listeners.js';
 
@@ -54,6 +55,10 @@ export class SqliteSettingsStore implements SettingsStore {
 
   async setTenantVariants(variants: readonly string[]): Promise<void> {
     this.set('tenantVariants', [...new Set(variants.map(checkVariantName))].sort());
+  }
+
+  async setWebhookDeny(ranges: readonly string[]): Promise<void> {
+    this.set('webhookDeny', [...new Set(ranges.map(checkDeniedRange))]);
   }
 
   async setVariantCap(variant: string, cap: number | null): Promise<void> {
