@@ -3,7 +3,7 @@ import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { changeSettings } from './shared-settings.js';
 
-export const VARIANTS_USE = 'Use: chatbridge settings variants [allow|deny PROVIDER/VARIANT…] | settings variants cap PROVIDER/VARIANT N|none';
+const VARIANTS_USE = 'Use: chatbridge settings variants [allow|deny PROVIDER/VARIANT…] | settings variants cap PROVIDER/VARIANT N|none';
 
 /**
  * `chatbridge settings variants`: the variants a hosted service's accounts may ask for (none

@@ -3,7 +3,7 @@ import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { changeSettings } from './shared-settings.js';
 
-export const WEBHOOKS_USE = 'Use: chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…]';
+const WEBHOOKS_USE = 'Use: chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…]';
 
 /**
  * `chatbridge settings webhooks`: the operator's webhook deny-list, addresses and CIDR ranges

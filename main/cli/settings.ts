@@ -1,11 +1,11 @@
 import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
-import { settingsVariants, VARIANTS_USE } from './settings-variants.js';
-import { settingsWebhooks, WEBHOOKS_USE } from './settings-webhooks.js';
+import { settingsVariants } from './settings-variants.js';
+import { settingsWebhooks } from './settings-webhooks.js';
 import { withSettings } from './shared-settings.js';
 
-const USE = `Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]\n${VARIANTS_USE}\n${WEBHOOKS_USE}`;
+const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]';
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers
