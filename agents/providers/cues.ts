@@ -19,10 +19,16 @@ export interface Cue {
   note?: string;
 }
 
-/** A cue as the page helpers take it: regular expressions as [source, flags]. */
+/**
+ * A regular expression as the page helpers take it: [source, flags], and for a user's pattern
+ * the most characters of a text it reads (user-patterns.ts).
+ */
+export type PagePattern = readonly [source: string, flags: string] | readonly [source: string, flags: string, limit: number];
+
+/** A cue as the page helpers take it. */
 export interface PageCue {
   kind: CueKind;
   css: string;
-  text?: readonly [string, string];
-  name?: readonly [string, string];
+  text?: PagePattern;
+  name?: PagePattern;
 }

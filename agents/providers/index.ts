@@ -1,5 +1,5 @@
 import type { Provider } from '../../main/core/providers.js';
-import { checkPack, compileSite, type SitePack } from './pack-schema.js';
+import { checkPack, compileSite, mergeOverride, type SiteOverride, type SitePack } from './pack-schema.js';
 import chatgpt from './packs/chatgpt.json' with { type: 'json' };
 import claude from './packs/claude.json' with { type: 'json' };
 import deepseek from './packs/deepseek.json' with { type: 'json' };
@@ -22,6 +22,11 @@ export const BUILT_IN_PACKS: Record<Provider, SitePack> = {
 export const PROVIDER_SITES: Record<Provider, ProviderSite> = Object.fromEntries(
   Object.entries(BUILT_IN_PACKS).map(([provider, pack]) => [provider, compileSite(pack)]),
 ) as Record<Provider, ProviderSite>;
+
+/** A provider's site with a user's checked override (read from `file`) merged over its built-in pack. */
+export function overriddenSite(provider: Provider, override: SiteOverride, file: string): ProviderSite {
+  return compileSite(mergeOverride(BUILT_IN_PACKS[provider], override), { file, value: override });
+}
 
 /** The same site with another base address: how the simulator's sites are driven. */
 export function atBaseUrl(site: ProviderSite, baseUrl: string): ProviderSite {

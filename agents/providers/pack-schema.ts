@@ -4,15 +4,16 @@
  * that compile, vocabulary words that exist. `compileSite` turns a checked pack into the
  * ProviderSite the flow drives.
  */
-import safeRegex from 'safe-regex2';
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { PROVIDERS } from '../../main/core/providers.js';
 import { CueList } from './cue-schema.js';
 import { REQUIRED_ROLES, ROLES, type ProviderSite, type Role } from './site.js';
+import { superLinear } from './pattern-safety.js';
 import { isUiWord, uiWordPattern } from './ui-words.js';
+import { boundedPattern, USER_TEXT_LIMIT } from './user-patterns.js';
 import { compileVariants, mergeVariants, variantProblems, VariantsOverrideSchema, VariantsSchema } from './variant-pack.js';
-import type { Cue, PageCue } from './cues.js';
+import type { Cue, PageCue, PagePattern } from './cues.js';
 
 const RoleLists = Type.Object(Object.fromEntries(ROLES.map((r) => [r, Type.Optional(CueList)])) as Record<Role, TOptional<typeof CueList>>, {
   additionalProperties: false,
@@ -99,8 +100,21 @@ export function mergeOverride(pack: SitePack, override: SiteOverride): SitePack 
   return mergedVariants ? { ...merged, variants: mergedVariants } : merged;
 }
 
-/** A checked pack as the flow drives it. */
-export function compileSite(pack: SitePack, override: string | null = null): ProviderSite {
+/** A user's checked override, as it was merged into a pack: where it is, and what it says. */
+export interface LoadedOverride {
+  file: string;
+  value: SiteOverride;
+}
+
+/**
+ * A checked pack as the flow drives it. The patterns `override` brought in are a user's: each
+ * reads at most USER_TEXT_LIMIT characters of a text (user-patterns.ts).
+ */
+export function compileSite(pack: SitePack, override: LoadedOverride | null = null): ProviderSite {
+  const users = override?.value;
+  const userCues = new Set<Cue>([...Object.values(users?.roles ?? {}), users?.variants?.picker ?? [], users?.variants?.thinking ?? []].flat() as Cue[]);
+  const pageCue = (cue: Cue) => toPageCue(cue, userCues.has(cue));
+  const address = (source: string, fromUser: boolean) => (fromUser ? boundedPattern(source) : new RegExp(source));
   const roles = pack.roles as Partial<Record<Role, Cue[]>>;
   const page = Object.fromEntries(Object.entries(roles).map(([role, cues]) => [role, cues.map(pageCue)]));
   return {
@@ -108,11 +122,11 @@ export function compileSite(pack: SitePack, override: string | null = null): Pro
     name: pack.name,
     version: pack.version,
     checked: pack.checked,
-    override,
+    override: override?.file ?? null,
     baseUrl: pack.baseUrl,
     newChatPath: pack.newChatPath,
-    conversationPath: new RegExp(pack.conversationPath),
-    loginUrl: new RegExp(pack.loginUrl),
+    conversationPath: address(pack.conversationPath, users?.conversationPath !== undefined),
+    loginUrl: address(pack.loginUrl, users?.loginUrl !== undefined),
     loginUrlPath: pack.loginUrlPath,
     input: pack.input,
     turnScope: typeof pack.turnScope === 'string' ? [pack.turnScope] : (pack.turnScope ?? []),
@@ -123,12 +137,13 @@ export function compileSite(pack: SitePack, override: string | null = null): Pro
   };
 }
 
-function pageCue(cue: Cue): PageCue {
+function toPageCue(cue: Cue, fromUser: boolean): PageCue {
+  const pattern = (literal: string): PagePattern => (fromUser ? [...regexLiteral(literal), USER_TEXT_LIMIT] : regexLiteral(literal));
   return {
     kind: cue.kind,
     css: cue.css,
-    ...(cue.text ? { text: regexLiteral(cue.text) } : {}),
-    ...(cue.name ? { name: cue.name.startsWith('@') ? ([uiWordPattern(cue.name.slice(1) as never), 'iu'] as const) : regexLiteral(cue.name) } : {}),
+    ...(cue.text ? { text: pattern(cue.text) } : {}),
+    ...(cue.name ? { name: cue.name.startsWith('@') ? ([uiWordPattern(cue.name.slice(1) as never), 'iu'] as const) : pattern(cue.name) } : {}),
   };
 }
 
@@ -144,7 +159,8 @@ function shapeProblems(schema: Parameters<typeof Value.Errors>[0], value: unknow
 
 /**
  * What a schema cannot say: regular expressions that compile (and, in a user's `untrusted`
- * override, cannot backtrack catastrophically), vocabulary words that exist.
+ * override, cannot take more than linear time at a place of a text: pattern-safety.ts),
+ * vocabulary words that exist.
  */
 function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
   const problems: string[] = [];
@@ -155,11 +171,11 @@ function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
       problems.push(`${path}: ${(error as Error).message}`);
       return;
     }
-    // A nested repetition such as (a+)+ can take exponential time on a near-miss: a user's
-    // pattern that could hang the service or the page on one long title is refused where it
-    // loads. (safe-regex2 counts `?` as a repetition too, so the reviewed built-in packs'
-    // `(?:/g/[^/]+)?` would be refused: they are not checked.)
-    if (untrusted && !safeRegex(source)) problems.push(`${path}: the pattern can backtrack catastrophically (a repetition inside a repetition, or too many of them)`);
+    // A pattern that can match one stretch of text in many ways ((a|a)*$ runs 109 s on 29
+    // characters) could hang the service or the page: a user's is refused where it loads. The
+    // reviewed built-in packs lean on lookarounds the check cannot bound: they are not checked.
+    const slow = untrusted ? superLinear(source, flags) : null;
+    if (slow) problems.push(`${path}: the pattern could backtrack catastrophically, taking more than linear time on some text: ${slow}`);
   };
   if (pack.conversationPath !== undefined) compiles('/conversationPath', pack.conversationPath);
   if (pack.loginUrl !== undefined) compiles('/loginUrl', pack.loginUrl);

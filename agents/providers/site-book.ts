@@ -2,8 +2,8 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROVIDERS, type Provider } from '../../main/core/providers.js';
-import { atBaseUrl, BUILT_IN_PACKS } from './index.js';
-import { checkOverride, compileSite, InvalidPack, mergeOverride } from './pack-schema.js';
+import { atBaseUrl, BUILT_IN_PACKS, overriddenSite } from './index.js';
+import { checkOverride, compileSite, InvalidPack } from './pack-schema.js';
 import type { ProviderSite } from './site.js';
 
 /** How the book tells what happened to an override: loaded, refused (and why), removed. */
@@ -116,7 +116,7 @@ export class SiteBook {
         throw new InvalidPack(`${file}: not JSON (${(error as Error).message})`);
       }
       const override = checkOverride(parsed, file);
-      const site = compileSite(mergeOverride(BUILT_IN_PACKS[provider], override), file);
+      const site = overriddenSite(provider, override, file);
       const baseUrl = this.baseUrls[provider];
       this.sites.set(provider, baseUrl ? atBaseUrl(site, baseUrl) : site);
       this.errors.delete(provider);

@@ -1,5 +1,6 @@
 import type { Provider } from '../../main/core/providers.js';
 import type { Cue, PageCue } from './cues.js';
+import type { Matcher } from './user-patterns.js';
 import type { SiteVariants } from './variant-pack.js';
 
 /**
@@ -92,9 +93,9 @@ export interface ProviderSite {
   /** Path of a fresh chat. */
   newChatPath: string;
   /** A persisted conversation's path; transient ids must not match. */
-  conversationPath: RegExp;
+  conversationPath: Matcher;
   /** Addresses (full URLs) that mean "you are logged out": the site's login pages, or its identity provider's. */
-  loginUrl: RegExp;
+  loginUrl: Matcher;
   /** Where a person logs in (the pairing window opens it). */
   loginUrlPath: string;
   /**

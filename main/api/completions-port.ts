@@ -47,6 +47,9 @@ export interface CompletionsPort {
   agentName(job: JobView): string | null;
   queuePosition(job: JobView): Promise<number | undefined>;
   waitReason(job: JobView): WaitReason | null;
-  /** Refuses (400) a variant without its provider or one the provider's pack does not list; `field` names where the caller wrote it. */
-  checkVariant(provider: Provider | null, variant: string | null, field?: string): void;
+  /**
+   * Refuses (400) a variant without its provider or one the provider's pack does not list, and
+   * (403) one the operator does not allow the caller's account; `field` names where the caller wrote it.
+   */
+  checkVariant(provider: Provider | null, variant: string | null, accountId: string | null, field?: string): void;
 }

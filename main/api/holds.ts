@@ -3,11 +3,20 @@ import { ApiError } from '../core/errors.js';
 /** How long a caller refused for holding too many requests open is asked to wait. */
 const RETRY_AFTER_S = 10;
 
+/** Who holds a request open: its key, the key's account (hosted), and the client's address. */
+export interface Holder {
+  keyId: string;
+  accountId: string | null;
+  /** The client's address (behind a proxy on this machine, the one its X-Forwarded-For names). */
+  ip: string;
+}
+
 /**
  * Counts the requests held open for a job's end (`wait: true`, `?wait=true`, chat
- * completions) per key and per account (hosted), so that no one tenant can fill the
- * server's connections with long polls: past its cap a new hold is refused with 429 and
- * Retry-After before anything is submitted. Counts are this instance's own.
+ * completions) per key, per account (hosted) and per client address, so that no one tenant,
+ * nor one client with the keys of several, can fill the server's connections with long
+ * polls: past a cap a new hold is refused with 429 and Retry-After before anything is
+ * submitted. Counts are this instance's own.
  */
 export class HoldLimits {
   private readonly held = new Map<string, number>();
@@ -15,11 +24,15 @@ export class HoldLimits {
   constructor(
     private readonly perKey: number,
     private readonly perAccount: number,
+    private readonly perAddress: number,
   ) {}
 
-  /** Runs `hold` as one hold of the caller, or throws RATE_LIMITED before it starts. */
-  async during<T>(keyId: string, accountId: string | null, hold: () => Promise<T>): Promise<T> {
-    const buckets: [string, number, string][] = [[`key:${keyId}`, this.perKey, 'This key']];
+  /** Runs `hold` as one hold of `holder`, or throws RATE_LIMITED before it starts. */
+  async during<T>({ keyId, accountId, ip }: Holder, hold: () => Promise<T>): Promise<T> {
+    const buckets: [string, number, string][] = [
+      [`key:${keyId}`, this.perKey, 'This key'],
+      [`address:${ip}`, this.perAddress, 'This client address'],
+    ];
     if (accountId !== null) buckets.push([`account:${accountId}`, this.perAccount, "This key's account"]);
     for (const [bucket, cap, whose] of buckets) {
       if ((this.held.get(bucket) ?? 0) >= cap) {

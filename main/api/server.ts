@@ -53,6 +53,8 @@ export interface ConnectionLimits {
   holdsPerKey: number;
   /** Requests the keys of one account (hosted) may hold open together. */
   holdsPerAccount: number;
+  /** Requests one client address may hold open, whatever keys it uses. */
+  holdsPerAddress: number;
 }
 
 /**
@@ -65,7 +67,9 @@ export interface ConnectionLimits {
  * every one of them, and are a tenth of the connections: ten accounts at their cap still
  * leave none of them without room. One key gets half that: a script waits on as many jobs
  * as it has agents to run them, tens, and 500 concurrent holds of one key are what the
- * service is tested with; a runaway key leaves its account's other keys room.
+ * service is tested with; a runaway key leaves its account's other keys room. One client
+ * address gets what one key does, whatever keys (of whatever accounts) it holds with: a
+ * client cannot take more of the connections by making keys or accounts.
  */
 export const CONNECTION_LIMITS: ConnectionLimits = {
   headersMs: 10_000,
@@ -74,6 +78,7 @@ export const CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 10_000,
   holdsPerKey: 500,
   holdsPerAccount: 1_000,
+  holdsPerAddress: 500,
 };
 
 /** The localhost HTTP API: every route of api.md, each error in the contract's envelope. */
@@ -86,6 +91,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     requestIdHeader: false,
     // Long job ids get the schema's 400 on `id`, not the router's "URL malformed".
     routerOptions: { maxParamLength: 1_000 },
+    // A client's address (request.ip, which holds are counted by) is the peer's, or, from a
+    // proxy on this machine (the TLS proxy a remote API sits behind), the one its
+    // X-Forwarded-For names: a peer elsewhere cannot pass for another address.
+    trustProxy: 'loopback',
     // A request without Host reaches the Host check and gets its envelope.
     http: { requireHostHeader: false, headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkEveryMs },
     requestTimeout: limits.requestMs,
@@ -119,7 +128,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     request.accountId = caller.accountId;
   };
   app.server.maxConnections = limits.maxConnections;
-  const holds = new HoldLimits(limits.holdsPerKey, limits.holdsPerAccount);
+  const holds = new HoldLimits(limits.holdsPerKey, limits.holdsPerAccount, limits.holdsPerAddress);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', String(request.id));

@@ -6,7 +6,7 @@ import { PROVIDERS } from '../core/providers.js';
 // (0.5 s against 0.1 s for `chatbridge COMMAND --help`).
 const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
-                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]]
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api] [--fix-grants|--keep-grants]]
   The service, headless, until Ctrl-C (running jobs go back to the queue).
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
@@ -22,6 +22,10 @@ const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--h
                            agents from its own data dir. Without it, SQLite in the data dir
   --device-name NAME       how this device is listed in status and the dashboard (default: host name)
   --no-api                 with --database: run this device's agents only, answering no HTTP
+  --fix-grants             with --database: a database other roles can reach (connect, LISTEN)
+                           is closed to them at start instead of refused
+  --keep-grants            with --database: start on such a database anyway, with a warning
+                           (you manage its grants yourself)
   --simulate               run against six simulated provider sites, one agent each, in
                            <data dir>/simulator; prints an API key for the run
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
@@ -106,9 +110,15 @@ chatbridge accounts disable ACCT_ID [--database URL]
                   keys are shown by id there`,
   settings: `chatbridge settings retention [--days N|none] [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
+chatbridge settings variants [allow|deny PROVIDER/VARIANT…] [--database URL]
+chatbridge settings variants cap PROVIDER/VARIANT N|none [--database URL]
+chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…] [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
+  variants   which variants (chatgpt/thinking, …) the accounts of a hosted service may ask for
+             (none until allowed), and hourly caps of the jobs asking for a variant
+  webhooks   addresses and ranges (203.0.113.0/24, 2001:db8::/32) no webhook is ever sent to
   --database URL  the settings of the instances sharing that PostgreSQL (also CHATBRIDGE_DATABASE_URL)`,
   jobs: `chatbridge jobs delete JOB_ID [--database URL]
 chatbridge jobs purge --before DATE [--database URL]
@@ -154,7 +164,7 @@ Usage:
   chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none] | settings pause [--min 10s]
+  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
   chatbridge migrate --database URL      creates or upgrades the shared PostgreSQL schema

@@ -28,6 +28,8 @@ export const SERVE_OPTIONS = {
   ...DATABASE_OPTION,
   'device-name': { type: 'string' },
   'no-api': { type: 'boolean' },
+  'fix-grants': { type: 'boolean' },
+  'keep-grants': { type: 'boolean' },
 } as const;
 
 /**
@@ -45,9 +47,11 @@ export async function serve(args: string[]): Promise<void> {
   const baseDir = resolveDataDir(values['data-dir']);
   const dataDir = simulate ? simulationDir(baseDir) : baseDir;
   const database = databaseUrl(values);
-  if (!database && (values['device-name'] !== undefined || values['no-api'])) {
-    throw new UsageError('--device-name and --no-api are for a device sharing a database: add --database postgres://… (or set CHATBRIDGE_DATABASE_URL).');
+  if (!database && (values['device-name'] !== undefined || values['no-api'] || values['fix-grants'] || values['keep-grants'])) {
+    throw new UsageError('--device-name, --no-api, --fix-grants and --keep-grants are for a device sharing a database: add --database postgres://… (or set CHATBRIDGE_DATABASE_URL).');
   }
+  if (values['fix-grants'] && values['keep-grants']) throw new UsageError('--fix-grants closes the database to other roles, --keep-grants leaves it as it is: give one.');
+  const grants = values['fix-grants'] ? 'fix' : values['keep-grants'] ? 'keep' : 'check';
   const api = values['no-api'] !== true;
   const host = values.host ?? '127.0.0.1';
   const remote = !isLoopback(host.replace(/^\[|\]$/g, ''));
@@ -66,7 +70,7 @@ export async function serve(args: string[]): Promise<void> {
     host,
     port: parsePort(values.port),
     api,
-    ...(database ? { database: { url: database, deviceName: values['device-name'] ?? hostname() } } : {}),
+    ...(database ? { database: { url: database, deviceName: values['device-name'] ?? hostname(), grants } } : {}),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
   });
   const closers: (() => Promise<void>)[] = [];

@@ -1,9 +1,11 @@
 import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
+import { settingsVariants } from './settings-variants.js';
+import { settingsWebhooks } from './settings-webhooks.js';
 import { withSettings } from './shared-settings.js';
 
-const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]';
+const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]';
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers
@@ -12,6 +14,8 @@ const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause
  */
 export async function settings(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
+  if (sub === 'variants') return settingsVariants(rest);
+  if (sub === 'webhooks') return settingsWebhooks(rest);
   if (sub !== 'retention' && sub !== 'pause') throw new UsageError(USE);
   const { values } = parse(rest, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION, days: { type: 'string' }, min: { type: 'string' } });
   if (values[sub === 'pause' ? 'days' : 'min'] !== undefined) throw new UsageError(USE);

@@ -1,5 +1,6 @@
 import { noDefaultPauseIn, resolveDataDir } from '../core/data-dir.js';
-import type { SettingsStore } from '../settings/settings-store.js';
+import type { Settings, SettingsStore } from '../settings/settings-store.js';
+import { UsageError } from './args.js';
 import { databaseUrl, withCommandStorage } from './database.js';
 
 /**
@@ -14,4 +15,23 @@ export function withSettings<T>(
   // A simulation's data dir pauses no time between jobs unless told to (as its server does).
   if (!databaseUrl(values)) noDefaultPauseIn(resolveDataDir(values['data-dir']));
   return withCommandStorage(values, (storage) => work(storage.settings));
+}
+
+/**
+ * Makes `change` (none: only reads) to the settings the flags name, and resolves with them as
+ * they are then; a value the store refuses (a RangeError) is the command line's mistake.
+ */
+export function changeSettings(
+  values: { database?: string | undefined; 'data-dir'?: string | undefined },
+  change: ((now: Settings, store: SettingsStore) => Promise<void>) | undefined,
+): Promise<Settings> {
+  return withSettings(values, async (store) => {
+    try {
+      await change?.(store.get(), store);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(`${error.message}.`);
+      throw error;
+    }
+    return store.get();
+  });
 }

@@ -8,6 +8,7 @@ import {
   type Accepted,
   type ChatCompletion,
   type ChatCompletionRequest,
+  type HostedStatus,
   type Job,
   type ModelList,
   type Status,
@@ -222,9 +223,12 @@ export class ChatBridgeClient {
     }
   }
 
-  /** GET /v1/status: agents, hourly use and caps per provider, the queue. */
-  status(options: CallOptions = {}): Promise<Status> {
-    return this.call<Status>('GET', '/v1/status', { signal: options.signal });
+  /**
+   * GET /v1/status: agents, hourly use and caps per provider, the queue; a personal service
+   * adds its devices and the global cap, a hosted one (HostedStatus) keeps them to the operator.
+   */
+  status(options: CallOptions = {}): Promise<Status | HostedStatus> {
+    return this.call<Status | HostedStatus>('GET', '/v1/status', { signal: options.signal });
   }
 
   /** GET /v1/models: the `service/…` models enabled now (OpenAI's list shape). */

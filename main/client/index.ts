@@ -14,6 +14,7 @@ export type {
   Accepted,
   ChatCompletion,
   ChatCompletionRequest,
+  HostedStatus,
   Job,
   JobStatus,
   ModelList,

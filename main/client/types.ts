@@ -7,12 +7,13 @@ import type {
   ChatCompletion,
   ChatCompletionRequest,
   CompletionRequest,
+  HostedStatus,
   Job,
   ModelList,
   Status,
 } from '../api/schemas.js';
 
-export type { Accepted, ChatCompletion, ChatCompletionRequest, Job, ModelList, Status };
+export type { Accepted, ChatCompletion, ChatCompletionRequest, HostedStatus, Job, ModelList, Status };
 
 /** POST /v1/completions: the prompt, and any of the optional fields (the service fills in defaults). */
 export type SubmitRequest = Pick<CompletionRequest, 'prompt'> & Partial<Omit<CompletionRequest, 'prompt'>>;

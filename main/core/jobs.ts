@@ -188,6 +188,11 @@ export interface AttemptStart {
   started_at: number;
 }
 
+/** An attempt start of the rolling hour, with the variant its job asked for (null or absent: none): what the hourly counts are made of. */
+export interface HourStart extends AttemptStart {
+  variant?: string | null;
+}
+
 /** A store event, published after the commit that made it. `from` is null for a job just created. */
 export interface StoreEvent {
   job: JobRow;
@@ -198,6 +203,12 @@ export interface StoreEvent {
    * notice only names it), and `job` re-read (it may have moved on since).
    */
   start?: AttemptStart;
+  /**
+   * Another instance's move, heard through a notice (which any role that can connect may send)
+   * and re-read: the row shows how the job is now, not that it moved now. Such an event is a
+   * hint to look again, never counted or logged: the instance that made a move does that.
+   */
+  heard?: true;
 }
 
 /** Hourly caps over the rolling 60-minute window of attempt starts; null means no cap. */
@@ -205,6 +216,8 @@ export interface HourlyCaps {
   agent: number | null;
   provider: number | null;
   global: number | null;
+  /** The cap of the variant the job asks for (Claim.variant), if it has one. */
+  variant?: number | null;
 }
 
 /** What a dispatch round asks for: this job on this agent. */
@@ -217,4 +230,6 @@ export interface Claim {
    * would pass any of them, counting in its transaction. None given: no cap.
    */
   caps?: HourlyCaps;
+  /** The variant the job asks for, as caps name it (`provider/variant`): its cap counts the starts of jobs asking for it. */
+  variant?: string;
 }

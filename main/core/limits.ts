@@ -23,7 +23,7 @@ export const LIMITS = {
   maxAttempts: 3,
   /**
    * How long a statement on the shared database waits for a lock another session holds (a
-   * row, or an advisory lock such as an account's queue lock) before the request fails.
+   * row, such as an account's queue lock: storage/postgres/locks.ts) before the request fails.
    */
   databaseLockMs: 5_000,
 } as const;

@@ -2,7 +2,7 @@ import type { AgentState } from '../core/agent.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { Clock } from '../core/clock.js';
 import { maskProxy } from '../core/proxy.js';
-import type { JobEvents } from '../queue/job-events.js';
+import type { JobStore } from '../queue/job-store.js';
 import type { JobRow } from '../core/jobs.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { WebhookAttempt } from '../webhooks/sender.js';
@@ -74,9 +74,20 @@ export function logAgentChanges(pool: AgentPool, log: LogBook): () => void {
   return pool.onChange(look);
 }
 
+/**
+ * The moves this instance makes, as `jobs` commits them: what is logged. Another instance's
+ * move, heard through a notice any role that can connect may send again, is that instance's
+ * to log.
+ */
+function ownMoves(jobs: Pick<JobStore, 'onEvent'>, listener: (job: JobRow) => void): () => void {
+  return jobs.onEvent(({ job, heard }) => {
+    if (!heard) listener(job);
+  });
+}
+
 /** Logs jobs that end without an answer: failed or expired, with their error code. */
-export function logJobEnds(events: JobEvents, log: LogBook): () => void {
-  return events.subscribeAll((job) => {
+export function logJobEnds(jobs: Pick<JobStore, 'onEvent'>, log: LogBook): () => void {
+  return ownMoves(jobs, (job) => {
     if (job.status !== 'failed' && job.status !== 'expired') return;
     const code = job.error_code ? `: ${job.error_code}` : '';
     const message = job.error_message ? ` (${job.error_message})` : '';
@@ -92,9 +103,9 @@ const SAME_WAIT_QUIET_MS = 60_000;
  * the contract keeps such a job queued, so the log says why nothing happens. Waits that
  * end by themselves (agents busy, resting, caps) are everyday queueing and log nothing.
  */
-export function logJobWaits(events: JobEvents, reason: (job: JobRow) => WaitReason | null, log: LogBook, clock: Clock): () => void {
+export function logJobWaits(jobs: Pick<JobStore, 'onEvent'>, reason: (job: JobRow) => WaitReason | null, log: LogBook, clock: Clock): () => void {
   const lastLogged = new Map<string, number>();
-  return events.subscribeAll((job) => {
+  return ownMoves(jobs, (job) => {
     if (job.status !== 'queued' || job.attempts > 0) return;
     const why = reason(job);
     if (!why?.needsPerson) return;

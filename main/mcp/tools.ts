@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ChatBridgeError, jobError, modelChoice, type ChatBridgeClient, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
+import { ChatBridgeError, jobError, modelChoice, type ChatBridgeClient, type HostedStatus, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
 import { LIMITS } from '../core/limits.js';
 import { PROVIDERS } from '../core/providers.js';
 
@@ -219,12 +219,14 @@ function answerOf(job: Job): ToolResult {
   };
 }
 
-function describeStatus(s: Status): string {
+/** The status in words; a hosted service's (HostedStatus) leaves out its devices and global cap, which are the operator's. */
+function describeStatus(s: Status | HostedStatus): string {
   const left = (cap: number | null, used: number) => (cap === null ? 'no hourly cap' : `${Math.max(0, cap - used)} of ${cap} left this hour`);
-  const device = s.devices[0];
+  const own = 'devices' in s ? s : null;
+  const queue = `Queue: ${s.queue.depth} job${s.queue.depth === 1 ? '' : 's'} waiting.`;
   const lines = [
-    device?.paused ? 'ChatBridge is PAUSED: jobs queue but none starts until the user resumes it.' : 'ChatBridge is running.',
-    `Queue: ${s.queue.depth} job${s.queue.depth === 1 ? '' : 's'} waiting. All providers together: ${left(s.global.rate_limit_per_hour, s.global.used_this_hour)}.`,
+    own?.devices[0]?.paused ? 'ChatBridge is PAUSED: jobs queue but none starts until the user resumes it.' : 'ChatBridge is running.',
+    own ? `${queue} All providers together: ${left(own.global.rate_limit_per_hour, own.global.used_this_hour)}.` : queue,
     ...Object.entries(s.providers).map(([provider, p]) =>
       p.agents_total === 0
         ? `${provider}: no account added`

@@ -4,8 +4,7 @@ import type { AgentState } from '../core/agent.js';
 import type { Clock } from '../core/clock.js';
 import type { AgentPool } from '../queue/agent-pool.js';
 import type { HourlyUsage } from '../queue/hourly-usage.js';
-import type { JobEvents } from '../queue/job-events.js';
-import { EVERY_ACCOUNT, type JobRow } from '../core/jobs.js';
+import { EVERY_ACCOUNT, type StoreEvent } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { SettingsStore } from '../settings/settings-store.js';
@@ -20,14 +19,16 @@ export interface MetricsSources {
   pool: AgentPool;
   usage: HourlyUsage;
   settings: SettingsStore;
-  events: JobEvents;
   clock: Clock;
 }
 
 /**
  * The service's figures for GET /metrics, in a registry of its own (several services may
- * run in one process: the tests). Counters follow job events as they happen and start at
- * zero with the process, as Prometheus expects of counters; gauges are read when scraped.
+ * run in one process: the tests). Counters follow the moves this instance makes as it
+ * commits them and start at zero with the process, as Prometheus expects of counters: on a
+ * shared database each move is counted by the instance that made it (so the instances'
+ * counters add up), never from another's notice, which any role that can connect could send
+ * again. Gauges are read when scraped.
  * Label values are providers, statuses, outcomes, error codes and route patterns: never a
  * prompt, an id or a URL.
  */
@@ -40,8 +41,6 @@ export class ServiceMetrics {
   private readonly requests;
   private readonly queueTime;
   private readonly runTime;
-  /** Jobs whose attempt is under way: the next change of such a job ends that attempt. */
-  private readonly dispatched = new Set<string>();
   private readonly stopFollowing: () => void;
 
   constructor(private readonly s: MetricsSources) {
@@ -91,7 +90,9 @@ export class ServiceMetrics {
       registers,
     });
     this.gauges(registers);
-    this.stopFollowing = s.events.subscribeAll((job) => this.onJob(job));
+    this.stopFollowing = s.store.onEvent((event) => {
+      if (!event.heard) this.onMove(event);
+    });
   }
 
   /** One HTTP answer; `route` is the matched pattern (e.g. /v1/completions/:id), never the URL. */
@@ -112,13 +113,12 @@ export class ServiceMetrics {
     this.stopFollowing();
   }
 
-  private onJob(job: JobRow): void {
-    if (job.status === 'queued' && job.attempts === 0) {
+  private onMove({ job, from }: StoreEvent): void {
+    if (from === null) {
       this.accepted.inc({ provider: job.req_provider ?? 'any' });
     } else if (job.status === 'dispatched') {
-      this.dispatched.add(job.id);
       if (job.attempts === 1 && job.queue_ms !== null) this.queueTime.observe({ provider: job.provider! }, job.queue_ms / 1000);
-    } else if (this.dispatched.delete(job.id)) {
+    } else if (from === 'dispatched') {
       void this.countAttempt(job.id);
     }
     if (isFinal(job.status)) {

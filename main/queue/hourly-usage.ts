@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
-import type { AttemptStart } from '../core/jobs.js';
+import type { HourStart } from '../core/jobs.js';
+import { variantName } from './variant-caps.js';
 import type { JobStore } from './job-store.js';
 
 export const HOUR_MS = 3_600_000;
@@ -7,16 +8,18 @@ export const HOUR_MS = 3_600_000;
 interface Start {
   /** job:attempt, which names one start wherever it is heard from. */
   id: string;
-  agentId: string;
-  provider: string;
+  /** The counts it is in: its agent's, its provider's, its variant's (`a:…`, `p:…`, `v:…`). */
+  keys: string[];
   at: number;
 }
 
-export type UsageScope = { agentId: string } | { provider: string } | 'global';
+/** A variant is named `provider/variant`, as caps name it. */
+export type UsageScope = { agentId: string } | { provider: string } | { variant: string } | 'global';
 
 /**
  * Dispatches (attempt starts) over a rolling 60-minute window, counted per agent, per
- * provider and overall, for the hourly caps of decisions.md, the status and the rotation.
+ * provider, per variant asked for and overall, for the hourly caps of decisions.md, the
+ * status and the rotation.
  * It counts what the job store publishes: on a shared database, every instance's starts.
  * Starts arrive nearly in time order (another instance's a few milliseconds late), so the
  * window is a time-ordered queue whose head falls off as it ages.
@@ -36,21 +39,22 @@ export class HourlyUsage {
    * already committed. Hearing first: a start committed meanwhile is in both, counted once.
    */
   async follow(store: Pick<JobStore, 'onEvent' | 'attemptStartsSince'>): Promise<void> {
-    store.onEvent(({ start }) => {
-      if (start) this.record(start);
+    store.onEvent(({ start, job }) => {
+      if (start) this.record({ ...start, variant: job.variant ?? null });
     });
     for (const start of await store.attemptStartsSince(this.clock.now() - HOUR_MS)) this.record(start);
   }
 
-  record({ job_id, attempt, agent_id: agentId, provider, started_at: at }: AttemptStart): void {
+  record({ job_id, attempt, agent_id: agentId, provider, started_at: at, variant }: HourStart): void {
     const id = `${job_id}:${attempt}`;
     if (at <= this.clock.now() - HOUR_MS || this.counted.has(id)) return;
     let i = this.starts.length;
     while (i > this.head && this.starts[i - 1]!.at > at) i--;
-    this.starts.splice(i, 0, { id, agentId, provider, at });
+    const named = variantName(provider, variant);
+    const keys = [key({ agentId }), key({ provider }), ...(named ? [key({ variant: named })] : [])];
+    this.starts.splice(i, 0, { id, keys, at });
     this.counted.add(id);
-    this.bump(`a:${agentId}`, 1);
-    this.bump(`p:${provider}`, 1);
+    for (const k of keys) this.bump(k, 1);
   }
 
   count(scope: UsageScope): number {
@@ -72,7 +76,7 @@ export class HourlyUsage {
     let toSkip = used - cap;
     for (let i = this.head; i < this.starts.length; i++) {
       const s = this.starts[i]!;
-      if (scope !== 'global' && key(scope) !== ('agentId' in scope ? `a:${s.agentId}` : `p:${s.provider}`)) continue;
+      if (scope !== 'global' && !s.keys.includes(key(scope))) continue;
       if (toSkip-- === 0) return s.at + HOUR_MS;
     }
     return null;
@@ -83,8 +87,7 @@ export class HourlyUsage {
     while (this.head < this.starts.length && this.starts[this.head]!.at <= cutoff) {
       const s = this.starts[this.head++]!;
       this.counted.delete(s.id);
-      this.bump(`a:${s.agentId}`, -1);
-      this.bump(`p:${s.provider}`, -1);
+      for (const k of s.keys) this.bump(k, -1);
     }
     // Compact now and then so the array does not grow without bound.
     if (this.head > 1024 && this.head * 2 > this.starts.length) {
@@ -100,6 +103,6 @@ export class HourlyUsage {
   }
 }
 
-function key(scope: { agentId: string } | { provider: string }): string {
-  return 'agentId' in scope ? `a:${scope.agentId}` : `p:${scope.provider}`;
+function key(scope: Exclude<UsageScope, 'global'>): string {
+  return 'agentId' in scope ? `a:${scope.agentId}` : 'provider' in scope ? `p:${scope.provider}` : `v:${scope.variant}`;
 }

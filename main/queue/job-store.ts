@@ -1,10 +1,10 @@
 import type {
   AttemptEnd,
   AttemptRow,
-  AttemptStart,
   Claim,
   ConversationRow,
   Deletion,
+  HourStart,
   JobRow,
   JobView,
   Moved,
@@ -95,7 +95,7 @@ export interface JobStore {
   /** Queued jobs of accounts that were disabled: to be cancelled. */
   queuedOfDisabledAccounts(): Promise<string[]>;
   /** Attempt starts after `since`, oldest first: the rolling hourly window is rebuilt from these. */
-  attemptStartsSince(since: number): Promise<AttemptStart[]>;
+  attemptStartsSince(since: number): Promise<HourStart[]>;
   /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */
   startsByAccount(today: number, hourAgo: number): Promise<Map<string | null, { today: number; hour: number }>>;
 

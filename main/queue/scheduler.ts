@@ -4,6 +4,7 @@ import type { IdGenerator } from '../core/ids.js';
 import type { VariantCatalog } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
+import { variantName } from './variant-caps.js';
 import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
 import type { AttemptEnd, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';
@@ -149,10 +150,22 @@ export class Scheduler {
    */
   underCaps(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings(), planned: readonly AgentRecord[] = []): boolean {
     const inScope = (scope: UsageScope) =>
-      planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : p.provider === scope.provider)).length;
+      planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : 'provider' in scope && p.provider === scope.provider)).length;
     const fits = (scope: UsageScope, cap: number | null) => this.usage.allows(scope, cap, inScope(scope));
     const caps = capsOf(agent, settings);
     return fits({ agentId: agent.id }, caps.agent) && fits({ provider: agent.provider }, caps.provider) && fits('global', caps.global);
+  }
+
+  /**
+   * The hourly cap of the variant `job` asks for when it is used up, counting the starts of
+   * it `planned` in the round under way, with when its next slot frees (null: not by itself,
+   * a cap of 0); null while there is room, or no cap.
+   */
+  variantCapped(job: JobConstraint, settings = this.settings(), planned = 0): { variant: string; cap: number; frees: number | null } | null {
+    const variant = job.req_provider ? variantName(job.req_provider, job.variant) : null;
+    const cap = variant === null ? undefined : settings.variantCaps[variant];
+    if (variant === null || cap === undefined || this.usage.allows({ variant }, cap, planned)) return null;
+    return { variant, cap, frees: this.usage.nextSlotAt({ variant }, cap) };
   }
 
   /** When `agent` is under every cap again: null while it is (or no cap holds it). */
@@ -198,18 +211,22 @@ export class Scheduler {
     let blockedByCap = false;
     const planned: AgentRecord[] = [];
     const claims: Claim[] = [];
+    /** The variants (provider/variant) of the jobs claimed so far in this round. */
+    const plannedVariants: (string | null)[] = [];
     const lastServed = new Map<string, string | null>();
     for (const job of roundRobinByAccount(await this.store.queuedInOrder(), this.lastServed)) {
       const matching = this.offering(job, ready.filter((a) => matches(a, job)));
       if (matching.length === 0) continue;
+      const variant = job.req_provider ? variantName(job.req_provider, job.variant) : null;
       const allowed = matching.filter((a) => this.underCaps(a, settings, planned));
-      if (allowed.length === 0) {
+      if (allowed.length === 0 || this.variantCapped(job, settings, plannedVariants.filter((v) => v === variant).length)) {
         blockedByCap = true;
         continue;
       }
       const chosen = this.rotation.pick(settings.rotation, allowed);
       planned.push(chosen);
-      claims.push({ jobId: job.id, agentId: chosen.id, provider: chosen.provider, caps: capsOf(chosen, settings) });
+      plannedVariants.push(variant);
+      claims.push({ jobId: job.id, agentId: chosen.id, provider: chosen.provider, caps: capsOf(chosen, settings, variant), ...(variant ? { variant } : {}) });
       lastServed.set(job.id, job.account_id);
       ready = ready.filter((a) => a !== chosen);
       if (ready.length === 0) break;
@@ -392,6 +409,7 @@ export class Scheduler {
       slots.push(this.usage.nextSlotAt({ agentId: a.id }, a.cap_per_hour));
       slots.push(this.usage.nextSlotAt({ provider: a.provider }, settings.providerCaps[a.provider]));
     }
+    for (const [variant, cap] of Object.entries(settings.variantCaps)) slots.push(this.usage.nextSlotAt({ variant }, cap));
     const at = Math.min(...slots.filter((s): s is number => s !== null));
     if (!Number.isFinite(at) || (this.capTimer && this.capTimer.at <= at && this.capTimer.at > this.clock.now())) return;
     this.capTimer?.handle.cancel();
@@ -410,9 +428,10 @@ function agentFailure(error: unknown): AgentFailure {
   return error instanceof AgentFailure ? error : new AgentFailure('agent_lost', error instanceof Error ? error.message : String(error));
 }
 
-/** The caps a start on `agent` counts against. */
-function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings: Settings): HourlyCaps {
-  return { agent: agent.cap_per_hour, provider: settings.providerCaps[agent.provider] ?? null, global: settings.globalCap };
+/** The caps a start on `agent` counts against, and that of the job's `variant` (provider/variant) if it asks for one. */
+function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings: Settings, variant: string | null = null): HourlyCaps {
+  const caps = { agent: agent.cap_per_hour, provider: settings.providerCaps[agent.provider] ?? null, global: settings.globalCap };
+  return variant ? { ...caps, variant: settings.variantCaps[variant] ?? null } : caps;
 }
 
 /** What a refused variant's attempt records (the agent's words and the ids offered): the job's 502 says it when no other agent may offer the variant. */

@@ -1,6 +1,7 @@
 import type { WaitReason } from '../core/wait-reason.js';
 import { isProvider, PROVIDER_NAMES } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
+import { variantCapUsedUp } from './variant-caps.js';
 import { isUsable, type ClusterAgents } from './cluster-agents.js';
 import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
 
@@ -58,5 +59,7 @@ export function waitReason(
     const frees = ready.map((a) => scheduler.capsFreeAt(a, settings)).filter((t): t is number => t !== null);
     return { text: 'the hourly cap is used up for every agent that could run it', until: frees.length > 0 ? Math.min(...frees) : null, needsPerson: false };
   }
+  const capped = scheduler.variantCapped(job, settings);
+  if (capped) return { text: variantCapUsedUp(capped), until: capped.frees, needsPerson: capped.frees === null };
   return { text: 'an agent is free: it starts in queue order', until: null, needsPerson: false };
 }

@@ -37,7 +37,7 @@ export class Completions {
     scheduler: Scheduler,
     /** Every device's agents: a job may name, and wait for, an agent of any of them. */
     private readonly cluster: ClusterAgents,
-    settings: SettingsStore,
+    private readonly settings: SettingsStore,
     private readonly events: JobEvents,
     private readonly profile: Profile,
     private readonly clock: Clock,
@@ -60,13 +60,13 @@ export class Completions {
       throw invalid('prompt', 'prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters.');
     }
     const constraint = await this.placement.constraintOf(b, s.accountId);
-    this.checkVariant(b.provider, b.variant);
+    this.checkVariant(b.provider, b.variant, s.accountId);
     const times = jobTimes(b, this.variants);
     checkCallbackUrl(b.callback_url);
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow(constraint) : undefined;
+    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow({ ...constraint, variant: b.variant }) : undefined;
     const now = this.clock.now();
     const idempotency = idempotencyClaim(s);
     const result = await this.store.submit({
@@ -255,14 +255,23 @@ export class Completions {
 
   /**
    * A variant needs its provider, and must be one its pack lists (decisions.md); `field` is
-   * where the caller wrote it (chat completions write it in `model`).
+   * where the caller wrote it (chat completions write it in `model`). (H) An account may ask
+   * only for the variants the operator allows: some are small quotas on the operator's plans.
    */
-  checkVariant(provider: Provider | null, variant: string | null, field = 'variant'): void {
+  checkVariant(provider: Provider | null, variant: string | null, accountId: string | null, field = 'variant'): void {
     if (variant === null) return;
     if (provider === null) throw invalid(field, 'variant needs provider: a variant is a model or mode of one provider.');
     const known = this.variants(provider).map((v) => v.id);
     if (!known.includes(variant)) {
       throw invalid(field, `${provider} has no variant "${variant}"; its variants: ${known.length > 0 ? known.join(', ') : 'none'}.`);
+    }
+    const allowed = this.settings.get().tenantVariants;
+    if (accountId !== null && !allowed.includes(`${provider}/${variant}`)) {
+      throw new ApiError(
+        'FORBIDDEN',
+        `${provider}/${variant} is not open to the accounts of this service; the operator allows ${allowed.length > 0 ? allowed.join(', ') : 'no variant'} (chatbridge settings variants allow).`,
+        { field, allowed },
+      );
     }
   }
 }

@@ -2,6 +2,7 @@ import type { CompletionRequest } from '../api/schemas.js';
 import { unknownAgent, type Profile } from '../api/profile.js';
 import { ApiError, invalid } from '../core/errors.js';
 import type { WaitReason } from '../core/wait-reason.js';
+import { variantCapUsedUp } from '../queue/variant-caps.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobStore } from '../queue/job-store.js';
 import { matches, type JobConstraint, type Scheduler } from '../queue/scheduler.js';
@@ -82,6 +83,8 @@ export class JobPlacement {
     if (!ready.some((a) => this.scheduler.underCaps(a))) {
       return new ApiError('PROVIDER_RATE_LIMITED', 'The hourly cap is used up for every free agent that could run the job.', details);
     }
+    const capped = this.scheduler.variantCapped(constraint);
+    if (capped) return new ApiError('PROVIDER_RATE_LIMITED', `For this job ${variantCapUsedUp(capped)}.`, details);
     return undefined;
   }
 

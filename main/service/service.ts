@@ -23,7 +23,7 @@ import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
 import { learningFromSiteChecks, VariantOffers } from '../queue/variant-offers.js';
 import { JobEvents } from '../queue/job-events.js';
-import { serveStorage, type DeviceAgents, type ServedStorage } from '../storage/storage.js';
+import { serveStorage, type DeviceAgents, type GrantsPolicy, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
 import { DEFAULT_PACING, Retention } from './retention.js';
 import { RotationPicker } from '../queue/rotation.js';
@@ -62,9 +62,10 @@ export interface ServiceOptions {
   connections?: ConnectionLimits;
   /**
    * Shares the queue and the account's state with other instances through this PostgreSQL
-   * (`serve --database`), as the device `deviceName`. Without it, all of it is in the data dir.
+   * (`serve --database`), as the device `deviceName`; `grants` says what to do about other
+   * roles that can reach it (refuse to start unless given). Without it, all of it is in the data dir.
    */
-  database?: { url: string; deviceName: string };
+  database?: { url: string; deviceName: string; grants?: GrantsPolicy };
   /** False: answers no HTTP (`serve --no-api`), only runs its agents on the shared queue. */
   api?: boolean;
   /** The variants a job may ask for until agents are attached, which then tell their packs' (tests of scripted agents set it). */
@@ -202,7 +203,7 @@ export class Service {
       webhookTransport,
       clock,
     );
-    this.metrics = new ServiceMetrics({ store: this.store, pool: this.pool, usage, settings: this.settings, events: this.events, clock });
+    this.metrics = new ServiceMetrics({ store: this.store, pool: this.pool, usage, settings: this.settings, clock });
     // The sender's own timer waits for the retries.
     this.webhookSender.wakeOnFinalJobs(this.store);
     this.webhookSender.onAttempt(logWebhookFailures((jobId) => this.outbox.get(jobId), this.log));
@@ -210,8 +211,8 @@ export class Service {
     this.webhookSender.onAttempt((attempt) => this.metrics.webhookAttempt(attempt));
     this.stopLogging.push(
       logAgentChanges(this.pool, this.log),
-      logJobEnds(this.events, this.log),
-      logJobWaits(this.events, (job) => this.completions.waitReason(job), this.log, clock),
+      logJobEnds(this.store, this.log),
+      logJobWaits(this.store, (job) => this.completions.waitReason(job), this.log, clock),
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     const retentionPeriods = () => [
@@ -304,6 +305,8 @@ export class Service {
     const storage = await serveStorage({
       dataDir: options.dataDir,
       databaseUrl: options.database?.url,
+      grants: options.database?.grants,
+      onWarning: options.onWarning,
       deviceId: deviceId(options.dataDir),
       profile,
       clock,
@@ -311,7 +314,10 @@ export class Service {
       // The service's log does not exist yet; a failed re-read is rare enough to go to stderr.
       onError: (error) => options.onWarning?.(`A shared table could not be read again (the next change tries again): ${error.message}`),
     });
-    const policy: AddressPolicy = { publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks };
+    const policy: AddressPolicy = {
+      publicOnly: profileNamed(profile).publicWebhooksOnly && !options.allowPrivateWebhooks,
+      denied: () => storage.settings.get().webhookDeny,
+    };
     const transport = options.webhookTransport ?? httpsTransport;
     const service = new Service(
       storage,

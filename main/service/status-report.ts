@@ -75,9 +75,12 @@ export class StatusReport {
 
   /**
    * `service/auto` first while any agent of an online device is enabled, then each provider
-   * with an enabled, logged-in agent there, each followed by its variants (`service/<provider>/<variant>`).
+   * with an enabled, logged-in agent there, each followed by its variants (`service/<provider>/<variant>`):
+   * (H) for an account, those the operator allows it.
    */
-  models(): ModelList {
+  models(account: string | null): ModelList {
+    const allowed = this.settings.get().tenantVariants;
+    const offered = (provider: Provider) => this.variants(provider).filter((v) => account === null || allowed.includes(`${provider}/${v.id}`));
     const enabled = this.cluster.online().filter((a) => a.enabled);
     if (enabled.length === 0) return { object: 'list', data: [] };
     const created = Math.floor(Math.min(...enabled.map((a) => a.created_at)) / 1000);
@@ -85,7 +88,7 @@ export class StatusReport {
     return {
       object: 'list',
       data: CHAT_MODELS.filter((m) => m === 'service/auto' || loggedIn.has(m.slice('service/'.length) as never))
-        .flatMap((id) => (id === 'service/auto' ? [id] : [id, ...this.variants(id.slice(8) as Provider).map((v) => `${id}/${v.id}`)]))
+        .flatMap((id) => (id === 'service/auto' ? [id] : [id, ...offered(id.slice(8) as Provider).map((v) => `${id}/${v.id}`)]))
         .map((id) => ({ id, object: 'model' as const, created, owned_by: id === 'service/auto' ? 'chatbridge' : id.split('/')[1]! })),
     };
   }

@@ -1,4 +1,4 @@
-import { PROVIDERS, type Provider } from '../core/providers.js';
+import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 
 export const ROTATIONS = ['round_robin', 'least_used', 'ordered', 'random'] as const;
 export type Rotation = (typeof ROTATIONS)[number];
@@ -14,6 +14,15 @@ export interface Settings {
   retentionDays: number | null;
   /** The least pause between an agent's jobs, in ms (jitter comes on top); an agent's own setting wins. */
   pauseMs: number;
+  /**
+   * (H) The variants (`provider/variant`) an account's jobs may ask for; none unless the
+   * operator allows them: some are small quotas of the providers' plans (Pro, Research).
+   */
+  tenantVariants: string[];
+  /** Hourly caps of jobs asking for a variant, by `provider/variant`; one not named has none. */
+  variantCaps: Record<string, number>;
+  /** Addresses and ranges (CIDR) no webhook is ever sent to, in either profile, whatever a name resolves to. */
+  webhookDeny: string[];
 }
 
 /**
@@ -49,6 +58,21 @@ export function checkPause(ms: number): number {
   return ms;
 }
 
+/** A variant as settings name it: `provider/variant`, as in a chat completion's model `service/provider/variant`. */
+export function checkVariantName(name: string): string {
+  const [provider, variant, ...rest] = name.split('/');
+  if (rest.length > 0 || !provider || !isProvider(provider) || !variant || !/^[a-z0-9-]+$/.test(variant)) {
+    throw new RangeError(`A variant is named PROVIDER/VARIANT (such as chatgpt/thinking), the provider one of ${PROVIDERS.join(', ')}, not "${name}"`);
+  }
+  return name;
+}
+
+/** A cap is a whole number of jobs an hour, 0 or more, or null (none). */
+export function checkCap(cap: number | null): number | null {
+  if (cap !== null && (!Number.isInteger(cap) || cap < 0)) throw new RangeError('An hourly cap is a whole number of jobs, 0 or more, or none');
+  return cap;
+}
+
 /** Retention is whole days from 1 to MAX_RETENTION_DAYS, or null (kept forever). */
 export function checkRetention(days: number | null): number | null {
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
@@ -63,6 +87,9 @@ const DEFAULTS: Omit<Settings, 'pauseMs'> = {
   rotation: 'round_robin',
   paused: false,
   retentionDays: DEFAULT_RETENTION_DAYS,
+  tenantVariants: [],
+  variantCaps: {},
+  webhookDeny: [],
 };
 
 /**
@@ -82,6 +109,12 @@ export interface SettingsStore {
   setPauseMs(ms: number): Promise<void>;
   /** Rejects with a RangeError outside checkRetention's range. */
   setRetentionDays(days: number | null): Promise<void>;
+  /** (H) Replaces the variants tenants may ask for; rejects with a RangeError on a name checkVariantName refuses. */
+  setTenantVariants(variants: readonly string[]): Promise<void>;
+  /** Changes one variant's hourly cap (null: none); another variant's cap changed at the same time is kept. */
+  setVariantCap(variant: string, cap: number | null): Promise<void>;
+  /** Replaces the webhook deny-list; rejects with a RangeError on an entry checkDeniedRange refuses. */
+  setWebhookDeny(ranges: readonly string[]): Promise<void>;
   /**
    * Hears that the settings may have changed: here (the tray, the dashboard), by another
    * instance, or by `chatbridge pause` and the other commands. Returns the function that stops it.
@@ -102,6 +135,10 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
     // null is a choice (keep forever), so only a missing entry takes the default.
     retentionDays: s.retentionDays === undefined ? DEFAULTS.retentionDays : s.retentionDays,
     pauseMs: s.pauseMs ?? defaultPauseMs(),
+    tenantVariants: s.tenantVariants ?? DEFAULTS.tenantVariants,
+    // Stored merged, a cap taken off is a null: it is no cap.
+    variantCaps: Object.fromEntries(Object.entries(s.variantCaps ?? {}).filter(([, cap]) => cap !== null)),
+    webhookDeny: s.webhookDeny ?? DEFAULTS.webhookDeny,
   };
 }
 

@@ -79,6 +79,13 @@ export interface StorageOptions {
   readOnly?: boolean;
 }
 
+/**
+ * What a service starting on a shared database does about other roles that can reach it:
+ * refuses to start (`check`, the default), closes the database to them (`fix`, serve
+ * --fix-grants), or goes on with a warning (`keep`, for an operator who manages grants).
+ */
+export type GrantsPolicy = 'check' | 'fix' | 'keep';
+
 export interface ServeOptions extends StorageOptions {
   /** This data dir's device id among the instances sharing a database. */
   deviceId: string;
@@ -86,6 +93,10 @@ export interface ServeOptions extends StorageOptions {
   profile: ProfileName;
   /** A shared table could not be read again after another instance changed it. */
   onError: (error: Error) => void;
+  /** A shared database's grants; `check` unless given. */
+  grants?: GrantsPolicy | undefined;
+  /** A line to warn with at start (the grants closed, or left open on purpose). */
+  onWarning?: ((line: string) => void) | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ServedStorage, ServeOptions, Storage, StorageOptions } from './ports.js';
+export type { GrantsPolicy } from './ports.js';
 import type { Upgrade } from './postgres/upgrade.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 

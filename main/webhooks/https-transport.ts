@@ -1,6 +1,8 @@
 import { Agent, request, type AgentOptions } from 'node:https';
 import { isIP } from 'node:net';
-import { isPublicAddress, NotPublicAddress, publicOnlyLookup } from './public-address.js';
+import { addressRefusal, checkedLookup, NotPublicAddress, type AddressPolicy } from './public-address.js';
+
+export type { AddressPolicy } from './public-address.js';
 
 export interface WebhookRequest {
   url: string;
@@ -22,30 +24,29 @@ export interface WebhookTransport {
   close(): void;
 }
 
-/** Which receivers may be called: (H) only public internet addresses, unless the operator allows private ones. */
-export interface AddressPolicy {
-  publicOnly: boolean;
-}
-
 /**
  * Node's https with certificates verified against the system's authorities, plus those of
  * `NODE_EXTRA_CA_CERTS` (how a self-signed local receiver is trusted) or `tls.ca` in their
  * place. Redirects are never followed: a 3xx is resolved like any other status. Connections
  * are kept alive, so a receiver that gets many deliveries pays the TLS handshake once.
  *
- * With `publicOnly`, the agent's own `lookup` gives the socket public addresses only (see
- * publicOnlyLookup), and an IP literal, which Node connects to without a lookup, is checked
- * here: a private, loopback, link-local, CGNAT or multicast receiver is never connected to.
+ * With `publicOnly` or a deny-list, the agent's own `lookup` gives the socket only the
+ * addresses the policy allows (see checkedLookup), and an IP literal, which Node connects to
+ * without a lookup, is checked here: with `publicOnly`, a private, loopback, link-local,
+ * CGNAT or multicast receiver is never connected to, nor, ever, one the operator denies.
  */
 export function httpsTransport(options: Pick<AgentOptions, 'ca'> & Partial<AddressPolicy> = {}): WebhookTransport {
-  const { publicOnly = false, ...tls } = options;
-  const agent = new Agent({ keepAlive: true, ...tls, ...(publicOnly ? { lookup: publicOnlyLookup } : {}) });
+  const { publicOnly = false, denied, ...tls } = options;
+  const policy: AddressPolicy = { publicOnly, ...(denied ? { denied } : {}) };
+  const checked = publicOnly || denied !== undefined;
+  const agent = new Agent({ keepAlive: true, ...tls, ...(checked ? { lookup: checkedLookup(policy) } : {}) });
 
   const post = (r: WebhookRequest, mayRetry: boolean): Promise<number> =>
     new Promise((resolve, reject) => {
       const host = new URL(r.url).hostname.replace(/^\[|\]$/g, '');
-      if (publicOnly && isIP(host) !== 0 && !isPublicAddress(host)) {
-        reject(new NotPublicAddress(`${host} is not a public address`));
+      const refused = isIP(host) !== 0 ? addressRefusal(host, policy) : null;
+      if (refused) {
+        reject(new NotPublicAddress(`${host} is ${refused}`));
         return;
       }
       const req = request(

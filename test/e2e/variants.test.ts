@@ -10,8 +10,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../../agents/providers/flow.js';
-import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
-import { checkOverride, compileSite, mergeOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
+import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { checkOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import type { ProviderSite } from '../../agents/providers/site.js';
 import { inspectSite } from '../../agents/runtime/site-check.js';
@@ -37,7 +37,7 @@ async function account(context: TestContext, provider: Provider, look: SimLook =
   const opened = await openSimPage(browser, provider, { look, initScript: PAGE_HELPERS_SCRIPT, viewport: { width: 1280, height: 900 } });
   context.onTestFinished(() => opened.close());
   const { sim, page } = opened;
-  const site: ProviderSite = atBaseUrl(override ? compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test') : PROVIDER_SITES[provider], sim.url);
+  const site: ProviderSite = atBaseUrl(override ? overriddenSite(provider, checkOverride(override, 'test'), 'test') : PROVIDER_SITES[provider], sim.url);
   return {
     sim,
     page,

@@ -1,6 +1,6 @@
 /**
  * The hosted profile's commands through real processes (`node bin/chatbridge.js …`):
- * `serve --profile`, `accounts …` and `keys create --account`. Needs dist/ built.
+ * `serve --profile`, `accounts …`, `keys create --account`, `settings variants` and `settings webhooks`. Needs dist/ built.
  */
 import { describe, expect, it } from 'vitest';
 import { CLI, listening, trackProcesses } from '../support/processes.js';
@@ -59,6 +59,31 @@ describe('chatbridge in the hosted profile', () => {
     expect(shown.stdout).toMatch(/^whsec_[0-9A-Za-z]{32}\n$/);
     expect(shown.stderr).toContain("Each account's jobs are signed with that account's own secret");
     expect(shown.stderr).toContain('GET /v1/webhooks/secret');
+  });
+
+  it('settings variants allows variants to the accounts, takes them back and caps them; settings webhooks keeps the deny-list; both refuse what is malformed', async () => {
+    const dataDir = procs.tempDir();
+    const variants = (...args: string[]) => cli(['settings', 'variants', ...args, '--data-dir', dataDir]);
+    expect((await variants()).stdout).toBe(
+      "Variants accounts may ask for: none (the hosted profile; the operator's own keys may ask for any).\nHourly caps per variant: none.\n",
+    );
+    expect((await variants('allow', 'chatgpt/thinking', 'claude/opus', 'chatgpt/pro')).code).toBe(0);
+    expect((await variants('deny', 'chatgpt/pro')).code).toBe(0);
+    const capped = await variants('cap', 'chatgpt/pro', '2');
+    expect(capped.stdout).toBe(
+      "Variants accounts may ask for: chatgpt/thinking, claude/opus (the hosted profile; the operator's own keys may ask for any).\nHourly caps per variant: chatgpt/pro 2.\n",
+    );
+    const refused = await variants('allow', 'chatgpt');
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      'chatbridge: A variant is named PROVIDER/VARIANT (such as chatgpt/thinking), the provider one of chatgpt, claude, gemini, deepseek, qwen, perplexity, not "chatgpt".\n',
+    ]);
+    expect((await variants('cap', 'chatgpt/pro', 'many')).code).toBe(2);
+
+    const webhooks = (...args: string[]) => cli(['settings', 'webhooks', ...args, '--data-dir', dataDir]);
+    expect((await webhooks('deny', '169.254.0.0/16', '10.0.0.0/8')).code).toBe(0);
+    expect((await webhooks('undeny', '10.0.0.0/8')).stdout).toBe('Webhooks are never sent to: 169.254.0.0/16.\n');
+    expect((await webhooks('deny', 'example.com')).stderr).toBe('chatbridge: Not an address or a range such as 203.0.113.0/24 or 2001:db8::/32: "example.com".\n');
   });
 
   it('refuses to serve a data dir in the other profile, in one line', async () => {

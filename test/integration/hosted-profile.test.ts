@@ -15,6 +15,8 @@ import { attachScriptedAgents, startTestService, tempDataDir, type TestService }
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
+import { ChatBridgeClient } from '../../main/client/index.js';
+import { callTool } from '../../main/mcp/tools.js';
 import { DAY_MS } from '../../main/core/timestamps.js';
 
 let t: TestService | undefined;
@@ -360,6 +362,13 @@ describe('/v1/status (H)', () => {
     expect(status.queue.depth).toBe(1);
     expect(status.queue.oldest_queued_at).toMatch(MS_TIMESTAMP);
     expect(JSON.stringify(status)).not.toContain('claude-1'); // no agent names
+
+    // The MCP status tool says what the hosted body holds, and leaves out what it does not.
+    const client = new ChatBridgeClient({ baseUrl: t.url, apiKey: t.key, maxRetries: 0 });
+    const told = await callTool('status', {}, { client, signal: new AbortController().signal, progress: () => {}, maxWaitMs: 1_000 });
+    expect(told.isError).toBeUndefined();
+    expect(told.content[0]!.text.split('\n').slice(0, 3)).toEqual(['ChatBridge is running.', 'Queue: 1 job waiting.', 'chatgpt: no account added']);
+    expect(told.content[0]!.text).toMatch(/^claude: 2 of 2 agents idle; 49 of 50 left this hour$/m);
   });
 });
 

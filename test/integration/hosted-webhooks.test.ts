@@ -1,12 +1,13 @@
 /**
  * Webhooks in the hosted profile (api.md Events, the (H) rules): the body without
  * agent_name, content_pruned_at and queue_position; only public addresses, checked on the
- * address connected, unless the operator allows private receivers; redirects not followed.
+ * address connected (an IPv6 form embedding an IPv4 address judged by that one too), unless
+ * the operator allows private receivers; never one of the operator's deny-list; redirects not followed.
  * The receiver is a real HTTPS server on loopback, so it is reached only with the setting.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpsTransport, type AddressPolicy } from '../../main/webhooks/https-transport.js';
-import { isPublicAddress } from '../../main/webhooks/public-address.js';
+import { checkDeniedRange, isDeniedAddress, isPublicAddress } from '../../main/webhooks/public-address.js';
 import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +169,8 @@ describe('public addresses', () => {
       // IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96) forms of any address, local-use
       // NAT64 (64:ff9b:1::/48), Teredo (2001::/32, which tunnels to an address it encodes).
       '::8.8.8.8', '::808:808', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b:1::a00:1', '64:ff9b:1:ffff::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1',
+      // IPv4-translated (::ffff:0:0:0/96), of any address; NAT64 and 6to4 of private and loopback ones.
+      '::ffff:0:7f00:1', '::ffff:0:127.0.0.1', '::ffff:0:808:808', '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', '2002:a9fe:a9fe::1',
     ];
     const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '64:ff9b::808:808', '2001:1::1'];
     const none: string[] = [];
@@ -177,11 +180,41 @@ describe('public addresses', () => {
 
   it("refuses the host's own addresses, public ones included", () => {
     expect(isPublicAddress('8.8.4.4', ['8.8.4.4', '2606:4700::1'])).toBe(false);
+    expect(isPublicAddress('64:ff9b::8.8.4.4', ['8.8.4.4'])).toBe(false);
     expect(isPublicAddress('2606:4700::1', ['8.8.4.4', '2606:4700::1'])).toBe(false);
     expect(isPublicAddress('::ffff:8.8.4.4', ['8.8.4.4'])).toBe(false);
     expect(isPublicAddress('8.8.4.4', ['8.8.8.8'])).toBe(true);
     // By default, the addresses of this machine's interfaces.
     const mine = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
     expect(mine.filter((a) => isPublicAddress(a))).toEqual([]);
+  });
+});
+
+describe("the operator's deny-list", () => {
+  it('holds addresses and ranges, and every IPv6 form that embeds one of its IPv4 addresses', () => {
+    const denied = ['203.0.113.0/24', '2001:db8:1::/48', '198.51.100.7'];
+    const inside = ['203.0.113.9', '::ffff:203.0.113.9', '::ffff:0:cb00:7109', '64:ff9b::203.0.113.9', '2002:cb00:7109::1', '2001:db8:1:2::3', '198.51.100.7', '2001:0:4136:e378:8000:63bf:34ff:8ef6'];
+    const outside = ['203.0.114.1', '2001:db8:2::1', '198.51.100.8', '64:ff9b::cb00:7209', 'not-an-ip'];
+    expect(inside.filter((a) => !isDeniedAddress(a, denied))).toEqual([]);
+    expect(outside.filter((a) => isDeniedAddress(a, denied))).toEqual([]);
+    expect(['10.0.0.0/8', '::1', 'fe80::/10'].map(checkDeniedRange)).toEqual(['10.0.0.0/8', '::1', 'fe80::/10']);
+    for (const bad of ['10.0.0.0/33', '::/129', 'example.com', '10.0.0.0/8/1', '10.0.0/8']) expect(() => checkDeniedRange(bad)).toThrow(RangeError);
+  });
+
+  it('keeps every webhook from a denied receiver, private ones allowed or not, by IP literal or by name', async () => {
+    await start(true);
+    await t!.service.settings.setWebhookDeny(['127.0.0.0/8']);
+    const hook = await receiver();
+    const port = new URL(hook.url()).port;
+    for (const url of [hook.url(), `https://localhost:${port}/hook`, `https://[::ffff:0:7f00:1]:${port}/hook`]) {
+      const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: url } });
+      const attempt = await firstAttempt(r.body.id);
+      expect([attempt.status_code, attempt.error]).toEqual([null, expect.stringMatching(/on the operator's deny-list/)]);
+    }
+    expect(hook.received).toHaveLength(0);
+    // Taken off the list, the receiver is called.
+    await t!.service.settings.setWebhookDeny([]);
+    const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: hook.url() } });
+    expect((await firstAttempt(r.body.id)).status_code).toBe(204);
   });
 });

@@ -13,7 +13,7 @@ import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
 
 /** Short limits so the test waits a second, not thirty. */
-const TIGHT = { headersMs: 800, requestMs: 1_200, checkEveryMs: 100, maxConnections: 20, holdsPerKey: 3, holdsPerAccount: 4 };
+const TIGHT = { headersMs: 800, requestMs: 1_200, checkEveryMs: 100, maxConnections: 20, holdsPerKey: 3, holdsPerAccount: 4, holdsPerAddress: 5 };
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -207,6 +207,35 @@ describe('holds per tenant', () => {
     expect((await within(hold(t.key)))?.status).toBe(200);
     expect((await t.api('DELETE', `/v1/completions/${theirs.body.id}`, { key: strangers })).status).toBe(200);
     expect((await theirHold).status).toBe(200);
+  });
+});
+
+describe('holds per client address', () => {
+  it('caps the requests one client holds open whatever keys and accounts it uses; a proxy on this machine names the client', async () => {
+    t = await startTestService({ profile: 'hosted', connections: { ...TIGHT, maxConnections: 100 } });
+    const [a, b] = [await t.createAccount('a'), await t.createAccount('b')];
+    const queued = async (key: string) =>
+      (await t!.api('POST', '/v1/completions', { key, body: { prompt: 'nobody runs this', wait: false, callback_url: 'https://127.0.0.1:9/hook' } })).body.id as string;
+    const [jobA, jobB] = [await queued(a.key), await queued(b.key)];
+    /** A hold through a TLS proxy on this machine, for the client at `client`. */
+    const hold = (key: string, id: string, client: string) =>
+      t!.api('GET', `/v1/completions/${id}?wait=true`, { key, headers: { 'x-forwarded-for': `198.51.100.9, ${client}` } });
+    const held = [...[1, 2, 3].map(() => hold(a.key, jobA, '203.0.113.7')), hold(b.key, jobB, '203.0.113.7'), hold(b.key, jobB, '203.0.113.7')];
+    await until(() => t!.service.events.size() === 5, 10_000, '5 waiting callers');
+
+    // Each key and account has room, the client address none.
+    const over = await hold(b.key, jobB, '203.0.113.7');
+    expect([over.status, over.headers.get('retry-after'), over.body.error.message]).toEqual([
+      429,
+      '10',
+      'This client address already holds 5 requests open waiting for jobs to end; wait for one to end, or submit with wait: false and poll or take a callback_url.',
+    ]);
+    // Another client has room.
+    held.push(hold(b.key, jobB, '203.0.113.8'));
+    await until(() => t!.service.events.size() === 6, 10_000, 'the other client waiting');
+
+    for (const [key, id] of [[a.key, jobA], [b.key, jobB]]) expect((await t.api('DELETE', `/v1/completions/${id}`, { key })).status).toBe(200);
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
   });
 });
 

@@ -2,10 +2,13 @@
  * Variants through the service (issue 21): what the API takes and refuses, what the job
  * object says, /v1/models and chat completions' model, and the queue trying another agent
  * of the provider when one refuses a variant, then ending 502 VARIANT_UNAVAILABLE when none
- * may offer it. With scripted agents: an agent's `offers` is what its account's picker has.
+ * may offer it; (issue 34) a hosted service's accounts asking only for the variants the
+ * operator allows, and the hourly caps per variant. With scripted agents: an agent's `offers`
+ * is what its account's picker has.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Provider, VariantInfo } from '../../main/core/providers.js';
+import type { ProfileName } from '../../main/core/profile-name.js';
 import { startTestService, type TestService } from '../support/harness.js';
 
 /** The packs' variants as the service knows them: ChatGPT's pro thinks long, with its own attempt limit. */
@@ -22,8 +25,8 @@ const CATALOG: Partial<Record<Provider, VariantInfo[]>> = {
 let t: TestService;
 afterEach(async () => t?.stop());
 
-async function start(agents: Partial<Record<Provider, number>>): Promise<TestService> {
-  t = await startTestService({ agents, variants: (p) => CATALOG[p] ?? [] });
+async function start(agents: Partial<Record<Provider, number>>, profile: ProfileName = 'personal'): Promise<TestService> {
+  t = await startTestService({ agents, variants: (p) => CATALOG[p] ?? [], profile });
   // The agents are tried in the user's order, so a test knows which refuses first.
   await t.service.settings.setRotation('ordered');
   return t;
@@ -196,5 +199,67 @@ describe('an agent whose account lacks the variant', () => {
     expect(r.body.model_used).toBe('model-pro');
     // The answer put the knowledge right: pro is offered.
     expect(t.service.scheduler.offers.mayOffer(only!.id, 'pro')).toBe(true);
+  });
+});
+
+describe("the operator's say over variants", () => {
+  const chat = (model: string) => t.api('POST', '/v1/chat/completions', { body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+
+  it("lets a hosted service's accounts ask for none until allowed, then for those allowed only (403 naming them), listing only those", async () => {
+    await start({ chatgpt: 1, deepseek: 1 }, 'hosted');
+    const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'pro' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: 'chatgpt/pro is not open to the accounts of this service; the operator allows no variant (chatbridge settings variants allow).',
+      details: { field: 'variant', allowed: [] },
+    });
+    expect((await chat('service/chatgpt/pro')).body.error).toMatchObject({ code: 'FORBIDDEN', details: { field: 'model', allowed: [] } });
+
+    await t.service.settings.setTenantVariants(['deepseek/deepthink', 'chatgpt/thinking']);
+    const models = await t.api('GET', '/v1/models');
+    expect(models.body.data.map((m: { id: string }) => m.id)).toEqual([
+      'service/auto',
+      'service/chatgpt',
+      'service/chatgpt/thinking',
+      'service/deepseek',
+      'service/deepseek/deepthink',
+    ]);
+    const other = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'pro', wait: false } });
+    expect([other.status, other.body.error.message]).toEqual([
+      403,
+      'chatgpt/pro is not open to the accounts of this service; the operator allows chatgpt/thinking, deepseek/deepthink (chatbridge settings variants allow).',
+    ]);
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', variant: 'thinking' } })).body.status).toBe('succeeded');
+    expect((await chat('service/deepseek/deepthink')).status).toBe(200);
+    expect(t.agents.flatMap((a) => a.runs.map((r) => r.variant))).toEqual(['thinking', 'deepthink']);
+  });
+
+  it('holds the jobs of a variant to its hourly cap: the next one waits (or is refused now), saying why; other jobs run', async () => {
+    await start({ chatgpt: 2 });
+    await t.service.settings.setVariantCap('chatgpt/pro', 1);
+    const ask = (body: Record<string, unknown>) => t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', ...body } });
+    expect((await ask({ variant: 'pro' })).body.status).toBe('succeeded');
+
+    const now = await ask({ variant: 'pro', wait: false });
+    expect([now.status, now.body.error.code, now.body.error.message]).toEqual([
+      503,
+      'PROVIDER_RATE_LIMITED',
+      'For this job the hourly cap of chatgpt/pro (1 job an hour) is used up.',
+    ]);
+    const queued = await ask({ variant: 'pro', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
+    expect(queued.status).toBe(202);
+    expect((await ask({ variant: 'thinking' })).body.status).toBe('succeeded');
+    expect((await ask({})).body.status).toBe('succeeded');
+    await t.service.scheduler.settled();
+    const waiting = await t.api('GET', `/v1/completions/${queued.body.id}`);
+    expect(waiting.body).toMatchObject({ status: 'queued', waiting_because: 'the hourly cap of chatgpt/pro (1 job an hour) is used up' });
+    expect(Date.parse(waiting.body.waiting_until) - Date.now()).toBeGreaterThan(3_500_000);
+
+    // Taken off, the cap holds nothing back.
+    await t.service.settings.setVariantCap('chatgpt/pro', null);
+    t.service.scheduler.wake();
+    await t.service.scheduler.settled();
+    expect((await t.service.store.get(queued.body.id))!.status).not.toBe('queued');
   });
 });

@@ -221,6 +221,20 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect(await store.dispatch([capped(q[5]!, 'agt_a', 'chatgpt', 2, null, null)], now + 2)).toEqual([]);
       });
 
+      it("holds a claim to its variant's cap: the hour's starts of jobs asking for that variant, on any agent, count", async () => {
+        const pro = () => submit({ req_provider: 'chatgpt', variant: 'pro' });
+        await store.dispatch([claim(await pro(), 'agt_a'), claim(await submit({ req_provider: 'chatgpt', variant: 'thinking' }), 'agt_b'), claim(await submit(), 'agt_c')], T0);
+        const capped = async (agentId: string, cap: number) => ({ ...claim(await pro(), agentId), caps: { agent: null, provider: null, global: null, variant: cap }, variant: 'chatgpt/pro' });
+        const [fits, full] = [await capped('agt_d', 2), await capped('agt_e', 2)];
+        expect((await store.dispatch([fits, full], T0 + 10)).map((j) => j.id)).toEqual([fits.jobId]);
+        expect(await store.attemptStartsSince(T0 - 1)).toEqual([
+          expect.objectContaining({ agent_id: 'agt_a', variant: 'pro' }),
+          expect.objectContaining({ agent_id: 'agt_b', variant: 'thinking' }),
+          expect.objectContaining({ agent_id: 'agt_c', variant: null }),
+          expect.objectContaining({ agent_id: 'agt_d', variant: 'pro' }),
+        ]);
+      });
+
       it('counts nothing against caps of null', async () => {
         for (let i = 0; i < 3; i++) await store.dispatch([claim(await submit(), 'agt_a')], T0 + i);
         const job = await submit();
@@ -517,8 +531,8 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect((await store.recent(2)).map((j) => j.id)).toEqual([off.id, c.id]);
         expect((await store.recent(10)).map((j) => j.id)).toEqual([off.id, c.id, b.id, a.id]);
         expect(await store.attemptStartsSince(T0 + 100)).toEqual([
-          { job_id: b.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_000 },
-          { job_id: c.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_001 },
+          { job_id: b.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_000, variant: null },
+          { job_id: c.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 3_700_001, variant: null },
         ]);
         const starts = await store.startsByAccount(T0, T0 + 200);
         expect(starts.get('acct_1')).toEqual({ today: 2, hour: 1 });

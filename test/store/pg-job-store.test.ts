@@ -186,15 +186,19 @@ describe('PostgreSQL job store: hourly caps held across instances', () => {
     try {
       // Another instance's capped dispatch, in the middle of its count.
       await holder.query('BEGIN');
-      await holder.query(`SELECT pg_advisory_xact_lock(${0x63_62_63_61_70_73})`);
+      await holder.query(`SELECT 1 FROM locks WHERE name = 'caps' FOR UPDATE`);
       expect((await a.dispatch([{ jobId: jobs[0]!.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1)).length).toBe(1);
       let capped = false;
       const waiting = a.dispatch([{ jobId: jobs[1]!.id, agentId: 'agt_a', provider: 'chatgpt', caps: { agent: 5, provider: null, global: null } }], T0 + 2).then((out) => {
         capped = true;
         return out;
       });
-      // It waits for the lock: it is seen waiting on it in pg_locks, and has not returned.
-      await until(async () => (await admin.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows.length > 0, 5_000, 'a capped dispatch waiting');
+      // It waits for the lock: it is seen waiting on a lock, and has not returned.
+      await until(
+        async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows.length > 0,
+        5_000,
+        'a capped dispatch waiting',
+      );
       expect(capped).toBe(false);
       await holder.query('COMMIT');
       expect((await waiting).length).toBe(1);

@@ -128,9 +128,11 @@ describe('chatbridge migrate', () => {
       u.username = role;
       return u.toString();
     };
+    // Open to every role, as PostgreSQL makes a database by default.
     const owned = async () => {
       const url = await cluster.createDatabase();
       await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} OWNER TO app`);
+      await admin.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${new URL(url).pathname.slice(1)} TO PUBLIC`);
       return url;
     };
     const closed = await owned();

@@ -49,6 +49,26 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
       expect(store.get().providerCaps).toMatchObject({ chatgpt: null, claude: 4, gemini: 5, deepseek: null });
     });
 
+    it("keeps the variants tenants may ask for, each variant's cap (merged with another store's) and the webhook deny-list, refusing what is malformed", async () => {
+      expect(store.get()).toMatchObject({ tenantVariants: [], variantCaps: {} });
+      const other = await t.another();
+      await store.setTenantVariants(['chatgpt/thinking', 'claude/opus', 'chatgpt/thinking']);
+      await store.setVariantCap('chatgpt/pro', 3);
+      await other.setVariantCap('perplexity/research', 0);
+      await store.setVariantCap('claude/opus', 10);
+      await store.setVariantCap('claude/opus', null);
+      expect(store.get()).toMatchObject({ tenantVariants: ['chatgpt/thinking', 'claude/opus'], variantCaps: { 'chatgpt/pro': 3, 'perplexity/research': 0 } });
+      for (const bad of ['chatgpt', 'nosuch/pro', 'chatgpt/Pro', 'chatgpt/pro/x']) {
+        await expect(store.setTenantVariants([bad])).rejects.toThrow(/A variant is named PROVIDER\/VARIANT/);
+        await expect(store.setVariantCap(bad, 1)).rejects.toThrow(RangeError);
+      }
+      await expect(store.setVariantCap('chatgpt/pro', -1)).rejects.toThrow(/whole number of jobs/);
+      await store.setWebhookDeny(['169.254.0.0/16', 'fd00::/8', '169.254.0.0/16']);
+      await expect(store.setWebhookDeny(['example.com'])).rejects.toThrow(RangeError);
+      expect(store.get().webhookDeny).toEqual(['169.254.0.0/16', 'fd00::/8']);
+      expect((await t.another()).get()).toEqual(store.get());
+    });
+
     it('refuses a pause or a retention out of range, and keeps what was set', async () => {
       await store.setPauseMs(5_000);
       await store.setRetentionDays(30);

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { atBaseUrl, BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
+import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow.js';
-import { checkOverride, compileSite, mergeOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
+import { checkOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import type { ProviderSite } from '../../agents/providers/site.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { DiagnosticsKeeper } from '../../agents/runtime/diagnostics.js';
@@ -65,7 +65,7 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
     sim,
     site,
     override(override) {
-      current = override ? atBaseUrl(compileSite(mergeOverride(BUILT_IN_PACKS[provider], checkOverride(override, 'test')), 'test'), sim.url) : site;
+      current = override ? atBaseUrl(overriddenSite(provider, checkOverride(override, 'test'), 'test'), sim.url) : site;
     },
     runtime,
     browserAgents: runtime.list(),

@@ -90,7 +90,9 @@ export async function startPostgres({ durable = false, maxConnections = 60 }: Pg
 
 /**
  * A new database (`t_<random>`) in the cluster at `adminUrl`, as a postgres:// URL: empty, or
- * a copy of `template`.
+ * a copy of `template`. Closed to other roles, as the README asks of a database ChatBridge
+ * serves on (a copy does not keep its template's grants): a test of what another role can do
+ * grants it the right to connect.
  */
 export async function createDatabase(adminUrl: string, template?: string): Promise<string> {
   const name = `t_${randomBase62(12).toLowerCase()}`;
@@ -98,6 +100,7 @@ export async function createDatabase(adminUrl: string, template?: string): Promi
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${client.escapeIdentifier(template)}` : ''}`);
+    await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${name} FROM PUBLIC`);
   } finally {
     await client.end();
   }

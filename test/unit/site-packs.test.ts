@@ -57,7 +57,7 @@ describe('pack validation', () => {
 
   it('merges an override role by role over the pack', () => {
     const override = checkOverride({ version: 9, roles: { send: [{ kind: 'aria', css: 'form button', name: '@send' }] } }, 'o');
-    const merged = compileSite(mergeOverride(base, override), '/data/sites/chatgpt.json');
+    const merged = compileSite(mergeOverride(base, override), { file: '/data/sites/chatgpt.json', value: override });
     expect(merged.version).toBe(9);
     expect(merged.override).toBe('/data/sites/chatgpt.json');
     expect(merged.roles.send).toEqual([{ kind: 'aria', css: 'form button', name: '@send' }]);

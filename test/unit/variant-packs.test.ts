@@ -86,7 +86,7 @@ describe('variant validation', () => {
       },
       'sites/deepseek.json',
     );
-    const site = compileSite(mergeOverride(base, override), 'sites/deepseek.json');
+    const site = compileSite(mergeOverride(base, override), { file: 'sites/deepseek.json', value: override });
     expect(site.variants.list.map((v) => v.id)).toEqual(['deepthink', 'deepthink-search', 'expert', 'search']);
     expect(site.variants.list.find((v) => v.id === 'search')!.steps[0]!.words).toBe('web search|联网搜索');
     expect(site.variants.selected).toBe('[aria-pressed="true"], .on');

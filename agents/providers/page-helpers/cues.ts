@@ -28,7 +28,12 @@ export function addCues(h: Helpers): void {
     return box.width > 1 || box.height > 1;
   };
 
-  h.regex = (pair) => (pair ? new RegExp(pair[0], pair[1]) : null);
+  h.regex = (pattern) => {
+    if (!pattern) return null;
+    const [source, flags, limit] = pattern;
+    const re = new RegExp(source, flags);
+    return limit === undefined ? re : { test: (text: string) => re.test(text.slice(0, limit)) };
+  };
 
   /** Its label, else its title, else its text. */
   h.accessibleName = (el) => {

@@ -1,6 +1,6 @@
 /** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
 import type { PagePack, PagePackJson, Role } from '../site.js';
-import type { PageCue } from '../cues.js';
+import type { PageCue, PagePattern } from '../cues.js';
 
 /**
  * Something other than an answer: what the page showed, and its text. `accountLock`: the site
@@ -128,8 +128,8 @@ export interface Helpers extends PageHelpers {
   visible(el: Element): boolean;
   /** Every visible element under `root` one cue finds, in document order. */
   findAll(cue: PageCue, root: ParentNode): Element[];
-  /** A cue's `[source, flags]` pair as a RegExp. */
-  regex(pair: readonly [string, string] | undefined): RegExp | null;
+  /** A cue's pattern as something to test a text with: a user's reads at most its limit of the text. */
+  regex(pattern: PagePattern | undefined): { test(text: string): boolean } | null;
   /** What assistive technology would call the element. */
   accessibleName(el: Element): string;
   /** A notice's words for a person (its buttons' labels left out), whitespace collapsed and cut to 500 characters. */

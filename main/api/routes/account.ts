@@ -15,7 +15,8 @@ const secretRotate = { scope: 'completions:write', budget: 'write' } as const;
 export interface StatusPort {
   /** The figures every caller may see, and `account`'s own queue. */
   status(account: Viewer): Promise<Status>;
-  models(): ModelList;
+  /** The models `account` may ask for (null: the personal profile's one account, or the operator). */
+  models(account: string | null): ModelList;
 }
 
 /** GET /v1/status, GET /v1/models, and (H) the calling account's webhook signing secret. */
@@ -28,7 +29,7 @@ export function accountRoutes(app: FastifyInstance, report: StatusPort, profile:
   app.get(
     '/v1/models',
     { config: read, schema: { summary: 'Models enabled now (OpenAI list shape)', response: { 200: ModelList, default: ErrorEnvelope } } },
-    async () => report.models(),
+    async (request) => report.models(request.accountId),
   );
   // (F) The install is one account, whose secret is the service's: no key has an account.
   if (!profile.accounts) return;

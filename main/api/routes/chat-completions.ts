@@ -77,10 +77,10 @@ export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<Com
       const { model, messages, stream } = request.body;
       if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
       const { provider, variant } = modelChoice(model);
-      completions.checkVariant(provider, variant, 'model');
+      completions.checkVariant(provider, variant, request.accountId, 'model');
       const prompt = flattenMessages(messages);
       const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true });
-      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
+      const done = await holds.during(request, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,
         object: 'chat.completion',

@@ -79,7 +79,7 @@ export function completionRoutes(app: FastifyInstance, completions: CompletionsP
         return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
       // Taken before the job is made: a refused hold submits nothing.
-      const done = await holds.during(request.keyId, request.accountId, () => completions.submitAndWait(submission, clientGone(request, reply)));
+      const done = await holds.during(request, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return present(done);
     },
   );
@@ -98,7 +98,7 @@ export function completionRoutes(app: FastifyInstance, completions: CompletionsP
     async (request, reply) => {
       const job = await completions.get(request.params.id, request.accountId);
       if (request.query.wait !== 'true') return present(job);
-      const held = await holds.during(request.keyId, request.accountId, () => completions.waitFor(job, completions.holdFor(job), clientGone(request, reply)));
+      const held = await holds.during(request, () => completions.waitFor(job, completions.holdFor(job), clientGone(request, reply)));
       return present(held);
     },
   );

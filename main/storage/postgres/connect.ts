@@ -38,6 +38,9 @@ export async function connect(url: string, { max = 10 }: { max?: number } = {}):
     connectionTimeoutMillis: 10_000,
     lock_timeout: LIMITS.databaseLockMs,
     statement_timeout: STATEMENT_TIMEOUT_MS,
+    // A transaction left open (a process stopped, not killed) would hold its locks, the
+    // sweep's among them, for ever: the server ends it. Ours run statements back to back.
+    idle_in_transaction_session_timeout: STATEMENT_TIMEOUT_MS,
     // A connection that sits idle for long (the LISTEN one above all) notices a peer gone
     // silently (a NAT or firewall dropping it) in a minute or two, instead of never.
     keepAlive: true,

@@ -50,16 +50,47 @@ export function parseNotice(payload: string): Notice {
 }
 
 /**
+ * What the notices waiting for the next read say of one job: the statuses it moved from,
+ * and the attempts they say were started.
+ */
+interface Named {
+  from: Set<JobStatus | null>;
+  attempts: Set<number>;
+}
+
+/**
+ * The events a re-read job is handed on as: one for each start the notices named that the
+ * attempts table shows, and one for each status they said it moved from (a dispatch moves
+ * from queued; a start the table does not show is no start, and the job is handed on as
+ * re-read).
+ */
+function eventsOf(job: JobRow, { from, attempts }: Named, starts: Map<string, AttemptStart>): StoreEvent[] {
+  const events = new Map<string, StoreEvent>();
+  for (const attempt of attempts) {
+    const start = starts.get(`${job.id}:${attempt}`);
+    if (start) events.set(`start ${attempt}`, { job, from: 'queued', start, heard: true });
+    else events.set('queued', { job, from: 'queued', heard: true });
+  }
+  for (const status of from) events.set(String(status), { job, from: status, heard: true });
+  return [...events.values()];
+}
+
+/**
  * Hears the moves other instances announce: each announced job is re-read (those waiting
  * together in one query), with the attempt a dispatch started read from the attempts table,
- * and handed on in the order announced, as the job is now. Holds one connection of the pool.
+ * and handed on in the order first announced, as the job is now: one event per status it
+ * was said to move from, and one per start the attempts table shows. Notices are hints (any
+ * role that can connect may send them): a job named a thousand times while a read is under
+ * way is read once more, and handed on as often as its distinct claims, not its notices.
+ * Events heard here are marked `heard`: the row shows how the job is, not that this move
+ * happened now, so nothing counts or logs them. Holds one connection of the pool.
  * What is announced while that connection is lost is not heard: once it listens again, the
  * jobs that moved since (queued, started, finished) are read and handed on.
  */
 export class JobNotices {
   private readonly listener: ChannelListener;
   private closed = false;
-  private waiting: Notice[] = [];
+  private waiting = new Map<string, Named>();
   private draining = false;
 
   constructor(
@@ -85,27 +116,29 @@ export class JobNotices {
     this.listener.close();
   }
 
-  private heard(notice: Notice): void {
-    if (notice.device === this.deviceId) return;
-    this.waiting.push(notice);
+  private heard({ device, id, from, attempt }: Notice): void {
+    if (device === this.deviceId) return;
+    const named = this.waiting.get(id) ?? { from: new Set(), attempts: new Set() };
+    this.waiting.set(id, named);
+    if (attempt === undefined) named.from.add(from);
+    else named.attempts.add(attempt);
     if (!this.draining) void this.drain();
   }
 
   private async drain(): Promise<void> {
     this.draining = true;
-    while (this.waiting.length > 0 && !this.closed) {
-      const batch = this.waiting.splice(0);
+    while (this.waiting.size > 0 && !this.closed) {
+      const batch = this.waiting;
+      this.waiting = new Map();
       // A read that fails (the pool closing, the database gone) loses these events, as a lost
       // listening connection would: there is nothing to report to, and nothing else is harmed.
       const read = await this.read(batch).catch(() => undefined);
       if (!read || this.closed) continue;
       const { jobs, starts } = read;
       this.publish(
-        batch.flatMap(({ id, from, attempt }) => {
+        [...batch].flatMap(([id, named]) => {
           const job = jobs.get(id);
-          if (!job) return [];
-          const start = attempt === undefined ? undefined : starts.get(`${id}:${attempt}`);
-          return [start ? { job, from, start } : { job, from }];
+          return job ? eventsOf(job, named, starts) : [];
         }),
       );
     }
@@ -113,11 +146,10 @@ export class JobNotices {
   }
 
   /** The jobs the notices name, and the attempt starts they name, as our tables have them. */
-  private async read(batch: Notice[]): Promise<{ jobs: Map<string, JobRow>; starts: Map<string, AttemptStart> }> {
-    const ids = [...new Set(batch.map((n) => n.id))];
-    const named = batch.filter((n) => n.attempt !== undefined);
+  private async read(batch: Map<string, Named>): Promise<{ jobs: Map<string, JobRow>; starts: Map<string, AttemptStart> }> {
+    const named = [...batch].flatMap(([id, { attempts }]) => [...attempts].map((attempt) => ({ id, attempt })));
     const [jobs, starts] = await Promise.all([
-      this.pool.query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1)`, [ids]),
+      this.pool.query<JobRow>(`SELECT * FROM jobs WHERE id = ANY($1)`, [[...batch.keys()]]),
       named.length === 0
         ? { rows: [] }
         : this.pool.query<AttemptStart>(
@@ -152,10 +184,10 @@ export class JobNotices {
     if (!read || this.closed) return;
     this.publish(
       read.rows.flatMap(({ since_start, ...job }) => {
-        const started: StoreEvent[] = (since_start ?? []).map((start) => ({ job, from: 'queued', start }));
+        const started: StoreEvent[] = (since_start ?? []).map((start) => ({ job, from: 'queued', start, heard: true }));
         if (job.status === 'dispatched') return started;
         const from = job.status === 'queued' ? (job.attempts > 0 ? 'dispatched' : null) : job.attempts > 0 ? 'dispatched' : 'queued';
-        return [...started, { job, from }];
+        return [...started, { job, from, heard: true }];
       }),
     );
   }

@@ -3,7 +3,7 @@ import {
   EVERY_ACCOUNT,
   type AttemptEnd,
   type AttemptRow,
-  type AttemptStart,
+  type HourStart,
   type Claim,
   type ConversationRow,
   type Deletion,
@@ -25,22 +25,10 @@ import { isFinal } from '../../queue/state-machine.js';
 import { Listeners } from '../../core/listeners.js';
 import { commitAnnouncing, JobNotices } from './job-notices.js';
 import { applyMove, attemptsOf, lockJob, one } from './job-moves.js';
+import { capsLock, trySweepLock } from './locks.js';
 import { Rollback, submitJob } from './job-submit.js';
 
 type Client = pg.PoolClient;
-
-/**
- * The lease sweep's lock (one-int advisory key space, apart from job-submit.ts's two-int queue locks):
- * taken with try, so of the live devices sweeping at once one does the work and the others
- * return at once instead of queuing to find nothing left.
- */
-const SWEEP_LOCK = 0x63_62_73_77_65_65_70n; // "cbsweep"
-
-/**
- * The hourly caps' lock (one-int key space): dispatches with caps take turns, so each one's
- * count of the hour's starts includes every start committed before it.
- */
-const CAPS_LOCK = 0x63_62_63_61_70_73n; // "cbcaps"
 
 /**
  * The job store of instances sharing one PostgreSQL database (the JobStore port). Each move
@@ -144,8 +132,7 @@ export class PgJobStore implements JobStore {
    */
   async requeueLostDevices(now: number, leaseMs: number): Promise<Moved[]> {
     return this.tx(async (c, events) => {
-      const sweeping = await one<{ won: boolean }>(c, `SELECT pg_try_advisory_xact_lock($1) AS won`, [SWEEP_LOCK.toString()]);
-      if (!sweeping!.won) return [];
+      if (!(await trySweepLock(c))) return [];
       const lost = await c.query<JobRow & { lost_attempt: number }>(
         `SELECT j.*, a.attempt AS lost_attempt FROM jobs j
          JOIN attempts a ON a.job_id = j.id AND a.ended_at IS NULL
@@ -276,9 +263,10 @@ export class PgJobStore implements JobStore {
     return rows.map((r) => r.id);
   }
 
-  async attemptStartsSince(since: number): Promise<AttemptStart[]> {
-    const { rows } = await this.pool.query<AttemptStart>(
-      `SELECT job_id, attempt, agent_id, provider, started_at FROM attempts WHERE started_at > $1 ORDER BY started_at, job_id, attempt`,
+  async attemptStartsSince(since: number): Promise<HourStart[]> {
+    const { rows } = await this.pool.query<HourStart>(
+      `SELECT a.job_id, a.attempt, a.agent_id, a.provider, a.started_at, j.variant FROM attempts a JOIN jobs j ON j.id = a.job_id
+       WHERE a.started_at > $1 ORDER BY a.started_at, a.job_id, a.attempt`,
       [since],
     );
     return rows;
@@ -360,9 +348,10 @@ export class PgJobStore implements JobStore {
    * committed starts, and two cannot both take the last slot.
    */
   private async countStarts(c: Client, now: number): Promise<CapCount> {
-    await c.query(`SELECT pg_advisory_xact_lock($1)`, [CAPS_LOCK.toString()]);
+    await capsLock(c);
     const { rows } = await c.query<StartCount>(
-      `SELECT agent_id, provider, COUNT(*) AS n FROM attempts WHERE started_at > $1 GROUP BY agent_id, provider`,
+      `SELECT a.agent_id, a.provider, j.variant, COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id
+       WHERE a.started_at > $1 GROUP BY a.agent_id, a.provider, j.variant`,
       [capWindowStart(now)],
     );
     return new CapCount(rows);

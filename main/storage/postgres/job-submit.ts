@@ -2,14 +2,7 @@ import type pg from 'pg';
 import type { JobRow, StoreEvent, SubmitRequest, SubmitResult } from '../../core/jobs.js';
 import { keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import { one } from './job-moves.js';
-
-/**
- * Namespace of the per-account queue lock (two-int advisory keys: this, hashtext(account)).
- * Every submission takes its account's lock before counting that account's queued jobs, so
- * two instances each seeing 999 cannot both add the 1 000th and 1 001st. A hash collision
- * between two accounts only makes them take turns.
- */
-const QUEUE_LOCK = 0x63627131; // "cbq1"
+import { queueLock } from './locks.js';
 
 /** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
 export class Rollback<T> {
@@ -45,7 +38,7 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
     }
   }
   const account = job.account_id ?? null;
-  await c.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [QUEUE_LOCK, account ?? '']);
+  await queueLock(c, account);
   // Counting stops at the limit: a full queue costs no more to refuse than to fill. The
   // count runs in a statement after the lock's: in READ COMMITTED each statement reads as
   // of its start, so only one begun after the wait sees the last holder's job.

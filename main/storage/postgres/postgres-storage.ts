@@ -10,6 +10,7 @@ import { PgAccountSecrets } from './account-secrets.js';
 import { PgAccountStore } from './account-store.js';
 import { PgClusterAgents } from './cluster-agents.js';
 import { connect } from './connect.js';
+import { guardGrants } from './grants.js';
 import { Device, listDevices } from './devices.js';
 import { PgJobStore } from './job-store.js';
 import { PgKeyStore } from './key-store.js';
@@ -65,10 +66,15 @@ function postgresStorage(pool: pg.Pool, url: string, deviceId: string, { clock, 
   return { storage, changes, load: () => Promise.all([storage.settings.load(), storage.signingSecret.load(), accounts.load(), storage.keys.load()]) };
 }
 
-/** Connects and brings the schema up to this version's (under its advisory lock: instances starting together take turns). */
-async function connected<T>(url: string, max: number, then: (pool: pg.Pool) => Promise<T>): Promise<T> {
+/**
+ * Connects, runs `first` (a service's check of the grants: before any table is made or
+ * read), and brings the schema up to this version's (under its advisory lock: instances
+ * starting together take turns).
+ */
+async function connected<T>(url: string, max: number, then: (pool: pg.Pool) => Promise<T>, first: (pool: pg.Pool) => Promise<void> = async () => {}): Promise<T> {
   const pool = await connect(url, { max });
   try {
+    await first(pool);
     await migrate(pool);
     return await then(pool);
   } catch (error) {
@@ -97,6 +103,10 @@ export function openPostgresStorage(url: string, options: StorageOptions): Promi
  */
 export async function servePostgresStorage(url: string, options: ServeOptions): Promise<ServedStorage> {
   const db = openDatabase(options.dataDir);
+  const grants = async (pool: pg.Pool) => {
+    const said = await guardGrants(pool, options.grants ?? 'check');
+    if (said) options.onWarning?.(said);
+  };
   try {
     claimProfile(db, options.dataDir, options.profile);
     return await connected(url, 20, async (pool) => {
@@ -128,7 +138,7 @@ export async function servePostgresStorage(url: string, options: ServeOptions): 
           }
         },
       };
-    });
+    }, grants);
   } catch (error) {
     db.close();
     throw error;

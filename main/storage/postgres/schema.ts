@@ -228,6 +228,12 @@ const MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN variant TEXT;
   ALTER TABLE jobs ADD COLUMN model_used TEXT;
   `,
+  `
+  -- The locks instances take turns by (locks.ts), rows of our own: any role connected to the
+  -- database may take an advisory key, but only one with rights on this table can lock a row.
+  CREATE TABLE locks (name TEXT PRIMARY KEY);
+  INSERT INTO locks (name) VALUES ('sweep'), ('caps');
+  `,
 ];
 
 /** The schema version this ChatBridge writes. */
@@ -235,8 +241,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * One key for every ChatBridge migrating this database: instances starting together take
- * turns, and the second finds the work done. (Two-int advisory keys, such as the per-account
- * queue lock of the job store, are a separate key space.)
+ * turns, and the second finds the work done. Advisory, since it is taken before any table
+ * exists; another role could take it too, so it is waited for at most MIGRATION_TIMEOUT (a
+ * service checks the grants before it migrates, and `migrate` closes them: see grants.ts).
  */
 const MIGRATION_LOCK = 0x63_62_6d_69_67_72_61_74n; // "cbmigrat"
 

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Provider } from '../../core/providers.js';
+import { checkDeniedRange } from '../../webhooks/public-address.js';
 import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
-import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 
 const TABLE = 'settings';
 
@@ -63,6 +64,23 @@ export class PgSettingsStore implements SettingsStore {
       `INSERT INTO settings (name, value) VALUES ('providerCaps', jsonb_build_object($1::text, $2::jsonb))
        ON CONFLICT (name) DO UPDATE SET value = settings.value || excluded.value`,
       [provider, JSON.stringify(cap)],
+    );
+  }
+
+  async setTenantVariants(variants: readonly string[]): Promise<void> {
+    return this.set('tenantVariants', [...new Set(variants.map(checkVariantName))].sort());
+  }
+
+  async setWebhookDeny(ranges: readonly string[]): Promise<void> {
+    return this.set('webhookDeny', [...new Set(ranges.map(checkDeniedRange))]);
+  }
+
+  /** Merged into the stored object as setProviderCap is; a cap taken off is stored as null (settingsFrom drops it). */
+  async setVariantCap(variant: string, cap: number | null): Promise<void> {
+    await this.table.write(
+      `INSERT INTO settings (name, value) VALUES ('variantCaps', jsonb_build_object($1::text, $2::jsonb))
+       ON CONFLICT (name) DO UPDATE SET value = settings.value || excluded.value`,
+      [checkVariantName(variant), JSON.stringify(checkCap(cap))],
     );
   }
 

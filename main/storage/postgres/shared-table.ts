@@ -19,11 +19,15 @@ export interface SharedTableOptions<T> {
  * One instance's copy of a small shared table (settings, accounts, keys, the signing secret),
  * read again after each local write and whenever TableChanges says another instance changed
  * it. Reads run one at a time, each after the last: one started after a commit is never
- * overtaken by an older one that would put the table back as it was.
+ * overtaken by an older one that would put the table back as it was. Asks for a read while
+ * one is waiting its turn share that one (it begins after them all): a burst of notices,
+ * which any role that can connect may send, costs one read under way and one more.
  */
 export class SharedTable<T> {
   private value: T | undefined;
   private reads: Promise<unknown> = Promise.resolve();
+  /** The read queued behind the one under way, not begun yet. */
+  private waiting: Promise<void> | undefined;
   private readonly listeners = new Listeners();
 
   /** `pool` and `changes` are shared with the other stores and closed by their owner. */
@@ -69,7 +73,9 @@ export class SharedTable<T> {
 
   /** Resolves once the copy holds what was committed before this call. */
   private refresh(): Promise<void> {
+    if (this.waiting) return this.waiting;
     const next = this.reads.then(async () => {
+      this.waiting = undefined;
       const before = this.value;
       const now = await this.options.read();
       this.value = now;
@@ -79,6 +85,7 @@ export class SharedTable<T> {
     });
     // A failed read leaves the copy as it was and does not stop the reads queued after it.
     this.reads = next.catch(() => {});
+    this.waiting = next;
     return next;
   }
 }

@@ -13,7 +13,7 @@ import { objectRows } from './object-rows.js';
 import {
   EVERY_ACCOUNT,
   type AttemptEnd,
-  type AttemptStart,
+  type HourStart,
   type AttemptRow,
   type Claim,
   type ConversationRow,
@@ -100,8 +100,14 @@ export class SqliteJobStore implements JobStore {
         `SELECT j.account_id AS account_id, SUM(a.started_at >= @today) AS today, SUM(a.started_at > @hourAgo) AS hour
          FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.started_at >= MIN(@today, @hourAgo) GROUP BY j.account_id`,
       ),
-      startsSince: db.prepare(`SELECT job_id, attempt, agent_id, provider, started_at FROM attempts WHERE started_at > ? ORDER BY started_at, job_id, attempt`),
-      startsPerAgent: db.prepare(`SELECT agent_id, provider, COUNT(*) AS n FROM attempts WHERE started_at > ? GROUP BY agent_id, provider`),
+      startsSince: db.prepare(
+        `SELECT a.job_id, a.attempt, a.agent_id, a.provider, a.started_at, j.variant FROM attempts a JOIN jobs j ON j.id = a.job_id
+         WHERE a.started_at > ? ORDER BY a.started_at, a.job_id, a.attempt`,
+      ),
+      startsPerAgent: db.prepare(
+        `SELECT a.agent_id, a.provider, j.variant, COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id
+         WHERE a.started_at > ? GROUP BY a.agent_id, a.provider, j.variant`,
+      ),
       // A job's webhook delivery and its attempt log go with it (ON DELETE CASCADE).
       deleteJobs: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))`),
       deleteAttempts: db.prepare(`DELETE FROM attempts WHERE job_id IN (SELECT value FROM json_each(?))`),
@@ -251,8 +257,8 @@ export class SqliteJobStore implements JobStore {
     return this.s.queuedOfDisabledAccounts.all() as string[];
   }
 
-  async attemptStartsSince(since: number): Promise<AttemptStart[]> {
-    return this.s.startsSince.all(since) as AttemptStart[];
+  async attemptStartsSince(since: number): Promise<HourStart[]> {
+    return this.s.startsSince.all(since) as HourStart[];
   }
 
   async startsByAccount(today: number, hourAgo: number): Promise<Map<string | null, { today: number; hour: number }>> {

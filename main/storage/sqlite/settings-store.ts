@@ -1,5 +1,6 @@
 import type { Provider } from '../../core/providers.js';
-import { checkPause, checkRetention, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkDeniedRange } from '../../webhooks/public-address.js';
 import type { Db } from './db.js';
 import { Listeners } from '../../core/listeners.js';
 
@@ -48,6 +49,24 @@ export class SqliteSettingsStore implements SettingsStore {
     // Read and written under one write lock, so another process's change to another provider stays.
     this.db.transaction(() => {
       this.write.run('providerCaps', JSON.stringify({ ...this.load().providerCaps, [provider]: cap }));
+    }).immediate();
+    this.invalidate();
+  }
+
+  async setTenantVariants(variants: readonly string[]): Promise<void> {
+    this.set('tenantVariants', [...new Set(variants.map(checkVariantName))].sort());
+  }
+
+  async setWebhookDeny(ranges: readonly string[]): Promise<void> {
+    this.set('webhookDeny', [...new Set(ranges.map(checkDeniedRange))]);
+  }
+
+  async setVariantCap(variant: string, cap: number | null): Promise<void> {
+    const name = checkVariantName(variant);
+    checkCap(cap);
+    // As setProviderCap; a cap taken off is stored as null, which settingsFrom drops.
+    this.db.transaction(() => {
+      this.write.run('variantCaps', JSON.stringify({ ...this.load().variantCaps, [name]: cap }));
     }).immediate();
     this.invalidate();
   }
