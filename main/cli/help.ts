@@ -6,8 +6,10 @@ import { PROVIDERS } from '../core/providers.js';
 // (0.5 s against 0.1 s for `chatbridge COMMAND --help`).
 const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
-                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]]
-  The service, headless, until Ctrl-C (running jobs go back to the queue).
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api]] [--stop-grace 20s]
+  The service, headless, until Ctrl-C (or SIGTERM, SIGHUP): running answers get the grace to
+  finish; then one still being written is collected from its conversation after the restart,
+  and a job not sent yet goes back to the queue. Ctrl-C again ends the grace at once.
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
                            was first served in
@@ -22,6 +24,7 @@ const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--h
                            agents from its own data dir. Without it, SQLite in the data dir
   --device-name NAME       how this device is listed in status and the dashboard (default: host name)
   --no-api                 with --database: run this device's agents only, answering no HTTP
+  --stop-grace T           how long a stop lets running answers finish (default 20s; 0: none)
   --simulate               run against six simulated provider sites, one agent each, in
                            <data dir>/simulator; prints an API key for the run
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1

@@ -10,7 +10,8 @@ import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
-import { parse, parsePort, UsageError } from './args.js';
+import { parse, parseGrace, parsePort, UsageError } from './args.js';
+import { DEFAULT_STOP_GRACE_MS, stopOnSignals } from './stop-signals.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
 
@@ -28,10 +29,11 @@ export const SERVE_OPTIONS = {
   ...DATABASE_OPTION,
   'device-name': { type: 'string' },
   'no-api': { type: 'boolean' },
+  'stop-grace': { type: 'string' },
 } as const;
 
 /**
- * `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. With --simulate it
+ * `chatbridge serve`: the service, headless, until SIGINT, SIGTERM or SIGHUP (stop-signals.ts). With --simulate it
  * runs against the simulated provider sites instead of the real ones, in its own data
  * folder (`<data dir>/simulator`) so simulated agents never mix with real accounts.
  */
@@ -49,6 +51,7 @@ export async function serve(args: string[]): Promise<void> {
     throw new UsageError('--device-name and --no-api are for a device sharing a database: add --database postgres://… (or set CHATBRIDGE_DATABASE_URL).');
   }
   const api = values['no-api'] !== true;
+  const graceMs = values['stop-grace'] === undefined ? DEFAULT_STOP_GRACE_MS : parseGrace(values['stop-grace'], '--stop-grace');
   const host = values.host ?? '127.0.0.1';
   const remote = !isLoopback(host.replace(/^\[|\]$/g, ''));
   if (remote && !values['allow-remote']) {
@@ -69,28 +72,9 @@ export async function serve(args: string[]): Promise<void> {
     ...(database ? { database: { url: database, deviceName: values['device-name'] ?? hostname() } } : {}),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
   });
+  // The browsers and simulated sites started below close after the service has stopped.
   const closers: (() => Promise<void>)[] = [];
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    service
-      .stop()
-      .then(async ({ requeued }) => {
-        await Promise.all(closers.map((c) => c()));
-        const jobs = requeued === 1 ? '1 running job went' : `${requeued} running jobs went`;
-        process.stdout.write(`stopped: ${jobs} back to the queue\n`);
-      })
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`chatbridge: error while stopping: ${(error as Error).message}\n`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(service, graceMs, closers);
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the others.
   const token = adminToken(dataDir);

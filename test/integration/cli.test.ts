@@ -158,7 +158,7 @@ describe('chatbridge serve', () => {
     expect(server.out.stdout).toBe(
       `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
         `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n` +
-        'stopped: 0 running jobs went back to the queue\n',
+        'stopped: no job was running\n',
     );
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
