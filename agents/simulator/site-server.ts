@@ -13,6 +13,7 @@ import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import { DEFAULT_MODEL } from './client/variant-picker.js';
 import type { SimSiteConfig } from './site-config.js';
+import { readSiteState, writeSiteState, type Conversation } from './site-state.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
 const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
@@ -127,42 +128,27 @@ export interface SimSite {
   close(): Promise<void>;
 }
 
-interface Conversation {
-  turns: Turn[];
-  /** The model and modes of its last turn: a conversation opened again shows them in force. */
-  variant?: InForce;
-}
-
-interface Turn {
-  prompt: string;
-  markdown: string;
-  /**
-   * When the site has the answer whole (epoch ms, its time on the page from the send on; a
-   * Stop ends it then): a page opened before then shows it still being written. Null: never
-   * (`[[sim:hang]]`).
-   */
-  doneAt: number | null;
-}
-
 /**
  * One simulated provider site on loopback: login page and session cookie, the chat app at
  * the provider's real URL patterns, conversation history per conversation, and the log a
- * test reads (what was sent, where Stop was pressed).
+ * test reads (what was sent, where Stop was pressed). With `stateFile`, it keeps its port,
+ * sessions, conversations, limits and log there from one run to the next (site-state.ts).
  */
-export async function startSiteServer(config: SimSiteConfig, look: SimLook = {}, clock: () => number = Date.now): Promise<SimSite> {
+export async function startSiteServer(config: SimSiteConfig, look: SimLook = {}, clock: () => number = Date.now, stateFile?: string): Promise<SimSite> {
+  const kept = stateFile ? readSiteState(stateFile) : null;
   const layout = look.layout ?? config.layouts[0];
   if (!config.layouts.includes(layout)) throw new Error(`${config.name} has no layout "${layout}"; it has ${config.layouts.join(', ')}.`);
   const drift = [...(look.drift ?? [])];
-  const sessions = new Set<string>();
+  const sessions = new Set<string>(kept?.sessions);
   const newSession = () => {
     const token = randomBytes(16).toString('hex');
     sessions.add(token);
     return token;
   };
-  const conversations = new Map<string, Conversation>();
+  const conversations = new Map<string, Conversation>(kept?.conversations);
   /** Account failures already played, per prompt. */
   const seen = new Set<string>();
-  const limitedUntil = new Map<string, number>();
+  const limitedUntil = new Map<string, number>(kept?.limitedUntil);
   /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
   const rateLimitedUntil = new Map<string, number>();
   const locked = new Set<string>();
@@ -171,9 +157,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
+  const log: SimLog = kept?.log ?? { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
   /** What each session last sent under: a new chat opens with it, as the real pickers remember the last choice. */
-  const lastVariant = new Map<string, InForce>();
+  const lastVariant = new Map<string, InForce>(kept?.lastVariant);
   /** Sessions whose next page load is the account picker. */
   const picking = new Set<string>();
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
@@ -426,8 +412,20 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       json(res, 500, { error: String(error) });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The port it had, where its conversations are; another if that one is taken now.
+  await listenOn(server, kept?.port ?? 0).catch(() => listenOn(server, 0));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const keep = () =>
+    stateFile &&
+    writeSiteState(stateFile, {
+      port,
+      sessions: [...sessions],
+      conversations: [...conversations],
+      limitedUntil: [...limitedUntil],
+      lastVariant: [...lastVariant],
+      log,
+    });
   return {
     url: origin,
     layout,
@@ -435,10 +433,21 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     session: () => ({ name: SESSION_COOKIE, value: newSession(), url: origin, httpOnly: true, sameSite: 'Lax' }),
     close: () =>
       new Promise((resolve) => {
+        keep();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function listenOn(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 async function serveClient(res: http.ServerResponse, file: string): Promise<void> {

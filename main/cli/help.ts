@@ -26,11 +26,12 @@ const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--h
   --no-api                 with --database: run this device's agents only, answering no HTTP
   --stop-grace T           how long a stop lets running answers finish (default 20s; 0: none)
   --simulate               run against six simulated provider sites, one agent each, in
-                           <data dir>/simulator; prints an API key for the run
+                           <data dir>/simulator; prints its API key, the same every run
+  --new-key                with --simulate: revoke the simulation's key and make a new one
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
   --simulate-layout P=L,…  a simulated site shows another of its provider's layouts
   --simulate-drift K,…     every simulated site drifts: ${DRIFT_KINDS.join(', ')}
-  Each --simulate-… option implies --simulate.`;
+  Each --simulate-… option, and --new-key, implies --simulate.`;
 
 const DATA_DIR = 'Every command takes --data-dir DIR (default: CHATBRIDGE_DATA_DIR, else the OS data folder).';
 

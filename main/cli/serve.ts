@@ -11,6 +11,7 @@ import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
 import { parse, parseGrace, parsePort, UsageError } from './args.js';
+import { simulationKey } from './simulation-key.js';
 import { DEFAULT_STOP_GRACE_MS, stopOnSignals } from './stop-signals.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
@@ -30,6 +31,7 @@ export const SERVE_OPTIONS = {
   'device-name': { type: 'string' },
   'no-api': { type: 'boolean' },
   'stop-grace': { type: 'string' },
+  'new-key': { type: 'boolean' },
 } as const;
 
 /**
@@ -41,7 +43,7 @@ export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
   const profile = values.profile ?? 'personal';
   if (!isProfileName(profile)) throw new UsageError(`--profile is ${PROFILE_NAMES.join(' or ')}, not "${profile}".`);
-  const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
+  const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift', 'new-key'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
@@ -109,22 +111,14 @@ export async function serve(args: string[]): Promise<void> {
   const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks, siteNotes);
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
-  // This run's key replaces the last run's; on a shared database each device's simulator has its own.
-  const keyName = service.deviceName ? `simulator (${service.deviceName})` : 'simulator';
-  for (const old of service.keys.list()) if (old.name === keyName && !old.revoked_at) await service.keys.revoke(old.id);
-  // In the hosted profile a key belongs to an account: the simulator's has one of its own.
-  const accountId = service.profile.accounts
-    ? (service.accounts.list().find((a) => a.name === 'simulator' && a.disabled_at === null) ??
-        (await service.accounts.create({ name: 'simulator', retentionDays: null }))).id
-    : null;
-  const { secret } = await service.keys.create({ name: keyName, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
+  const { secret, made } = await simulationKey(service, dataDir, values['new-key'] === true);
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +
       `simulated agents ready: ${ready} of ${simulated.runtime.list().length}\n` +
       `${pauseLine(service.settings.get().pauseMs)}\n` +
       `simulation data: ${dataDir} (for other commands: --data-dir ${dataDir})\n` +
-      `API key for this run (both scopes):\n${secret}\n`,
+      `API key (both scopes; ${made ? 'new, kept for the next runs' : 'the same as the last run'}, --new-key replaces it):\n${secret}\n`,
   );
 }
 

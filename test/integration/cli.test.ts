@@ -11,7 +11,7 @@ import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
+import { CLI, listening, SCRIPTED_SERVER, SIMULATION_KEY, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
 
 const CALLBACK = 'https://127.0.0.1:9/hook';
 const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
@@ -204,16 +204,20 @@ describe('chatbridge serve', () => {
     expectUsageError(await cli(['agents', 'add', 'chatgpt'], env), new RegExp(`but a simulation is \\(serve --simulate\\): add --data-dir ${simulation}$`, 'm'));
   });
 
-  it('serve --simulate has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
+  it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
     const base = tempDir();
     const simulation = join(base, 'simulator');
     // As a real install runs: without the suite's CHATBRIDGE_PAUSE_MS=0.
     const real = childEnv();
     delete real.CHATBRIDGE_PAUSE_MS;
-    const simulate = async () => {
-      const p = procs.launch([CLI, 'serve', '--simulate-agents', 'chatgpt=0', '--port', '0', '--data-dir', base], real);
-      await listening(p);
-      await heldAfter('the banner', Date.now(), async () => p.out.stdout.includes('API key for this run'), 30_000);
+    let keys: string[] = [];
+    /** One run; `whileUp` is called with its address and key before it stops. */
+    const simulate = async (extra: string[] = [], whileUp: (url: string, key: string) => Promise<void> = async () => {}) => {
+      const p = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'chatgpt=0', '--port', '0', '--data-dir', base, ...extra], real));
+      await heldAfter('the banner', Date.now(), async () => SIMULATION_KEY.test(p.out.stdout), 30_000);
+      const key = SIMULATION_KEY.exec(p.out.stdout)![1]!;
+      keys = [...keys, key];
+      await whileUp(p.url, key);
       p.child.kill('SIGINT');
       await p.closed;
       return p.out.stdout;
@@ -227,6 +231,14 @@ describe('chatbridge serve', () => {
     expect(await settingsPause([])).toMatch(/^Pause between jobs: none\./);
     expect(await settingsPause(['--min', '12s'])).toMatch(/^Pause between jobs: at least 12 s/);
     expect(await simulate()).toContain('pause between jobs: at least 12 s, as set');
+    // The same key each run, said so; --new-key replaces it, and the old one no longer works.
+    expect(new Set(keys).size).toBe(1);
+    expect(await simulate(['--new-key'], async (url, key) => {
+      expect(key).not.toBe(keys[0]);
+      expect((await api(url, keys[0]!, 'GET', '/v1/status')).status).toBe(401);
+      expect((await api(url, key, 'GET', '/v1/status')).status).toBe(200);
+    })).toContain('API key (both scopes; new, kept for the next runs, --new-key replaces it):\n');
+    expect(await simulate()).toContain(`API key (both scopes; the same as the last run, --new-key replaces it):\n${keys.at(-1)}\n`);
     // The real data dir beside it keeps the guard.
     const p = procs.launch([CLI, 'settings', 'pause', '--data-dir', base], real);
     await p.closed;

@@ -1,0 +1,54 @@
+/**
+ * What a simulated site keeps from one run of `serve --simulate` to the next, as a real site
+ * keeps it on its servers while ChatBridge restarts: its address (the conversations'
+ * addresses name its port), the sessions it gave (the agents' browsers keep their cookies),
+ * the conversations with the answers still being written, the usage limits it set, and its
+ * log. So an answer a stop left answering can be collected from its conversation after the
+ * restart, and the log shows every send across runs. Read at the start, written at the close.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { SimLog } from './site-server.js';
+import type { InForce } from './site-server.js';
+
+export interface Turn {
+  prompt: string;
+  markdown: string;
+  /**
+   * When the site has the answer whole (epoch ms, its time on the page from the send on; a
+   * Stop ends it then): a page opened before then shows it still being written. Null: never
+   * (`[[sim:hang]]`).
+   */
+  doneAt: number | null;
+}
+
+export interface Conversation {
+  turns: Turn[];
+  /** The model and modes of its last turn: a conversation opened again shows them in force. */
+  variant?: InForce;
+}
+
+export interface SiteState {
+  port: number;
+  sessions: string[];
+  conversations: [string, Conversation][];
+  /** Sessions under a usage limit, until when (epoch ms). */
+  limitedUntil: [string, number][];
+  /** What each session last sent under. */
+  lastVariant: [string, InForce][];
+  log: SimLog;
+}
+
+/** The state a site left in `file`; null for a site never run there (or a file that does not read). */
+export function readSiteState(file: string): SiteState | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SiteState;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the state whole or not at all: a new file renamed over the old one. */
+export function writeSiteState(file: string, state: SiteState): void {
+  writeFileSync(`${file}.new`, JSON.stringify(state), { mode: 0o600 });
+  renameSync(`${file}.new`, file);
+}
