@@ -13,7 +13,9 @@ import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import { DEFAULT_MODEL } from './client/variant-picker.js';
 import type { SimSiteConfig } from './site-config.js';
-import { readSiteState, writeSiteState, type Conversation } from './site-state.js';
+import { readSiteState, writeSiteState, type Conversation, type InForce, type SimLog } from './site-state.js';
+
+export type { InForce, SimLog } from './site-state.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
 const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
@@ -36,35 +38,6 @@ function clientBuild(): string {
 /** The session cookie the login form sets, and how it is read back from a request. */
 const SESSION_COOKIE = 'sim_session';
 const SESSION_IN_COOKIES = /(?:^|;\s*)sim_session=([^;]+)/;
-
-/** What a simulated site saw, with times (epoch ms) for the benchmarks. */
-export interface SimLog {
-  /** `anonymous`: sent from a page without a session, on a site that works logged out. */
-  /** `variant`: the picker's model and the toggles on, as the page sent it. */
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; variant?: InForce }[];
-  stops: { conversationId: string; turn: number }[];
-  /** When the page showed each answer finished. */
-  finishes: { conversationId: string; turn: number; at: number }[];
-  logins: number;
-  /** Which answer of an A/B pair the page was told to keep (1 or 2), per conversation. */
-  prefers: { conversationId: string; choice: number }[];
-  /** Account notices (rate-limit modal, lock) someone closed, and with what. */
-  dismissals: { kind: string; button: string; at: number }[];
-  /** How the consent banner was answered. */
-  consents: ('accept' | 'reject')[];
-  /** Clicks on the saved account of the account picker. */
-  picks: number;
-  /** Choices made in the model picker or on a mode toggle. */
-  variantPicks: number;
-  /** Clicks the model picker ignored, not yet listening (SimVariants.inertMs). */
-  ignoredPickerClicks: number;
-}
-
-/** The picker's model (null: the provider has none) and the mode toggles on. */
-export interface InForce {
-  model: string | null;
-  modes: string[];
-}
 
 /** What the simulated account is given in the model picker and mode toggles (client/variant-picker.ts). */
 export interface SimVariants {

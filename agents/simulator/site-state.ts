@@ -7,8 +7,35 @@
  * restart, and the log shows every send across runs. Read at the start, written at the close.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { SimLog } from './site-server.js';
-import type { InForce } from './site-server.js';
+
+/** What a simulated site saw, with times (epoch ms) for the benchmarks. */
+export interface SimLog {
+  /** `anonymous`: sent from a page without a session, on a site that works logged out. */
+  /** `variant`: the picker's model and the toggles on, as the page sent it. */
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; variant?: InForce }[];
+  stops: { conversationId: string; turn: number }[];
+  /** When the page showed each answer finished. */
+  finishes: { conversationId: string; turn: number; at: number }[];
+  logins: number;
+  /** Which answer of an A/B pair the page was told to keep (1 or 2), per conversation. */
+  prefers: { conversationId: string; choice: number }[];
+  /** Account notices (rate-limit modal, lock) someone closed, and with what. */
+  dismissals: { kind: string; button: string; at: number }[];
+  /** How the consent banner was answered. */
+  consents: ('accept' | 'reject')[];
+  /** Clicks on the saved account of the account picker. */
+  picks: number;
+  /** Choices made in the model picker or on a mode toggle. */
+  variantPicks: number;
+  /** Clicks the model picker ignored, not yet listening (SimVariants.inertMs). */
+  ignoredPickerClicks: number;
+}
+
+/** The picker's model (null: the provider has none) and the mode toggles on. */
+export interface InForce {
+  model: string | null;
+  modes: string[];
+}
 
 export interface Turn {
   prompt: string;

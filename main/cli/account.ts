@@ -1,5 +1,5 @@
 import { systemClock } from '../core/clock.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { SCOPES, type Scope } from '../keys/key-store.js';
@@ -18,7 +18,7 @@ const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
  * change within a second. `readOnly` work refuses a data dir that does not exist rather than create it.
  */
 export function withDb<T>(dataDirFlag: string | undefined, work: (db: LocalDb) => T, options: { readOnly?: boolean } = {}): T {
-  return withLocalDatabase(resolveDataDir(dataDirFlag), work, options);
+  return withLocalDatabase(commandDataDir(dataDirFlag), work, options);
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,6 +1,7 @@
 import type { AgentView } from '../api/admin-schemas.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
 import { BadProxy, maskProxy, parseProxy } from '../core/proxy.js';
@@ -110,7 +111,7 @@ export async function agents(args: string[]): Promise<void> {
 
 /** From the running server (live states), else from the database (no states). */
 async function listAgents(dataDirFlag: string | undefined): Promise<Listed[]> {
-  const server = await runningServer(resolveDataDir(dataDirFlag));
+  const server = await runningServer(commandDataDir(dataDirFlag));
   if (server) {
     const { agents: views } = await callJson<{ agents: AgentView[] }>(server, 'GET', '/admin/v1/state');
     return views.map((a) => ({ ...pick(a), state: a.pairing ? 'logging_in' : a.state }));

@@ -1,8 +1,7 @@
-import { resolveDataDir } from '../core/data-dir.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
 import type { Storage } from '../storage/storage.js';
 import { parse, UsageError } from './args.js';
-import { DATABASE_OPTION, withCommandStorage } from './database.js';
+import { DATABASE_OPTION, dataDirOf, withCommandStorage } from './database.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
 const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
@@ -75,7 +74,7 @@ export async function jobs(args: string[]): Promise<void> {
  * retention sweep).
  */
 function withJobStore<T>(values: { database?: string | undefined; 'data-dir'?: string | undefined }, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const bundles = new DiagnosticBundles(resolveDataDir(values['data-dir']));
+  const bundles = new DiagnosticBundles(dataDirOf(values));
   return withCommandStorage(values, async (storage) => {
     const result = await work(storage);
     await bundles.removeWhere(async (id) => !(await storage.jobs.view(id)));

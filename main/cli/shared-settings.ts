@@ -1,4 +1,5 @@
-import { noDefaultPauseIn, resolveDataDir } from '../core/data-dir.js';
+import { noDefaultPauseIn } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import { databaseUrl, withCommandStorage } from './database.js';
 
@@ -12,6 +13,6 @@ export function withSettings<T>(
   work: (settings: SettingsStore) => Promise<T>,
 ): Promise<T> {
   // A simulation's data dir pauses no time between jobs unless told to (as its server does).
-  if (!databaseUrl(values)) noDefaultPauseIn(resolveDataDir(values['data-dir']));
+  if (!databaseUrl(values)) noDefaultPauseIn(commandDataDir(values['data-dir']));
   return withCommandStorage(values, (storage) => work(storage.settings));
 }

@@ -2,6 +2,8 @@ import type { ServedStorage, ServeOptions, Storage, StorageOptions } from './por
 import type { Upgrade } from './postgres/upgrade.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 
+export { holdsDatabase } from './sqlite/db.js';
+
 export type { DeviceAgents, Reclaim, ServedStorage, Storage } from './ports.js';
 export type { Db as LocalDb } from './sqlite/db.js';
 export { StorageRefused } from './refused.js';

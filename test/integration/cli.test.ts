@@ -204,6 +204,38 @@ describe('chatbridge serve', () => {
     expectUsageError(await cli(['agents', 'add', 'chatgpt'], env), new RegExp(`but a simulation is \\(serve --simulate\\): add --data-dir ${simulation}$`, 'm'));
   });
 
+  it('commands without --data-dir beside a running simulation: with nothing in the data folder they act on the simulation, else on the folder, saying so and naming the flag', async () => {
+    const home = tempDir();
+    const base = join(home, 'chatbridge');
+    const simulation = join(base, 'simulator');
+    mkdirSync(simulation, { recursive: true });
+    const server = await scripted(simulation, 'claude=1');
+    const env = { XDG_DATA_HOME: home };
+    const onSimulation = `chatbridge: acting on the simulation (serve --simulate) in ${simulation}: ${base} holds nothing yet.\n`;
+
+    // A person who only ever ran the simulation: the key the MCP hint makes works on it.
+    const made = await ok(['keys', 'create', '--name', 'mcp', '--scopes', 'completions:read,completions:write'], env);
+    expect(made.stderr).toBe(onSimulation);
+    expect((await api(server.url, made.stdout.trimEnd().split('\n').pop()!, 'GET', '/v1/status')).status).toBe(200);
+    const listed = await ok(['agents', 'list'], env);
+    expect(listed.stdout).toMatch(/^agt_\w+ +claude +idle /);
+    expect(listed.stderr).toBe(onSimulation);
+    const token = await ok(['admin-token'], env);
+    expect(token.stdout).toBe(`dashboard: ${server.url}/#token=${readFileSync(join(simulation, 'admin-token'), 'utf8').trim()}\n`);
+    expect(token.stderr).toBe(`chatbridge: the simulation (serve --simulate); for other commands: --data-dir ${simulation}\n`);
+    expect(existsSync(join(base, 'chatbridge.db'))).toBe(false);
+
+    // Once the folder holds data of its own, commands act on it, and say so in one line.
+    await createKey(base, 'completions:read');
+    const own = await ok(['agents', 'list'], env);
+    expect(own.stdout).toMatch(/^No account is paired yet/);
+    expect(own.stderr).toBe(`chatbridge: acting on ${base}; a simulation (serve --simulate) runs beside it: add --data-dir ${simulation} to act on that.\n`);
+    // admin-token still gives the link of what runs; with nothing running, it fails and says what to start.
+    expect((await ok(['admin-token'], env)).stdout).toContain(server.url);
+    expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it: chatbridge serve`));
+  });
+
   it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
     const base = tempDir();
     const simulation = join(base, 'simulator');

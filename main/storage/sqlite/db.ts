@@ -218,6 +218,11 @@ const MIGRATIONS: string[] = [
   `,
 ];
 
+/** Whether the data dir holds a database yet (anything set up there). */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, DB_FILE));
+}
+
 /**
  * Opens (creating if needed) the database in the data dir. WAL with synchronous=FULL: a
  * commit is on disk before it returns, so an accepted job survives power loss, not only a
@@ -226,7 +231,7 @@ const MIGRATIONS: string[] = [
 export function openDatabase(dataDir: string, { create = true }: { create?: boolean } = {}): Db {
   let db: Db;
   // Commands that only read must not leave a data dir behind where there was none.
-  if (!create && !existsSync(join(dataDir, DB_FILE))) {
+  if (!create && !holdsDatabase(dataDir)) {
     throw new DataDirError(`Nothing is set up in ${dataDir} yet (no ChatBridge data there).`);
   }
   try {
