@@ -120,11 +120,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   };
   const conversations = new Map<string, Conversation>(kept?.conversations);
   /** Account failures already played, per prompt. */
-  const seen = new Set<string>();
+  const seen = new Set<string>(kept?.seen);
   const limitedUntil = new Map<string, number>(kept?.limitedUntil);
   /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
-  const rateLimitedUntil = new Map<string, number>();
-  const locked = new Set<string>();
+  const rateLimitedUntil = new Map<string, number>(kept?.rateLimitedUntil);
+  const locked = new Set<string>(kept?.locked);
   /** Sessions that closed the product announcement (SimLook beacon): it shows on each page until then. */
   const beaconClosed = new Set<string>();
   const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
@@ -229,7 +229,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       return { ...base, kind: 'logout' };
     }
     if (d.limit && firstTime('limit')) {
-      const resetAt = Math.ceil((clock() + 20 * 60_000) / 60_000) * 60_000;
+      // The page says the minute it lifts ("try again after 10:42"): the rest ends on one.
+      const resetAt = Math.ceil((clock() + d.limitMs) / 60_000) * 60_000;
       limitedUntil.set(token, resetAt);
       return { ...base, kind: 'limit', limitResetAt: resetAt };
     }
@@ -396,6 +397,9 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       sessions: [...sessions],
       conversations: [...conversations],
       limitedUntil: [...limitedUntil],
+      seen: [...seen],
+      rateLimitedUntil: [...rateLimitedUntil],
+      locked: [...locked],
       lastVariant: [...lastVariant],
       log,
     });

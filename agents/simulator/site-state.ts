@@ -2,8 +2,8 @@
  * What a simulated site keeps from one run of `serve --simulate` to the next, as a real site
  * keeps it on its servers while ChatBridge restarts: its address (the conversations'
  * addresses name its port), the sessions it gave (the agents' browsers keep their cookies),
- * the conversations with the answers still being written, the usage limits it set, and its
- * log. So an answer a stop left answering can be collected from its conversation after the
+ * the conversations with the answers still being written, the limits and locks it set and
+ * the failures it played (a prompt that hit a limit does not hit it again), and its log. So an answer a stop left answering can be collected from its conversation after the
  * restart, and the log shows every send across runs. Read at the start, written at the close.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -60,6 +60,11 @@ export interface SiteState {
   conversations: [string, Conversation][];
   /** Sessions under a usage limit, until when (epoch ms). */
   limitedUntil: [string, number][];
+  /** The account failures already played, per prompt: a prompt that hit a limit once does not again. */
+  seen: string[];
+  /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
+  rateLimitedUntil: [string, number][];
+  locked: string[];
   /** What each session last sent under. */
   lastVariant: [string, InForce][];
   log: SimLog;
