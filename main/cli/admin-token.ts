@@ -2,6 +2,7 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { adminToken, rotateAdminToken } from '../core/runtime-files.js';
 import { parse, UsageError } from './args.js';
 import { notRunning, runningServer, serverOrSimulation } from './server-client.js';
+import { CLI } from '../core/cli-name.js';
 
 /**
  * `chatbridge admin-token [--rotate]`: the dashboard link, or a new token. A running server
@@ -13,7 +14,7 @@ import { notRunning, runningServer, serverOrSimulation } from './server-client.j
 export async function adminTokenCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, rotate: { type: 'boolean' } });
   const dataDir = resolveDataDir(values['data-dir']);
-  const start = 'Start it: chatbridge serve prints the dashboard link when it starts.';
+  const start = `Start it: ${CLI} serve prints the dashboard link when it starts.`;
   if (values.rotate) {
     const server = await runningServer(dataDir);
     if (server) {

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_PORT } from '../core/loopback.js';
 import { MAX_PAUSE_MS } from '../settings/settings-store.js';
+import { CLI } from '../core/cli-name.js';
 
 /** A mistake on the command line: printed as one line, never as a stack trace. */
 export class UsageError extends Error {}
@@ -26,7 +27,7 @@ function parseArgsMistake(error: NodeJS.ErrnoException, positionals: number): st
   const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? '';
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `Unknown option ${option}.${positionals > 0 ? ' (A prompt that starts with "-" goes after --, as in -- "-x".)' : ''} Run chatbridge help.`;
+      return `Unknown option ${option}.${positionals > 0 ? ' (A prompt that starts with "-" goes after --, as in -- "-x".)' : ''} Run ${CLI} help.`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `Unexpected argument: ${/'([^']*)'/.exec(error.message)?.[1] ?? ''} (this command takes options only).`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':

@@ -1,3 +1,4 @@
+import { CLI } from '../core/cli-name.js';
 import { VERSION } from '../core/package-root.js';
 import { DRIFT_KINDS } from '../../agents/simulator/client/drift-kinds.js';
 import { PROVIDERS } from '../core/providers.js';
@@ -166,8 +167,13 @@ Usage:
 
 chatbridge COMMAND --help says more about each. ${DATA_DIR} ask and mcp call the
 running service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
-`;
+${runAs()}`;
 
 export function commandHelp(command: string): string {
-  return `${COMMAND_HELP[command]}\n\n${DATA_DIR}\n`;
+  return `${COMMAND_HELP[command]}\n\n${DATA_DIR}\n${runAs()}`;
+}
+
+/** Where chatbridge is not on the shell's PATH (a clone), how the lines above run (cli-name.ts). */
+function runAs(): string {
+  return CLI === 'chatbridge' ? '' : `Here chatbridge is not on your PATH: run each command as ${CLI} … (in a clone, npm start -- … runs start).\n`;
 }

@@ -2,9 +2,10 @@ import { DiagnosticBundles } from '../diagnostics/bundles.js';
 import type { Storage } from '../storage/storage.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, dataDirOf, withCommandStorage } from './database.js';
+import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
-const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
+const USE = `Use: ${CLI} jobs delete JOB_ID | jobs purge --before DATE`;
 /** Rows per transaction, and the pause after each: a running server's writes get their turn in between. */
 const BATCH = 200;
 const PAUSE_MS = 20;
@@ -38,7 +39,7 @@ export async function jobs(args: string[]): Promise<void> {
     case 'delete': {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
+      if (!id) throw new UsageError(`Which job? ${CLI} jobs delete JOB_ID`);
       const result = await withJobStore(values, ({ jobs }) => jobs.delete(id));
       if (!result) throw new UsageError(`No job ${id}.`);
       if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);

@@ -15,6 +15,7 @@ import { simulationKey } from './simulation-key.js';
 import { DEFAULT_STOP_GRACE_MS, stopOnSignals } from './stop-signals.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
+import { CLI } from '../core/cli-name.js';
 
 export const SERVE_OPTIONS = {
   profile: { type: 'string' },
@@ -125,8 +126,8 @@ export async function serve(args: string[]): Promise<void> {
 /** What the banner says of the pause between an agent's jobs in a simulation. */
 function pauseLine(ms: number): string {
   return ms === 0
-    ? 'pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)'
-    : `pause between jobs: at least ${ms / 1000} s, as set (chatbridge settings pause --min 0 lifts it)`;
+    ? `pause between jobs: none (simulated sites cannot ban; ${CLI} settings pause --min 10s sets one)`
+    : `pause between jobs: at least ${ms / 1000} s, as set (${CLI} settings pause --min 0 lifts it)`;
 }
 
 /** "chatgpt=app-shell,deepseek=virtual-list" → the layout of each simulated site named. */

@@ -2,8 +2,9 @@ import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { withSettings } from './shared-settings.js';
+import { CLI } from '../core/cli-name.js';
 
-const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s]';
+const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s]`;
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers

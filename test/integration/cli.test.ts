@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, listening, SCRIPTED_SERVER, SIMULATION_KEY, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
+import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 const CALLBACK = 'https://127.0.0.1:9/hook';
 const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
@@ -157,7 +158,7 @@ describe('chatbridge serve', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     expect(server.out.stdout).toBe(
       `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
-        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n` +
+        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with ${CLI_NAME} agents add PROVIDER\n` +
         'stopped: no job was running\n',
     );
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
@@ -199,7 +200,7 @@ describe('chatbridge serve', () => {
     const asked = await ok(['ask', 'hello'], env);
     expect(asked.stdout).toMatch(/^echo\(agt_\w+#1\): hello\n$/);
     const ref = /conversation_ref (cv_\w+)/.exec(asked.stderr)?.[1];
-    expect(asked.stderr).toContain(`(continue it: chatbridge ask --data-dir ${simulation} --continue ${ref} "…")`);
+    expect(asked.stderr).toContain(`(continue it: ${CLI_NAME} ask --data-dir ${simulation} --continue ${ref} "…")`);
     expect((await ok(['ask', '--data-dir', simulation, '--continue', ref!, 'again'])).stdout).toMatch(/#2\): again\n$/);
     expectUsageError(await cli(['agents', 'add', 'chatgpt'], env), new RegExp(`but a simulation is \\(serve --simulate\\): add --data-dir ${simulation}$`, 'm'));
   });
@@ -233,7 +234,7 @@ describe('chatbridge serve', () => {
     // admin-token still gives the link of what runs; with nothing running, it fails and says what to start.
     expect((await ok(['admin-token'], env)).stdout).toContain(server.url);
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it: chatbridge serve`));
+    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it: ${CLI_NAME} serve`));
   });
 
   it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
@@ -259,7 +260,7 @@ describe('chatbridge serve', () => {
       expect(await p.closed).toEqual({ code: 0, signal: null });
       return p.out.stdout;
     };
-    expect(await simulate()).toContain('pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)\n');
+    expect(await simulate()).toContain(`pause between jobs: none (simulated sites cannot ban; ${CLI_NAME} settings pause --min 10s sets one)\n`);
     expect(await settingsPause([])).toMatch(/^Pause between jobs: none\./);
     expect(await settingsPause(['--min', '12s'])).toMatch(/^Pause between jobs: at least 12 s/);
     expect(await simulate()).toContain('pause between jobs: at least 12 s, as set');
@@ -806,6 +807,9 @@ describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () 
       const dir = tempDir();
       const r = await cli(['serve', '--port', String(port), '--data-dir', dir]);
       expectUsageError(r, new RegExp(`${port}.*choose one with --port N, or --port 0 for any free port`));
+      // Started by npm start, the flag goes after --.
+      const npmStart = { npm_lifecycle_event: 'start', npm_lifecycle_script: 'node bin/chatbridge.js start' };
+      expectUsageError(await cli(['serve', '--port', String(port), '--data-dir', dir], npmStart), /choose one with npm start -- --port N, or npm start -- --port 0 for any free port/);
       // It left nothing claiming the data dir.
       expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
     } finally {

@@ -176,13 +176,13 @@ describe('chatbridge mcp', () => {
     const { client } = await connect(dir, `cb_${'x'.repeat(40)}`);
     const result = await client.callTool({ name: 'status', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(texts(result)[0]).toMatch(/^NETWORK_ERROR: ChatBridge is not running for .*Start it \(chatbridge serve\)/);
+    expect(texts(result)[0]).toMatch(/^NETWORK_ERROR: ChatBridge is not running for .*Start it \((?:npx )?chatbridge serve\)/);
 
     const child = spawn(process.execPath, [CLI, 'mcp', '--data-dir', dir], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^chatbridge: No API key: make a key with "chatbridge keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it in the MCP server's environment\.\n$/);
+    expect(stderr).toMatch(/^chatbridge: No API key: make a key with "(?:npx )?chatbridge keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it in the MCP server's environment\.\n$/);
   });
 });
