@@ -146,7 +146,8 @@ describe('chatbridge mcp', () => {
     const { client } = await connect(dir, key);
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['ask', { prompt: 'hi', provider: 'bard' }, /^INVALID_REQUEST: provider must be one of: chatgpt, claude, gemini, deepseek, qwen, perplexity\.$/],
-      ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt: /],
+      ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt is empty: give at least one character \(The whole message for the other assistant\.\)$/],
+      ['get_job', { job_id: 7 }, /^INVALID_REQUEST: job_id must be text \(a string\), not 7 \(The job id an earlier ask returned \(job_…\)\.\)$/],
       ['ask', { prompt: 'hi', model: 'claude/turbo' }, /^INVALID_REQUEST: claude has no variant "turbo"; its variants: opus, sonnet\.$/],
       ['ask', { prompt: 'hi', model: 'claude/opus', provider: 'chatgpt' }, /^INVALID_REQUEST: model claude\/opus is a claude model, but provider says chatgpt\.$/],
       ['ask', { prompt: ' \u200b\n' }, /^INVALID_REQUEST: prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.$/],
