@@ -14,7 +14,7 @@ import { CLI } from '../core/cli-name.js';
 export async function adminTokenCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, rotate: { type: 'boolean' } });
   const dataDir = resolveDataDir(values['data-dir']);
-  const start = `Start it: ${CLI} serve prints the dashboard link when it starts.`;
+  const start = `Start it (${CLI} serve): it prints the dashboard link.`;
   if (values.rotate) {
     const server = await runningServer(dataDir);
     if (server) {

@@ -234,7 +234,7 @@ describe('chatbridge serve', () => {
     // admin-token still gives the link of what runs; with nothing running, it fails and says what to start.
     expect((await ok(['admin-token'], env)).stdout).toContain(server.url);
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it: ${CLI_NAME} serve`));
+    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it \\(${CLI_NAME} serve\\): it prints the dashboard link\\.\n$`));
   });
 
   it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
