@@ -358,6 +358,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         locked.clear();
         return json(res, 200, {});
       }
+      // The provider lifted the usage limits sooner than it said (a test stands in for it).
+      if (req.method === 'POST' && path === '/__sim/lift-limits') {
+        limitedUntil.clear();
+        return json(res, 200, {});
+      }
       if (req.method === 'POST' && path === '/__sim/stop') {
         const stopped = JSON.parse(await readBody(req)) as { conversationId: string; turn: number };
         log.stops.push(stopped);
