@@ -14,6 +14,8 @@ const NPM_RUN_PATH = /[\\/]node_modules[\\/]\.bin$|[\\/]_npx[\\/]/;
  * `npm link`), else `npx chatbridge` (a clone, or a project's dependency), which npm finds.
  */
 export function cliName(env: NodeJS.ProcessEnv = process.env, bin = join(PACKAGE_ROOT, 'bin', 'chatbridge.js')): string {
+  // The desktop app's package carries no command line of its own.
+  if (!existsSync(bin)) return 'npx chatbridge';
   const ours = realpathSync(bin);
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir || NPM_RUN_PATH.test(dir)) continue;

@@ -36,5 +36,7 @@ describe.skipIf(process.platform === 'win32')('cliName', () => {
     expect(cliName(path(npmRun, empty), bin)).toBe('npx chatbridge');
     // Another ChatBridge on the PATH is not this one.
     expect(cliName(path(other), bin)).toBe('npx chatbridge');
+    // The desktop app's package has no bin/ (build/electron-builder.json): nothing to find, nothing thrown.
+    expect(cliName(path(global), join(root, 'app.asar', 'bin', 'chatbridge.js'))).toBe('npx chatbridge');
   });
 });
