@@ -160,6 +160,12 @@ export class ChromiumHost implements BrowserHost {
         headless: this.headless,
         chromiumSandbox: keepSandbox,
         viewport: { width: 1280, height: 900 },
+        // The service stops its browsers itself, after a stop's grace (main/cli/stop-signals.ts):
+        // Playwright's own handlers would close them at the signal (and, for SIGINT, exit 130),
+        // racing that clean stop.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
         // Playwright sends loopback through the proxy too (Chromium alone would not).
         ...(proxy ? { proxy: { server: proxy.server, ...(proxy.username !== null ? { username: proxy.username, password: proxy.password ?? '' } : {}) } } : {}),
         ignoreDefaultArgs: keyring!.ignoreDefaultArgs,

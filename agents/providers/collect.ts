@@ -3,14 +3,14 @@
  * reopened at the address the page gave it (sent-prompt.ts told the queue), the turns the
  * page showed before the send taken as history, and the turn after them watched until it
  * ends, as a run watches its new turn. A long-thinking variant's attempt cut at its time is
- * collected so, once (decisions.md, "Models and modes"); so can a prompt whose sending
- * outlived the run that sent it. Nothing here types or sends.
+ * collected so, once (decisions.md, "Models and modes"); so is an answer a stop of the service
+ * left answering, when it runs again. Nothing here types or sends.
  */
 import type { Page } from 'playwright-core';
 import { AgentFailure, type AgentResult, type CollectTask } from '../../main/core/agent.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { failureFor, type Notes } from './page-facts.js';
-import { learnFinish, pressStop, readAnswer, untilAborted, waitUntilReady, watchNewTurn, type FinishMemory, type FlowLimits } from './flow.js';
+import { learnFinish, readAnswer, stopUnlessCollected, untilAborted, waitUntilReady, watchNewTurn, type FinishMemory, type FlowLimits } from './flow.js';
 import { packJson, type ProviderSite } from './site.js';
 import { modelUsedOf } from './variant-choice.js';
 
@@ -33,7 +33,8 @@ export async function collectAnswer(
   await waitUntilReady(page, site, notes, limits);
   // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
   const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [packJson(site.page), turnsBefore] as const);
-  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => pressStop(page, site.page));
+  // A stop's cut leaves it answering for the next run to collect (CUT_TO_COLLECT); any other end presses Stop.
+  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => stopUnlessCollected(page, site, task.signal));
   task.signal.throwIfAborted();
   if (outcome.kind === 'missing') {
     throw new AgentFailure('timed_out', `${site.name}: the conversation reopened shows no answer after the prompt (${shown} assistant turns, ${turnsBefore} before it).`);

@@ -209,7 +209,7 @@ export function watchNewTurn(page: Page, site: ProviderSite, limits: WatchLimits
 }
 
 /** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop. */
-function stopUnlessCollected(page: Page, site: ProviderSite, signal: AbortSignal): Promise<void> {
+export function stopUnlessCollected(page: Page, site: ProviderSite, signal: AbortSignal): Promise<void> {
   return signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(page, site.page);
 }
 

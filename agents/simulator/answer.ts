@@ -20,6 +20,8 @@ export interface Directives {
   error: boolean;
   errorOnce: boolean;
   limit: boolean;
+  /** How long a `limit` lasts: `[[sim:limit=MS]]`, else 20 minutes (rounded up to the minute the page shows). */
+  limitMs: number;
   logout: boolean;
   challenge: boolean;
   hang: boolean;
@@ -60,7 +62,8 @@ export function parseDirectives(prompt: string): Directives {
     refuse: has('refuse'),
     error: has('error'),
     errorOnce: has('error-once'),
-    limit: has('limit'),
+    limit: has('limit') || num('limit') !== null,
+    limitMs: num('limit') ?? 20 * 60_000,
     logout: has('logout'),
     challenge: has('challenge'),
     hang: has('hang'),

@@ -22,6 +22,8 @@ export interface SimulatedAgents {
  * on each, paired through each site's login page as a person would. The agent rows are
  * named "<Provider> (simulated) <n>" and reused across restarts. Accounts added from the
  * dashboard use the simulated sites too, and are paired by the person, in the dashboard.
+ * The sites keep their addresses, sessions, conversations and logs in
+ * `<data dir>/simulated-sites` from one run to the next.
  */
 export async function startSimulatedAgents(
   roster: AgentRoster,
@@ -30,7 +32,7 @@ export async function startSimulatedAgents(
   looks: SimLooks = {},
   notes: (note: SiteBookNote) => void = () => {},
 ): Promise<SimulatedAgents> {
-  const simulator = await startSimulator(PROVIDERS, looks);
+  const simulator = await startSimulator(PROVIDERS, looks, join(dataDir, 'simulated-sites'));
   for (const provider of PROVIDERS.filter((p) => (counts[p] ?? 0) > 0)) {
     for (let i = 1; i <= counts[provider]!; i++) {
       const name = `${SIM_SITES[provider].name} (simulated) ${i}`;

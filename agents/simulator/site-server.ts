@@ -13,6 +13,9 @@ import type { DriftKind } from './client/drift-kinds.js';
 import type { Boot, Plan } from './client/skin.js';
 import { DEFAULT_MODEL } from './client/variant-picker.js';
 import type { SimSiteConfig } from './site-config.js';
+import { readSiteState, writeSiteState, type Conversation, type InForce, type SimLog } from './site-state.js';
+
+export type { InForce, SimLog } from './site-state.js';
 
 /** The browser code is served from the build; the sources are TypeScript. */
 const CLIENT_DIR = join(PACKAGE_ROOT, 'dist', 'agents', 'simulator', 'client');
@@ -35,35 +38,6 @@ function clientBuild(): string {
 /** The session cookie the login form sets, and how it is read back from a request. */
 const SESSION_COOKIE = 'sim_session';
 const SESSION_IN_COOKIES = /(?:^|;\s*)sim_session=([^;]+)/;
-
-/** What a simulated site saw, with times (epoch ms) for the benchmarks. */
-export interface SimLog {
-  /** `anonymous`: sent from a page without a session, on a site that works logged out. */
-  /** `variant`: the picker's model and the toggles on, as the page sent it. */
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; variant?: InForce }[];
-  stops: { conversationId: string; turn: number }[];
-  /** When the page showed each answer finished. */
-  finishes: { conversationId: string; turn: number; at: number }[];
-  logins: number;
-  /** Which answer of an A/B pair the page was told to keep (1 or 2), per conversation. */
-  prefers: { conversationId: string; choice: number }[];
-  /** Account notices (rate-limit modal, lock) someone closed, and with what. */
-  dismissals: { kind: string; button: string; at: number }[];
-  /** How the consent banner was answered. */
-  consents: ('accept' | 'reject')[];
-  /** Clicks on the saved account of the account picker. */
-  picks: number;
-  /** Choices made in the model picker or on a mode toggle. */
-  variantPicks: number;
-  /** Clicks the model picker ignored, not yet listening (SimVariants.inertMs). */
-  ignoredPickerClicks: number;
-}
-
-/** The picker's model (null: the provider has none) and the mode toggles on. */
-export interface InForce {
-  model: string | null;
-  modes: string[];
-}
 
 /** What the simulated account is given in the model picker and mode toggles (client/variant-picker.ts). */
 export interface SimVariants {
@@ -127,55 +101,38 @@ export interface SimSite {
   close(): Promise<void>;
 }
 
-interface Conversation {
-  /** What the site titles it, from its first prompt (answer.ts, chatTitle). */
-  title: string;
-  turns: Turn[];
-  /** The model and modes of its last turn: a conversation opened again shows them in force. */
-  variant?: InForce;
-}
-
-interface Turn {
-  prompt: string;
-  markdown: string;
-  /**
-   * When the site has the answer whole (epoch ms, its time on the page from the send on; a
-   * Stop ends it then): a page opened before then shows it still being written. Null: never
-   * (`[[sim:hang]]`).
-   */
-  doneAt: number | null;
-}
-
 /**
  * One simulated provider site on loopback: login page and session cookie, the chat app at
  * the provider's real URL patterns, conversation history per conversation, and the log a
- * test reads (what was sent, where Stop was pressed).
+ * test reads (what was sent, where Stop was pressed). With `stateFile`, it keeps its port,
+ * sessions, conversations, limits and log there from one run to the next (site-state.ts).
  */
-export async function startSiteServer(config: SimSiteConfig, look: SimLook = {}, clock: () => number = Date.now): Promise<SimSite> {
+export async function startSiteServer(config: SimSiteConfig, look: SimLook = {}, clock: () => number = Date.now, stateFile?: string): Promise<SimSite> {
+  const kept = stateFile ? readSiteState(stateFile) : null;
   const layout = look.layout ?? config.layouts[0];
   if (!config.layouts.includes(layout)) throw new Error(`${config.name} has no layout "${layout}"; it has ${config.layouts.join(', ')}.`);
   const drift = [...(look.drift ?? [])];
-  const sessions = new Set<string>();
+  const sessions = new Set<string>(kept?.sessions);
   const newSession = () => {
     const token = randomBytes(16).toString('hex');
     sessions.add(token);
     return token;
   };
-  const conversations = new Map<string, Conversation>();
+  const conversations = new Map<string, Conversation>(kept?.conversations);
   /** Account failures already played, per prompt. */
-  const seen = new Set<string>();
-  const limitedUntil = new Map<string, number>();
+  const seen = new Set<string>(kept?.seen);
+  const limitedUntil = new Map<string, number>(kept?.limitedUntil);
   /** Sessions behind the rate-limit modal, until when; sessions locked until their person secures the account. */
-  const rateLimitedUntil = new Map<string, number>();
-  const locked = new Set<string>();
+  const rateLimitedUntil = new Map<string, number>(kept?.rateLimitedUntil);
+  const locked = new Set<string>(kept?.locked);
   /** Sessions that closed the product announcement (SimLook beacon): it shows on each page until then. */
   const beaconClosed = new Set<string>();
   const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
+  const log: SimLog = kept?.log ?? { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
   /** What each session last sent under: a new chat opens with it, as the real pickers remember the last choice. */
-  const lastVariant = new Map<string, InForce>();
+  const lastVariant = new Map<string, InForce>(kept?.lastVariant);
   /** Sessions whose next page load is the account picker. */
   const picking = new Set<string>();
   const prefixed = (path: string) => (look.userPath ? `${look.userPath}${path}` : path);
@@ -273,7 +230,8 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       return { ...base, kind: 'logout' };
     }
     if (d.limit && firstTime('limit')) {
-      const resetAt = Math.ceil((clock() + 20 * 60_000) / 60_000) * 60_000;
+      // The page says the minute it lifts ("try again after 10:42"): the rest ends on one.
+      const resetAt = Math.ceil((clock() + d.limitMs) / 60_000) * 60_000;
       limitedUntil.set(token, resetAt);
       return { ...base, kind: 'limit', limitResetAt: resetAt };
     }
@@ -401,6 +359,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         locked.clear();
         return json(res, 200, {});
       }
+      // The provider lifted the usage limits sooner than it said (a test stands in for it).
+      if (req.method === 'POST' && path === '/__sim/lift-limits') {
+        limitedUntil.clear();
+        return json(res, 200, {});
+      }
       if (req.method === 'POST' && path === '/__sim/stop') {
         const stopped = JSON.parse(await readBody(req)) as { conversationId: string; turn: number };
         log.stops.push(stopped);
@@ -429,8 +392,23 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       json(res, 500, { error: String(error) });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The port it had, where its conversations are; another if that one is taken now.
+  await listenOn(server, kept?.port ?? 0).catch(() => listenOn(server, 0));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const keep = () =>
+    stateFile &&
+    writeSiteState(stateFile, {
+      port,
+      sessions: [...sessions],
+      conversations: [...conversations],
+      limitedUntil: [...limitedUntil],
+      seen: [...seen],
+      rateLimitedUntil: [...rateLimitedUntil],
+      locked: [...locked],
+      lastVariant: [...lastVariant],
+      log,
+    });
   return {
     url: origin,
     layout,
@@ -438,10 +416,21 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
     session: () => ({ name: SESSION_COOKIE, value: newSession(), url: origin, httpOnly: true, sameSite: 'Lax' }),
     close: () =>
       new Promise((resolve) => {
+        keep();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function listenOn(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 async function serveClient(res: http.ServerResponse, file: string): Promise<void> {

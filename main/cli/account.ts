@@ -1,5 +1,5 @@
 import { systemClock } from '../core/clock.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { SCOPES, type Scope } from '../keys/key-store.js';
@@ -10,6 +10,7 @@ import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { withKeys, type KeysAndAccounts } from './shared-keys.js';
 import { withSettings } from './shared-settings.js';
+import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 
@@ -18,7 +19,7 @@ const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
  * change within a second. `readOnly` work refuses a data dir that does not exist rather than create it.
  */
 export function withDb<T>(dataDirFlag: string | undefined, work: (db: LocalDb) => T, options: { readOnly?: boolean } = {}): T {
-  return withLocalDatabase(resolveDataDir(dataDirFlag), work, options);
+  return withLocalDatabase(commandDataDir(dataDirFlag), work, options);
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -63,7 +64,7 @@ export async function keys(args: string[]): Promise<void> {
         values,
         async ({ keys }) => {
           const list = keys.list();
-          if (list.length === 0) return out('No API keys yet. Create one: chatbridge keys create --name NAME --scopes completions:read,completions:write');
+          if (list.length === 0) return out(`No API keys yet. Create one: ${CLI} keys create --name NAME --scopes completions:read,completions:write`);
           for (const k of list) {
             const state = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at <= Date.now() ? 'expired' : 'active';
             out(`${k.id}  ${k.hint}  ${state.padEnd(7)}  ${k.account_id ? `${k.account_id}  ` : ''}${k.scopes.join(',')}  "${k.name}"  created ${iso(k.created_at)}  last used ${iso(k.last_used_at)}`);
@@ -76,7 +77,7 @@ export async function keys(args: string[]): Promise<void> {
     case 'revoke': {
       const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which key? chatbridge keys revoke KEY_ID (see chatbridge keys list).');
+      if (!id) throw new UsageError(`Which key? ${CLI} keys revoke KEY_ID (see ${CLI} keys list).`);
       await withKeys(values, async ({ keys }) => {
         if (!keys.get(id)) throw new UsageError(`No key ${id}.`);
         out((await keys.revoke(id)) ? `Revoked ${id}.` : `${id} was already revoked.`);
@@ -84,7 +85,7 @@ export async function keys(args: string[]): Promise<void> {
       return;
     }
     default:
-      throw new UsageError('Use: chatbridge keys create|list|revoke');
+      throw new UsageError(`Use: ${CLI} keys create|list|revoke`);
   }
 }
 
@@ -99,16 +100,16 @@ function keyAccount({ hosted, accounts }: KeysAndAccounts, flag: string | undefi
     return null;
   }
   if (flag === undefined && scopes.every((s) => s === 'metrics:read')) return null;
-  if (flag === undefined) throw new UsageError("Say whose key it is: --account ACCT_ID (see chatbridge accounts list); only the operator's metrics:read key has none.");
+  if (flag === undefined) throw new UsageError(`Say whose key it is: --account ACCT_ID (see ${CLI} accounts list); only the operator's metrics:read key has none.`);
   const account = accounts.get(flag);
-  if (!account) throw new UsageError(`No account ${flag} (see chatbridge accounts list).`);
+  if (!account) throw new UsageError(`No account ${flag} (see ${CLI} accounts list).`);
   if (account.disabled_at !== null) throw new UsageError(`The account ${flag} is disabled.`);
   return account.id;
 }
 
 export async function caps(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== 'set') throw new UsageError('Use: chatbridge caps set (--global | --provider P | --agent ID) --per-hour N|none');
+  if (sub !== 'set') throw new UsageError(`Use: ${CLI} caps set (--global | --provider P | --agent ID) --per-hour N|none`);
   const { values } = parse(rest, {
     ...DATA_DIR,
     ...DATABASE_OPTION,
@@ -146,7 +147,7 @@ export async function rotation(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
   const strategy = positionals[0];
-  if (sub !== 'set' || !strategy) throw new UsageError(`Use: chatbridge rotation set ${ROTATIONS.join('|')}`);
+  if (sub !== 'set' || !strategy) throw new UsageError(`Use: ${CLI} rotation set ${ROTATIONS.join('|')}`);
   if (!(ROTATIONS as readonly string[]).includes(strategy)) {
     throw new UsageError(`Unknown strategy "${strategy}"; choose ${ROTATIONS.join(', ')}.`);
   }

@@ -3,10 +3,11 @@ import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { requireHosted, withKeys } from './shared-keys.js';
+import { CLI } from '../core/cli-name.js';
 
 /** Where the accounts are: the data dir, or the PostgreSQL shared by several instances. */
 const WHERE = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
-const USE = 'Use: chatbridge accounts create --name NAME [--retention-days N|none] | list | set ID --retention-days N|none | disable ID';
+const USE = `Use: ${CLI} accounts create --name NAME [--retention-days N|none] | list | set ID --retention-days N|none | disable ID`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -35,7 +36,7 @@ export async function accounts(args: string[]): Promise<void> {
       const { values } = parse(rest, WHERE);
       await withAccounts(values, async (store) => {
         const list = store.list();
-        if (list.length === 0) return out('No accounts yet. Create one: chatbridge accounts create --name NAME');
+        if (list.length === 0) return out(`No accounts yet. Create one: ${CLI} accounts create --name NAME`);
         for (const a of list) {
           out(`${a.id}  ${(a.disabled_at === null ? 'active' : 'disabled').padEnd(8)}  retention ${retention(a)}  "${a.name}"  created ${iso(a.created_at)}`);
         }
@@ -45,10 +46,10 @@ export async function accounts(args: string[]): Promise<void> {
     case 'set': {
       const { values, positionals } = parse(rest, { ...WHERE, 'retention-days': { type: 'string' } }, 1);
       const id = positionals[0];
-      if (!id || values['retention-days'] === undefined) throw new UsageError('Use: chatbridge accounts set ID --retention-days N|none');
+      if (!id || values['retention-days'] === undefined) throw new UsageError(`Use: ${CLI} accounts set ID --retention-days N|none`);
       const days = parseRetentionDays(values['retention-days']);
       await withAccounts(values, async (store) => {
-        if (!(await store.setRetention(id, days))) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
+        if (!(await store.setRetention(id, days))) throw new UsageError(`No account ${id} (see ${CLI} accounts list).`);
         out(`${id} retention: ${retention(store.get(id)!)}.`);
       });
       return;
@@ -56,9 +57,9 @@ export async function accounts(args: string[]): Promise<void> {
     case 'disable': {
       const { values, positionals } = parse(rest, WHERE, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which account? chatbridge accounts disable ID (see chatbridge accounts list).');
+      if (!id) throw new UsageError(`Which account? ${CLI} accounts disable ID (see ${CLI} accounts list).`);
       await withAccounts(values, async (store) => {
-        if (!store.get(id)) throw new UsageError(`No account ${id} (see chatbridge accounts list).`);
+        if (!store.get(id)) throw new UsageError(`No account ${id} (see ${CLI} accounts list).`);
         out(
           (await store.disable(id))
             ? `Disabled ${id}: its keys are refused and its queued jobs are cancelled.`

@@ -1,6 +1,7 @@
 import type { AgentView } from '../api/admin-schemas.js';
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
 import { BadProxy, maskProxy, parseProxy } from '../core/proxy.js';
@@ -10,9 +11,10 @@ import { parse, parsePause, UsageError } from './args.js';
 import { localTime } from './local-time.js';
 import { notRunning, runningServer, type RunningServer } from './server-client.js';
 import type { ErrorEnvelope } from '../api/schemas.js';
+import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
-const USE = 'Use: chatbridge agents list|add|rename|set|pause|enable|remove|check (chatbridge agents --help)';
+const USE = `Use: ${CLI} agents list|add|rename|set|pause|enable|remove|check (${CLI} agents --help)`;
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -35,14 +37,14 @@ export async function agents(args: string[]): Promise<void> {
       const { values } = parse(rest, { ...DATA_DIR, json: { type: 'boolean' } });
       const list = await listAgents(values['data-dir']);
       if (values.json) return out(JSON.stringify(list, null, 2));
-      if (list.length === 0) return out('No account is paired yet. Add one: chatbridge agents add PROVIDER (one of ' + PROVIDERS.join(', ') + ').');
+      if (list.length === 0) return out(`No account is paired yet. Add one: ${CLI} agents add PROVIDER (one of ` + PROVIDERS.join(', ') + ').');
       for (const a of list) out(listLine(a));
       return;
     }
     case 'add': {
       const { values, positionals } = parse(rest, { ...DATA_DIR, name: { type: 'string' } }, 1);
       const provider = positionals[0];
-      if (!isProvider(provider)) throw new UsageError(`Which provider? chatbridge agents add PROVIDER, one of ${PROVIDERS.join(', ')}.`);
+      if (!isProvider(provider)) throw new UsageError(`Which provider? ${CLI} agents add PROVIDER, one of ${PROVIDERS.join(', ')}.`);
       const server = await requireServer(resolveDataDir(values['data-dir']), 'adding an account');
       const name = values.name?.trim();
       const agent = await callJson<AgentView>(server, 'POST', '/admin/v1/agents', { provider, ...(name ? { name } : {}) });
@@ -50,13 +52,13 @@ export async function agents(args: string[]): Promise<void> {
       if (agent.state === 'idle') return out('Its browser is already logged in: it takes jobs now.');
       out(`Log in to ${PROVIDER_NAMES[provider]} in its page, shown in the dashboard (the desktop app opens a window):`);
       out(server.dashboardLink(`/agents/${agent.id}/login`));
-      out(`It takes jobs once you are in; chatbridge agents check ${agent.id} tells where it stands.`);
+      out(`It takes jobs once you are in; ${CLI} agents check ${agent.id} tells where it stands.`);
       return;
     }
     case 'rename': {
       const { values, positionals } = parse(rest, DATA_DIR, 2);
       const [id, name] = positionals.map((p) => p.trim());
-      if (!id || !name) throw new UsageError('Use: chatbridge agents rename ID NAME');
+      if (!id || !name) throw new UsageError(`Use: ${CLI} agents rename ID NAME`);
       if (name.length > 80) throw new UsageError('A name has at most 80 characters.');
       changeRow(values['data-dir'], id, (pool) => pool.rename(id, name));
       return out(`${id} is now "${name}".`);
@@ -65,7 +67,7 @@ export async function agents(args: string[]): Promise<void> {
       const { values, positionals } = parse(rest, { ...DATA_DIR, pause: { type: 'string' }, proxy: { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id || (values.pause === undefined && values.proxy === undefined)) {
-        throw new UsageError('Use: chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]');
+        throw new UsageError(`Use: ${CLI} agents set ID [--pause 20s|default] [--proxy URL|none]`);
       }
       const pause = values.pause === undefined ? undefined : values.pause === 'default' ? null : parsePause(values.pause, '--pause');
       const proxy = values.proxy === undefined ? undefined : values.proxy === 'none' ? null : checkedProxy(values.proxy);
@@ -73,7 +75,7 @@ export async function agents(args: string[]): Promise<void> {
         if (pause !== undefined) pool.setPause(id, pause);
         if (proxy !== undefined) pool.setProxy(id, proxy);
       });
-      if (pause !== undefined) out(pause === null ? `${id} pauses between jobs as the settings say (chatbridge settings pause).` : `${id} pauses at least ${pause / 1000} s between jobs.`);
+      if (pause !== undefined) out(pause === null ? `${id} pauses between jobs as the settings say (${CLI} settings pause).` : `${id} pauses at least ${pause / 1000} s between jobs.`);
       if (proxy !== undefined) out(`${id} ${proxy === null ? 'connects directly' : `goes through ${maskProxy(proxy)}`}; a running server restarts its browser.`);
       return;
     }
@@ -81,14 +83,14 @@ export async function agents(args: string[]): Promise<void> {
     case 'enable': {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError(`Which agent? chatbridge agents ${sub} ID (see chatbridge agents list).`);
+      if (!id) throw new UsageError(`Which agent? ${CLI} agents ${sub} ID (see ${CLI} agents list).`);
       changeRow(values['data-dir'], id, (pool) => pool.setEnabled(id, sub === 'enable'));
       return out(sub === 'enable' ? `${id} takes jobs again.` : `${id} is paused: it takes no new jobs (a running one finishes).`);
     }
     case 'remove': {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which agent? chatbridge agents remove ID (see chatbridge agents list).');
+      if (!id) throw new UsageError(`Which agent? ${CLI} agents remove ID (see ${CLI} agents list).`);
       const server = await requireServer(resolveDataDir(values['data-dir']), 'removing an agent (its browser and login go with it)');
       await callJson(server, 'DELETE', `/admin/v1/agents/${encodeURIComponent(id)}`);
       return out(`Removed ${id} and its login. Its past jobs keep its id.`);
@@ -96,7 +98,7 @@ export async function agents(args: string[]): Promise<void> {
     case 'check': {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which agent? chatbridge agents check ID (see chatbridge agents list).');
+      if (!id) throw new UsageError(`Which agent? ${CLI} agents check ID (see ${CLI} agents list).`);
       const server = await requireServer(resolveDataDir(values['data-dir']), "checking an agent's page");
       const agent = await callJson<AgentView>(server, 'POST', `/admin/v1/agents/${encodeURIComponent(id)}/check`);
       out(listLine({ ...agent, state: agent.pairing ? 'logging_in' : agent.state }));
@@ -110,7 +112,7 @@ export async function agents(args: string[]): Promise<void> {
 
 /** From the running server (live states), else from the database (no states). */
 async function listAgents(dataDirFlag: string | undefined): Promise<Listed[]> {
-  const server = await runningServer(resolveDataDir(dataDirFlag));
+  const server = await runningServer(commandDataDir(dataDirFlag));
   if (server) {
     const { agents: views } = await callJson<{ agents: AgentView[] }>(server, 'GET', '/admin/v1/state');
     return views.map((a) => ({ ...pick(a), state: a.pairing ? 'logging_in' : a.state }));
@@ -156,7 +158,7 @@ function checkedProxy(text: string): string {
 /** The running server, or a one-line error that says how to start it. */
 async function requireServer(dataDir: string, forWhat: string): Promise<RunningServer> {
   const server = await runningServer(dataDir);
-  if (!server) throw notRunning(dataDir, `${forWhat} needs it. Start it (chatbridge serve), then try again.`);
+  if (!server) throw notRunning(dataDir, `${forWhat} needs it. Start it (${CLI} serve), then try again.`);
   return server;
 }
 
@@ -178,7 +180,7 @@ async function callJson<T = unknown>(server: RunningServer, method: string, path
 function changeRow(dataDirFlag: string | undefined, id: string, change: (pool: AgentPool) => void): void {
   withDb(dataDirFlag, (db) => {
     const pool = new AgentPool(db, systemClock, randomIds);
-    if (!pool.get(id)) throw new UsageError(`No agent ${id} (see chatbridge agents list).`);
+    if (!pool.get(id)) throw new UsageError(`No agent ${id} (see ${CLI} agents list).`);
     change(pool);
   });
 }

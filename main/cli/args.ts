@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_PORT } from '../core/loopback.js';
 import { MAX_PAUSE_MS } from '../settings/settings-store.js';
+import { CLI } from '../core/cli-name.js';
 
 /** A mistake on the command line: printed as one line, never as a stack trace. */
 export class UsageError extends Error {}
@@ -26,7 +27,7 @@ function parseArgsMistake(error: NodeJS.ErrnoException, positionals: number): st
   const option = /'(-[^' ]+)/.exec(error.message)?.[1] ?? '';
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `Unknown option ${option}.${positionals > 0 ? ' (A prompt that starts with "-" goes after --, as in -- "-x".)' : ''} Run chatbridge help.`;
+      return `Unknown option ${option}.${positionals > 0 ? ' (A prompt that starts with "-" goes after --, as in -- "-x".)' : ''} Run ${CLI} help.`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `Unexpected argument: ${/'([^']*)'/.exec(error.message)?.[1] ?? ''} (this command takes options only).`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
@@ -62,15 +63,21 @@ export function parseDuration(text: string): number {
 }
 
 /**
- * A pause between jobs: "20s", "1m", "500ms", "0" (none) → milliseconds. Unlike a
- * duration, zero is a value here, and milliseconds are allowed.
+ * A short time: "20s", "1m", "500ms", "0" (none) → milliseconds, at most `max`. Unlike a
+ * duration, zero is a value here, and milliseconds are allowed. `what` names it in the error.
  */
-export function parsePause(text: string, option: string): number {
+function parseShortTime(text: string, option: string, what: string, max: number): number {
   const m = /^(\d+)\s*(ms|s|m)?$/.exec(text.trim());
   const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1_000) : NaN;
-  if (!m || ms > MAX_PAUSE_MS) throw new UsageError(`${option} takes a pause such as 20s, 1m or 0, at most ${MAX_PAUSE_MS / 60_000}m, not "${text}".`);
+  if (!m || ms > max) throw new UsageError(`${option} takes ${what} such as 20s, 1m or 0, at most ${max / 60_000}m, not "${text}".`);
   return ms;
 }
+
+/** A pause between jobs (parseShortTime). */
+export const parsePause = (text: string, option: string): number => parseShortTime(text, option, 'a pause', MAX_PAUSE_MS);
+
+/** How long a stop lets running answers finish (parseShortTime), at most 10 minutes. */
+export const parseGrace = (text: string, option: string): number => parseShortTime(text, option, 'a time', 600_000);
 
 /** "N" → N, "none" → null. */
 export function parseCap(text: string | undefined): number | null {

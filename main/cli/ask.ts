@@ -3,6 +3,7 @@ import { hasVisibleText } from '../core/text.js';
 import { parse, UsageError } from './args.js';
 import { askClient, KEY_HINT } from './connection.js';
 import { agentOf, Progress } from './progress.js';
+import { CLI } from '../core/cli-name.js';
 
 /** `chatbridge ask`'s exit codes (README "Command line"). */
 export const ASK_EXIT = {
@@ -88,7 +89,7 @@ function choiceOf(provider: string | undefined, model: string | undefined): { pr
 }
 
 async function promptOf(arg: string | undefined): Promise<string> {
-  if (arg === undefined) throw new UsageError('Give the prompt: chatbridge ask "PROMPT" (or - to read it from stdin).');
+  if (arg === undefined) throw new UsageError(`Give the prompt: ${CLI} ask "PROMPT" (or - to read it from stdin).`);
   let prompt = arg;
   if (arg === '-') {
     const chunks: Buffer[] = [];
@@ -107,7 +108,7 @@ function report(job: Job, progress: Progress, json: boolean | undefined, flag: s
       if (!json) process.stdout.write(job.response!.endsWith('\n') ? job.response! : `${job.response}\n`);
       progress.line(`answered by ${agentOf(job)}${job.model_used ? ` (model ${job.model_used})` : ''} in ${progress.elapsed()}`);
       if (job.conversation_ref) {
-        progress.line(`conversation_ref ${job.conversation_ref} (continue it: chatbridge ask ${flag ? `${flag} ` : ''}--continue ${job.conversation_ref} "…")`);
+        progress.line(`conversation_ref ${job.conversation_ref} (continue it: ${CLI} ask ${flag ? `${flag} ` : ''}--continue ${job.conversation_ref} "…")`);
       }
       return ASK_EXIT.answered;
     }

@@ -3,10 +3,11 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { readAdminToken } from '../core/runtime-files.js';
 import { UsageError } from './args.js';
 import { notRunning, serverOrSimulation } from './server-client.js';
+import { CLI } from '../core/cli-name.js';
 
 /** One line telling a person how to get what `ask` and `mcp` need. */
 export const KEY_HINT =
-  'make a key with "chatbridge keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it';
+  `make a key with "${CLI} keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it`;
 
 /** Where a client of the running service calls, and with which key. */
 export interface ServiceTarget {
@@ -32,7 +33,7 @@ export async function serviceTarget(dataDirFlag: string | undefined, env: NodeJS
   if (env.CHATBRIDGE_URL) return { url: env.CHATBRIDGE_URL, apiKey: envKey, flag: '' };
   const dataDir = resolveDataDir(dataDirFlag, env);
   const server = await serverOrSimulation(dataDir);
-  if (!server) throw notRunning(dataDir, 'Start it (chatbridge serve) or set CHATBRIDGE_URL.');
+  if (!server) throw notRunning(dataDir, `Start it (${CLI} serve) or set CHATBRIDGE_URL.`);
   const flag = server.dataDir === resolveDataDir(undefined, env) ? '' : `--data-dir ${server.dataDir}`;
   return { url: server.url, apiKey: envKey ?? (adminTokenAsKey ? readAdminToken(server.dataDir) : null), flag };
 }

@@ -1,5 +1,6 @@
 import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
+import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { withStorage, type Storage } from '../storage/storage.js';
 
@@ -23,6 +24,14 @@ export function withCommandStorage<T>(
   work: (storage: Storage) => Promise<T>,
   { readOnly = false } = {},
 ): Promise<T> {
-  const options = { dataDir: resolveDataDir(values['data-dir']), databaseUrl: databaseUrl(values), clock: systemClock, ids: randomIds, readOnly };
+  const options = { dataDir: dataDirOf(values), databaseUrl: databaseUrl(values), clock: systemClock, ids: randomIds, readOnly };
   return withStorage(options, work);
+}
+
+/**
+ * The data dir a command on storage acts on (commandDataDir); beside a shared database it
+ * holds only this machine's own things, and no simulation is meant.
+ */
+export function dataDirOf(values: { database?: string | undefined; 'data-dir'?: string | undefined }): string {
+  return databaseUrl(values) ? resolveDataDir(values['data-dir']) : commandDataDir(values['data-dir']);
 }

@@ -1,3 +1,4 @@
+import { CLI } from '../core/cli-name.js';
 import { VERSION } from '../core/package-root.js';
 import { DRIFT_KINDS } from '../../agents/simulator/client/drift-kinds.js';
 import { PROVIDERS } from '../core/providers.js';
@@ -6,8 +7,10 @@ import { PROVIDERS } from '../core/providers.js';
 // (0.5 s against 0.1 s for `chatbridge COMMAND --help`).
 const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--host 127.0.0.1 [--allow-remote]] [--data-dir DIR] [--simulate] [--simulate-agents P=N,...]
                  [--simulate-layout P=LAYOUT,...] [--simulate-drift KIND,...]
-                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api] [--fix-grants|--keep-grants]]
-  The service, headless, until Ctrl-C (running jobs go back to the queue).
+                 [--database postgres://USER@HOST:PORT/DB [--device-name NAME] [--no-api] [--fix-grants|--keep-grants]] [--stop-grace 20s]
+  The service, headless, until Ctrl-C (or SIGTERM, SIGHUP): running answers get the grace to
+  finish; then one still being written is collected from its conversation after the restart,
+  and a job not sent yet goes back to the queue. Ctrl-C again ends the grace at once.
   --profile P              personal (default): your own agents and keys; hosted: shared capacity
                            for many accounts (see accounts). A data dir keeps the profile it
                            was first served in
@@ -26,12 +29,14 @@ const SERVE_HELP = `chatbridge serve [--profile personal|hosted] [--port N] [--h
                            is closed to them at start instead of refused
   --keep-grants            with --database: start on such a database anyway, with a warning
                            (you manage its grants yourself)
+  --stop-grace T           how long a stop lets running answers finish (default 20s; 0: none)
   --simulate               run against six simulated provider sites, one agent each, in
-                           <data dir>/simulator; prints an API key for the run
+                           <data dir>/simulator; prints its API key, the same every run
+  --new-key                with --simulate: revoke the simulation's key and make a new one
   --simulate-agents P=N,…  agents per simulated provider, e.g. chatgpt=2,claude=1
   --simulate-layout P=L,…  a simulated site shows another of its provider's layouts
   --simulate-drift K,…     every simulated site drifts: ${DRIFT_KINDS.join(', ')}
-  Each --simulate-… option implies --simulate.`;
+  Each --simulate-… option, and --new-key, implies --simulate.`;
 
 const DATA_DIR = 'Every command takes --data-dir DIR (default: CHATBRIDGE_DATA_DIR, else the OS data folder).';
 
@@ -172,8 +177,13 @@ Usage:
 
 chatbridge COMMAND --help says more about each. ${DATA_DIR} ask and mcp call the
 running service: CHATBRIDGE_URL overrides its address, CHATBRIDGE_API_KEY is the key they send.
-`;
+${runAs()}`;
 
 export function commandHelp(command: string): string {
-  return `${COMMAND_HELP[command]}\n\n${DATA_DIR}\n`;
+  return `${COMMAND_HELP[command]}\n\n${DATA_DIR}\n${runAs()}`;
+}
+
+/** Where chatbridge is not on the shell's PATH (a clone), how the lines above run (cli-name.ts). */
+function runAs(): string {
+  return CLI === 'chatbridge' ? '' : `Here chatbridge is not on your PATH: run each command as ${CLI} … (in a clone, npm start -- … runs start).\n`;
 }

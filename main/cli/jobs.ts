@@ -1,11 +1,11 @@
-import { resolveDataDir } from '../core/data-dir.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
 import type { Storage } from '../storage/storage.js';
 import { parse, UsageError } from './args.js';
-import { DATABASE_OPTION, withCommandStorage } from './database.js';
+import { DATABASE_OPTION, dataDirOf, withCommandStorage } from './database.js';
+import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;
-const USE = 'Use: chatbridge jobs delete JOB_ID | jobs purge --before DATE';
+const USE = `Use: ${CLI} jobs delete JOB_ID | jobs purge --before DATE`;
 /** Rows per transaction, and the pause after each: a running server's writes get their turn in between. */
 const BATCH = 200;
 const PAUSE_MS = 20;
@@ -39,7 +39,7 @@ export async function jobs(args: string[]): Promise<void> {
     case 'delete': {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
-      if (!id) throw new UsageError('Which job? chatbridge jobs delete JOB_ID');
+      if (!id) throw new UsageError(`Which job? ${CLI} jobs delete JOB_ID`);
       const result = await withJobStore(values, ({ jobs }) => jobs.delete(id));
       if (!result) throw new UsageError(`No job ${id}.`);
       if (!result.deleted) throw new UsageError(`Job ${id} is ${result.status}: cancel it first (DELETE /v1/completions/${id}), then delete it.`);
@@ -75,7 +75,7 @@ export async function jobs(args: string[]): Promise<void> {
  * retention sweep).
  */
 function withJobStore<T>(values: { database?: string | undefined; 'data-dir'?: string | undefined }, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const bundles = new DiagnosticBundles(resolveDataDir(values['data-dir']));
+  const bundles = new DiagnosticBundles(dataDirOf(values));
   return withCommandStorage(values, async (storage) => {
     const result = await work(storage);
     await bundles.removeWhere(async (id) => !(await storage.jobs.view(id)));

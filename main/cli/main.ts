@@ -1,5 +1,6 @@
 import { VERSION } from '../core/package-root.js';
 import { UsageError } from './args.js';
+import { CLI } from '../core/cli-name.js';
 
 // Each command loads what it needs when it runs: `ask` and `mcp`, clients of a running
 // service, start in a tenth of the time without the service, the database and the browsers.
@@ -72,7 +73,7 @@ export async function main(argv: string[]): Promise<void> {
         process.stdout.write((await help()).HELP);
         return;
       default:
-        throw new UsageError(`Unknown command "${command}". Run chatbridge help.`);
+        throw new UsageError(`Unknown command "${command}". Run ${CLI} help.`);
     }
   } catch (error) {
     if (error instanceof UsageError || (await isSetupRefusal(error))) {
@@ -81,12 +82,22 @@ export async function main(argv: string[]): Promise<void> {
     }
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      const forward = e.code === 'EADDRINUSE' ? ': another program uses that port; choose one with --port N, or --port 0 for any free port' : '';
+      const forward = e.code === 'EADDRINUSE' ? `: another program uses that port; choose one with ${asStarted('--port N')}, or ${asStarted('--port 0')} for any free port` : '';
       process.stderr.write(`chatbridge: cannot listen: ${e.message}${forward}\n`);
       process.exit(2);
     }
     throw error;
   }
+}
+
+/**
+ * A flag as the person gives it to this run: after `--` when npm started it through one of
+ * the package's scripts (`npm start -- --port N`), which pass on only what follows `--`.
+ */
+function asStarted(flag: string, env: NodeJS.ProcessEnv = process.env): string {
+  const script = env.npm_lifecycle_event;
+  if (!script || !/\bbin\/chatbridge\.js\b/.test(env.npm_lifecycle_script ?? '')) return flag;
+  return `${script === 'start' ? 'npm start' : `npm run ${script}`} -- ${flag}`;
 }
 
 /** A data dir already served or unusable, a database unreachable: told in one line like a usage error. */

@@ -10,9 +10,12 @@ import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
-import { parse, parsePort, UsageError } from './args.js';
+import { parse, parseGrace, parsePort, UsageError } from './args.js';
+import { simulationKey } from './simulation-key.js';
+import { DEFAULT_STOP_GRACE_MS, stopOnSignals } from './stop-signals.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
+import { CLI } from '../core/cli-name.js';
 
 export const SERVE_OPTIONS = {
   profile: { type: 'string' },
@@ -30,10 +33,12 @@ export const SERVE_OPTIONS = {
   'no-api': { type: 'boolean' },
   'fix-grants': { type: 'boolean' },
   'keep-grants': { type: 'boolean' },
+  'stop-grace': { type: 'string' },
+  'new-key': { type: 'boolean' },
 } as const;
 
 /**
- * `chatbridge serve`: the service, headless, until SIGINT or SIGTERM. With --simulate it
+ * `chatbridge serve`: the service, headless, until SIGINT, SIGTERM or SIGHUP (stop-signals.ts). With --simulate it
  * runs against the simulated provider sites instead of the real ones, in its own data
  * folder (`<data dir>/simulator`) so simulated agents never mix with real accounts.
  */
@@ -41,7 +46,7 @@ export async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, SERVE_OPTIONS);
   const profile = values.profile ?? 'personal';
   if (!isProfileName(profile)) throw new UsageError(`--profile is ${PROFILE_NAMES.join(' or ')}, not "${profile}".`);
-  const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
+  const simulate = ['simulate-agents', 'simulate-layout', 'simulate-drift', 'new-key'].some((k) => values[k as keyof typeof values] !== undefined) || values.simulate === true;
   const counts = simulate ? parseAgentCounts(values['simulate-agents']) : {};
   const looks = { layouts: parseLayouts(values['simulate-layout']), drift: parseDrift(values['simulate-drift']) };
   const baseDir = resolveDataDir(values['data-dir']);
@@ -53,6 +58,7 @@ export async function serve(args: string[]): Promise<void> {
   if (values['fix-grants'] && values['keep-grants']) throw new UsageError('--fix-grants closes the database to other roles, --keep-grants leaves it as it is: give one.');
   const grants = values['fix-grants'] ? 'fix' : values['keep-grants'] ? 'keep' : 'check';
   const api = values['no-api'] !== true;
+  const graceMs = values['stop-grace'] === undefined ? DEFAULT_STOP_GRACE_MS : parseGrace(values['stop-grace'], '--stop-grace');
   const host = values.host ?? '127.0.0.1';
   const remote = !isLoopback(host.replace(/^\[|\]$/g, ''));
   if (remote && !values['allow-remote']) {
@@ -73,28 +79,9 @@ export async function serve(args: string[]): Promise<void> {
     ...(database ? { database: { url: database, deviceName: values['device-name'] ?? hostname(), grants } } : {}),
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),
   });
+  // The browsers and simulated sites started below close after the service has stopped.
   const closers: (() => Promise<void>)[] = [];
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    service
-      .stop()
-      .then(async ({ requeued }) => {
-        await Promise.all(closers.map((c) => c()));
-        const jobs = requeued === 1 ? '1 running job went' : `${requeued} running jobs went`;
-        process.stdout.write(`stopped: ${jobs} back to the queue\n`);
-      })
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`chatbridge: error while stopping: ${(error as Error).message}\n`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(service, graceMs, closers);
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the others.
   const token = adminToken(dataDir);
@@ -129,30 +116,22 @@ export async function serve(args: string[]): Promise<void> {
   const simulated = await startSimulatedAgents(service.pool, dataDir, counts, looks, siteNotes);
   closers.push(simulated.close);
   service.attachAgents(new RuntimeControl(simulated.runtime));
-  // This run's key replaces the last run's; on a shared database each device's simulator has its own.
-  const keyName = service.deviceName ? `simulator (${service.deviceName})` : 'simulator';
-  for (const old of service.keys.list()) if (old.name === keyName && !old.revoked_at) await service.keys.revoke(old.id);
-  // In the hosted profile a key belongs to an account: the simulator's has one of its own.
-  const accountId = service.profile.accounts
-    ? (service.accounts.list().find((a) => a.name === 'simulator' && a.disabled_at === null) ??
-        (await service.accounts.create({ name: 'simulator', retentionDays: null }))).id
-    : null;
-  const { secret } = await service.keys.create({ name: keyName, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId });
+  const { secret, made } = await simulationKey(service, dataDir, values['new-key'] === true);
   const ready = simulated.runtime.list().filter((a) => a.readiness() === 'idle').length;
   process.stdout.write(
     `simulated providers: ${Object.entries(simulated.simulator.sites).map(([p, s]) => `${p} ${s!.url}`).join(', ')}\n` +
       `simulated agents ready: ${ready} of ${simulated.runtime.list().length}\n` +
       `${pauseLine(service.settings.get().pauseMs)}\n` +
       `simulation data: ${dataDir} (for other commands: --data-dir ${dataDir})\n` +
-      `API key for this run (both scopes):\n${secret}\n`,
+      `API key (both scopes; ${made ? 'new, kept for the next runs' : 'the same as the last run'}, --new-key replaces it):\n${secret}\n`,
   );
 }
 
 /** What the banner says of the pause between an agent's jobs in a simulation. */
 function pauseLine(ms: number): string {
   return ms === 0
-    ? 'pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)'
-    : `pause between jobs: at least ${ms / 1000} s, as set (chatbridge settings pause --min 0 lifts it)`;
+    ? `pause between jobs: none (simulated sites cannot ban; ${CLI} settings pause --min 10s sets one)`
+    : `pause between jobs: at least ${ms / 1000} s, as set (${CLI} settings pause --min 0 lifts it)`;
 }
 
 /** "chatgpt=app-shell,deepseek=virtual-list" → the layout of each simulated site named. */

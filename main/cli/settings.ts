@@ -4,8 +4,9 @@ import { DATABASE_OPTION } from './database.js';
 import { settingsVariants } from './settings-variants.js';
 import { settingsWebhooks } from './settings-webhooks.js';
 import { withSettings } from './shared-settings.js';
+import { CLI } from '../core/cli-name.js';
 
-const USE = 'Use: chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]';
+const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers

@@ -1,6 +1,7 @@
-import { noDefaultPauseIn, resolveDataDir } from '../core/data-dir.js';
+import { noDefaultPauseIn } from '../core/data-dir.js';
 import type { Settings, SettingsStore } from '../settings/settings-store.js';
 import { UsageError } from './args.js';
+import { commandDataDir } from './command-data-dir.js';
 import { databaseUrl, withCommandStorage } from './database.js';
 
 /**
@@ -13,7 +14,7 @@ export function withSettings<T>(
   work: (settings: SettingsStore) => Promise<T>,
 ): Promise<T> {
   // A simulation's data dir pauses no time between jobs unless told to (as its server does).
-  if (!databaseUrl(values)) noDefaultPauseIn(resolveDataDir(values['data-dir']));
+  if (!databaseUrl(values)) noDefaultPauseIn(commandDataDir(values['data-dir']));
   return withCommandStorage(values, (storage) => work(storage.settings));
 }
 

@@ -4,6 +4,7 @@ import { VERSION } from '../core/package-root.js';
 import { isProvider, PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';
 import { notRunning, runningServer, type RunningServer } from './server-client.js';
+import { CLI } from '../core/cli-name.js';
 
 /** A check with a probe prompt waits for an answer: give the server time. */
 const CHECK_MS = { plain: 90_000, send: 240_000 };
@@ -16,7 +17,7 @@ const CHECK_MS = { plain: 90_000, send: 240_000 };
  */
 export async function sites(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'check') throw new UsageError('Usage: chatbridge sites check [--provider P] [--send] [--json]');
+  if (sub !== 'check') throw new UsageError(`Usage: ${CLI} sites check [--provider P] [--send] [--json]`);
   const { values } = parse(rest, {
     'data-dir': { type: 'string' },
     provider: { type: 'string' },
@@ -27,7 +28,7 @@ export async function sites(args: string[]): Promise<number> {
   if (provider !== undefined && !isProvider(provider)) throw new UsageError(`Unknown provider "${provider}"; providers are ${PROVIDERS.join(', ')}.`);
   const dataDir = resolveDataDir(values['data-dir']);
   const server = await runningServer(dataDir);
-  if (!server) throw notRunning(dataDir, 'Start it (chatbridge serve): the check runs in its browsers.');
+  if (!server) throw notRunning(dataDir, `Start it (${CLI} serve): the check runs in its browsers.`);
 
   const state = await callJson<AdminState>(server, 'GET', '/admin/v1/state');
   const agents = state.agents.filter((a) => !provider || a.provider === provider);

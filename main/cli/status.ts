@@ -4,13 +4,14 @@ import { PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';
 import { localTime } from './local-time.js';
 import { notRunning, serverOrSimulation } from './server-client.js';
+import { CLI } from '../core/cli-name.js';
 
 /** `chatbridge status`: the figures of GET /v1/status, asked of the running server. */
 export async function status(args: string[]): Promise<void> {
   const { values } = parse(args, { 'data-dir': { type: 'string' }, json: { type: 'boolean' } });
   const dataDir = resolveDataDir(values['data-dir']);
   const server = await serverOrSimulation(dataDir);
-  if (!server) throw notRunning(dataDir, 'Start it: chatbridge serve');
+  if (!server) throw notRunning(dataDir, `Start it: ${CLI} serve`);
   let report: Status;
   try {
     const res = await server.call('GET', '/v1/status');
@@ -36,7 +37,7 @@ export function renderStatus(s: Status, now = Date.now()): string {
     .flatMap((d) => d.agents)
     .filter((a) => a.state === 'resting').length;
   const lines = [
-    `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? 'PAUSED (chatbridge resume)' : 'running'}`,
+    `ChatBridge at ${device?.base_url ?? '?'}: ${device?.paused ? `PAUSED (${CLI} resume)` : 'running'}`,
     ...(s.devices.length > 1 ? [`Devices: ${s.devices.map((d) => `${d.name} (${d.online ? 'online' : d.paused ? 'paused' : 'offline'})`).join(', ')}`] : []),
     `Queue:   ${s.queue.depth} queued${s.queue.oldest_queued_at ? `, oldest since ${at(s.queue.oldest_queued_at)}` : ''}`,
     `Agents:  ${s.agents.idle} idle, ${s.agents.busy} busy${resting ? `, ${resting} resting after a usage limit` : ''}, ${s.agents.total} in all; rotation ${s.rotation}`,
@@ -60,7 +61,7 @@ export function renderStatus(s: Status, now = Date.now()): string {
     }
   }
   if (s.devices.every((d) => d.agents.length === 0)) {
-    lines.push('', 'No account is paired yet: add one in the dashboard, or with chatbridge agents add PROVIDER.');
+    lines.push('', `No account is paired yet: add one in the dashboard, or with ${CLI} agents add PROVIDER.`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,9 +6,10 @@ import type { SigningSecret } from '../webhooks/signing-secret.js';
 import { profileNamed } from '../api/profile.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, withCommandStorage } from './database.js';
+import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
-const USE = 'Use: chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]';
+const USE = `Use: ${CLI} webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -37,7 +38,7 @@ export async function webhooks(args: string[]): Promise<void> {
     case 'redeliver': {
       const { values, positionals } = parse(rest, { ...DATA_DIR, ...DATABASE_OPTION }, 1);
       const jobId = positionals[0];
-      if (!jobId) throw new UsageError(`Which job? chatbridge webhooks ${sub} JOB_ID`);
+      if (!jobId) throw new UsageError(`Which job? ${CLI} webhooks ${sub} JOB_ID`);
       try {
         await withCommandStorage(
           values,
@@ -89,7 +90,7 @@ function printLog(log: DeliveryLog): void {
         : `pending, next attempt at ${iso(log.nextAttemptAt!)}`
       : log.state === 'delivered'
         ? 'delivered'
-        : `failed: none of ${ATTEMPTS_PER_ROUND} attempts got a 2xx (chatbridge webhooks redeliver ${log.jobId})`;
+        : `failed: none of ${ATTEMPTS_PER_ROUND} attempts got a 2xx (${CLI} webhooks redeliver ${log.jobId})`;
   out(`${log.jobId} → ${log.url}: ${state}`);
   if (log.attempts.length === 0) return;
   out(`${'attempt'.padEnd(9)}${'sent at'.padEnd(22)}${'duration'.padStart(9)}  result`);

@@ -90,6 +90,14 @@ export interface AttemptRow {
   outcome: AttemptOutcome | null;
   error_code: string | null;
   detail: string | null;
+  /**
+   * Where the answer to this attempt's prompt can be found again once the prompt went
+   * (core/agent.ts SentPrompt), kept so that a restart collects it instead of sending it
+   * again: the conversation's own address (null until the page showed one), and the
+   * assistant turns the page showed before the send (null: the prompt has not gone).
+   */
+  sent_conversation: string | null;
+  sent_turns_before: number | null;
 }
 
 export interface ConversationRow {

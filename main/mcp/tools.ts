@@ -1,7 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { ChatBridgeError, jobError, modelChoice, type ChatBridgeClient, type HostedStatus, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
 import { LIMITS } from '../core/limits.js';
+import { refusalWords } from '../core/validation-words.js';
 import { PROVIDERS } from '../core/providers.js';
 
 /** What a tool's handler gets besides its arguments. */
@@ -188,10 +189,39 @@ function invalidArgument(schema: TSchema, args: unknown): string | null {
   if (!first) return null;
   const field = first.path.replace(/^\//, '') || 'arguments';
   const property = (schema.properties as Record<string, TSchema> | undefined)?.[field];
-  if (first.message === 'Expected required property') return `${field} is required.`;
-  if (first.message === 'Unexpected property') return `${field} is not an argument of this tool.`;
+  if (first.type === ValueErrorType.ObjectRequiredProperty) return `${field} is required.`;
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) return `${field} is not an argument of this tool.`;
   if (property?.anyOf) return `${field} must be one of: ${(property.anyOf as { const: string }[]).map((l) => l.const).join(', ')}.`;
-  return `${field}: ${first.message.toLowerCase()}${property?.description ? ` (${property.description})` : ''}.`;
+  const [keyword, params] = asKeyword(first.type, first.schema);
+  const words = refusalWords(field, keyword, params, first.value, first.message.toLowerCase());
+  return property?.description ? `${words.slice(0, -1)} (${property.description})` : words;
+}
+
+/** A TypeBox refusal as the JSON Schema keyword and parameters the words are given by (ajv's). */
+function asKeyword(type: ValueErrorType, schema: TSchema): [string, Record<string, unknown>] {
+  switch (type) {
+    case ValueErrorType.StringMinLength:
+      return ['minLength', { limit: schema.minLength }];
+    case ValueErrorType.StringMaxLength:
+      return ['maxLength', { limit: schema.maxLength }];
+    case ValueErrorType.StringPattern:
+      return ['pattern', { pattern: schema.pattern }];
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return ['minimum', { limit: schema.minimum }];
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return ['maximum', { limit: schema.maximum }];
+    case ValueErrorType.Integer:
+    case ValueErrorType.Number:
+    case ValueErrorType.String:
+    case ValueErrorType.Boolean:
+    case ValueErrorType.Object:
+    case ValueErrorType.Array:
+      return ['type', { type: schema.type }];
+    default:
+      return ['', {}];
+  }
 }
 
 function whereItStands(job: Job): string {

@@ -1,5 +1,5 @@
 import type { AttemptEnd, AttemptOutcome, AttemptRow, AttemptStart, Claim, ConversationRow, FailureContext, JobRow, JobStatus, NewJob, StoreEvent } from '../core/jobs.js';
-import { decideAfterFailure } from './retry-policy.js';
+import { decideAfterFailure, NOT_COLLECTED, SERVICE_STOPPED } from './retry-policy.js';
 import { isFinal, transition, type JobEvent } from './state-machine.js';
 
 /**
@@ -171,15 +171,33 @@ export function planExpiry(job: JobRow, attempts: readonly AttemptRow[], now: nu
   );
 }
 
+/** Why the agent running a job is gone: its process or device was lost, or the service stopped cleanly. */
+export type Loss = 'lost' | 'stopped';
+
 /**
- * The agent running a dispatched job is gone (its process or device lost): the open attempt
- * ends `agent_lost`, and the job goes back to the queue or fails when attempts are used up.
+ * The agent running a dispatched job is gone (`loss`). What its open attempt had done decides
+ * (a prompt is never sent twice blindly):
+ * - its prompt went, and the page gave the conversation an address: nothing moves. The job
+ *   stays dispatched with its attempt open, for its agent to collect the answer by reopening
+ *   the conversation when it runs again (Scheduler.start): undefined.
+ * - its prompt went with no address to reopen: the attempt ends not collected, and the job
+ *   fails rather than send the prompt again.
+ * - its prompt had not gone: the attempt ends `agent_lost`, and the job goes back to the
+ *   queue, or fails when attempts are used up; a clean stop's spends no attempt.
  * A dispatched job without an open attempt (it should have one) goes back to the queue.
  */
-export function planAgentLost(job: JobRow, attempts: readonly AttemptRow[], now: number): JobMove {
+export function planAgentLost(job: JobRow, attempts: readonly AttemptRow[], now: number, loss: Loss = 'lost'): JobMove | undefined {
   const open = openAttempt(attempts);
   if (!open) return moving(job, { status: transition(job.status, 'retry') });
-  return afterFailure(job, attempts, open, { outcome: 'agent_lost', code: 'AGENT_LOST', detail: null }, now);
+  if (open.sent_conversation !== null) return undefined;
+  const why = loss === 'stopped' ? 'the service stopped' : 'its agent was lost';
+  if (open.sent_turns_before !== null) {
+    const detail = `the prompt went, but ${why} before the page gave its conversation an address to reopen.`;
+    return afterFailure(job, attempts, open, { outcome: NOT_COLLECTED.outcome, code: NOT_COLLECTED.errorCode, detail }, now, { detail });
+  }
+  if (loss === 'lost') return afterFailure(job, attempts, open, { outcome: 'agent_lost', code: 'AGENT_LOST', detail: null }, now);
+  const detail = 'service stopped before the prompt went: back to the queue, not counted as an attempt.';
+  return afterFailure(job, attempts, open, { outcome: SERVICE_STOPPED.outcome, code: SERVICE_STOPPED.errorCode, detail }, now);
 }
 
 /** The delivery a job just made final is due, if it has a callback_url. */

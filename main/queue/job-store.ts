@@ -14,6 +14,8 @@ import type {
   SubmitResult,
   Viewer,
 } from '../core/jobs.js';
+import type { SentPrompt } from '../core/agent.js';
+import type { Loss } from './job-moves.js';
 
 /**
  * The only writer of job rows, behind one asynchronous port with two implementations:
@@ -51,11 +53,19 @@ export interface JobStore {
   /** Expires every live job whose deadline has passed. */
   expireDue(now: number): Promise<Moved[]>;
   /**
-   * The jobs this store's owner was running lost their agents (crash, shutdown): open attempts
-   * end `agent_lost`, jobs go back to the queue or fail when attempts are used up. SQLite: every
-   * dispatched job. PostgreSQL: those dispatched by this device (the store knows its device).
+   * The jobs this store's owner was running lost their agents (`loss`: a crash, or a clean
+   * stop): each moves as job-moves.ts `planAgentLost` says. Those whose prompt went to a
+   * conversation with an address stay dispatched, for their agent to collect
+   * (sentUncollected); the others go back to the queue or fail. SQLite: every dispatched
+   * job. PostgreSQL: those dispatched by this device (the store knows its device).
    */
-  requeueDispatched(now: number): Promise<Moved[]>;
+  requeueDispatched(now: number, loss?: Loss): Promise<Moved[]>;
+  /**
+   * Keeps where the answer to attempt `attempt`'s prompt can be found again, as the agent
+   * tells it (at the send, and again once the page shows the conversation's address), while
+   * the attempt is open: a restart collects that answer instead of sending the prompt again.
+   */
+  recordSent(id: string, attempt: number, sent: SentPrompt): Promise<void>;
   /**
    * Deletes a finished job with its attempts and webhook delivery. A queued or dispatched job
    * is refused (it must be cancelled first, so no waiter and no agent is left with a job that
@@ -94,6 +104,11 @@ export interface JobStore {
   nextDeadline(): Promise<number | null>;
   /** Queued jobs of accounts that were disabled: to be cancelled. */
   queuedOfDisabledAccounts(): Promise<string[]>;
+  /**
+   * This owner's dispatched jobs left to collect (requeueDispatched): each with its open
+   * attempt, whose prompt went to the conversation at `sent_conversation`.
+   */
+  sentUncollected(): Promise<{ job: JobRow; attempt: AttemptRow }[]>;
   /** Attempt starts after `since`, oldest first: the rolling hourly window is rebuilt from these. */
   attemptStartsSince(since: number): Promise<HourStart[]>;
   /** Per account, attempts started since `today` and in the hour after `hourAgo` (the operator's view). */

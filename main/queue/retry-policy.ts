@@ -34,6 +34,12 @@ export type RetryDecision = { retry: true } | { retry: false; code: JobFailureCo
 export const NOT_COLLECTED = { outcome: 'timed_out', errorCode: 'ANSWER_NOT_COLLECTED' } as const;
 
 /**
+ * How an attempt ends that a clean stop cut before its prompt went (`detail` says so): the
+ * job goes back to the queue without spending an attempt, as nothing of it reached the page.
+ */
+export const SERVICE_STOPPED = { outcome: 'agent_lost', errorCode: 'SERVICE_STOPPED' } as const;
+
+/**
  * What an attempt whose time ran out becomes (decisions.md, "Models and modes"):
  * - `retry`: it ends timed out, and the job is tried again while attempts remain. So for
  *   every variant but the long-thinking ones, and for a long one's attempt cut before its
@@ -49,6 +55,9 @@ export function whenTimeRunsOut(longVariant: boolean, sent: SentPrompt | null): 
   return sent.conversation ? 'collect' : 'not_collected';
 }
 
+/** What an attempt may end with without spending the job's attempts: its account's condition, or the service's stop. */
+const UNSPENT = new Set(['PROVIDER_RATE_LIMITED', 'VARIANT_UNAVAILABLE', SERVICE_STOPPED.errorCode]);
+
 /**
  * Decides what follows a failed attempt, given the error codes of every ended attempt of
  * the job so far (the latest included). A refusal, an answer that is not text, and a sent
@@ -56,7 +65,8 @@ export function whenTimeRunsOut(longVariant: boolean, sent: SentPrompt | null): 
  * the account's condition, not the job's: the job goes back to wait for another agent or
  * for the cooldown, without spending its attempt budget. So is a variant the agent's account
  * does not offer, while another agent may offer it; when none may, the job ends with it.
- * Everything else spends one.
+ * A clean stop that cut an attempt before its prompt went sends the job back without
+ * spending one either. Everything else spends one.
  */
 export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAttempts: number, context: FailureContext = {}): RetryDecision {
   const latest = attemptErrorCodes[attemptErrorCodes.length - 1];
@@ -64,8 +74,9 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
     return { retry: false, code: 'PROMPT_REJECTED', message: 'The provider refused the prompt.' };
   }
   if (latest === NOT_COLLECTED.errorCode) {
-    return { retry: false, code: 'TIMEOUT', message: `The answer did not come within the attempt's time, and its prompt is not sent again: ${context.detail ?? 'no answer was found'}` };
+    return { retry: false, code: 'TIMEOUT', message: `The answer was not collected, and its prompt is not sent again: ${context.detail ?? 'no answer was found'}` };
   }
+  if (latest === SERVICE_STOPPED.errorCode) return { retry: true };
   if (latest === 'ANSWER_NOT_TEXT') {
     // The prompt was answered, only not in words: sent again, it would make another file.
     return { retry: false, code: 'ANSWER_NOT_TEXT', message: context.detail ?? 'The provider answered with something other than text.' };
@@ -75,7 +86,7 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
     if (context.retryElsewhere) return { retry: true };
     return { retry: false, code: 'VARIANT_UNAVAILABLE', message: context.detail ?? 'No agent of the provider offers the variant.' };
   }
-  const spent = attemptErrorCodes.filter((c) => c !== 'PROVIDER_RATE_LIMITED' && c !== 'VARIANT_UNAVAILABLE');
+  const spent = attemptErrorCodes.filter((c) => !UNSPENT.has(c));
   const siteChangedOnly = spent.every((c) => c === 'PROVIDER_UI_CHANGED');
   if (spent.length < maxAttempts && (latest !== 'PROVIDER_UI_CHANGED' || context.retryElsewhere !== false)) return { retry: true };
   if (siteChangedOnly) {

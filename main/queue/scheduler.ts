@@ -6,7 +6,7 @@ import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { variantName } from './variant-caps.js';
 import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
-import type { AttemptEnd, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
+import type { AttemptEnd, AttemptRow, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor, NOT_COLLECTED, whenTimeRunsOut } from './retry-policy.js';
@@ -21,6 +21,31 @@ interface Running {
   controller: AbortController;
   /** Where the answer can be found again, once the prompt went (AgentTask.onSent). */
   sent: SentPrompt | null;
+  /** `sent` kept in the store as told, one write after the other (the address comes after the send). */
+  recorded: Promise<void>;
+}
+
+/** What a clean stop did with the attempts under way (Scheduler.stop). */
+export interface StopReport {
+  /** Attempts that ended within the grace: answered, or failed as they would have anyway. */
+  ended: number;
+  /** Jobs that went back to the queue, their prompt not sent yet: no attempt spent. */
+  requeued: number;
+  /** Answers still being written: their conversation is reopened to collect them when the service runs again. */
+  toCollect: number;
+  /** Prompts that went with no conversation address to reopen: ended, never sent again. */
+  notCollected: number;
+}
+
+/**
+ * Why a sent prompt's answer is collected by reopening its conversation, with nothing sent:
+ * how long the reopened page may take to show it finished, and what the attempt's record
+ * says of it, found (`found`) or not (the conversation reopened `after` …).
+ */
+interface Collection {
+  ms: number;
+  found: string;
+  after: string;
 }
 
 /**
@@ -56,7 +81,20 @@ export class Scheduler {
   private readonly rounds: OneAtATime;
   /** Store writes begun outside a round (an attempt's end, a deadline's expiries): `settled()` waits for them. */
   private readonly writes = new Set<Promise<unknown>>();
+  /** Stopping: no round dispatches any more; the attempts under way have the grace to end. */
   private stopped = false;
+  /** The grace is over: what the attempts still under way do now is the restart's to pick up, not written. */
+  private cut = false;
+  /** Ends a stop's grace early (a second Ctrl-C), or has it skipped if it has not begun. */
+  private hurry: () => void = () => (this.hurried = true);
+  private hurried = false;
+  /** Every attempt under way (a run, and its collection), as a stop's grace waits for them. */
+  private readonly underWay = new Set<Promise<void>>();
+  /**
+   * Answers left to collect when the service stopped or died (JobStore.sentUncollected): the
+   * job stays dispatched until its agent, ready again, reopens the conversation. By job id.
+   */
+  private readonly uncollected = new Map<string, { job: JobRow; attempt: AttemptRow }>();
   private deadlineTimer: { at: number; handle: TimerHandle } | null = null;
   private capTimer: { at: number; handle: TimerHandle } | null = null;
   /** The account whose job was dispatched last: the next round starts with the account after it. */
@@ -76,8 +114,8 @@ export class Scheduler {
     private readonly settings: () => Settings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-    /** A dispatch round that failed (the store out of reach): the next wake tries again. */
-    onError: (error: Error) => void,
+    /** A dispatch round, or a write of what an agent sent, that failed (the store out of reach). */
+    private readonly onError: (error: Error) => void,
     /** What each agent's account is known to offer of its provider's variants. */
     readonly offers = new VariantOffers(),
     /** The packs' variants: a long-thinking one's attempt is collected, never sent again (whenTimeRunsOut). */
@@ -88,9 +126,13 @@ export class Scheduler {
     store.onEvent((event) => this.onStoreEvent(event));
   }
 
-  /** Expires what passed its deadline while the service was down, then starts dispatching. */
+  /**
+   * Expires what passed its deadline while the service was down, takes up the answers left to
+   * collect (each waits for its agent), then starts dispatching.
+   */
   async start(): Promise<void> {
     await this.onDeadline();
+    for (const left of await this.store.sentUncollected()) this.uncollected.set(left.job.id, left);
     this.wake();
   }
 
@@ -127,6 +169,7 @@ export class Scheduler {
       if (this.candidates(job).some((a) => this.pool.isReady(a.id))) this.wake();
     } else if (from === 'dispatched' && (job.status === 'cancelled' || job.status === 'expired')) {
       this.abort(job.id, job.status);
+      this.uncollected.delete(job.id);
     } else if (from === 'dispatched' && job.status === 'queued') {
       this.wake();
     }
@@ -180,19 +223,60 @@ export class Scheduler {
   }
 
   /**
-   * At shutdown: running attempts are aborted and their jobs go back to the queue (with an
-   * `agent_lost` attempt), so a restart picks them up. A round under way finishes first; the
-   * jobs it dispatched are not started, and go back to the queue with the rest. Resolves
-   * with how many went back.
+   * The clean stop. No job starts any more (a round under way finishes first; the jobs it
+   * dispatched are not started). The attempts under way get `graceMs` on the clock to end as
+   * they would (endGrace cuts it short); then each is cut as its prompt stands, and nothing
+   * they do after is written:
+   * - not sent yet: aborted, and back to the queue without spending an attempt;
+   * - sent, the conversation's address known: its page is left answering (CUT_TO_COLLECT)
+   *   and the job stays dispatched, for a restart to collect the answer (start);
+   * - sent with no address to reopen: it ends not collected, never sent again.
    */
-  async stop(): Promise<number> {
+  async stop(graceMs = 0): Promise<StopReport> {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
     this.capTimer?.handle.cancel();
     await this.rounds.idle();
-    for (const running of this.running.values()) running.controller.abort('shutdown' satisfies AbortReason);
+    const under = this.running.size;
+    await this.grace(graceMs);
+    const ended = under - this.running.size;
+    this.cut = true;
+    const cut = [...this.running.values()];
     this.running.clear();
-    return (await this.store.requeueDispatched(this.clock.now())).length;
+    for (const running of cut) running.controller.abort((running.sent?.conversation ? CUT_TO_COLLECT : 'shutdown') satisfies AbortReason);
+    // What each told of its prompt is in the store before the store decides what may be sent again.
+    await Promise.all(cut.map((running) => running.recorded));
+    const moved = await this.store.requeueDispatched(this.clock.now(), 'stopped');
+    return {
+      ended,
+      requeued: moved.filter((m) => m.job.status === 'queued').length,
+      toCollect: cut.filter((running) => running.sent?.conversation).length + this.uncollected.size,
+      notCollected: moved.filter((m) => m.job.status === 'failed').length,
+    };
+  }
+
+  /** How many attempts are under way: what a stop's grace waits for. */
+  get attemptsUnderWay(): number {
+    return this.underWay.size;
+  }
+
+  /** Ends a stop's grace now: the attempts still under way are cut at once. */
+  endGrace(): void {
+    this.hurry();
+  }
+
+  /** Resolves once every attempt under way has ended, `ms` have passed on the clock, or endGrace is called. */
+  private async grace(ms: number): Promise<void> {
+    if (this.underWay.size === 0 || ms <= 0 || this.hurried) return;
+    let timer: TimerHandle | undefined;
+    await Promise.race([
+      Promise.allSettled(this.underWay),
+      new Promise<void>((resolve) => {
+        timer = this.clock.setTimer(resolve, ms);
+        this.hurry = resolve;
+      }),
+    ]);
+    timer?.cancel();
   }
 
   /**
@@ -206,7 +290,7 @@ export class Scheduler {
   private async dispatchRound(): Promise<void> {
     const settings = this.settings();
     if (settings.paused || this.stopped) return;
-    let ready = this.pool.list().filter((a) => this.pool.isReady(a.id));
+    let ready = await this.resumeCollections(this.pool.list().filter((a) => this.pool.isReady(a.id)));
     if (ready.length === 0) return;
     let blockedByCap = false;
     const planned: AgentRecord[] = [];
@@ -244,16 +328,56 @@ export class Scheduler {
           continue;
         }
         this.pool.setBusy(agent.id, true);
-        void this.runAttempt(job, agent);
+        this.track(this.runAttempt(job, agent));
       }
     }
     if (blockedByCap) this.armCapWake(settings);
   }
 
+  /**
+   * The answers left to collect whose agent is among `ready`: each agent reopens its
+   * conversation before it takes any other job. One whose agent is gone ends not collected.
+   * Returns the agents of `ready` still free.
+   */
+  private async resumeCollections(ready: AgentRecord[]): Promise<AgentRecord[]> {
+    for (const [jobId, { job, attempt }] of this.uncollected) {
+      const gone = !this.pool.get(attempt.agent_id);
+      const agent = ready.some((a) => a.id === attempt.agent_id) ? this.pool.liveAgent(attempt.agent_id) : undefined;
+      if (!gone && !agent) continue;
+      this.uncollected.delete(jobId);
+      if (!agent) {
+        const detail = `the agent that sent the prompt was removed before it could reopen the conversation (${attempt.sent_conversation}).`;
+        await this.endAttempt(jobId, attempt.attempt, { ...NOT_COLLECTED, detail });
+        continue;
+      }
+      ready = ready.filter((a) => a.id !== agent.id);
+      this.pool.setBusy(agent.id, true);
+      this.track(this.resumeCollection(job, attempt, agent));
+    }
+    return ready;
+  }
+
+  /** A collection left by a stop (or a crash), under the attempt that sent the prompt. */
+  private async resumeCollection(job: JobRow, attempt: AttemptRow, agent: Agent): Promise<void> {
+    const sent = { conversation: attempt.sent_conversation, turnsBefore: attempt.sent_turns_before ?? 0 };
+    const running: Running = { agentId: agent.id, attempt: attempt.attempt, controller: new AbortController(), sent, recorded: Promise.resolve() };
+    this.running.set(job.id, running);
+    try {
+      await this.collect(job, running, agent, {
+        ms: job.timeout_ms,
+        found: 'The service stopped before the answer finished: collected by reopening its conversation once it ran again, nothing sent again.',
+        after: 'once the service ran again',
+      });
+    } finally {
+      if (this.running.get(job.id) === running) this.running.delete(job.id);
+      this.pool.jobDone(agent.id, this.settings().pauseMs);
+    }
+  }
+
   private async runAttempt(job: JobRow, agent: Agent): Promise<void> {
     const controller = new AbortController();
     const attempt = job.attempts;
-    const running: Running = { agentId: agent.id, attempt, controller, sent: null };
+    const running: Running = { agentId: agent.id, attempt, controller, sent: null, recorded: Promise.resolve() };
     this.running.set(job.id, running);
     const timeout = this.clock.setTimer(() => this.timeRanOut(job, running, agent), job.timeout_ms);
     try {
@@ -264,12 +388,19 @@ export class Scheduler {
         signal: controller.signal,
         label: `${job.id}-${attempt}`,
         variant: job.variant,
-        onSent: (sent) => (running.sent = sent),
+        onSent: (sent) => this.heardSent(job.id, running, sent),
       });
       if (job.variant) this.offers.answeredUnder(agent.id, job.variant);
       await this.endAttempt(job.id, attempt, this.answered(job, result));
     } catch (error) {
-      if (controller.signal.reason === CUT_TO_COLLECT) return await this.collect(job, running, agent);
+      if (controller.signal.reason === CUT_TO_COLLECT) {
+        const s = job.timeout_ms / 1000;
+        return await this.collect(job, running, agent, {
+          ms: COLLECT_MS,
+          found: `The answer finished after the attempt's ${s} s: collected by reopening its conversation, nothing sent again.`,
+          after: `after the attempt's ${s} s`,
+        });
+      }
       const failure = agentFailure(error);
       this.heed(agent, failure);
       // The variant this agent just refused is not offered, whatever its page listed: the next try
@@ -291,6 +422,17 @@ export class Scheduler {
     }
   }
 
+  /**
+   * The agent tells where the answer to the prompt it sent can be found again: kept in memory
+   * for a collection in this run, and in the store, in the order told, for one after a
+   * restart. Once a stop has cut the attempt, what it tells is the restart's no more.
+   */
+  private heardSent(jobId: string, running: Running, sent: SentPrompt): void {
+    if (this.cut) return;
+    running.sent = sent;
+    running.recorded = running.recorded.then(() => this.written(this.store.recordSent(jobId, running.attempt, sent))).catch(this.onError);
+  }
+
   /** The attempt's time ran out: it ends timed out (and may be tried again), or its answer is to be collected. */
   private timeRanOut(job: JobRow, running: Running, agent: Agent): void {
     const long = this.variants(agent.provider).some((v) => v.id === job.variant && v.timeoutMs !== null);
@@ -308,29 +450,29 @@ export class Scheduler {
   }
 
   /**
-   * Collects the answer of a long-thinking variant's attempt cut at its time: its agent reopens
-   * the conversation once, sending nothing, within COLLECT_MS. What it finds ends the attempt
-   * (its record says so): the answer, or none, and then the job ends TIMEOUT. The same agent
-   * collects: it holds the page, and the attempt.
+   * Collects the answer to a prompt sent earlier: the agent that sent it (it holds the page,
+   * and the attempt) reopens the conversation, sending nothing, within `how.ms`. A
+   * long-thinking variant's attempt cut at its time is collected so, once; so is an answer
+   * a stop left to the restart. What it finds ends the attempt (its record says so): the
+   * answer, or none, and then the job ends TIMEOUT.
    */
-  private async collect(job: JobRow, running: Running, agent: Agent): Promise<void> {
+  private async collect(job: JobRow, running: Running, agent: Agent, how: Collection): Promise<void> {
     // Cancelled, expired or stopped since the cut: the store ended the attempt.
     if (this.running.get(job.id) !== running) return;
     const address = running.sent!.conversation!;
     const controller = (running.controller = new AbortController());
-    const budget = this.clock.setTimer(() => controller.abort('timed_out' satisfies AbortReason), COLLECT_MS);
+    const budget = this.clock.setTimer(() => controller.abort('timed_out' satisfies AbortReason), how.ms);
     try {
       if (!agent.collect) throw new AgentFailure('agent_lost', 'this agent cannot reopen a conversation.');
       const result = await agent.collect({ prompt: job.prompt, sent: { ...running.sent!, conversation: address }, signal: controller.signal, label: `${job.id}-${running.attempt}` });
-      const detail = `The answer finished after the attempt's ${job.timeout_ms / 1000} s: collected by reopening its conversation, nothing sent again.`;
       const answered = this.answered(job, result);
-      await this.endAttempt(job.id, running.attempt, { ...answered, detail: answered.detail ? `${detail} ${answered.detail}` : detail });
+      await this.endAttempt(job.id, running.attempt, { ...answered, detail: answered.detail ? `${how.found} ${answered.detail}` : how.found });
     } catch (error) {
       if (controller.signal.aborted && controller.signal.reason !== 'timed_out') return;
       const failure = agentFailure(error);
       this.heed(agent, failure);
-      const why = controller.signal.aborted ? `the page showed no finished answer ${COLLECT_MS / 1000} s after reopening` : failure.message;
-      await this.endAttempt(job.id, running.attempt, { ...NOT_COLLECTED, detail: `the conversation (${address}) was reopened after the attempt's ${job.timeout_ms / 1000} s: ${why}` });
+      const why = controller.signal.aborted ? `the page showed no finished answer ${how.ms / 1000} s after reopening` : failure.message;
+      await this.endAttempt(job.id, running.attempt, { ...NOT_COLLECTED, detail: `the conversation (${address}) was reopened ${how.after}: ${why}` });
     } finally {
       budget.cancel();
     }
@@ -365,10 +507,19 @@ export class Scheduler {
     return this.candidates(job).some(mayOffer) ? agents.filter(mayOffer) : agents;
   }
 
-  /** A result that comes after cancel, deadline or timeout closed the attempt is dropped by the store. */
+  /**
+   * A result that comes after cancel, deadline or timeout closed the attempt is dropped by the
+   * store; one that comes after a stop's grace is not written (the stop moved the job).
+   */
   private async endAttempt(jobId: string, attempt: number, end: AttemptEnd): Promise<void> {
-    if (this.stopped) return;
+    if (this.cut) return;
     await this.written(this.store.endAttempt(jobId, attempt, end, this.clock.now()));
+  }
+
+  /** An attempt under way, as a stop's grace waits for it. */
+  private track(attempt: Promise<void>): void {
+    this.underWay.add(attempt);
+    void attempt.finally(() => this.underWay.delete(attempt));
   }
 
   /** `write`, counted among those `settled()` waits for until it ends. */

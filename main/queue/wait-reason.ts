@@ -4,6 +4,7 @@ import type { Settings } from '../settings/settings-store.js';
 import { variantCapUsedUp } from './variant-caps.js';
 import { isUsable, type ClusterAgents } from './cluster-agents.js';
 import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
+import { CLI } from '../core/cli-name.js';
 
 /** A wait that only a person can end. */
 const person = (text: string): WaitReason => ({ text, until: null, needsPerson: true });
@@ -18,7 +19,7 @@ export function waitReason(
   deps: { cluster: ClusterAgents; scheduler: Scheduler; settings: Settings },
 ): WaitReason {
   const { cluster, scheduler, settings } = deps;
-  if (settings.paused) return person('the agents are paused (resume them in the dashboard or with chatbridge resume)');
+  if (settings.paused) return person(`the agents are paused (resume them in the dashboard or with ${CLI} resume)`);
   const provider = job.req_provider && isProvider(job.req_provider) ? PROVIDER_NAMES[job.req_provider] : null;
   const pinned = job.req_agent_id ? cluster.get(job.req_agent_id) : undefined;
   const who = pinned ? `its agent ${pinned.name}` : provider ? `every ${provider} agent` : 'every agent';
@@ -30,7 +31,7 @@ export function waitReason(
       return person(`${whose} offline (${offline.map((d) => d.name).join(', ')})`);
     }
     if (job.req_agent_id) return person('the agent it must run on was removed');
-    const add = `add one in the dashboard or with chatbridge agents add ${job.req_provider ?? 'PROVIDER'}`;
+    const add = `add one in the dashboard or with ${CLI} agents add ${job.req_provider ?? 'PROVIDER'}`;
     return person(`no ${provider ? `${provider} ` : ''}account is paired (${add})`);
   }
   const states = candidates.map((a) => a.state);

@@ -1,4 +1,5 @@
 import type { AgentRoster } from '../core/agent-roster.js';
+import { CLI } from '../core/cli-name.js';
 
 /**
  * The one line `serve` and `start` print while no account is paired: without one every
@@ -8,5 +9,5 @@ import type { AgentRoster } from '../core/agent-roster.js';
 export function noAccountNotice(roster: AgentRoster, addLink: string | null): string | null {
   if (roster.list().length > 0) return null;
   const where = addLink ? `in the dashboard (${addLink})` : 'in the dashboard (Agents → Add account)';
-  return `no account is paired yet: jobs wait until you add one ${where} or with chatbridge agents add PROVIDER`;
+  return `no account is paired yet: jobs wait until you add one ${where} or with ${CLI} agents add PROVIDER`;
 }

@@ -27,7 +27,7 @@ import { serveStorage, type DeviceAgents, type GrantsPolicy, type ServedStorage 
 import type { JobStore } from '../queue/job-store.js';
 import { DEFAULT_PACING, Retention } from './retention.js';
 import { RotationPicker } from '../queue/rotation.js';
-import { Scheduler } from '../queue/scheduler.js';
+import { Scheduler, type StopReport } from '../queue/scheduler.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import { StatusReport } from './status-report.js';
 import { UsageReport } from './usage-report.js';
@@ -398,11 +398,12 @@ export class Service {
   }
 
   /**
-   * Stops taking requests, ends holds (their callers get the job as it stands), puts
-   * running jobs back in the queue, stops sending webhooks (their schedule stays in the
-   * outbox) and closes the database. Resolves with how many running jobs went back to the queue.
+   * Stops taking requests, ends holds (their callers get the job as it stands), gives the
+   * running attempts `graceMs` to end, then puts them back in the queue or leaves their answers
+   * to collect after a restart (Scheduler.stop), stops sending webhooks (their schedule stays
+   * in the outbox) and closes the database. Resolves with what became of the running attempts.
    */
-  async stop(): Promise<{ requeued: number }> {
+  async stop({ graceMs = 0 }: { graceMs?: number } = {}): Promise<StopReport> {
     this.log.info('service', 'ChatBridge is stopping');
     // The command line finds no server from now on, rather than one that no longer answers.
     if (this.url) removeServerInfo(this.dataDir);
@@ -410,7 +411,7 @@ export class Service {
     clearInterval(this.pruneTimer);
     this.completions.close();
     this.setAsideJobs.stop();
-    const requeued = await this.scheduler.stop();
+    const report = await this.scheduler.stop(graceMs);
     this.pool.stop();
     const webhooksStopped = this.webhookSender.stop();
     const retentionStopped = this.retention.stop();
@@ -428,6 +429,16 @@ export class Service {
     await Promise.allSettled(this.pool.liveAgents().map((a) => a.close()));
     // On a shared database this device leaves: offline for the others at once.
     await this.storage.close();
-    return { requeued };
+    return report;
+  }
+
+  /** How many attempts are under way: what a stop's grace waits for. */
+  get attemptsUnderWay(): number {
+    return this.scheduler.attemptsUnderWay;
+  }
+
+  /** Cuts a stop's grace short: the attempts still under way are cut now (a second Ctrl-C). */
+  endGrace(): void {
+    this.scheduler.endGrace();
   }
 }

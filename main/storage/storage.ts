@@ -3,6 +3,8 @@ export type { GrantsPolicy } from './ports.js';
 import type { Upgrade } from './postgres/upgrade.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 
+export { holdsDatabase } from './sqlite/db.js';
+
 export type { DeviceAgents, Reclaim, ServedStorage, Storage } from './ports.js';
 export type { Db as LocalDb } from './sqlite/db.js';
 export { StorageRefused } from './refused.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { CLI, listening, trackProcesses, type Running } from '../support/processes.js';
+import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
 import { until } from '../support/until.js';
 
 const procs = trackProcesses('chatbridge-pairing-');
@@ -24,11 +24,11 @@ afterAll(async () => browser?.close());
 /** `serve --simulate` with one Claude agent, once it printed its API key (agents ready). */
 async function serveSimulated(): Promise<{ server: Running; dashboard: string; apiKey: string; chatgptSite: string }> {
   const server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'claude=1', '--port', '0', '--data-dir', procs.tempDir()]), 30_000);
-  await until(() => /API key for this run.*\n(cb_\S+)\n/.test(server.out.stdout), 60_000, 'the simulated agents');
+  await until(() => SIMULATION_KEY.test(server.out.stdout), 60_000, 'the simulated agents');
   return {
     server,
     dashboard: /^dashboard: (\S+)$/m.exec(server.out.stdout)![1]!,
-    apiKey: /API key for this run.*\n(cb_\S+)\n/.exec(server.out.stdout)![1]!,
+    apiKey: SIMULATION_KEY.exec(server.out.stdout)![1]!,
     chatgptSite: /chatgpt (http:\/\/\S+?),/.exec(server.out.stdout)![1]!,
   };
 }

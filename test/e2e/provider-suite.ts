@@ -2,7 +2,10 @@
  * The end-to-end suite every provider passes: real Chromium, driven by the provider's own
  * adapter, against its simulated site, through the real HTTP API.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, type TestContext } from 'vitest';
+import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
@@ -206,6 +209,13 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       const status = (await e.api('GET', '/v1/status')).body;
       const cooled = status.devices[0].agents.find((a: { id: string }) => a.id === attempts[0]!.agent_id);
       expect(Date.parse(cooled.cooldown_until)).toBeGreaterThan(Date.now() + 15 * 60_000);
+      // Its page shows the limit: "Check now" leaves the rest. Lifted early, it shows it no more: "Check now" ends the rest.
+      e.service.attachAgents(new RuntimeControl(e.runtime));
+      const admin = readFileSync(join(e.dataDir, 'admin-token'), 'utf8').trim();
+      const check = async () => (await e.api('POST', `/admin/v1/agents/${cooled.id}/check`, { key: admin })).body;
+      expect((await check()).state).toBe('resting');
+      await fetch(`${e.sim.url}/__sim/lift-limits`, { method: 'POST' });
+      expect(await check()).toMatchObject({ state: 'idle', cooldown_until: null });
     });
   });
 }

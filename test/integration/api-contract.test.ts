@@ -248,6 +248,36 @@ describe('validation and limits', () => {
     }
   });
 
+  it("says what is wrong in plain words, never the validator's", async () => {
+    t = await startTestService();
+    const cases: [string, object, string][] = [
+      ['/v1/completions', { prompt: '' }, 'prompt is empty: give at least one character.'],
+      ['/v1/completions', { prompt: 'p', priority: 1.5 }, 'priority must be a whole number, not 1.5.'],
+      ['/v1/completions', { prompt: 'p', priority: 101 }, 'priority must be 100 or less, not 101.'],
+      ['/v1/completions', { prompt: 'p', timeout_ms: 4_999 }, 'timeout_ms must be 5000 or more, not 4999.'],
+      ['/v1/completions', { prompt: 'p', wait: 'yes' }, 'wait must be true or false, not "yes".'],
+      ['/v1/completions', { prompt: 7 }, 'prompt must be text (a string), not 7.'],
+      ['/v1/completions', { prompt: 'p', metadata: [1] }, 'metadata must be an object, not a list.'],
+      ['/v1/chat/completions', { model: 'service/auto', messages: [] }, 'messages is empty: give at least one item.'],
+    ];
+    for (const [path, body, message] of cases) {
+      const r = await t.api('POST', path, { body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.message, JSON.stringify(body)).toBe(message);
+    }
+  });
+
+  it("answers OpenAI's legacy completions call with the way to chat completions", async () => {
+    t = await startTestService();
+    // What the openai SDK's client.completions.create sends.
+    const r = await t.api('POST', '/v1/completions', { body: { model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test', max_tokens: 7, temperature: 0 } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'model', use: '/v1/chat/completions' } });
+    expect(r.body.error.message).toMatch(/^model is not a field of \/v1\/completions, ChatBridge's own jobs API: this is OpenAI's legacy completions call\. Ask through chat completions instead: POST \/v1\/chat\/completions/);
+    // A native request with an unknown field is told as before.
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', temperature: 0 } })).body.error.message).toBe('temperature is not a field of this request.');
+  });
+
   it('names a mistyped field next to the missing one it stands for', async () => {
     t = await startTestService();
     const r = await t.api('POST', '/v1/completions', { body: { promt: 'Say hello', provider: 'claude' } });

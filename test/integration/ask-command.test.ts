@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
 import { scriptedHttp, type ScriptedHttp } from '../support/scripted-http.js';
 import { until } from '../support/until.js';
+import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 const procs = trackProcesses('chatbridge-ask-');
 const closers: ScriptedHttp[] = [];
@@ -75,7 +76,7 @@ describe('chatbridge ask', () => {
     expect(lines.at(-2)).toMatch(/^chatbridge: answered by claude-1 \(claude\) in \d+\.\d s$/);
     const ref = CONVERSATION.exec(first.stderr)?.[1];
     // The hint carries what found the server.
-    expect(lines.at(-1)).toBe(`chatbridge: conversation_ref ${ref} (continue it: chatbridge ask --data-dir ${dir} --continue ${ref} "…")`);
+    expect(lines.at(-1)).toBe(`chatbridge: conversation_ref ${ref} (continue it: ${CLI_NAME} ask --data-dir ${dir} --continue ${ref} "…")`);
 
     const second = await ask(['And a stack?', '--continue', ref!, '--data-dir', dir]).done;
     expect(second.code, second.stderr).toBe(0);
@@ -165,19 +166,19 @@ describe('chatbridge ask', () => {
     const { dir, server } = await service();
     const noKeyElsewhere = { CHATBRIDGE_URL: server.url };
     const cases: [string[], Record<string, string>, RegExp][] = [
-      [['--data-dir', dir], {}, /^chatbridge: Give the prompt: chatbridge ask "PROMPT"/],
-      [['hi', '--frobnicate', '--data-dir', dir], {}, /^chatbridge: Unknown option --frobnicate\. \(A prompt that starts with "-" goes after --, as in -- "-x"\.\) Run chatbridge help\.\n$/],
+      [['--data-dir', dir], {}, /^chatbridge: Give the prompt: (?:npx )?chatbridge ask "PROMPT"/],
+      [['hi', '--frobnicate', '--data-dir', dir], {}, /^chatbridge: Unknown option --frobnicate\. \(A prompt that starts with "-" goes after --, as in -- "-x"\.\) Run (?:npx )?chatbridge help\.\n$/],
       [['hi', '--provider', '--json', '--data-dir', dir], {}, /^chatbridge: --provider needs a value, not another option \(a value that starts with "-" goes as --provider=-VALUE\)\.\n$/],
       [['   ', '--data-dir', dir], {}, /^chatbridge: The prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.\n$/],
       [['\u200b\n\t\u3164', '--data-dir', dir], {}, /^chatbridge: The prompt has no visible text/],
       // The dashboard's token goes only to the data dir's own server, never to CHATBRIDGE_URL.
-      [['hi', '--data-dir', dir], noKeyElsewhere, /^chatbridge: No API key: make a key with "chatbridge keys create --name cli/],
+      [['hi', '--data-dir', dir], noKeyElsewhere, /^chatbridge: No API key: make a key with "(?:npx )?chatbridge keys create --name cli/],
       [['hi', '--provider', 'bard', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: provider must be one of: "chatgpt", .*"perplexity" \(or null for any\)\.\n$/],
       [['hi', '--model', 'claude/', '--data-dir', dir], {}, /^chatbridge: --model takes PROVIDER\/VARIANT, such as chatgpt\/thinking \(not "claude\/"\)\.\n$/],
       [['hi', '--model', 'claude/opus', '--provider', 'chatgpt', '--data-dir', dir], {}, /^chatbridge: --model claude\/opus is a claude model, but --provider says chatgpt\.\n$/],
       [['hi', '--model', 'claude/turbo', '--data-dir', dir], {}, /^chatbridge: INVALID_REQUEST: claude has no variant "turbo"; its variants: opus, sonnet\.\n$/],
       [['hi', '--data-dir', dir], { CHATBRIDGE_API_KEY: `cb_${'x'.repeat(40)}` }, /^chatbridge: This API key is not known\. To use another: make a key/],
-      [['hi', '--data-dir', procs.tempDir()], {}, /^chatbridge: ChatBridge is not running for .*Start it \(chatbridge serve\) or set CHATBRIDGE_URL\.\n$/],
+      [['hi', '--data-dir', procs.tempDir()], {}, /^chatbridge: ChatBridge is not running for .*Start it \((?:npx )?chatbridge serve\) or set CHATBRIDGE_URL\.\n$/],
     ];
     for (const [args, extra, message] of cases) {
       const r = await ask(args, { env: extra }).done;

@@ -11,7 +11,8 @@ import { createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
+import { CLI, listening, SCRIPTED_SERVER, SIMULATION_KEY, trackProcesses, type Exit, type Proc, type Running } from '../support/processes.js';
+import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 const CALLBACK = 'https://127.0.0.1:9/hook';
 const KEY_SHAPE = /^cb_[0-9A-Za-z]{40}$/;
@@ -157,8 +158,8 @@ describe('chatbridge serve', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     expect(server.out.stdout).toBe(
       `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
-        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with chatbridge agents add PROVIDER\n` +
-        'stopped: 0 running jobs went back to the queue\n',
+        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with ${CLI_NAME} agents add PROVIDER\n` +
+        'stopped: no job was running\n',
     );
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
@@ -199,21 +200,57 @@ describe('chatbridge serve', () => {
     const asked = await ok(['ask', 'hello'], env);
     expect(asked.stdout).toMatch(/^echo\(agt_\w+#1\): hello\n$/);
     const ref = /conversation_ref (cv_\w+)/.exec(asked.stderr)?.[1];
-    expect(asked.stderr).toContain(`(continue it: chatbridge ask --data-dir ${simulation} --continue ${ref} "…")`);
+    expect(asked.stderr).toContain(`(continue it: ${CLI_NAME} ask --data-dir ${simulation} --continue ${ref} "…")`);
     expect((await ok(['ask', '--data-dir', simulation, '--continue', ref!, 'again'])).stdout).toMatch(/#2\): again\n$/);
     expectUsageError(await cli(['agents', 'add', 'chatgpt'], env), new RegExp(`but a simulation is \\(serve --simulate\\): add --data-dir ${simulation}$`, 'm'));
   });
 
-  it('serve --simulate has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
+  it('commands without --data-dir beside a running simulation: with nothing in the data folder they act on the simulation, else on the folder, saying so and naming the flag', async () => {
+    const home = tempDir();
+    const base = join(home, 'chatbridge');
+    const simulation = join(base, 'simulator');
+    mkdirSync(simulation, { recursive: true });
+    const server = await scripted(simulation, 'claude=1');
+    const env = { XDG_DATA_HOME: home };
+    const onSimulation = `chatbridge: acting on the simulation (serve --simulate) in ${simulation}: ${base} holds nothing yet.\n`;
+
+    // A person who only ever ran the simulation: the key the MCP hint makes works on it.
+    const made = await ok(['keys', 'create', '--name', 'mcp', '--scopes', 'completions:read,completions:write'], env);
+    expect(made.stderr).toBe(onSimulation);
+    expect((await api(server.url, made.stdout.trimEnd().split('\n').pop()!, 'GET', '/v1/status')).status).toBe(200);
+    const listed = await ok(['agents', 'list'], env);
+    expect(listed.stdout).toMatch(/^agt_\w+ +claude +idle /);
+    expect(listed.stderr).toBe(onSimulation);
+    const token = await ok(['admin-token'], env);
+    expect(token.stdout).toBe(`dashboard: ${server.url}/#token=${readFileSync(join(simulation, 'admin-token'), 'utf8').trim()}\n`);
+    expect(token.stderr).toBe(`chatbridge: the simulation (serve --simulate); for other commands: --data-dir ${simulation}\n`);
+    expect(existsSync(join(base, 'chatbridge.db'))).toBe(false);
+
+    // Once the folder holds data of its own, commands act on it, and say so in one line.
+    await createKey(base, 'completions:read');
+    const own = await ok(['agents', 'list'], env);
+    expect(own.stdout).toMatch(/^No account is paired yet/);
+    expect(own.stderr).toBe(`chatbridge: acting on ${base}; a simulation (serve --simulate) runs beside it: add --data-dir ${simulation} to act on that.\n`);
+    // admin-token still gives the link of what runs; with nothing running, it fails and says what to start.
+    expect((await ok(['admin-token'], env)).stdout).toContain(server.url);
+    expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it \\(${CLI_NAME} serve\\): it prints the dashboard link\\.\n$`));
+  });
+
+  it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
     const base = tempDir();
     const simulation = join(base, 'simulator');
     // As a real install runs: without the suite's CHATBRIDGE_PAUSE_MS=0.
     const real = childEnv();
     delete real.CHATBRIDGE_PAUSE_MS;
-    const simulate = async () => {
-      const p = procs.launch([CLI, 'serve', '--simulate-agents', 'chatgpt=0', '--port', '0', '--data-dir', base], real);
-      await listening(p);
-      await heldAfter('the banner', Date.now(), async () => p.out.stdout.includes('API key for this run'), 30_000);
+    let keys: string[] = [];
+    /** One run; `whileUp` is called with its address and key before it stops. */
+    const simulate = async (extra: string[] = [], whileUp: (url: string, key: string) => Promise<void> = async () => {}) => {
+      const p = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'chatgpt=0', '--port', '0', '--data-dir', base, ...extra], real));
+      await heldAfter('the banner', Date.now(), async () => SIMULATION_KEY.test(p.out.stdout), 30_000);
+      const key = SIMULATION_KEY.exec(p.out.stdout)![1]!;
+      keys = [...keys, key];
+      await whileUp(p.url, key);
       p.child.kill('SIGINT');
       await p.closed;
       return p.out.stdout;
@@ -223,10 +260,18 @@ describe('chatbridge serve', () => {
       expect(await p.closed).toEqual({ code: 0, signal: null });
       return p.out.stdout;
     };
-    expect(await simulate()).toContain('pause between jobs: none (simulated sites cannot ban; chatbridge settings pause --min 10s sets one)\n');
+    expect(await simulate()).toContain(`pause between jobs: none (simulated sites cannot ban; ${CLI_NAME} settings pause --min 10s sets one)\n`);
     expect(await settingsPause([])).toMatch(/^Pause between jobs: none\./);
     expect(await settingsPause(['--min', '12s'])).toMatch(/^Pause between jobs: at least 12 s/);
     expect(await simulate()).toContain('pause between jobs: at least 12 s, as set');
+    // The same key each run, said so; --new-key replaces it, and the old one no longer works.
+    expect(new Set(keys).size).toBe(1);
+    expect(await simulate(['--new-key'], async (url, key) => {
+      expect(key).not.toBe(keys[0]);
+      expect((await api(url, keys[0]!, 'GET', '/v1/status')).status).toBe(401);
+      expect((await api(url, key, 'GET', '/v1/status')).status).toBe(200);
+    })).toContain('API key (both scopes; new, kept for the next runs, --new-key replaces it):\n');
+    expect(await simulate()).toContain(`API key (both scopes; the same as the last run, --new-key replaces it):\n${keys.at(-1)}\n`);
     // The real data dir beside it keeps the guard.
     const p = procs.launch([CLI, 'settings', 'pause', '--data-dir', base], real);
     await p.closed;
@@ -762,6 +807,9 @@ describe('user mistakes: one line on stderr, no stack trace, non-zero exit', () 
       const dir = tempDir();
       const r = await cli(['serve', '--port', String(port), '--data-dir', dir]);
       expectUsageError(r, new RegExp(`${port}.*choose one with --port N, or --port 0 for any free port`));
+      // Started by npm start, the flag goes after --.
+      const npmStart = { npm_lifecycle_event: 'start', npm_lifecycle_script: 'node bin/chatbridge.js start' };
+      expectUsageError(await cli(['serve', '--port', String(port), '--data-dir', dir], npmStart), /choose one with npm start -- --port N, or npm start -- --port 0 for any free port/);
       // It left nothing claiming the data dir.
       expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
     } finally {

@@ -7,7 +7,7 @@
  *   on the first hears the answer;
  * - a long poll on one instance ends when the job finishes on another;
  * - a cancel received by one instance stops the run on another;
- * - an instance SIGKILLed mid-job: its job gets an `agent_lost` attempt and is finished by a
+ * - an instance SIGKILLed mid-job (its prompt not sent yet): its job gets an `agent_lost` attempt and is finished by a
  *   surviving instance within 15 s;
  * - concurrent repeats of one Idempotency-Key spread over the instances make one job;
  * - /v1/status.devices lists the instances.
@@ -180,11 +180,12 @@ describe('instances sharing one PostgreSQL', () => {
     }
   });
 
-  it('SIGKILL of an instance mid-job: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
+  it('SIGKILL of an instance mid-job, before its prompt went: the job gets an agent_lost attempt and finishes on another within 15 s', async () => {
     const db = await cluster.createDatabase();
     const a = await instance(db, 'a', 'claude=1');
     const [doomed] = await localAgents(a);
-    // The job hangs on A's agent only: run again anywhere else, it answers at once.
+    // A's agent never gets to send it: run again anywhere else, it answers at once. (A prompt
+    // A had sent would stay A's to collect: pg-job-store.test.ts.)
     const job = await call(a, 'POST', '/v1/completions', { prompt: `[[hang-on=${doomed}]] long`, wait: false, callback_url: 'https://127.0.0.1:9/hook' });
     expect(job.status).toBe(202);
     await until(async () => (await call(a, 'GET', `/v1/completions/${job.body.id}`)).body.status === 'dispatched', 5_000, 'A running the job');

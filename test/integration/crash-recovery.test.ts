@@ -2,10 +2,12 @@
  * Durability across crashes and restarts, with the real service in its own process
  * (dist/test/support/scripted-server.js: `serve` with scripted agents instead of browsers).
  *
- * - SIGKILL while hundreds of jobs are queued and several run: no accepted job is lost,
- *   the ones that were running get an `agent_lost` attempt and run again, all finish.
- * - SIGTERM while jobs run: exit code 0, running jobs go back to the queue and finish
- *   after a restart.
+ * - SIGKILL while hundreds of jobs are queued and several run: no accepted job is lost; the
+ *   answers of those that were running are collected from their conversations after the
+ *   restart, under the same attempt (a prompt is never sent twice), all finish.
+ * - A clean stop (SIGTERM, SIGINT) while jobs run: exit code 0; the answers that finish
+ *   within the grace are kept, those still being written are collected after the restart,
+ *   and jobs not sent yet go back to the queue without spending an attempt.
  * - A deadline that passes while the service is down: the job is `expired` at restart.
  *
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
@@ -32,21 +34,36 @@ async function createKey(dataDir: string, name: string): Promise<string> {
 
 type Server = Running;
 
-/** `aheadMs`: the restarted service's clock runs that far ahead, as if it had been down that long. */
-const startServer = (dataDir: string, agents: string, aheadMs = 0): Promise<Server> =>
-  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--ahead-ms', String(aheadMs)]));
+/**
+ * `aheadMs`: the restarted service's clock runs that far ahead, as if it had been down that
+ * long; `graceMs`: what a clean stop gives the answers under way.
+ */
+const startServer = (dataDir: string, agents: string, aheadMs = 0, graceMs = 0): Promise<Server> =>
+  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--ahead-ms', String(aheadMs), '--stop-grace', String(graceMs)]));
 
 async function sigkill(server: Server): Promise<void> {
   server.child.kill('SIGKILL');
   expect(await server.closed).toEqual({ code: null, signal: 'SIGKILL' });
 }
 
-async function sigterm(server: Server, withinMs = 10_000): Promise<Exit> {
-  server.child.kill('SIGTERM');
+async function stopWith(server: Server, signal: NodeJS.Signals, withinMs = 10_000): Promise<Exit> {
+  server.child.kill(signal);
   return await Promise.race([
     server.closed,
-    new Promise<Exit>((_, rej) => setTimeout(() => rej(new Error(`no exit ${withinMs} ms after SIGTERM`)), withinMs)),
+    new Promise<Exit>((_, rej) => setTimeout(() => rej(new Error(`no exit ${withinMs} ms after ${signal}`)), withinMs)),
   ]);
+}
+
+const sigterm = (server: Server) => stopWith(server, 'SIGTERM');
+
+/** Whether the data dir's database has a job `where` says, read as another process reads it. */
+function jobRow(dataDir: string, where: string): boolean {
+  const db = openReadOnly(dataDir);
+  try {
+    return db.prepare(`SELECT 1 FROM jobs WHERE ${where}`).get() !== undefined;
+  } finally {
+    db.close();
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -111,12 +128,14 @@ interface AttemptRow {
   ended_at: number | null;
   outcome: string | null;
   error_code: string | null;
+  detail: string | null;
+  sent_conversation: string | null;
 }
 
 // ---------------------------------------------------------------------------------------
 
 describe('crash recovery (service in its own process)', () => {
-  it('SIGKILL with hundreds queued and several running: nothing accepted is lost, lost runs are recorded and retried, all finish', async () => {
+  it('SIGKILL with hundreds queued and several running: nothing accepted is lost, the answers being written are collected, all finish', async () => {
     const dir = tempDir();
     // The first command creates the database; the others may then run together. (Commands
     // racing on a fresh data dir trip over the schema migration: see cli.test.ts.)
@@ -159,7 +178,8 @@ describe('crash recovery (service in its own process)', () => {
       Array.from({ length: BACKGROUND }, (_, i) => i),
       32,
       async (i) => {
-        const prompt = `bulk ${i} [[ms=${20 + ((i * 37) % 80)}]]`;
+        // Reopened after the kill, a conversation shows the answer (the site went on writing it).
+        const prompt = `bulk ${i} [[ms=${20 + ((i * 37) % 80)}]] [[collect=answer]]`;
         const r = await api(url1, keys[i % keys.length]!, 'POST', '/v1/completions', {
           prompt,
           provider: providers[i % 3],
@@ -250,11 +270,19 @@ describe('crash recovery (service in its own process)', () => {
     });
     expect(notSucceeded).toEqual([]);
 
-    // The jobs that were running at the kill ran again: one more attempt than they had.
+    // The jobs that were running at the kill: their answers were collected from their
+    // conversations under the same attempt, nothing sent again. (One killed between its
+    // dispatch and the record of its send, a millisecond, would have run again.)
+    const collected: string[] = [];
     for (const { id, attempts } of runningAtKill) {
       const r = await api(url2, keys[0]!, 'GET', `/v1/completions/${id}`);
-      expect(r.body).toMatchObject({ status: 'succeeded', attempts: attempts + 1 });
+      expect(r.body.status).toBe('succeeded');
+      if (r.body.response.startsWith('collected(')) {
+        expect(r.body.attempts, id).toBe(attempts);
+        collected.push(id);
+      } else expect(r.body.attempts, id).toBe(attempts + 1);
     }
+    expect(collected.length).toBeGreaterThan(0);
 
     expect(await sigterm(server)).toEqual({ code: 0, signal: null });
 
@@ -264,12 +292,18 @@ describe('crash recovery (service in its own process)', () => {
       const attemptsOf = db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`);
       for (const { id, attempts } of runningAtKill) {
         const rows = attemptsOf.all(id) as AttemptRow[];
-        expect(rows).toHaveLength(attempts + 1);
-        expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
-        expect(rows[attempts]).toMatchObject({ outcome: 'succeeded' });
+        if (collected.includes(id)) {
+          expect(rows).toHaveLength(attempts);
+          expect(rows[attempts - 1]).toMatchObject({ outcome: 'succeeded', sent_conversation: expect.stringMatching(/^script:\/\//) });
+          expect(rows[attempts - 1]!.detail).toMatch(/^The service stopped before the answer finished: collected by reopening its conversation/);
+        } else {
+          expect(rows).toHaveLength(attempts + 1);
+          expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
+        }
       }
-      const lost = db.prepare(`SELECT job_id FROM attempts WHERE outcome = 'agent_lost' ORDER BY job_id`).pluck().all();
-      expect(lost).toEqual(runningAtKill.map((r) => r.id).sort());
+      // An attempt lost after its prompt went is never the reason for a second send.
+      const lost = db.prepare(`SELECT job_id, sent_turns_before FROM attempts WHERE outcome = 'agent_lost' ORDER BY job_id`).all();
+      expect(lost).toEqual(runningAtKill.filter((r) => !collected.includes(r.id)).map((r) => ({ job_id: r.id, sent_turns_before: null })).sort((a, b) => a.job_id.localeCompare(b.job_id)));
       expect(db.prepare(`SELECT COUNT(*) FROM attempts WHERE ended_at IS NULL`).pluck().get()).toBe(0);
       expect(db.prepare(`SELECT id, status FROM jobs WHERE status != 'succeeded'`).all()).toEqual([]);
       expect(db.prepare(`SELECT COUNT(*) FROM jobs`).pluck().get()).toBeGreaterThanOrEqual(accepted.size);
@@ -293,67 +327,43 @@ describe('crash recovery (service in its own process)', () => {
     }
   }, 60_000);
 
-  it('SIGTERM while jobs run: exit code 0, running jobs go back to the queue, and finish after a restart', async () => {
+  it('a clean stop while jobs run: what finishes within the grace is kept, an answer still written is collected after the restart, a prompt not sent goes back unspent', async () => {
     const dir = tempDir();
     const key = await createKey(dir, 'k');
     const AGENTS = 'chatgpt=2,claude=1';
-    let server = await startServer(dir, AGENTS);
-
-    const long = await Promise.all(
-      ['chatgpt', 'chatgpt', 'claude'].map(async (provider, i) => {
-        const r = await api(server.url, key, 'POST', '/v1/completions', {
-          prompt: `long ${i} [[ms=2500]]`,
-          provider,
-          wait: false,
-          callback_url: CALLBACK,
-        });
-        expect(r.status).toBe(202);
-        return r.body.id as string;
-      }),
-    );
+    let server = await startServer(dir, AGENTS, 0, 1_500);
+    const submit = async (body: Record<string, unknown>) => {
+      const r = await api(server.url, key, 'POST', '/v1/completions', { wait: false, callback_url: CALLBACK, ...body });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      return r.body.id as string;
+    };
+    const finishing = await submit({ prompt: 'finishing [[ms=300]]', provider: 'chatgpt' });
+    const writing = await submit({ prompt: 'writing [[hang]] [[collect=answer]]', provider: 'chatgpt' });
+    // Typed for a minute: the stop comes before it is sent.
+    const typing = await submit({ prompt: 'typing [[typing=60000]]', provider: 'claude' });
     const short: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const r = await api(server.url, key, 'POST', '/v1/completions', {
-        prompt: `short ${i} [[ms=20]]`,
-        wait: false,
-        callback_url: CALLBACK,
-      });
-      expect(r.status).toBe(202);
-      short.push(r.body.id);
-    }
+    for (let i = 0; i < 5; i++) short.push(await submit({ prompt: `short ${i} [[ms=20]]` }));
     await until(
-      'the three long jobs running',
-      async () => {
-        const jobs = await Promise.all(long.map((id) => api(server.url, key, 'GET', `/v1/completions/${id}`)));
-        return jobs.every((j) => j.body.status === 'dispatched');
-      },
+      'the three jobs running',
+      async () => (await Promise.all([finishing, writing, typing].map((id) => api(server.url, key, 'GET', `/v1/completions/${id}`)))).every((j) => j.body.status === 'dispatched'),
       5_000,
       20,
     );
-    // A held request open at shutdown, for a job queued behind the long ones.
+    // A held request open at the stop, for a job queued behind the running ones.
     const heldReq = api(server.url, key, 'POST', '/v1/completions', { prompt: 'held [[ms=20]]', provider: 'claude' }).then(
       (r) => r,
       (e: Error) => e,
     );
-    await until(
-      'the held job stored',
-      async () => {
-        const db = openReadOnly(dir);
-        try {
-          return db.prepare(`SELECT 1 FROM jobs WHERE prompt = 'held [[ms=20]]'`).get() !== undefined;
-        } finally {
-          db.close();
-        }
-      },
-      5_000,
-      20,
-    );
+    await until('the held job stored', async () => jobRow(dir, `prompt = 'held [[ms=20]]'`), 5_000, 20);
 
     const t0 = Date.now();
-    const exit = await sigterm(server);
-    expect(exit).toEqual({ code: 0, signal: null });
-    // A clean stop does not wait for the running jobs to finish.
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    // The grace (1.5 s) was waited for the answer still written; no more.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(server.out.stdout).toMatch(
+      /\nstopped: 1 running job ended within the grace; 1 job went back to the queue, not sent yet; 1 answer still being written is collected from its conversation after the restart\n$/,
+    );
     // The held caller is answered (the job continues), not hung up on.
     const held = await heldReq;
     expect(held).not.toBeInstanceOf(Error);
@@ -362,42 +372,47 @@ describe('crash recovery (service in its own process)', () => {
 
     let db = openReadOnly(dir);
     try {
-      expect(db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'dispatched'`).pluck().get()).toBe(0);
-      for (const id of long) {
-        expect(db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`).get(id)).toEqual({ status: 'queued', attempts: 1 });
-        expect(db.prepare(`SELECT attempt, outcome FROM attempts WHERE job_id = ?`).all(id)).toEqual([
-          { attempt: 1, outcome: 'agent_lost' },
-        ]);
-      }
-    } finally {
-      db.close();
-    }
-
-    server = await startServer(dir, AGENTS);
-    for (const id of [...long, ...short]) {
-      const r = await api(server.url, key, 'GET', `/v1/completions/${id}?wait=true`);
-      expect(r.status).toBe(200);
-      expect(r.body.status, id).toBe('succeeded');
-    }
-    for (const id of long) {
-      const r = await api(server.url, key, 'GET', `/v1/completions/${id}`);
-      expect(r.body).toMatchObject({ status: 'succeeded', attempts: 2 });
-      expect(r.body.response).toMatch(/: long \d \[\[ms=2500\]\]$/);
-    }
-    const heldId = (held as Res).body.error.details?.job_id as string | undefined;
-    if (heldId) {
-      expect((await api(server.url, key, 'GET', `/v1/completions/${heldId}?wait=true`)).body.status).toBe('succeeded');
-    }
-    expect(await sigterm(server)).toEqual({ code: 0, signal: null });
-
-    db = openReadOnly(dir);
-    try {
-      expect(db.prepare(`SELECT status, COUNT(*) AS n FROM jobs GROUP BY status`).all()).toEqual([
-        { status: 'succeeded', n: long.length + short.length + 1 },
+      const job = db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`);
+      const attempts = db.prepare(`SELECT attempt, outcome, error_code, detail, ended_at, sent_conversation FROM attempts WHERE job_id = ?`);
+      expect(job.get(finishing)).toEqual({ status: 'succeeded', attempts: 1 });
+      // Left answering, where the restart finds it: the attempt open, the conversation kept.
+      expect(job.get(writing)).toEqual({ status: 'dispatched', attempts: 1 });
+      expect(attempts.all(writing)).toEqual([{ attempt: 1, outcome: null, error_code: null, detail: null, ended_at: null, sent_conversation: expect.stringMatching(/^script:\/\/agt_/) }]);
+      expect(job.get(typing)).toEqual({ status: 'queued', attempts: 1 });
+      expect(attempts.all(typing)).toEqual([
+        {
+          attempt: 1,
+          outcome: 'agent_lost',
+          error_code: 'SERVICE_STOPPED',
+          detail: 'service stopped before the prompt went: back to the queue, not counted as an attempt.',
+          ended_at: expect.any(Number),
+          sent_conversation: null,
+        },
       ]);
     } finally {
       db.close();
     }
+
+    server = await startServer(dir, AGENTS, 0, 60_000);
+    const collected = await api(server.url, key, 'GET', `/v1/completions/${writing}?wait=true`);
+    expect(collected.body).toMatchObject({ status: 'succeeded', attempts: 1, response: expect.stringMatching(/^collected\(agt_\w+\): writing /) });
+    // The prompt not sent before runs now, as attempt 2 (the first was not spent: retry-policy.ts).
+    await until('the typed job running again', async () => (await api(server.url, key, 'GET', `/v1/completions/${typing}`)).body.attempts === 2, 5_000, 20);
+    expect((await api(server.url, key, 'GET', `/v1/completions/${typing}`)).body.status).toBe('dispatched');
+    expect((await api(server.url, key, 'DELETE', `/v1/completions/${typing}`)).status).toBe(200);
+    for (const id of short) expect((await api(server.url, key, 'GET', `/v1/completions/${id}?wait=true`)).body.status, id).toBe('succeeded');
+    const heldId = (held as Res).body.error.details?.job_id as string | undefined;
+    if (heldId) expect((await api(server.url, key, 'GET', `/v1/completions/${heldId}?wait=true`)).body.status).toBe('succeeded');
+
+    // Ctrl-C twice: the second ends the 60 s grace at once; the answer still written is left to collect.
+    const hanging = await submit({ prompt: 'hanging [[hang]] [[collect=answer]]', provider: 'chatgpt' });
+    await until('the hanging job sent', async () => jobRow(dir, `id = '${hanging}' AND EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = jobs.id AND a.sent_conversation IS NOT NULL)`), 5_000, 20);
+    const t1 = Date.now();
+    server.child.kill('SIGINT');
+    await until('the grace announced', async () => server.out.stderr.includes('press Ctrl-C again to stop now'), 5_000, 20);
+    expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(Date.now() - t1).toBeLessThan(10_000);
+    expect(server.out.stdout).toMatch(/\nstopped: 1 answer still being written is collected from its conversation after the restart\n$/);
   }, 40_000);
 
   it('a job whose deadline passes while the service is down is expired at restart, and does not run again', async () => {

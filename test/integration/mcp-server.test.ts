@@ -146,7 +146,8 @@ describe('chatbridge mcp', () => {
     const { client } = await connect(dir, key);
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['ask', { prompt: 'hi', provider: 'bard' }, /^INVALID_REQUEST: provider must be one of: chatgpt, claude, gemini, deepseek, qwen, perplexity\.$/],
-      ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt: /],
+      ['ask', { prompt: '' }, /^INVALID_REQUEST: prompt is empty: give at least one character \(The whole message for the other assistant\.\)$/],
+      ['get_job', { job_id: 7 }, /^INVALID_REQUEST: job_id must be text \(a string\), not 7 \(The job id an earlier ask returned \(job_…\)\.\)$/],
       ['ask', { prompt: 'hi', model: 'claude/turbo' }, /^INVALID_REQUEST: claude has no variant "turbo"; its variants: opus, sonnet\.$/],
       ['ask', { prompt: 'hi', model: 'claude/opus', provider: 'chatgpt' }, /^INVALID_REQUEST: model claude\/opus is a claude model, but provider says chatgpt\.$/],
       ['ask', { prompt: ' \u200b\n' }, /^INVALID_REQUEST: prompt has no visible text: it is empty, or only spaces, line breaks or invisible characters\.$/],
@@ -176,13 +177,13 @@ describe('chatbridge mcp', () => {
     const { client } = await connect(dir, `cb_${'x'.repeat(40)}`);
     const result = await client.callTool({ name: 'status', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(texts(result)[0]).toMatch(/^NETWORK_ERROR: ChatBridge is not running for .*Start it \(chatbridge serve\)/);
+    expect(texts(result)[0]).toMatch(/^NETWORK_ERROR: ChatBridge is not running for .*Start it \((?:npx )?chatbridge serve\)/);
 
     const child = spawn(process.execPath, [CLI, 'mcp', '--data-dir', dir], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^chatbridge: No API key: make a key with "chatbridge keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it in the MCP server's environment\.\n$/);
+    expect(stderr).toMatch(/^chatbridge: No API key: make a key with "(?:npx )?chatbridge keys create --name cli --scopes completions:read,completions:write" and set CHATBRIDGE_API_KEY to it in the MCP server's environment\.\n$/);
   });
 });

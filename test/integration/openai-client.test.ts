@@ -150,6 +150,15 @@ describe('the official openai client', () => {
     }
   });
 
+  it('the legacy client.completions.create raises BadRequestError saying to use chat completions', async () => {
+    const error = await failure(() => client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test', max_tokens: 7 }));
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const e = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(e.code).toBe('INVALID_REQUEST');
+    expect(e.message).toContain('Ask through chat completions instead: POST /v1/chat/completions');
+    expect((e.error as { details?: { use?: string } }).details?.use).toBe('/v1/chat/completions');
+  });
+
   it('stream: true raises BadRequestError with INVALID_REQUEST on stream', async () => {
     const error = await failure(() =>
       client.chat.completions.create({ model: 'service/auto', messages: [{ role: 'user', content: 'stream me' }], stream: true }),

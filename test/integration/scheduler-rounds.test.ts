@@ -2,7 +2,7 @@
  * The scheduler's dispatch rounds against a store that takes its time (as PostgreSQL does):
  * rounds never overlap, a wake during one runs one more after it, a claim whose job left
  * the queue meanwhile is skipped without costing the agent's hourly cap, and a shutdown
- * during a round puts the job it dispatched back in the queue with an `agent_lost` attempt.
+ * during a round puts the job it dispatched back in the queue, its attempt `SERVICE_STOPPED` (not spent).
  */
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
@@ -88,7 +88,7 @@ describe('dispatch rounds on a slow store', () => {
       const db = new Database(join(dataDir, 'chatbridge.db'), { readonly: true });
       try {
         expect(db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`).get(id)).toEqual({ status: 'queued', attempts: 1 });
-        expect(db.prepare(`SELECT outcome, error_code FROM attempts WHERE job_id = ?`).all(id)).toEqual([{ outcome: 'agent_lost', error_code: 'AGENT_LOST' }]);
+        expect(db.prepare(`SELECT outcome, error_code FROM attempts WHERE job_id = ?`).all(id)).toEqual([{ outcome: 'agent_lost', error_code: 'SERVICE_STOPPED' }]);
       } finally {
         db.close();
       }

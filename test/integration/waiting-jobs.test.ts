@@ -8,6 +8,7 @@ import type { Provider } from '../../main/core/providers.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 let t: TestService;
 let clock: ManualClock;
@@ -29,8 +30,8 @@ describe('why a job waits', () => {
     const pending = t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt', messages: [{ role: 'user', content: 'hi' }] } });
     await until(() => t.service.events.size() === 1);
     const [job] = await t.service.store.recent(1);
-    expect(await waitingBecause(job!.id)).toBe('no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)');
-    expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with chatbridge agents add chatgpt)`]);
+    expect(await waitingBecause(job!.id)).toBe(`no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`);
+    expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`]);
 
     // A burst of jobs waiting for the same reason is one line, not one per job.
     await t.api('POST', '/v1/completions', { body: { prompt: 'again', provider: 'chatgpt', ...queued } });

@@ -207,7 +207,7 @@ describe('webhooks between real processes', () => {
       [['webhooks', 'log', 'job_nope'], /^chatbridge: No job job_nope\.\n$/],
       [['webhooks', 'redeliver', plain.id], /has no callback_url/],
       [['webhooks', 'redeliver'], /Which job\?/],
-      [['webhooks', 'frobnicate'], /Use: chatbridge webhooks log JOB_ID/],
+      [['webhooks', 'frobnicate'], /Use: (?:npx )?chatbridge webhooks log JOB_ID/],
     ];
     for (const [args, message] of refusals) {
       const r = await cli([...args, '--data-dir', dir]);

@@ -167,7 +167,10 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         ]);
         expect(out[1]!.queue_ms).toBe(500);
         expect(await store.attempts(a.id)).toEqual([
-          { job_id: a.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 500, ended_at: null, outcome: null, error_code: null, detail: null },
+          {
+            ...{ job_id: a.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 500, ended_at: null, outcome: null, error_code: null, detail: null },
+            ...{ sent_conversation: null, sent_turns_before: null },
+          },
         ]);
         expect(events.map((e) => [e.job.id, e.from, e.job.status])).toEqual([
           [b.id, 'queued', 'dispatched'],
@@ -407,6 +410,39 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         expect(await t.delivery(last.id)).toMatchObject({ state: 'pending' });
         expect((await store.get(queued.id))!.status).toBe('queued');
         expect(await store.requeueDispatched(T0 + 3000)).toEqual([]);
+      });
+
+      it('keeps what an open attempt sent, and leaves a job sent to a conversation with an address dispatched, to collect', async () => {
+        const toCollect = await running({}, T0 + 1000);
+        const noAddress = await running({ callback_url: 'https://hooks.example/n' }, T0 + 1000);
+        const unsent = await running({ max_attempts: 1 }, T0 + 1000);
+        await store.recordSent(toCollect.id, 1, { conversation: null, turnsBefore: 2 });
+        await store.recordSent(toCollect.id, 1, { conversation: 'https://chat.example/c/9', turnsBefore: 2 });
+        await store.recordSent(noAddress.id, 1, { conversation: null, turnsBefore: 0 });
+        // An attempt closed keeps what it had.
+        const done = await running({}, T0 + 1000);
+        await store.endAttempt(done.id, 1, succeeded(), T0 + 1500);
+        await store.recordSent(done.id, 1, { conversation: 'https://chat.example/c/late', turnsBefore: 0 });
+        expect((await store.attempts(done.id))[0]).toMatchObject({ sent_conversation: null, sent_turns_before: null });
+
+        const moved = await store.requeueDispatched(T0 + 2000, 'stopped');
+        expect(moved.map((m) => [m.job.id, m.job.status, m.job.error_code]).sort()).toEqual(
+          [
+            [noAddress.id, 'failed', 'TIMEOUT'],
+            [unsent.id, 'queued', null],
+          ].sort(),
+        );
+        expect(await t.delivery(noAddress.id)).toMatchObject({ state: 'pending' });
+        expect((await store.attempts(unsent.id))[0]).toMatchObject({ outcome: 'agent_lost', error_code: 'SERVICE_STOPPED', ended_at: T0 + 2000 });
+        expect((await store.attempts(noAddress.id))[0]).toMatchObject({ outcome: 'timed_out', error_code: 'ANSWER_NOT_COLLECTED', sent_turns_before: 0 });
+        const left = await store.sentUncollected();
+        expect(left).toEqual([{ job: await store.get(toCollect.id), attempt: (await store.attempts(toCollect.id))[0] }]);
+        expect(left[0]!.job.status).toBe('dispatched');
+        expect(left[0]!.attempt).toMatchObject({ ended_at: null, sent_conversation: 'https://chat.example/c/9', sent_turns_before: 2 });
+        // A crash's recovery leaves it as well; its agent's collection ends it.
+        expect(await store.requeueDispatched(T0 + 3000)).toEqual([]);
+        await store.endAttempt(toCollect.id, 1, succeeded(), T0 + 4000);
+        expect(await store.sentUncollected()).toEqual([]);
       });
     });
 

@@ -122,6 +122,19 @@ describe('PostgreSQL job store: two instances on one database', () => {
     for (const job of submitted.slice(2)) expect(await a.get(job.id)).toMatchObject({ status: 'dispatched', agent_id: 'agt_b' });
     expect(await a.queuedCount(null)).toBe(2);
   });
+
+  it("leaves each device the answers its own agents sent, to collect: another's sweep does not resend them", async () => {
+    await bothStores();
+    const [mine, theirs] = await Promise.all([0, 1].map(async (i) => ((await a.submit({ job: newJob({ created_at: T0 + i }), queuedLimit: 1000 })) as { job: JobRow }).job));
+    await a.dispatch([{ jobId: mine!.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 10);
+    await b.dispatch([{ jobId: theirs!.id, agentId: 'agt_b', provider: 'claude' }], T0 + 10);
+    await a.recordSent(mine!.id, 1, { conversation: 'https://chatgpt.com/c/a', turnsBefore: 0 });
+    await b.recordSent(theirs!.id, 1, { conversation: 'https://claude.ai/chat/b', turnsBefore: 1 });
+    // Device b never beat: a's sweep finds its attempt lost, yet leaves the job to b's collection.
+    expect(await a.requeueLostDevices(T0 + 60_000, 30_000)).toEqual([]);
+    expect((await a.sentUncollected()).map((left) => [left.job.id, left.attempt.sent_conversation])).toEqual([[mine!.id, 'https://chatgpt.com/c/a']]);
+    expect((await b.sentUncollected()).map((left) => [left.job.id, left.attempt.sent_turns_before])).toEqual([[theirs!.id, 1]]);
+  });
 });
 
 describe('PostgreSQL job store: hourly caps held across instances', () => {

@@ -18,6 +18,7 @@ import { runCommand } from '../support/processes.js';
 import { until } from '../support/until.js';
 import { startMigratedCluster, type MigratedCluster } from './migrated-cluster.js';
 import { claimDatabaseProfile } from '../../main/storage/postgres/profile.js';
+import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 let postgres: MigratedCluster;
 /** Where a command would make a data dir if it fell back to one: it must stay empty. */
@@ -116,7 +117,7 @@ describe('accounts on the shared database', () => {
     expect(created).toMatch(/^Created account "acme" \(retention: 30 days\)\. Its id, for keys create --account:\nacct_\w+\n$/);
     const account = lastLine(created);
     const noAccount = await chatbridge(['keys', 'create', '--name', 'k', '--scopes', 'completions:read', '--database', i.url]);
-    expect(noAccount).toMatchObject({ code: 2, stderr: "chatbridge: Say whose key it is: --account ACCT_ID (see chatbridge accounts list); only the operator's metrics:read key has none.\n" });
+    expect(noAccount).toMatchObject({ code: 2, stderr: `chatbridge: Say whose key it is: --account ACCT_ID (see ${CLI_NAME} accounts list); only the operator's metrics:read key has none.\n` });
     const secret = lastLine(await ok(['keys', 'create', '--name', 'ci', '--scopes', 'completions:write', '--account', account, '--database', i.url]));
     await until(() => i.keys.authenticate(secret).ok, 5_000, "the running instance to take the account's key");
     expect(i.accounts.get(account)).toMatchObject({ name: 'acme', retention_days: 30 });

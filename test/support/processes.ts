@@ -43,9 +43,12 @@ export function trackProcesses(tempPrefix: string) {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   return {
-    /** `node ...args` from the repository root, its output collected. */
-    launch(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
-      const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    /**
+     * `node ...args` from the repository root, its output collected. `group`: in a process
+     * group of its own, as a terminal starts a command, for `ctrlC`.
+     */
+    launch(args: string[], env: NodeJS.ProcessEnv = process.env, { group = false } = {}): Proc {
+      const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
       const out = { stdout: '', stderr: '' };
       child.stdout!.setEncoding('utf8').on('data', (d: string) => (out.stdout += d));
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (out.stderr += d));
@@ -61,6 +64,14 @@ export function trackProcesses(tempPrefix: string) {
       return d;
     },
   };
+}
+
+/** The API key `serve --simulate` prints, in its first group. */
+export const SIMULATION_KEY = /^API key \(both scopes.*\n(cb_\S+)\n/m;
+
+/** Ctrl-C as a terminal sends it: SIGINT to every process of the group `p` leads (launched with `group`). */
+export function ctrlC(p: Proc): void {
+  process.kill(-p.child.pid!, 'SIGINT');
 }
 
 /** Waits for a server process's `listening on URL` line. */

@@ -23,11 +23,16 @@ export type QueueKit = Awaited<ReturnType<typeof queueKit>>;
 /**
  * The queue as Service assembles it (store, agent pool, hourly usage, scheduler, Completions)
  * on the real SQLite store in memory, with scripted agents and a manual clock: no disk, no
- * HTTP, no sleeping. `settled()` is the scheduler's: await it after each step.
+ * HTTP, no sleeping. `settled()` is the scheduler's: await it after each step. `kept`: the
+ * storage and clock of a kit run before (restart).
  */
-export async function queueKit(agents: Partial<Record<Provider, number>>, variants: VariantCatalog = () => []) {
-  const clock = new ManualClock();
-  const storage = await serveStorageInMemory({ clock, ids: steadyIds });
+export async function queueKit(
+  agents: Partial<Record<Provider, number>>,
+  variants: VariantCatalog = () => [],
+  kept?: { storage: Awaited<ReturnType<typeof serveStorageInMemory>>; clock: ManualClock },
+) {
+  const clock = kept?.clock ?? new ManualClock();
+  const storage = kept?.storage ?? (await serveStorageInMemory({ clock, ids: steadyIds }));
   const store = storage.jobs;
   const pool = new AgentPool(storage.local, clock, steadyIds);
   const usage = new HourlyUsage(clock);
@@ -52,7 +57,8 @@ export async function queueKit(agents: Partial<Record<Provider, number>>, varian
   const scripted: ScriptedAgent[] = [];
   for (const [provider, count] of Object.entries(agents) as [Provider, number][]) {
     for (let i = 1; i <= count; i++) {
-      const agent = new ScriptedAgent(pool.create(provider, `${provider}-${i}`).id, provider);
+      const name = `${provider}-${i}`;
+      const agent = new ScriptedAgent((pool.list().find((a) => a.name === name) ?? pool.create(provider, name)).id, provider);
       pool.attach(agent);
       scripted.push(agent);
     }
@@ -74,6 +80,7 @@ export async function queueKit(agents: Partial<Record<Provider, number>>, varian
     /** The job as stored now. */
     job: async (id: string): Promise<JobRow> => (await store.get(id))!,
     settled: () => scheduler.settled(),
+
     async close(): Promise<void> {
       completions.close();
       await scheduler.stop();
@@ -81,4 +88,14 @@ export async function queueKit(agents: Partial<Record<Provider, number>>, varian
       await storage.close();
     },
   };
+}
+
+/**
+ * The service run again on `kit`'s storage and clock, once the test has stopped its
+ * scheduler: the agents `agents` names (new scripted ones for the same rows), a new pool and scheduler.
+ */
+export async function restartKit(kit: QueueKit, agents: Partial<Record<Provider, number>>, variants?: VariantCatalog): Promise<QueueKit> {
+  kit.completions.close();
+  kit.pool.stop();
+  return queueKit(agents, variants, { storage: kit.storage, clock: kit.clock });
 }

@@ -17,8 +17,9 @@ import type { Provider } from '../../main/core/providers.js';
  *   [[fail-once=KIND]]    throw it on the first attempt of this prompt only (on any agent
  *                         of the process)
  *   [[hang]]              never answer; only an abort ends the attempt
- *   [[hang-on=AGENT]]     never answer when run by the agent of that id; others answer
+ *   [[hang-on=AGENT]]     the agent of that id never gets to send it (only an abort ends its run); others answer
  *   [[no-address]]        the prompt goes, but the page never gives its conversation an address
+ *   [[typing=N]]          the prompt goes only N ms after the run began (an abort before leaves it unsent)
  *   [[collect=HOW]]       what reopening the conversation finds (`collect`): `answer`, `none`, or
  *                         `hang` (only an abort ends it)
  * The answer is `echo(<agent id>#<turn>): <prompt>`, a collected one `collected(<agent id>):
@@ -109,7 +110,9 @@ export class ScriptedAgent implements Agent {
       failedOnce.add(p);
       throw new AgentFailure(failOnce as AgentFailureKind, `scripted ${failOnce}`);
     }
-    const ms = p.includes('[[hang]]') || p.includes(`[[hang-on=${this.id}]]`) ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    const ms = p.includes('[[hang]]') ? Infinity : Number(/\[\[ms=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    const typing = p.includes(`[[hang-on=${this.id}]]`) ? Infinity : Number(/\[\[typing=(\d+)\]\]/.exec(p)?.[1] ?? 0);
+    if (typing > 0) await sleep(typing, task.signal);
     const conversation = task.conversation ?? `script://${this.id}/${this.conversations + 1}`;
     task.onSent?.({ conversation: p.includes('[[no-address]]') ? null : conversation, turnsBefore: this.turns.get(conversation) ?? 0 });
     if (ms > 0) await sleep(ms, task.signal);

@@ -2,9 +2,10 @@
  * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
  * service in its own process (SIGKILL, restarts) and for benchmarks:
  *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1] [--ahead-ms N]
- *     [--database URL --device-name NAME [--no-api]]
+ *     [--database URL --device-name NAME [--no-api]] [--stop-grace MS]
  * Prints "listening on URL" like serve (with --no-api, "running"); with --database it is one
- * device of several sharing that PostgreSQL, as `serve --database` is; stops on SIGINT/SIGTERM as serve does. Agents added
+ * device of several sharing that PostgreSQL, as `serve --database` is; stops on a signal as
+ * serve does (stop-signals.ts: a grace of --stop-grace ms, 0 by default, and the `stopped:` line). Agents added
  * through the admin API (`chatbridge agents add`) are scripted too (ScriptedControl).
  * `--ahead-ms` runs the service's clock that far ahead of the system's: a restart "later"
  * without waiting for it.
@@ -12,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock, type Clock } from '../../main/core/clock.js';
 import { isProvider, type Provider } from '../../main/core/providers.js';
+import { stopOnSignals } from '../../main/cli/stop-signals.js';
 import { Service } from '../../main/service/service.js';
 import { attachScriptedAgents } from './harness.js';
 import { ScriptedControl } from './scripted-control.js';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     database: { type: 'string' },
     'device-name': { type: 'string' },
     'no-api': { type: 'boolean' },
+    'stop-grace': { type: 'string' },
   },
 });
 const counts: Partial<Record<Provider, number>> = {};
@@ -44,7 +47,5 @@ const service = await Service.start({
 });
 attachScriptedAgents(service, counts);
 service.attachAgents(new ScriptedControl(service));
-const stop = () => void service.stop().then(() => process.exit(0));
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+stopOnSignals(service, Number(values['stop-grace'] ?? 0), []);
 process.stdout.write(service.baseUrl ? `listening on ${service.baseUrl}\n` : 'running\n');

@@ -26,13 +26,13 @@ function running(overrides: Partial<NewJob> = {}, starts: number[] = [T0 + 1000]
   const attempts: AttemptRow[] = [];
   for (const [i, at] of starts.entries()) {
     if (i > 0) {
-      const lost = planAgentLost(job, attempts, at);
+      const lost = planAgentLost(job, attempts, at)!;
       job = lost.event.job;
       attempts[i - 1] = { ...attempts[i - 1]!, ...lost.ends };
     }
     const move = planDispatch(job, claim(job, `agt_${i}`), at);
     job = move.event.job;
-    attempts.push({ ...move.event.start!, ended_at: null, outcome: null, error_code: null, detail: null });
+    attempts.push({ ...move.event.start!, ended_at: null, outcome: null, error_code: null, detail: null, sent_conversation: null, sent_turns_before: null });
   }
   return { job, attempts };
 }
@@ -178,7 +178,7 @@ describe('the job moves planner', () => {
   describe('a lost agent', () => {
     it('ends the open attempt agent_lost: back to the queue, or failed when attempts are used up', () => {
       const { job, attempts } = running();
-      const back = planAgentLost(job, attempts, T0 + 2000);
+      const back = planAgentLost(job, attempts, T0 + 2000)!;
       expect(back.set).toEqual({ status: 'queued', run_ms: 1000 });
       expect(back.ends).toMatchObject({ outcome: 'agent_lost', error_code: 'AGENT_LOST' });
       const last = running({ max_attempts: 1, callback_url: 'https://hooks.example/r' });
@@ -190,9 +190,34 @@ describe('the job moves planner', () => {
 
     it('puts a dispatched job with no open attempt back in the queue, closing nothing', () => {
       const { job } = running();
-      const move = planAgentLost(job, [], T0 + 2000);
+      const move = planAgentLost(job, [], T0 + 2000)!;
       expect(move.set).toEqual({ status: 'queued' });
       expect(move.ends).toBeUndefined();
+    });
+
+    it('leaves a job whose prompt went to a conversation with an address dispatched, for its agent to collect, lost or stopped', () => {
+      const { job, attempts } = running();
+      const sent = [{ ...attempts[0]!, sent_conversation: 'https://chat.example/c/1', sent_turns_before: 2 }];
+      expect(planAgentLost(job, sent, T0 + 2000)).toBeUndefined();
+      expect(planAgentLost(job, sent, T0 + 2000, 'stopped')).toBeUndefined();
+    });
+
+    it('never sends again a prompt that went with no address to reopen: the job fails, its answer not collected', () => {
+      const { job, attempts } = running({ max_attempts: 3 });
+      const sent = [{ ...attempts[0]!, sent_turns_before: 0 }];
+      expect(planAgentLost(job, sent, T0 + 2000, 'stopped')).toMatchObject({
+        event: { job: { status: 'failed', error_code: 'TIMEOUT', error_message: expect.stringMatching(/not sent again: the prompt went, but the service stopped before/) } },
+        ends: { outcome: 'timed_out', error_code: 'ANSWER_NOT_COLLECTED' },
+      });
+    });
+
+    it('puts back a job a clean stop cut before its prompt went, spending no attempt', () => {
+      const { job, attempts } = running({ max_attempts: 1 });
+      const back = planAgentLost(job, attempts, T0 + 2000, 'stopped')!;
+      expect(back.set).toEqual({ status: 'queued', run_ms: 1000 });
+      expect(back.ends).toMatchObject({ outcome: 'agent_lost', error_code: 'SERVICE_STOPPED', detail: expect.stringMatching(/^service stopped before the prompt went/) });
+      // The same loss from a crash spends the job's only attempt.
+      expect(planAgentLost(job, attempts, T0 + 2000)).toMatchObject({ event: { job: { status: 'failed' } } });
     });
   });
 
@@ -205,7 +230,8 @@ describe('the job moves planner', () => {
       planAttemptEnd(job, attempts, 1, providerError, T0 + 2000)!,
       planCancel(job, attempts, T0 + 2000)!,
       planExpiry(waiting, [], T0 + 2000),
-      planAgentLost(job, attempts, T0 + 2000),
+      planAgentLost(job, attempts, T0 + 2000)!,
+      planAgentLost(job, attempts, T0 + 2000, 'stopped')!,
     ];
     for (const move of moves) {
       const before = move.event.from === 'queued' ? waiting : job;

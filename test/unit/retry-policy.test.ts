@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptRecordFor, decideAfterFailure, NOT_COLLECTED, whenTimeRunsOut } from '../../main/queue/retry-policy.js';
+import { attemptRecordFor, decideAfterFailure, NOT_COLLECTED, SERVICE_STOPPED, whenTimeRunsOut } from '../../main/queue/retry-policy.js';
 
 describe('retry policy', () => {
   it('never retries a refusal', () => {
@@ -26,7 +26,7 @@ describe('retry policy', () => {
     expect(decideAfterFailure([NOT_COLLECTED.errorCode], 3, { detail })).toEqual({
       retry: false,
       code: 'TIMEOUT',
-      message: `The answer did not come within the attempt's time, and its prompt is not sent again: ${detail}`,
+      message: `The answer was not collected, and its prompt is not sent again: ${detail}`,
     });
     // Not even with attempts and other agents to spare.
     expect(decideAfterFailure(['AGENT_LOST', NOT_COLLECTED.errorCode], 5, { retryElsewhere: true })).toMatchObject({ retry: false, code: 'TIMEOUT' });
@@ -44,6 +44,11 @@ describe('retry policy', () => {
   it('names the specific code when every attempt failed the same way', () => {
     expect(decideAfterFailure(['PROVIDER_ERROR', 'PROVIDER_ERROR', 'PROVIDER_ERROR'], 3)).toMatchObject({ code: 'PROVIDER_ERROR' });
     expect(decideAfterFailure(['LOGIN_REQUIRED', 'LOGIN_REQUIRED', 'LOGIN_REQUIRED'], 3)).toMatchObject({ code: 'LOGIN_REQUIRED' });
+  });
+
+  it('does not spend the budget on an attempt a clean stop cut before its prompt went', () => {
+    expect(decideAfterFailure(['AGENT_LOST', 'AGENT_LOST', SERVICE_STOPPED.errorCode], 2)).toEqual({ retry: true });
+    expect(decideAfterFailure([SERVICE_STOPPED.errorCode, SERVICE_STOPPED.errorCode, 'AGENT_LOST'], 2)).toEqual({ retry: true });
   });
 
   it('does not spend the budget on usage-limit banners', () => {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
 import { COLLECT_MS } from '../../main/queue/scheduler.js';
-import { queueKit, type QueueKit } from '../support/queue-kit.js';
+import { queueKit, restartKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe('a long-thinking variant whose attempt runs out of time (decisions.md, 
   it('ends TIMEOUT, sent once, when reopening finds no answer', async () => {
     const { k, id } = await long('p [[hang]] [[collect=none]]');
     expect(await k.job(id)).toMatchObject({ status: 'failed', attempts: 1, error_code: 'TIMEOUT' });
-    expect((await k.job(id)).error_message).toMatch(/^The answer did not come within the attempt's time, and its prompt is not sent again: the conversation \(script:\/\/.+\) was reopened after the attempt's 5 s: scripted: the conversation reopened shows no answer$/);
+    expect((await k.job(id)).error_message).toMatch(/^The answer was not collected, and its prompt is not sent again: the conversation \(script:\/\/.+\) was reopened after the attempt's 5 s: scripted: the conversation reopened shows no answer$/);
     expect((await record(k, id)).map((r) => r.slice(0, 2))).toEqual([['timed_out', 'ANSWER_NOT_COLLECTED']]);
     expect(k.agents[0]!.runs).toHaveLength(1);
   });
@@ -141,6 +141,121 @@ describe('a long-thinking variant whose attempt runs out of time (decisions.md, 
     expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['timed_out', undefined]);
     expect(k.agents[0]!.collects).toEqual([]);
     expect((await k.job(id)).attempts).toBe(2);
+  });
+});
+
+describe('a clean stop: the answers under way get a grace, and nothing sent is sent again', () => {
+  const record = async (k: QueueKit, id: string) => (await k.store.attempts(id)).map((a) => [a.outcome, a.error_code, a.detail]);
+
+  it('records the answers that finish within the grace, as any answer', async () => {
+    const k = await start({ chatgpt: 1 });
+    const job = await k.submit({ prompt: 'p [[ms=30]]' });
+    await k.settled();
+    expect(await k.scheduler.stop(20_000)).toEqual({ ended: 1, requeued: 0, toCollect: 0, notCollected: 0 });
+    expect(await k.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('cuts at the grace’s end on the clock: a prompt not sent yet goes back to the queue without spending an attempt', async () => {
+    const k = await start({ chatgpt: 1 });
+    const job = await k.submit({ prompt: 'p [[typing=600000]]', max_attempts: 1 });
+    await k.settled();
+    let report: unknown;
+    const stopping = k.scheduler.stop(20_000).then((r) => (report = r));
+    await k.settled();
+    k.clock.advance(19_999);
+    await k.settled();
+    expect(report).toBeUndefined();
+    k.clock.advance(1);
+    expect(await stopping).toEqual({ ended: 0, requeued: 1, toCollect: 0, notCollected: 0 });
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual(['shutdown']);
+    expect(await k.job(job.id)).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(await record(k, job.id)).toEqual([['agent_lost', 'SERVICE_STOPPED', 'service stopped before the prompt went: back to the queue, not counted as an attempt.']]);
+
+    // Its only attempt was not spent: it runs again after the restart.
+    kit = await restartKit(k, { chatgpt: 1 });
+    await kit.settled();
+    expect(await kit.job(job.id)).toMatchObject({ status: 'dispatched', attempts: 2 });
+  });
+
+  it('leaves an answer still being written to the restart, which collects it under the same attempt, sending nothing', async () => {
+    const k = await start({ chatgpt: 1 });
+    const job = await k.submit({ prompt: 'p [[hang]] [[collect=answer]]' });
+    const waiting = await k.submit({ prompt: 'next' });
+    await k.settled();
+    const sender = k.agents[0]!;
+    const stopping = k.scheduler.stop(20_000);
+    // A second Ctrl-C: the grace ends at once.
+    k.scheduler.endGrace();
+    expect(await stopping).toEqual({ ended: 0, requeued: 0, toCollect: 1, notCollected: 0 });
+    // Its page was left answering (no Stop pressed), and where to find the answer is kept.
+    expect(sender.runs.map((r) => r.ended)).toEqual(['cut_to_collect']);
+    expect(await k.job(job.id)).toMatchObject({ status: 'dispatched', attempts: 1 });
+    expect((await k.store.attempts(job.id))[0]).toMatchObject({ ended_at: null, sent_conversation: `script://${sender.id}/1`, sent_turns_before: 0 });
+
+    kit = await restartKit(k, { chatgpt: 1 });
+    await kit.settled();
+    const agent = kit.agents[0]!;
+    expect(agent.collects).toEqual([{ prompt: 'p [[hang]] [[collect=answer]]', conversation: `script://${sender.id}/1`, ended: 'answered' }]);
+    expect(await kit.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 1, response: `collected(${agent.id}): p [[hang]] [[collect=answer]]` });
+    expect(await record(kit, job.id)).toEqual([
+      ['succeeded', null, 'The service stopped before the answer finished: collected by reopening its conversation once it ran again, nothing sent again.'],
+    ]);
+    // The agent collected before it took the next job.
+    expect(agent.runs.map((r) => r.prompt)).toEqual(['next']);
+    expect((await kit.job(waiting.id)).status).toBe('succeeded');
+  });
+
+  it('holds the agent for the collection (no other job meanwhile), and a stop during it leaves it to the next run again', async () => {
+    const k = await start({ claude: 1 });
+    const job = await k.submit({ prompt: 'p [[hang]] [[collect=hang]]' });
+    await k.settled();
+    k.scheduler.endGrace();
+    await k.scheduler.stop(20_000);
+    let next = await restartKit(k, { claude: 1 });
+    kit = next;
+    const waiting = await next.submit({ prompt: 'next' });
+    await next.settled();
+    expect(next.agents[0]!.collects.map((c) => c.ended)).toEqual([undefined]);
+    expect((await next.job(waiting.id)).status).toBe('queued');
+
+    next.scheduler.endGrace();
+    expect(await next.scheduler.stop(20_000)).toEqual({ ended: 0, requeued: 0, toCollect: 1, notCollected: 0 });
+    expect(next.agents[0]!.collects.map((c) => c.ended)).toEqual(['cut_to_collect']);
+    next = await restartKit(next, { claude: 1 });
+    kit = next;
+    await next.settled();
+    expect(next.agents[0]!.collects).toHaveLength(1);
+    expect(await next.job(job.id)).toMatchObject({ status: 'dispatched', attempts: 1 });
+    // A cancel reaches the collection as it reaches a run.
+    await next.store.cancel(job.id, next.clock.now());
+    await next.settled();
+    expect(next.agents[0]!.collects.map((c) => c.ended)).toEqual(['cancelled']);
+    expect((await next.job(waiting.id)).status).toBe('succeeded');
+  });
+
+  it('ends a prompt sent with no address to reopen as not collected: never sent again', async () => {
+    const k = await start({ gemini: 1 });
+    const job = await k.submit({ prompt: 'p [[hang]] [[no-address]]' });
+    await k.settled();
+    k.scheduler.endGrace();
+    expect(await k.scheduler.stop(20_000)).toEqual({ ended: 0, requeued: 0, toCollect: 0, notCollected: 1 });
+    expect(await k.job(job.id)).toMatchObject({ status: 'failed', error_code: 'TIMEOUT' });
+    expect(await record(k, job.id)).toEqual([
+      ['timed_out', 'ANSWER_NOT_COLLECTED', 'the prompt went, but the service stopped before the page gave its conversation an address to reopen.'],
+    ]);
+  });
+
+  it('ends a collection left to an agent removed meanwhile as not collected', async () => {
+    const k = await start({ qwen: 1 });
+    const job = await k.submit({ prompt: 'p [[hang]] [[collect=answer]]' });
+    await k.settled();
+    k.scheduler.endGrace();
+    await k.scheduler.stop(20_000);
+    k.pool.remove(k.agents[0]!.id);
+    kit = await restartKit(k, {});
+    await kit.settled();
+    expect(await kit.job(job.id)).toMatchObject({ status: 'failed', error_code: 'TIMEOUT' });
+    expect((await record(kit, job.id))[0]![2]).toMatch(/^the agent that sent the prompt was removed before it could reopen the conversation \(script:/);
   });
 });
 

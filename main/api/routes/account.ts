@@ -5,6 +5,7 @@ import { SigningSecretView } from '../admin/webhooks-schemas.js';
 import type { Profile } from '../profile.js';
 import { ErrorEnvelope, ModelList, type Status } from '../schemas.js';
 import type { Viewer } from '../../core/jobs.js';
+import { CLI } from '../../core/cli-name.js';
 
 const read = { scope: 'completions:read', budget: 'read' } as const;
 /** An account's signing secret is for whoever holds its full key: the one that submits jobs and their callback_url. */
@@ -54,7 +55,7 @@ function callerAccount(request: FastifyRequest): string {
   if (request.accountId === null) {
     throw new ApiError(
       'FORBIDDEN',
-      "Only an account's own key sees that account's signing secret; the service's secret is in the dashboard (or chatbridge webhooks secret).",
+      `Only an account's own key sees that account's signing secret; the service's secret is in the dashboard (or ${CLI} webhooks secret).`,
     );
   }
   return request.accountId;

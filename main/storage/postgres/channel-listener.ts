@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CLI } from '../../core/cli-name.js';
 
 /** After the listening connection is lost, how long before listening again. */
 const RELISTEN_MS = 1_000;
@@ -68,7 +69,7 @@ export class ChannelListener {
       this.warned = true;
       this.warn(
         `Ignored a notice on ${this.channel} that is not one of ours (${(error as Error).message}): ${JSON.stringify(payload.slice(0, 80))}. ` +
-          'Any role that can connect to the database can send one: give ChatBridge a database of its own (chatbridge migrate closes it to other roles). Later ones are ignored without a word.',
+          `Any role that can connect to the database can send one: give ChatBridge a database of its own (${CLI} migrate closes it to other roles). Later ones are ignored without a word.`,
       );
     }
   }

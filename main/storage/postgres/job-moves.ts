@@ -16,7 +16,7 @@ export function lockJob(c: pg.PoolClient, id: string): Promise<JobRow | undefine
 /** The job's attempts, oldest first (without the device that ran each: it is this engine's). */
 export async function attemptsOf(db: pg.Pool | pg.PoolClient, jobId: string): Promise<AttemptRow[]> {
   const { rows } = await db.query<AttemptRow>(
-    `SELECT job_id, attempt, agent_id, provider, started_at, ended_at, outcome, error_code, detail
+    `SELECT job_id, attempt, agent_id, provider, started_at, ended_at, outcome, error_code, detail, sent_conversation, sent_turns_before
      FROM attempts WHERE job_id = $1 ORDER BY attempt`,
     [jobId],
   );

@@ -19,7 +19,8 @@ import {
 } from '../../core/jobs.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { IDEMPOTENCY_TTL_MS } from '../../queue/idempotency.js';
-import { planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, type JobMove } from '../../queue/job-moves.js';
+import { planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, type JobMove, type Loss } from '../../queue/job-moves.js';
+import type { SentPrompt } from '../../core/agent.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { Listeners } from '../../core/listeners.js';
@@ -110,7 +111,7 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async requeueDispatched(now: number): Promise<Moved[]> {
+  async requeueDispatched(now: number, loss?: Loss): Promise<Moved[]> {
     return this.tx(async (c, events) => {
       const mine = await c.query<JobRow>(
         `SELECT j.* FROM jobs j
@@ -119,8 +120,15 @@ export class PgJobStore implements JobStore {
          ORDER BY j.id FOR UPDATE OF j`,
         [this.deviceId],
       );
-      return this.applyEach(c, events, mine.rows, async (job) => planAgentLost(job, await attemptsOf(c, job.id), now));
+      return this.applyEach(c, events, mine.rows, async (job) => planAgentLost(job, await attemptsOf(c, job.id), now, loss));
     });
+  }
+
+  async recordSent(id: string, attempt: number, sent: SentPrompt): Promise<void> {
+    await this.pool.query(
+      `UPDATE attempts SET (sent_conversation, sent_turns_before) = ROW($3, $4) WHERE (job_id, attempt) = ($1, $2) AND ended_at IS NULL`,
+      [id, attempt, sent.conversation, sent.turnsBefore],
+    );
   }
 
   /**
@@ -261,6 +269,15 @@ export class PgJobStore implements JobStore {
       `SELECT j.id FROM jobs j JOIN accounts a ON a.id = j.account_id WHERE j.status = 'queued' AND a.disabled_at IS NOT NULL ORDER BY j.id`,
     );
     return rows.map((r) => r.id);
+  }
+
+  async sentUncollected(): Promise<{ job: JobRow; attempt: AttemptRow }[]> {
+    const { rows } = await this.pool.query<{ job: JobRow; attempt: AttemptRow }>(
+      `SELECT to_jsonb(j) AS job, to_jsonb(a) - 'device_id' AS attempt FROM jobs j JOIN attempts a ON a.job_id = j.id AND a.attempt = j.attempts
+       WHERE j.status = 'dispatched' AND a.ended_at IS NULL AND a.sent_conversation IS NOT NULL AND a.device_id = $1 ORDER BY j.id`,
+      [this.deviceId],
+    );
+    return rows;
   }
 
   async attemptStartsSince(since: number): Promise<HourStart[]> {

@@ -209,7 +209,19 @@ const MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN variant TEXT;
   ALTER TABLE jobs ADD COLUMN model_used TEXT;
   `,
+  `
+  -- Where an attempt's answer can be found again once its prompt went: the conversation's
+  -- address (null until the page showed one) and the assistant turns before the send (null
+  -- while the prompt has not gone). A restart collects that answer instead of resending.
+  ALTER TABLE attempts ADD COLUMN sent_conversation TEXT;
+  ALTER TABLE attempts ADD COLUMN sent_turns_before INTEGER;
+  `,
 ];
+
+/** Whether the data dir holds a database yet (anything set up there). */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, DB_FILE));
+}
 
 /**
  * Opens (creating if needed) the database in the data dir. WAL with synchronous=FULL: a
@@ -219,7 +231,7 @@ const MIGRATIONS: string[] = [
 export function openDatabase(dataDir: string, { create = true }: { create?: boolean } = {}): Db {
   let db: Db;
   // Commands that only read must not leave a data dir behind where there was none.
-  if (!create && !existsSync(join(dataDir, DB_FILE))) {
+  if (!create && !holdsDatabase(dataDir)) {
     throw new DataDirError(`Nothing is set up in ${dataDir} yet (no ChatBridge data there).`);
   }
   try {

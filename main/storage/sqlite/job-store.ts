@@ -4,7 +4,8 @@ import { IDEMPOTENCY_TTL_MS, keyVerdict, type KeyEntry } from '../../queue/idemp
 import type { JobStore } from '../../queue/job-store.js';
 import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queue/cap-count.js';
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
-import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove } from '../../queue/job-moves.js';
+import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove, type Loss } from '../../queue/job-moves.js';
+import type { SentPrompt } from '../../core/agent.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { Listeners } from '../../core/listeners.js';
 import { GroupCommit } from './group-commit.js';
@@ -90,6 +91,14 @@ export class SqliteJobStore implements JobStore {
          ON CONFLICT (id) DO UPDATE SET address = excluded.address, updated_at = excluded.updated_at`,
       ),
       attemptsOf: db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`),
+      recordSent: db.prepare(
+        `UPDATE attempts SET sent_conversation = @conversation, sent_turns_before = @turnsBefore
+         WHERE job_id = @jobId AND attempt = @attempt AND ended_at IS NULL`,
+      ),
+      sentUncollected: db.prepare(
+        `SELECT a.* FROM jobs j JOIN attempts a ON a.job_id = j.id AND a.attempt = j.attempts
+         WHERE j.status = 'dispatched' AND a.ended_at IS NULL AND a.sent_conversation IS NOT NULL ORDER BY j.id`,
+      ),
       due: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE status IN ('queued', 'dispatched') AND deadline_at <= ?`)),
       nextDeadline: db.prepare(`SELECT MIN(deadline_at) FROM jobs WHERE status IN ('queued', 'dispatched')`).pluck(),
       dispatched: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE status = 'dispatched'`)),
@@ -176,8 +185,17 @@ export class SqliteJobStore implements JobStore {
     return this.transaction(() => this.s.due.all(now).map((job) => this.apply(planExpiry(job, this.attemptsOf(job.id), now))));
   }
 
-  async requeueDispatched(now: number): Promise<Moved[]> {
-    return this.transaction(() => this.s.dispatched.all().map((job) => this.apply(planAgentLost(job, this.attemptsOf(job.id), now))));
+  async requeueDispatched(now: number, loss?: Loss): Promise<Moved[]> {
+    return this.transaction(() =>
+      this.s.dispatched.all().flatMap((job) => {
+        const move = planAgentLost(job, this.attemptsOf(job.id), now, loss);
+        return move ? [this.apply(move)] : [];
+      }),
+    );
+  }
+
+  async recordSent(id: string, attempt: number, sent: SentPrompt): Promise<void> {
+    this.s.recordSent.run({ jobId: id, attempt, ...sent });
   }
 
   async delete(id: string): Promise<Deletion | undefined> {
@@ -255,6 +273,10 @@ export class SqliteJobStore implements JobStore {
 
   async queuedOfDisabledAccounts(): Promise<string[]> {
     return this.s.queuedOfDisabledAccounts.all() as string[];
+  }
+
+  async sentUncollected(): Promise<{ job: JobRow; attempt: AttemptRow }[]> {
+    return (this.s.sentUncollected.all() as AttemptRow[]).map((attempt) => ({ job: this.get_(attempt.job_id)!, attempt }));
   }
 
   async attemptStartsSince(since: number): Promise<HourStart[]> {

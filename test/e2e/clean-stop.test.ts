@@ -1,0 +1,74 @@
+/**
+ * The clean stop of `chatbridge serve --simulate` (one simulated ChatGPT agent in real
+ * Chromium), stopped as a terminal stops it: Ctrl-C reaches the whole process group, the
+ * browsers' Playwright included. Three Ctrl-C during a 12 s answer: each stop prints its
+ * `stopped:` line and exits 0; the answer still being written is collected from its
+ * conversation after each restart (the simulated site keeps it, as a real site does), and
+ * the job succeeds with one attempt, its prompt sent once. The key stays the same each run.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { simulatedAnswer } from '../../agents/simulator/answer.js';
+import { CLI, ctrlC, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
+import { until } from '../support/until.js';
+
+const procs = trackProcesses('chatbridge-clean-stop-');
+
+/** One run of the simulation, up with its agent ready. */
+async function simulation(dataDir: string): Promise<Running & { key: string; chatgpt: string }> {
+  const args = [CLI, 'serve', '--simulate-agents', 'chatgpt=1', '--port', '0', '--data-dir', dataDir, '--stop-grace', '1s'];
+  const server = await listening(procs.launch(args, process.env, { group: true }), 30_000);
+  await until(() => SIMULATION_KEY.test(server.out.stdout), 60_000, 'the simulated agent');
+  expect(server.out.stdout).toContain('simulated agents ready: 1 of 1\n');
+  return { ...server, key: SIMULATION_KEY.exec(server.out.stdout)![1]!, chatgpt: /chatgpt (http:\S+),/.exec(server.out.stdout)![1]! };
+}
+
+/** Ctrl-C: a clean stop, its `stopped:` line the last of its output. */
+async function stop(server: Running): Promise<string> {
+  ctrlC(server);
+  expect(await server.closed, server.out.stderr).toEqual({ code: 0, signal: null });
+  return /\nstopped: (.*)\n$/.exec(server.out.stdout)?.[1] ?? `no stopped: line in ${JSON.stringify(server.out.stdout)}`;
+}
+
+/** Whether the job's attempt has recorded where its answer can be found again. */
+function sent(dataDir: string, jobId: string): boolean {
+  const db = new Database(join(dataDir, 'simulator', 'chatbridge.db'), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT 1 FROM attempts WHERE job_id = ? AND sent_conversation IS NOT NULL`).get(jobId) !== undefined;
+  } finally {
+    db.close();
+  }
+}
+
+describe('serve --simulate stopped with Ctrl-C', () => {
+  it('stops cleanly three times during a 12 s answer, which is collected, not sent again: one attempt, one send', async () => {
+    const dir = procs.tempDir();
+    const prompt = 'A twelve-second answer, please [[sim:ms=12000]]';
+    let server = await simulation(dir);
+    const { key } = server;
+    const res = await fetch(`${server.url}/v1/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt, provider: 'chatgpt', wait: false }),
+    });
+    const id = ((await res.json()) as { id: string }).id;
+    await until(() => sent(dir, id), 30_000, 'the prompt sent');
+    expect(await stop(server)).toBe('1 answer still being written is collected from its conversation after the restart');
+
+    // Twice more while the answer is written: each run's collection is cut in turn.
+    for (let run = 2; run <= 3; run++) {
+      server = await simulation(dir);
+      expect(server.key).toBe(key);
+      expect(await stop(server)).toMatch(/^1 (answer still being written is collected from its conversation after the restart|running job ended within the grace)$/);
+    }
+
+    server = await simulation(dir);
+    const job = (await (await fetch(`${server.url}/v1/completions/${id}?wait=true`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+    expect(job).toMatchObject({ status: 'succeeded', attempts: 1, response: simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1) });
+    // The simulated site kept its log across the runs: the prompt was sent once.
+    const log = (await (await fetch(`${server.chatgpt}/__sim/log`)).json()) as { sends: { prompt: string }[] };
+    expect(log.sends.filter((s) => s.prompt === prompt)).toHaveLength(1);
+    expect(await stop(server)).toBe('no job was running');
+  }, 120_000);
+});
