@@ -7,6 +7,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,10 +70,10 @@ describe('commands that call the running server', () => {
   });
   afterAll(() => new Promise<void>((res) => impostor.close(() => res())));
 
-  const pretend = (dataDir: string, url: string) => {
+  const pretend = (dataDir: string, url: string, pid = process.pid) => {
     writeFileSync(join(dataDir, 'admin-token'), 'cba_the-real-token', { mode: 0o600 });
-    // A live pid (this test's), as when a pid was reused or the server died and another process took its port.
-    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url }));
+    // A live pid (this test's unless told), as when a pid was reused or the server died and another process took its port.
+    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid, url }));
   };
 
   it('status, admin-token and ask do not send the token to a listener that cannot prove it holds the data dir', async () => {
@@ -89,27 +90,40 @@ describe('commands that call the running server', () => {
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8')).toBe('cba_the-real-token');
   });
 
-  it('a stale server.json whose pid now belongs to another live process does not keep serve out', async () => {
+  it('a server.json whose pid is alive in another process (reused, or pid 1 in a container) is stale unless its server proves itself: serve says so and starts', async () => {
     // What answers at its address cannot prove it holds the data dir (another program took the port) ...
     const taken = procs.tempDir();
     pretend(taken, impostorUrl);
-    // ... or nothing answers there at all.
+    // ... or nothing answers there at all ...
     const closed = procs.tempDir();
     const gone = createServer();
     await new Promise<void>((res) => gone.listen(0, '127.0.0.1', res));
     const goneUrl = `http://127.0.0.1:${(gone.address() as { port: number }).port}`;
     await new Promise<void>((res) => gone.close(() => res()));
     pretend(closed, goneUrl);
-    for (const dataDir of [taken, closed]) {
-      const server = await serve(['--data-dir', dataDir]);
-      expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({ pid: server.child.pid, url: server.url });
-      // A second live instance on the data dir is still refused.
-      const second = await cli(['serve', '--port', '0', '--data-dir', dataDir]);
-      expect(second.code).toBe(2);
-      expect(second.stderr).toMatch(/already running/);
-      server.child.kill('SIGTERM');
-      expect(await server.closed).toEqual({ code: 0, signal: null });
-    }
+    // ... or what answers hangs up without a word ...
+    const silent = procs.tempDir();
+    const hangUp = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((res) => hangUp.listen(0, '127.0.0.1', res));
+    pretend(silent, `http://127.0.0.1:${(hangUp.address() as { port: number }).port}`);
+    // ... or pid 1, alive in every container, at a port fetch will not even try (9, discard).
+    const init = procs.tempDir();
+    pretend(init, 'http://127.0.0.1:9', 1);
+    // Side by side: each start takes a second or two.
+    await Promise.all(
+      [taken, closed, silent, init].map(async (dataDir) => {
+        const server = await serve(['--data-dir', dataDir]);
+        await expect.poll(() => server.out.stderr).toMatch(/^chatbridge: a stale server\.json \(pid \d+, http:\/\/127\.0\.0\.1:\d+\) was removed: /m);
+        expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({ pid: server.child.pid, url: server.url });
+        // A second live instance on the data dir is still refused.
+        const second = await cli(['serve', '--port', '0', '--data-dir', dataDir]);
+        expect(second.code).toBe(2);
+        expect(second.stderr).toMatch(/already running/);
+        server.child.kill('SIGTERM');
+        expect(await server.closed).toEqual({ code: 0, signal: null });
+      }),
+    );
+    hangUp.close();
   });
 
   it('nor to an address that is not loopback', async () => {
