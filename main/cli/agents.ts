@@ -164,12 +164,7 @@ async function requireServer(dataDir: string, forWhat: string): Promise<RunningS
 
 /** Calls the server's admin API; its refusals come back as a UsageError with the server's own words. */
 async function callJson<T = unknown>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await server.call(method, path, body);
-  } catch (error) {
-    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
-  }
+  const res = await server.call(method, path, body);
   if (res.status === 204) return undefined as T;
   const answer = (await res.json().catch(() => null)) as (T & Partial<ErrorEnvelope>) | null;
   if (!res.ok) throw new UsageError(answer?.error?.message ?? `ChatBridge answered HTTP ${res.status}.`);

@@ -84,10 +84,10 @@ export function provenConnection(origin: string, token: string, url: string, tim
       let answer = '';
       res.setEncoding('utf8').on('data', (chunk: string) => {
         answer += chunk;
-        if (answer.length > MAX_ANSWER) fail(new NotProven('its answer is not a proof', { kind: 'other' }));
+        if (answer.length > MAX_ANSWER) fail(noProof());
       });
       res.once('end', () => {
-        if (res.statusCode !== 200 || !proves(answer, token, nonce, url)) return fail(new NotProven('its answer is not a proof', { kind: 'other' }));
+        if (res.statusCode !== 200 || !proves(answer, token, nonce, url)) return fail(noProof());
         // A server that is stopping says so, and closes the connection after this answer.
         if (res.headers.connection === 'close') return fail(unreachable('it is closing its connections', false));
         clearTimeout(timer);
@@ -100,6 +100,7 @@ export function provenConnection(origin: string, token: string, url: string, tim
 }
 
 const unreachable = (message: string, refused: boolean) => new NotProven(message, { kind: 'unreachable', message, refused });
+const noProof = () => new NotProven("what answers there cannot prove it is this data dir's ChatBridge: nothing was sent to it", { kind: 'other' });
 
 function proves(answer: string, token: string, nonce: string, url: string): boolean {
   let proof: unknown;

@@ -7,14 +7,15 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
-import { scriptedHttp, type ScriptedHttp } from '../support/scripted-http.js';
+import { scriptedHttp } from '../support/scripted-http.js';
 import { until } from '../support/until.js';
 import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 const procs = trackProcesses('chatbridge-ask-');
-const closers: ScriptedHttp[] = [];
+const closers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c.close();
 });
@@ -138,6 +139,31 @@ describe('chatbridge ask', () => {
     const cancelled = await waiting.done;
     expect(cancelled.code).toBe(3);
     expect(cancelled.stderr).toContain(`${id} was cancelled.`);
+  });
+
+  it('a server stopped while ask waits: a listener that takes its port gets neither the admin token nor a key', async () => {
+    const { dir, server } = await service();
+    const waiting = ask(['[[hang]] the server stops under it', '--data-dir', dir]);
+    await until(() => /running on claude-1/.test(waiting.out.stderr), 10_000, 'the job to run');
+    server.child.kill('SIGKILL');
+    await server.closed;
+    // Any program may take the freed port: this one answers everything, the challenge with a
+    // made-up proof. Heard: ask's next try (after its back-off), up to the end of that connection
+    // or a request that carries a key, whichever comes first.
+    const heard: { url: string; authorization: string | undefined }[] = [];
+    await new Promise<void>((resolve) => {
+      const impostor = createServer((req, res) => {
+        heard.push({ url: req.url!, authorization: req.headers.authorization });
+        if (req.headers.authorization) resolve();
+        req.socket.once('close', resolve);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ proof: 'made-up-proof-of-the-right-length-xxxxxxxxxxx' }));
+      });
+      impostor.listen(Number(new URL(server.url).port), '127.0.0.1');
+      closers.push({ close: () => new Promise<void>((done) => impostor.close(() => done())) });
+    });
+    waiting.child.kill('SIGKILL');
+    expect(heard).toEqual([{ url: expect.stringMatching(/^\/admin\/v1\/proof\?nonce=/), authorization: undefined }]);
   });
 
   it('exit code 4 when the job timed out (its deadline passed)', async () => {

@@ -7,11 +7,14 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { once } from 'node:events';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, listening, trackProcesses, type Exit } from '../support/processes.js';
+import { runningServer } from '../../main/cli/server-client.js';
+import { serverProof } from '../../main/keys/admin-token.js';
 
 const procs = trackProcesses('chatbridge-cli-security-');
 let home = '';
@@ -132,6 +135,51 @@ describe('commands that call the running server', () => {
     const r = await cli(['status', '--data-dir', dataDir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not this machine's loopback/);
+  });
+});
+
+describe('calls to a proven server', () => {
+  it('go only over connections proven on themselves: once the server that proved itself is gone, the listener on its port gets no token', async () => {
+    const dataDir = procs.tempDir();
+    const token = `cba_${'t'.repeat(32)}`;
+    // Its first two connections answer the challenge as the data dir's server would; any later
+    // one is another program's that took the port, and makes its proof up.
+    const honest = 2;
+    const order = new WeakMap<Socket, number>();
+    const proven = new WeakSet<Socket>();
+    const tokenOnProven: boolean[] = [];
+    let url = '';
+    const listener = createServer((req, res) => {
+      const socket = req.socket;
+      if (req.url!.startsWith('/admin/v1/proof?')) {
+        const nonce = new URL(req.url!, url).searchParams.get('nonce')!;
+        if (order.get(socket)! <= honest) proven.add(socket);
+        return void res.end(JSON.stringify({ proof: proven.has(socket) ? serverProof(token, nonce, url) : serverProof('cba_made-up', nonce, url) }));
+      }
+      if (req.headers.authorization) tokenOnProven.push(proven.has(socket));
+      res.end(JSON.stringify({ agents: [] }));
+    });
+    let connections = 0;
+    listener.on('connection', (socket: Socket) => order.set(socket, ++connections));
+    await new Promise<void>((res) => listener.listen(0, '127.0.0.1', res));
+    url = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
+    writeFileSync(join(dataDir, 'admin-token'), token, { mode: 0o600 });
+    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: process.pid, url }));
+
+    const server = (await runningServer(dataDir))!;
+    expect((await server.call('GET', '/admin/v1/state')).status).toBe(200);
+    // The next call goes on the same connection, proven already.
+    expect((await server.call('GET', '/admin/v1/state')).status).toBe(200);
+    expect(tokenOnProven).toEqual([true, true]);
+    expect(connections).toBe(2);
+    // The server stops: its connections close, and another program listens at its address.
+    const [kept] = Object.values(server.connections.freeSockets).flat();
+    listener.closeAllConnections();
+    await once(kept!, 'close');
+    await expect(server.call('GET', '/admin/v1/state')).rejects.toThrow(/cannot prove it is this data dir's ChatBridge: nothing was sent to it/);
+    expect(connections).toBe(3);
+    expect(tokenOnProven).toHaveLength(2);
+    listener.close();
   });
 });
 
