@@ -1,6 +1,5 @@
 import { ChatBridgeClient, type ClientOptions } from '../client/index.js';
 import { resolveDataDir } from '../core/data-dir.js';
-import { readAdminToken } from '../core/runtime-files.js';
 import { UsageError } from './args.js';
 import { notRunning, serverOrSimulation, type RunningServer } from './server-client.js';
 import { CLI } from '../core/cli-name.js';
@@ -42,8 +41,7 @@ export function serviceClient(target: ServiceTarget, apiKey: string, options: Pa
 
 /**
  * A client for `chatbridge ask`, and the flag its hints carry (see serviceTarget): with
- * CHATBRIDGE_API_KEY, else (for the proven server of a data dir only) its admin token, which
- * whoever can read the file (its owner only) already holds.
+ * CHATBRIDGE_API_KEY, else (for the proven server of a data dir only) the command line's own key.
  */
 export async function askClient(
   dataDirFlag: string | undefined,
@@ -51,7 +49,18 @@ export async function askClient(
   options: Partial<ClientOptions> = {},
 ): Promise<{ client: ChatBridgeClient; flag: string }> {
   const target = await serviceTarget(dataDirFlag, env);
-  const apiKey = env.CHATBRIDGE_API_KEY || (target.server ? readAdminToken(target.server.dataDir) : null);
+  const apiKey = env.CHATBRIDGE_API_KEY || (target.server ? await commandLineKey(target.server) : null);
   if (!apiKey) throw new UsageError(`No API key: ${KEY_HINT}.`);
   return { client: serviceClient(target, apiKey, options), flag: target.flag };
+}
+
+/**
+ * The command line's own key, which the server makes once and keeps in its data folder:
+ * the jobs `ask` sends are the command line's in Usage, not the dashboard's, and what `ask`
+ * sends is a key of two scopes, never the admin token.
+ */
+async function commandLineKey(server: RunningServer): Promise<string> {
+  const res = await server.call('POST', '/admin/v1/keys/command-line');
+  if (!res.ok) throw new UsageError(`ChatBridge at ${server.url} gave no key for the command line (HTTP ${res.status}): restart it if it is older than this command line, or ${KEY_HINT}.`);
+  return ((await res.json()) as { secret: string }).secret;
 }

@@ -273,6 +273,7 @@ export class Service {
       usageReport: new UsageReport(storage.usageHistory, this.cluster, this.keys, clock),
       diagnostics,
       clock,
+      deviceName: () => this.deviceName,
     });
     this.adminToken = new AdminToken(dataDir);
     this.app = buildServer({

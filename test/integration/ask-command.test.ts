@@ -7,9 +7,11 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
+import { CLI, listening, runCommand, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
 import { scriptedHttp } from '../support/scripted-http.js';
 import { until } from '../support/until.js';
 import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
@@ -83,6 +85,30 @@ describe('chatbridge ask', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^echo\(agt_\w+#2\): And a stack\?\n$/);
     expect(CONVERSATION.exec(second.stderr)?.[1]).toBe(ref);
+  });
+
+  it("sends its jobs with the command line's own key: owner-only in the data folder, the same the next time, named so in usage; a revoked one is replaced", async () => {
+    const { dir, server } = await service();
+    const file = join(dir, 'command-line-key');
+    for (const prompt of ['one', 'two']) expect((await ask([prompt, '--data-dir', dir]).done).code).toBe(0);
+    const usage = async () => JSON.parse((await runCommand(['usage', '--by', 'key', '--json', '--data-dir', dir], dir)).stdout).groups;
+    const [row] = await usage();
+    expect(row).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'command line', figures: { jobs: 2, succeeded: 2 } });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(await api(server, secret, 'GET', '/v1/status')).toHaveProperty('queue');
+
+    // Revoked (in the dashboard, say): the next ask makes another and keeps that one.
+    const admin = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    await api(server, admin, 'DELETE', `/admin/v1/keys/${row.id}`);
+    expect((await ask(['three', '--data-dir', dir]).done).code).toBe(0);
+    const renewed = readFileSync(file, 'utf8').trim();
+    expect(renewed).not.toBe(secret);
+    expect((await api(server, secret, 'GET', '/v1/status')).error.code).toBe('UNAUTHORIZED');
+    expect((await usage()).map((g: { name: string; figures: { jobs: number } }) => [g.name, g.figures.jobs])).toEqual([
+      ['command line', 2],
+      ['command line', 1],
+    ]);
   });
 
   it('--model PROVIDER/VARIANT runs the job under that variant and says which model answered', async () => {
