@@ -104,6 +104,9 @@ chatbridge accounts disable ACCT_ID [--database URL]
   a role is missing: paste the output into a bug report after a site update.`,
   'admin-token': `chatbridge admin-token [--rotate]
   The dashboard link; --rotate makes a new token (open dashboards must reopen).`,
+  dashboard: `chatbridge dashboard
+  The dashboard link of the running server, signed in: serve prints it only on a terminal
+  (never to a log or a file, never in the hosted profile), since it holds the admin token.`,
   ask: `chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]
   Asks the running service one question and prints the answer; PROMPT - reads stdin.
   CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
@@ -165,6 +168,7 @@ Usage:
   chatbridge pause | resume
   chatbridge status [--json]
   chatbridge sites check [--provider P] [--send] [--json]   which cue finds each role on each agent's page
+  chatbridge dashboard                   the dashboard link (signed in) of the running server
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
   chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)

@@ -187,7 +187,7 @@ describe('chatbridge admin-token --rotate', () => {
   it('on a running server: the old link gets 401, the new one printed works', async () => {
     const dataDir = procs.tempDir();
     const server = await serve(['--data-dir', dataDir]);
-    const oldToken = /#token=(\S+)/.exec(server.out.stdout)![1]!;
+    const oldToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     const r = await cli(['admin-token', '--rotate', '--data-dir', dataDir]);
     expect(r.code, r.stderr).toBe(0);
     const link = /^dashboard: (\S+)$/m.exec(r.stdout)![1]!;
