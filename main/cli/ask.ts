@@ -5,7 +5,7 @@ import { askClient, KEY_HINT } from './connection.js';
 import { agentOf, Progress } from './progress.js';
 import { CLI } from '../core/cli-name.js';
 
-/** `chatbridge ask`'s exit codes (README "Command line"). */
+/** `chatbridge ask`'s exit codes (docs/cli.md). */
 export const ASK_EXIT = {
   answered: 0,
   /** The job failed (refused, provider errors, every attempt failed), or the service could not be reached. */

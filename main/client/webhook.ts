@@ -25,7 +25,7 @@ export class WebhookVerificationError extends Error {
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 /**
- * Checks a webhook delivery (README "Webhooks"; api.md "Webhook signature") and returns
+ * Checks a webhook delivery (docs/webhooks.md; api.md "Webhook signature") and returns
  * the job it carries. `rawBody` is the body exactly as received, before any JSON parsing:
  * the signature is HMAC-SHA256 with your signing secret over `<timestamp>.<raw body>`,
  * compared in constant time, and the timestamp must be within `toleranceSeconds` of now.

@@ -132,7 +132,7 @@ export class AccountQueues {
 }
 
 /**
- * Fairness between accounts (README "Hosted (Profile H)"): `jobs`, each account's in its
+ * Fairness between accounts (docs/hosted.md "Fairness"): `jobs`, each account's in its
  * own dispatch order, are dealt out one account at a time, starting with the account after
  * `lastServed`, so that each free agent takes the next job from the accounts with queued
  * work in turn and a busy account cannot starve the others. With one account (Profile F)

@@ -4,9 +4,10 @@ import type { IdGenerator } from '../core/ids.js';
 import type { VariantCatalog } from '../core/providers.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
+import { capsOf, HourlyCapGate } from './hourly-caps.js';
 import { variantName } from './variant-caps.js';
-import { HOUR_MS, type HourlyUsage, type UsageScope } from './hourly-usage.js';
-import type { AttemptEnd, AttemptRow, Claim, HourlyCaps, JobRow, StoreEvent } from '../core/jobs.js';
+import { HOUR_MS, type HourlyUsage } from './hourly-usage.js';
+import type { AttemptEnd, AttemptRow, Claim, JobRow, StoreEvent } from '../core/jobs.js';
 import type { JobStore } from './job-store.js';
 import { roundRobinByAccount } from './queue-order.js';
 import { attemptRecordFor, NOT_COLLECTED, whenTimeRunsOut } from './retry-policy.js';
@@ -96,7 +97,8 @@ export class Scheduler {
    */
   private readonly uncollected = new Map<string, { job: JobRow; attempt: AttemptRow }>();
   private deadlineTimer: { at: number; handle: TimerHandle } | null = null;
-  private capTimer: { at: number; handle: TimerHandle } | null = null;
+  /** The hourly caps this scheduler holds jobs to, and its wake-up when one frees a slot. */
+  private readonly caps: HourlyCapGate;
   /** The account whose job was dispatched last: the next round starts with the account after it. */
   private lastServed: string | null | undefined = undefined;
   /**
@@ -109,7 +111,7 @@ export class Scheduler {
   constructor(
     private readonly store: JobStore,
     private readonly pool: AgentPool,
-    private readonly usage: HourlyUsage,
+    usage: HourlyUsage,
     private readonly rotation: RotationPicker,
     private readonly settings: () => Settings,
     private readonly clock: Clock,
@@ -122,6 +124,7 @@ export class Scheduler {
     private readonly variants: VariantCatalog = () => [],
   ) {
     this.rounds = new OneAtATime(() => this.dispatchRound(), onError, 'turn');
+    this.caps = new HourlyCapGate(usage, pool, clock, () => this.wake());
     pool.onChange(() => this.wake());
     store.onEvent((event) => this.onStoreEvent(event));
   }
@@ -187,39 +190,19 @@ export class Scheduler {
     return this.pool.list().filter((a) => matches(a, job));
   }
 
-  /**
-   * Whether `agent` could take one more job under its own, its provider's and the global cap,
-   * counting the dispatches `planned` in the round under way besides those recorded.
-   */
+  /** Whether `agent` could take one more job under every hourly cap (HourlyCapGate.underCaps). */
   underCaps(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings(), planned: readonly AgentRecord[] = []): boolean {
-    const inScope = (scope: UsageScope) =>
-      planned.filter((p) => scope === 'global' || ('agentId' in scope ? p.id === scope.agentId : 'provider' in scope && p.provider === scope.provider)).length;
-    const fits = (scope: UsageScope, cap: number | null) => this.usage.allows(scope, cap, inScope(scope));
-    const caps = capsOf(agent, settings);
-    return fits({ agentId: agent.id }, caps.agent) && fits({ provider: agent.provider }, caps.provider) && fits('global', caps.global);
+    return this.caps.underCaps(agent, settings, planned);
   }
 
-  /**
-   * The hourly cap of the variant `job` asks for when it is used up, counting the starts of
-   * it `planned` in the round under way, with when its next slot frees (null: not by itself,
-   * a cap of 0); null while there is room, or no cap.
-   */
+  /** The hourly cap of the variant `job` asks for when it is used up (HourlyCapGate.variantCapped). */
   variantCapped(job: JobConstraint, settings = this.settings(), planned = 0): { variant: string; cap: number; frees: number | null } | null {
-    const variant = job.req_provider ? variantName(job.req_provider, job.variant) : null;
-    const cap = variant === null ? undefined : settings.variantCaps[variant];
-    if (variant === null || cap === undefined || this.usage.allows({ variant }, cap, planned)) return null;
-    return { variant, cap, frees: this.usage.nextSlotAt({ variant }, cap) };
+    return this.caps.variantCapped(job.req_provider, job.variant, settings, planned);
   }
 
   /** When `agent` is under every cap again: null while it is (or no cap holds it). */
   capsFreeAt(agent: Pick<AgentRecord, 'id' | 'provider' | 'cap_per_hour'>, settings = this.settings()): number | null {
-    const caps = capsOf(agent, settings);
-    const slots = [
-      this.usage.nextSlotAt({ agentId: agent.id }, caps.agent),
-      this.usage.nextSlotAt({ provider: agent.provider }, caps.provider),
-      this.usage.nextSlotAt('global', caps.global),
-    ].filter((s): s is number => s !== null);
-    return slots.length > 0 ? Math.max(...slots) : null;
+    return this.caps.freeAt(agent, settings);
   }
 
   /**
@@ -235,7 +218,7 @@ export class Scheduler {
   async stop(graceMs = 0): Promise<StopReport> {
     this.stopped = true;
     this.deadlineTimer?.handle.cancel();
-    this.capTimer?.handle.cancel();
+    this.caps.stop();
     await this.rounds.idle();
     const under = this.running.size;
     await this.grace(graceMs);
@@ -331,7 +314,7 @@ export class Scheduler {
         this.track(this.runAttempt(job, agent));
       }
     }
-    if (blockedByCap) this.armCapWake(settings);
+    if (blockedByCap) this.caps.wakeWhenFree(settings);
   }
 
   /**
@@ -552,37 +535,11 @@ export class Scheduler {
     const next = await this.store.nextDeadline();
     if (next !== null) this.armDeadline(next);
   }
-
-  /** Some job waits only for an hourly cap: wake when the earliest full cap frees a slot. */
-  private armCapWake(settings: Settings): void {
-    const slots: (number | null)[] = [this.usage.nextSlotAt('global', settings.globalCap)];
-    for (const a of this.pool.list()) {
-      slots.push(this.usage.nextSlotAt({ agentId: a.id }, a.cap_per_hour));
-      slots.push(this.usage.nextSlotAt({ provider: a.provider }, settings.providerCaps[a.provider]));
-    }
-    for (const [variant, cap] of Object.entries(settings.variantCaps)) slots.push(this.usage.nextSlotAt({ variant }, cap));
-    const at = Math.min(...slots.filter((s): s is number => s !== null));
-    if (!Number.isFinite(at) || (this.capTimer && this.capTimer.at <= at && this.capTimer.at > this.clock.now())) return;
-    this.capTimer?.handle.cancel();
-    this.capTimer = {
-      at,
-      handle: this.clock.setTimer(() => {
-        this.capTimer = null;
-        this.wake();
-      }, at - this.clock.now()),
-    };
-  }
 }
 
 /** What went wrong in an agent, typed: anything but an AgentFailure is the agent lost. */
 function agentFailure(error: unknown): AgentFailure {
   return error instanceof AgentFailure ? error : new AgentFailure('agent_lost', error instanceof Error ? error.message : String(error));
-}
-
-/** The caps a start on `agent` counts against, and that of the job's `variant` (provider/variant) if it asks for one. */
-function capsOf(agent: Pick<AgentRecord, 'provider' | 'cap_per_hour'>, settings: Settings, variant: string | null = null): HourlyCaps {
-  const caps = { agent: agent.cap_per_hour, provider: settings.providerCaps[agent.provider] ?? null, global: settings.globalCap };
-  return variant ? { ...caps, variant: settings.variantCaps[variant] ?? null } : caps;
 }
 
 /** What a refused variant's attempt records (the agent's words and the ids offered): the job's 502 says it when no other agent may offer the variant. */

@@ -1,7 +1,7 @@
 /**
  * Webhooks through real processes: the service (dist/test/support/scripted-server.js)
- * trusting a self-signed receiver through NODE_EXTRA_CA_CERTS as the README says, the
- * README's own receiver example, the `webhooks` commands against a running server, and a
+ * trusting a self-signed receiver through NODE_EXTRA_CA_CERTS as docs/webhooks.md says, the
+ * receiver example of docs/webhooks.md, the `webhooks` commands against a running server, and a
  * SIGKILL while an attempt is in flight.
  *
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
@@ -134,13 +134,13 @@ const hmac = (secret: string, timestamp: number | string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 
 /**
- * The receiver example of the README, as written there, in `dir` as a project of its own
+ * The receiver example of docs/webhooks.md, as written there, in `dir` as a project of its own
  * with chatbridge installed (node_modules/chatbridge: this package, as npm would link it).
  */
 function writeReadmeReceiver(dir: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((code) => code.includes('verifyWebhook('));
-  if (!block) throw new Error('No receiver example in README.md');
+  const page = readFileSync(join(ROOT, 'docs', 'webhooks.md'), 'utf8');
+  const block = [...page.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).find((code) => code.includes('verifyWebhook('));
+  if (!block) throw new Error('No receiver example in docs/webhooks.md');
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(ROOT, join(dir, 'node_modules', 'chatbridge'), 'dir');
   writeFileSync(join(dir, 'receiver.mjs'), block);
@@ -150,7 +150,7 @@ function writeReadmeReceiver(dir: string): string {
 // ---------------------------------------------------------------------------------------
 
 describe('webhooks between real processes', () => {
-  it("the README's receiver verifies what a server trusting it through NODE_EXTRA_CA_CERTS sends, and refuses forgeries", async () => {
+  it("the receiver of docs/webhooks.md verifies what a server trusting it through NODE_EXTRA_CA_CERTS sends, and refuses forgeries", async () => {
     const { dir, key, secret } = await setUp();
     const receiver = launch([writeReadmeReceiver(cert.dir)], { cwd: cert.dir, env: { CHATBRIDGE_WEBHOOK_SECRET: secret, PORT: '0' } });
     const hookBase = await listening(receiver);

@@ -1,7 +1,9 @@
 /**
- * The real captured pages of the live sites (`../shared/real-pages/` beside the repository,
- * NOTICE.md there): what each one shows, and how to open one in Chromium as the site would
- * serve it, with the page helpers in it and every other request refused.
+ * The real captured pages of the live sites, kept outside the repository (their licences
+ * differ: the folder's own NOTICE.md lists each page's source and licence) in
+ * `../shared/real-pages/` beside it: what each one shows, and how to open one in Chromium as
+ * the site would serve it, with the page helpers in it and every other request refused. A
+ * clone without the folder skips these tests with one line saying so (describeWithCaptures).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -54,7 +56,7 @@ export interface Capture {
   formula?: string;
 }
 
-/** What NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
+/** What the captures folder's NOTICE.md says each capture shows. A capture that is not listed here fails the suite until it is. */
 export const CAPTURES: readonly Capture[] = [
   { provider: 'chatgpt', file: 'chatgpt/ai-rag-document-assistant-2026-05-21.html', composer: true, loggedOut: true, streaming: false, turns: 8, userTurns: 8, layout: 'section' },
   { provider: 'chatgpt', file: 'chatgpt/obsidian-ai-exporter-chat-simple-2026-02-27.html', composer: true, loggedOut: false, streaming: false, turns: 6, userTurns: 5, layout: 'article' },

@@ -90,7 +90,7 @@ export async function startPostgres({ durable = false, maxConnections = 60 }: Pg
 
 /**
  * A new database (`t_<random>`) in the cluster at `adminUrl`, as a postgres:// URL: empty, or
- * a copy of `template`. Closed to other roles, as the README asks of a database ChatBridge
+ * a copy of `template`. Closed to other roles, as docs/postgresql.md asks of a database ChatBridge
  * serves on (a copy does not keep its template's grants): a test of what another role can do
  * grants it the right to connect.
  */

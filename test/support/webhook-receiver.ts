@@ -1,6 +1,6 @@
 /**
  * A real HTTPS webhook receiver on loopback for tests and benchmarks, with a self-signed
- * certificate made by the `openssl` binary (the command the README gives), and the
+ * certificate made by the `openssl` binary (the command docs/webhooks.md gives), and the
  * receiver's side of the signature check.
  */
 import { execFileSync } from 'node:child_process';
