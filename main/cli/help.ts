@@ -50,7 +50,7 @@ export const COMMAND_HELP: Record<string, string> = {
   agents: `chatbridge agents list [--json]
 chatbridge agents add PROVIDER [--name NAME]
 chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
-chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
+chatbridge agents set ID [--pause 20s|default] [--proxy URL|none [--proxy-password-file FILE]]
   The agents: one logged-in chat account each. Providers: ${PROVIDERS.join(', ')}.
   list     every agent with its state (live states from the running server)
   add      a new agent; the running server opens its browser at the provider's login page:
@@ -58,7 +58,9 @@ chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
   rename   a new display name
   set      guardrails against bans: --pause, its least pause between jobs (jitter adds up to
            half again; default: chatbridge settings pause); --proxy, its browser's egress,
-           http://, https:// or socks5://host:port (http(s) may carry user:password@); its
+           http://, https:// or socks5://host:port; an http(s) proxy may name a user
+           (http://USER@host:port), its password read from --proxy-password-file FILE
+           (first line) or CHATBRIDGE_PROXY_PASSWORD, never from the command line; its
            browser restarts with it
   pause    takes no jobs until enabled (a running job finishes)
   enable   takes jobs again

@@ -690,7 +690,12 @@ describe('chatbridge agents', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     const view = async () => ((await api(server.url, token, 'GET', '/admin/v1/state')).body as { agents: { id: string; pause_ms: number | null; proxy: string | null }[] }).agents.find((a) => a.id === id)!;
 
-    const set = await ok(['agents', 'set', id, '--pause', '25s', '--proxy', 'http://alice:hunter22@10.0.0.2:3128', '--data-dir', dir]);
+    // A password never comes on the command line (ps, shell history): refused, nothing stored.
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://alice:hunter22@10.0.0.2:3128', '--data-dir', dir]), /--proxy: a password on the command line is seen by every user.*--proxy-password-file FILE.*CHATBRIDGE_PROXY_PASSWORD/);
+    expect((await view()).proxy).toBeNull();
+    const passwordFile = join(dir, 'proxy-password');
+    writeFileSync(passwordFile, 'hunter22\n');
+    const set = await ok(['agents', 'set', id, '--pause', '25s', '--proxy', 'http://alice@10.0.0.2:3128', '--proxy-password-file', passwordFile, '--data-dir', dir]);
     expect(set.stdout).toBe(`${id} pauses at least 25 s between jobs.\n${id} goes through http://a…:••••@10.0.0.2:3128; a running server restarts its browser.\n`);
     await withinOneSecond('the pause and the proxy', set.endedAt, async () => {
       const a = await view();
@@ -700,6 +705,11 @@ describe('chatbridge agents', () => {
     expect(listed).toMatch(/pause 25 s {2}proxy http:\/\/a…:••••@10\.0\.0\.2:3128/);
     expect(listed).not.toContain('hunter22');
 
+    // The environment's password (its encoding into the stored URL: test/unit/proxy-option.test.ts).
+    await ok(['agents', 'set', id, '--proxy', 'http://bob@10.0.0.3:3128', '--data-dir', dir], { CHATBRIDGE_PROXY_PASSWORD: 'p@ss:word' });
+    await withinOneSecond('the proxy from the environment', Date.now(), async () => (await view()).proxy === 'http://b…:••••@10.0.0.3:3128');
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://10.0.0.2:3128', '--proxy-password-file', passwordFile, '--data-dir', dir]), /--proxy-password-file: the proxy names no user/);
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://alice@10.0.0.2:3128', '--proxy-password-file', join(dir, 'nothing-here'), '--data-dir', dir]), /--proxy-password-file: cannot read .*nothing-here \(ENOENT\)/);
     expectUsageError(await cli(['agents', 'set', id, '--proxy', 'socks5://u:hunter22@h:1080', '--data-dir', dir]), /--proxy: Chromium cannot log in to a SOCKS5 proxy/);
     expectUsageError(await cli(['agents', 'set', id, '--pause', 'soon', '--data-dir', dir]), /--pause takes a pause such as 20s/);
     expectUsageError(await cli(['agents', 'set', id, '--data-dir', dir]), /agents set ID \[--pause/);
