@@ -4,7 +4,8 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { commandDataDir } from './command-data-dir.js';
 import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
-import { BadProxy, maskProxy, parseProxy } from '../core/proxy.js';
+import { maskProxy } from '../core/proxy.js';
+import { proxyOption } from './proxy-option.js';
 import { AgentPool } from '../queue/agent-pool.js';
 import { withDb } from './account.js';
 import { parse, parsePause, UsageError } from './args.js';
@@ -64,13 +65,16 @@ export async function agents(args: string[]): Promise<void> {
       return out(`${id} is now "${name}".`);
     }
     case 'set': {
-      const { values, positionals } = parse(rest, { ...DATA_DIR, pause: { type: 'string' }, proxy: { type: 'string' } }, 1);
+      const { values, positionals } = parse(rest, { ...DATA_DIR, pause: { type: 'string' }, proxy: { type: 'string' }, 'proxy-password-file': { type: 'string' } }, 1);
       const id = positionals[0];
       if (!id || (values.pause === undefined && values.proxy === undefined)) {
-        throw new UsageError(`Use: ${CLI} agents set ID [--pause 20s|default] [--proxy URL|none]`);
+        throw new UsageError(`Use: ${CLI} agents set ID [--pause 20s|default] [--proxy URL|none [--proxy-password-file FILE]]`);
+      }
+      if (values['proxy-password-file'] !== undefined && (values.proxy === undefined || values.proxy === 'none')) {
+        throw new UsageError('--proxy-password-file goes with --proxy USER@HOST:PORT.');
       }
       const pause = values.pause === undefined ? undefined : values.pause === 'default' ? null : parsePause(values.pause, '--pause');
-      const proxy = values.proxy === undefined ? undefined : values.proxy === 'none' ? null : checkedProxy(values.proxy);
+      const proxy = values.proxy === undefined ? undefined : values.proxy === 'none' ? null : proxyOption(values.proxy, values['proxy-password-file'], process.env);
       changeRow(values['data-dir'], id, (pool) => {
         if (pause !== undefined) pool.setPause(id, pause);
         if (proxy !== undefined) pool.setProxy(id, proxy);
@@ -145,16 +149,6 @@ function listLine(a: Listed, now = Date.now()): string {
   return [`${a.id}  ${a.provider.padEnd(10)} ${state.padEnd(12)} "${a.name}"`, ...extra].join('  ');
 }
 
-function checkedProxy(text: string): string {
-  try {
-    parseProxy(text);
-  } catch (error) {
-    if (error instanceof BadProxy) throw new UsageError(`--proxy: ${error.message}`);
-    throw error;
-  }
-  return text.trim();
-}
-
 /** The running server, or a one-line error that says how to start it. */
 async function requireServer(dataDir: string, forWhat: string): Promise<RunningServer> {
   const server = await runningServer(dataDir);
@@ -164,12 +158,7 @@ async function requireServer(dataDir: string, forWhat: string): Promise<RunningS
 
 /** Calls the server's admin API; its refusals come back as a UsageError with the server's own words. */
 async function callJson<T = unknown>(server: RunningServer, method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await server.call(method, path, body);
-  } catch (error) {
-    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
-  }
+  const res = await server.call(method, path, body);
   if (res.status === 204) return undefined as T;
   const answer = (await res.json().catch(() => null)) as (T & Partial<ErrorEnvelope>) | null;
   if (!res.ok) throw new UsageError(answer?.error?.message ?? `ChatBridge answered HTTP ${res.status}.`);

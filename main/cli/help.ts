@@ -50,7 +50,7 @@ export const COMMAND_HELP: Record<string, string> = {
   agents: `chatbridge agents list [--json]
 chatbridge agents add PROVIDER [--name NAME]
 chatbridge agents rename ID NAME | pause ID | enable ID | remove ID | check ID
-chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
+chatbridge agents set ID [--pause 20s|default] [--proxy URL|none [--proxy-password-file FILE]]
   The agents: one logged-in chat account each. Providers: ${PROVIDERS.join(', ')}.
   list     every agent with its state (live states from the running server)
   add      a new agent; the running server opens its browser at the provider's login page:
@@ -58,7 +58,9 @@ chatbridge agents set ID [--pause 20s|default] [--proxy URL|none]
   rename   a new display name
   set      guardrails against bans: --pause, its least pause between jobs (jitter adds up to
            half again; default: chatbridge settings pause); --proxy, its browser's egress,
-           http://, https:// or socks5://host:port (http(s) may carry user:password@); its
+           http://, https:// or socks5://host:port; an http(s) proxy may name a user
+           (http://USER@host:port), its password read from --proxy-password-file FILE
+           (first line) or CHATBRIDGE_PROXY_PASSWORD, never from the command line; its
            browser restarts with it
   pause    takes no jobs until enabled (a running job finishes)
   enable   takes jobs again
@@ -104,6 +106,9 @@ chatbridge accounts disable ACCT_ID [--database URL]
   a role is missing: paste the output into a bug report after a site update.`,
   'admin-token': `chatbridge admin-token [--rotate]
   The dashboard link; --rotate makes a new token (open dashboards must reopen).`,
+  dashboard: `chatbridge dashboard
+  The dashboard link of the running server, signed in: serve prints it only on a terminal
+  (never to a log or a file, never in the hosted profile), since it holds the admin token.`,
   ask: `chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]
   Asks the running service one question and prints the answer; PROMPT - reads stdin.
   CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
@@ -165,6 +170,7 @@ Usage:
   chatbridge pause | resume
   chatbridge status [--json]
   chatbridge sites check [--provider P] [--send] [--json]   which cue finds each role on each agent's page
+  chatbridge dashboard                   the dashboard link (signed in) of the running server
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
   chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)

@@ -47,6 +47,8 @@ export async function main(argv: string[]): Promise<void> {
         return;
       case 'admin-token':
         return await (await import('./admin-token.js')).adminTokenCommand(args);
+      case 'dashboard':
+        return await (await import('./admin-token.js')).dashboard(args);
       case 'ask':
         process.exitCode = await (await import('./ask.js')).ask(args);
         return;

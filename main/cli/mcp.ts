@@ -1,8 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ChatBridgeClient } from '../client/index.js';
 import { mcpServer } from '../mcp/server.js';
 import { parse, parseDuration, UsageError } from './args.js';
-import { KEY_HINT, serviceTarget } from './connection.js';
+import { KEY_HINT, serviceClient, serviceTarget } from './connection.js';
 
 /**
  * `chatbridge mcp`: a Model Context Protocol server on stdin/stdout for coding agents,
@@ -15,8 +14,8 @@ export async function mcp(args: string[]): Promise<void> {
   if (!apiKey) throw new UsageError(`No API key: ${KEY_HINT} in the MCP server's environment.`);
   const maxWaitMs = values['max-wait'] === undefined ? 300_000 : parseDuration(values['max-wait']);
   const server = mcpServer({
-    // Found again on each call (the service may have restarted on another port), and proven before the key goes there.
-    connect: async () => new ChatBridgeClient({ baseUrl: (await serviceTarget(values['data-dir'], process.env, false)).url, apiKey }),
+    // Found again on each call (the service may have restarted on another port), the key sent only on connections proven to reach it.
+    connect: async () => serviceClient(await serviceTarget(values['data-dir'], process.env), apiKey),
     maxWaitMs,
   });
   const transport = new StdioServerTransport();

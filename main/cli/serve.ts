@@ -12,6 +12,7 @@ import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
 import { parse, parseGrace, parsePort, UsageError } from './args.js';
 import { simulationKey } from './simulation-key.js';
+import { printsDashboardLink } from './admin-token.js';
 import { DEFAULT_STOP_GRACE_MS, stopOnSignals } from './stop-signals.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { isProfileName, PROFILE_NAMES } from '../core/profile-name.js';
@@ -84,10 +85,13 @@ export async function serve(args: string[]): Promise<void> {
   stopOnSignals(service, graceMs, closers);
   const siteNotes = (note: { level: 'info' | 'warn'; message: string }) => service.log.add(note.level, 'service', note.message);
   // One write, so a reader that waits for the first line also has the others.
-  const token = adminToken(dataDir);
-  const notice = simulate || !api ? null : noAccountNotice(service.pool, `${service.baseUrl}/#/agents/add&token=${token}`);
+  const token = printsDashboardLink(process.stdout, profile) ? adminToken(dataDir) : null;
+  const notice = simulate || !api ? null : noAccountNotice(service.pool, token && `${service.baseUrl}/#/agents/add&token=${token}`);
   const device = database ? `device ${service.deviceName} on the shared database\n` : '';
-  const where = api ? `listening on ${service.baseUrl}\ndashboard: ${service.baseUrl}/#token=${token}\n` : 'running agents only (--no-api): no HTTP\n';
+  const dashboard = token
+    ? `${service.baseUrl}/#token=${token}`
+    : `${CLI} dashboard${dataDir === resolveDataDir(undefined) ? '' : ` --data-dir ${dataDir}`} prints its link (not written here: it holds the admin token)`;
+  const where = api ? `listening on ${service.baseUrl}\ndashboard: ${dashboard}\n` : 'running agents only (--no-api): no HTTP\n';
   process.stdout.write(`${where}${device}${notice ? `${notice}\n` : ''}`);
   if (remote) {
     const warning =

@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
+import type { Agent } from 'node:http';
+import { send } from '../client/http.js';
 import { simulationDir } from '../core/data-dir.js';
 import { adminToken, readServerInfo } from '../core/runtime-files.js';
+import { ProvenConnections } from '../keys/proven-connections.js';
 import { checkServer } from '../keys/server-proof.js';
 import { UsageError } from './args.js';
 
@@ -9,7 +12,15 @@ export interface RunningServer {
   url: string;
   /** The data dir it serves: `serve --simulate` serves `<data dir>/simulator`. */
   dataDir: string;
-  /** `body`, if given, goes as JSON; the call gives up after `timeoutMs`. */
+  /**
+   * The connections to it, each proven on itself before anything goes on it (ProvenConnections):
+   * `call` goes over them, and so does a client of its /v1 API given them.
+   */
+  connections: Agent;
+  /**
+   * `body`, if given, goes as JSON; the call gives up after `timeoutMs`. No answer (or no
+   * proof on a new connection) is a UsageError saying so.
+   */
   call(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<Response>;
   /** The dashboard at a page (`/agents/add`), signed in through the link's fragment. */
   dashboardLink(route: string): string;
@@ -19,7 +30,7 @@ export interface RunningServer {
  * Finds the server of `dataDir` and checks, before the admin token goes anywhere, that the
  * process named in server.json is alive and that what answers at its address proves it
  * holds this data dir's admin token (checkServer). Every command that calls the running
- * server goes through here.
+ * server goes through here, and every call after over connections proven the same way.
  */
 export async function runningServer(dataDir: string): Promise<RunningServer | null> {
   const info = readServerInfo(dataDir);
@@ -37,16 +48,22 @@ export async function runningServer(dataDir: string): Promise<RunningServer | nu
       );
   }
   const { reach } = check;
+  const connections = new ProvenConnections(token, info.url);
   return {
     url: info.url,
     dataDir,
-    call: (method, path, body, timeoutMs = 30_000) =>
-      fetch(`${reach}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      }),
+    connections,
+    call: async (method, path, body, timeoutMs = 30_000) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const signal = AbortSignal.timeout(timeoutMs);
+      const call = { method, headers, signal, idleTimeoutMs: timeoutMs, agent: connections };
+      const answer = await send(new URL(path, reach), body === undefined ? call : { ...call, body: JSON.stringify(body) }).catch((error: Error) => {
+        throw new UsageError(signal.aborted ? `ChatBridge at ${info.url} did not answer ${method} ${path} in ${timeoutMs / 1000} s.` : error.message);
+      });
+      // A web Response, as fetch gave: the commands read it the same way.
+      return new Response(answer.body === '' ? null : answer.body, { status: answer.status });
+    },
     dashboardLink: (route) => `${info.url}/#${route}&token=${token}`,
   };
 }

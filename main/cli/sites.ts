@@ -89,12 +89,7 @@ export function renderCheck(name: string, c: SiteCheckView): string {
 }
 
 async function callJson<T>(server: RunningServer, method: string, path: string): Promise<T> {
-  let res: Response;
-  try {
-    res = await server.call(method, path);
-  } catch (error) {
-    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
-  }
+  const res = await server.call(method, path);
   if (!res.ok) throw new UsageError(`ChatBridge at ${server.url} answered HTTP ${res.status} to ${path}.`);
   return (await res.json()) as T;
 }

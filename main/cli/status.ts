@@ -12,14 +12,9 @@ export async function status(args: string[]): Promise<void> {
   const dataDir = resolveDataDir(values['data-dir']);
   const server = await serverOrSimulation(dataDir);
   if (!server) throw notRunning(dataDir, `Start it: ${CLI} serve`);
-  let report: Status;
-  try {
-    const res = await server.call('GET', '/v1/status');
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    report = (await res.json()) as Status;
-  } catch (error) {
-    throw new UsageError(`Could not reach ChatBridge at ${server.url}: ${(error as Error).message}`);
-  }
+  const res = await server.call('GET', '/v1/status');
+  if (!res.ok) throw new UsageError(`ChatBridge at ${server.url} answered HTTP ${res.status} to GET /v1/status.`);
+  const report = (await res.json()) as Status;
   if (values.json) return void process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   const simulation = server.dataDir === dataDir ? '' : `The simulation (serve --simulate); for other commands: --data-dir ${server.dataDir}\n`;
   process.stdout.write(`${simulation}${renderStatus(report)}`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Agent } from 'node:http';
 import { backoffMs, retryAfterMs } from './backoff.js';
 import { realClock, sleep, type ClientClock } from './clock.js';
 import { ChatBridgeError, NETWORK_ERROR } from './errors.js';
@@ -32,6 +33,8 @@ export interface ClientOptions {
   random?: () => number;
   /** Makes the Idempotency-Key of a submission the caller gave none for. */
   newIdempotencyKey?: () => string;
+  /** The node:http Agent its requests connect through (keep-alive pools; the command line's proven connections). */
+  agent?: Agent;
 }
 
 export interface CallOptions {
@@ -264,6 +267,7 @@ export class ChatBridgeClient {
       body: exchange.body === undefined ? undefined : JSON.stringify(exchange.body),
       signal: exchange.signal,
       idleTimeoutMs: this.idleTimeoutMs,
+      agent: this.options.agent,
     });
     const parsed = parseJson(answer.body);
     if (answer.status >= 200 && answer.status < 300 && parsed !== undefined) return parsed as T;

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ChatBridgeError, NETWORK_ERROR } from './errors.js';
 
@@ -15,6 +15,8 @@ export interface HttpCall {
   signal?: AbortSignal;
   /** A socket silent this long is given up (a network failure): above the service's 600 s hold. */
   idleTimeoutMs: number;
+  /** The connections to use; node:http's global agent when not given. */
+  agent?: Agent;
 }
 
 /**
@@ -26,7 +28,7 @@ export function send(url: URL, call: HttpCall): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     if (call.signal?.aborted) return reject(call.signal.reason);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(url, { method: call.method, headers: call.headers, timeout: call.idleTimeoutMs });
+    const req = request(url, { method: call.method, headers: call.headers, timeout: call.idleTimeoutMs, agent: call.agent });
     const onAbort = () => req.destroy(call.signal!.reason);
     call.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = () => call.signal?.removeEventListener('abort', onAbort);

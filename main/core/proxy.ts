@@ -50,6 +50,12 @@ export function parseProxy(text: string): ProxySetting {
   return { scheme: scheme as ProxySetting['scheme'], host: name, port, server: `${scheme}://${name}:${port}`, username, password };
 }
 
+/** The proxy's URL as it is stored, its user name and password percent-encoded: parseProxy reads it back as it is. */
+export function proxyUrl(p: ProxySetting): string {
+  const credentials = p.username === null ? '' : `${encodeURIComponent(p.username)}${p.password === null ? '' : `:${encodeURIComponent(p.password)}`}@`;
+  return `${p.scheme}://${credentials}${p.host}:${p.port}`;
+}
+
 /** The proxy as it may be shown or logged: the password never, the user name's first letter only. */
 export function maskProxy(text: string): string {
   try {

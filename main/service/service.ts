@@ -11,7 +11,7 @@ import { secureDataDir } from '../core/data-dir.js';
 import { randomIds, type IdGenerator } from '../core/ids.js';
 import { VERSION } from '../core/package-root.js';
 import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from '../core/runtime-files.js';
-import { checkServer } from '../keys/server-proof.js';
+import { proveServer, reachableUrl } from '../keys/server-proof.js';
 import { SetAsideJobs } from '../queue/set-aside-jobs.js';
 import { AdminToken } from '../keys/admin-token.js';
 import { ServiceMetrics } from '../metrics/service-metrics.js';
@@ -73,20 +73,22 @@ export interface ServiceOptions {
 }
 
 /**
- * A second server on one data dir is refused while the first one may still run. A
- * server.json left by a crash, whose pid now belongs to another live process (after a
- * reboot, say), is stale when nothing listens at its address any more, or what does cannot
- * prove it holds the data dir's admin token (as the command line checks it): it is removed.
- * A server that is slow to answer, or listens off loopback, is given the benefit of the doubt.
+ * A second server on one data dir is refused, but only while the server a server.json names
+ * proves it holds the data dir's admin token (the challenge carries nothing secret, so it is
+ * asked at any address). Anything else makes the file stale, and it is removed with a word
+ * (`onWarning`): a pid reused after a reboot or in a container (pid 1) is alive, but nothing
+ * that is not the server can answer for it.
  */
-async function refuseIfServed(dataDir: string): Promise<void> {
+async function refuseIfServed(dataDir: string, onWarning: ((line: string) => void) | undefined): Promise<void> {
   const running = readServerInfo(dataDir);
   if (!running || running.pid === process.pid) return;
   const token = readAdminToken(dataDir);
-  const check = token ? await checkServer(running, token) : null;
-  const stale = check?.kind === 'other' || (check?.kind === 'unreachable' && check.refused);
-  if (!stale) throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
+  const reach = reachableUrl(running.url);
+  const check = token && reach ? await proveServer(reach, running, token) : null;
+  if (check?.kind === 'proven') throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
   removeServerInfo(dataDir, running.pid);
+  const why = !check ? 'it names no server this data dir can check' : check.kind === 'unreachable' ? `nothing there answers (${check.message})` : 'what answers there is not this data dir\'s ChatBridge';
+  onWarning?.(`a stale server.json (pid ${running.pid}, ${running.url}) was removed: ${why}.`);
 }
 
 /**
@@ -271,6 +273,7 @@ export class Service {
       usageReport: new UsageReport(storage.usageHistory, this.cluster, this.keys, clock),
       diagnostics,
       clock,
+      deviceName: () => this.deviceName,
     });
     this.adminToken = new AdminToken(dataDir);
     this.app = buildServer({
@@ -298,7 +301,7 @@ export class Service {
    * deliveries where their schedule stands, and listens.
    */
   static async start(options: ServiceOptions): Promise<Service> {
-    await refuseIfServed(options.dataDir);
+    await refuseIfServed(options.dataDir, options.onWarning);
     const clock = options.clock ?? systemClock;
     const privacyWarning = secureDataDir(options.dataDir);
     const profile = options.profile ?? 'personal';

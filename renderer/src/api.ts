@@ -92,7 +92,7 @@ export interface AdminApi {
 }
 
 export const NOT_RUNNING = 'ChatBridge is not answering. Check that `chatbridge serve` (or the desktop app) is still running.';
-export const LINK_REJECTED = 'This dashboard link is no longer accepted. Open the current one: `chatbridge admin-token` prints it.';
+export const LINK_REJECTED = 'This dashboard link is no longer accepted. Open the current one: `chatbridge dashboard` prints it.';
 
 /** `onUnauthorized` runs when the server refuses the token, so the page can ask for a new link. */
 export function createApi(token: string, onUnauthorized: () => void, fetchFn: typeof fetch = fetch): AdminApi {

@@ -23,11 +23,15 @@ afterAll(async () => browser?.close());
 
 /** `serve --simulate` with one Claude agent, once it printed its API key (agents ready). */
 async function serveSimulated(): Promise<{ server: Running; dashboard: string; apiKey: string; chatgptSite: string }> {
-  const server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'claude=1', '--port', '0', '--data-dir', procs.tempDir()]), 30_000);
+  const dataDir = procs.tempDir();
+  const server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'claude=1', '--port', '0', '--data-dir', dataDir]), 30_000);
   await until(() => SIMULATION_KEY.test(server.out.stdout), 60_000, 'the simulated agents');
+  // serve prints the link only on a terminal: `chatbridge dashboard` gives it.
+  const link = procs.launch([CLI, 'dashboard', '--data-dir', dataDir]);
+  await link.closed;
   return {
     server,
-    dashboard: /^dashboard: (\S+)$/m.exec(server.out.stdout)![1]!,
+    dashboard: /^dashboard: (\S+)$/m.exec(link.out.stdout)![1]!,
     apiKey: SIMULATION_KEY.exec(server.out.stdout)![1]!,
     chatgptSite: /chatgpt (http:\/\/\S+?),/.exec(server.out.stdout)![1]!,
   };

@@ -7,14 +7,17 @@
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
-import { scriptedHttp, type ScriptedHttp } from '../support/scripted-http.js';
+import { CLI, listening, runCommand, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
+import { scriptedHttp } from '../support/scripted-http.js';
 import { until } from '../support/until.js';
 import { CLI as CLI_NAME } from '../../main/core/cli-name.js';
 
 const procs = trackProcesses('chatbridge-ask-');
-const closers: ScriptedHttp[] = [];
+const closers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c.close();
 });
@@ -84,6 +87,30 @@ describe('chatbridge ask', () => {
     expect(CONVERSATION.exec(second.stderr)?.[1]).toBe(ref);
   });
 
+  it("sends its jobs with the command line's own key: owner-only in the data folder, the same the next time, named so in usage; a revoked one is replaced", async () => {
+    const { dir, server } = await service();
+    const file = join(dir, 'command-line-key');
+    for (const prompt of ['one', 'two']) expect((await ask([prompt, '--data-dir', dir]).done).code).toBe(0);
+    const usage = async () => JSON.parse((await runCommand(['usage', '--by', 'key', '--json', '--data-dir', dir], dir)).stdout).groups;
+    const [row] = await usage();
+    expect(row).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'command line', figures: { jobs: 2, succeeded: 2 } });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(await api(server, secret, 'GET', '/v1/status')).toHaveProperty('queue');
+
+    // Revoked (in the dashboard, say): the next ask makes another and keeps that one.
+    const admin = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    await api(server, admin, 'DELETE', `/admin/v1/keys/${row.id}`);
+    expect((await ask(['three', '--data-dir', dir]).done).code).toBe(0);
+    const renewed = readFileSync(file, 'utf8').trim();
+    expect(renewed).not.toBe(secret);
+    expect((await api(server, secret, 'GET', '/v1/status')).error.code).toBe('UNAUTHORIZED');
+    expect((await usage()).map((g: { name: string; figures: { jobs: number } }) => [g.name, g.figures.jobs])).toEqual([
+      ['command line', 2],
+      ['command line', 1],
+    ]);
+  });
+
   it('--model PROVIDER/VARIANT runs the job under that variant and says which model answered', async () => {
     const { dir } = await service();
     const r = await ask(['Think it through', '--model', 'claude/opus', '--json', '--data-dir', dir]).done;
@@ -138,6 +165,31 @@ describe('chatbridge ask', () => {
     const cancelled = await waiting.done;
     expect(cancelled.code).toBe(3);
     expect(cancelled.stderr).toContain(`${id} was cancelled.`);
+  });
+
+  it('a server stopped while ask waits: a listener that takes its port gets neither the admin token nor a key', async () => {
+    const { dir, server } = await service();
+    const waiting = ask(['[[hang]] the server stops under it', '--data-dir', dir]);
+    await until(() => /running on claude-1/.test(waiting.out.stderr), 10_000, 'the job to run');
+    server.child.kill('SIGKILL');
+    await server.closed;
+    // Any program may take the freed port: this one answers everything, the challenge with a
+    // made-up proof. Heard: ask's next try (after its back-off), up to the end of that connection
+    // or a request that carries a key, whichever comes first.
+    const heard: { url: string; authorization: string | undefined }[] = [];
+    await new Promise<void>((resolve) => {
+      const impostor = createServer((req, res) => {
+        heard.push({ url: req.url!, authorization: req.headers.authorization });
+        if (req.headers.authorization) resolve();
+        req.socket.once('close', resolve);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ proof: 'made-up-proof-of-the-right-length-xxxxxxxxxxx' }));
+      });
+      impostor.listen(Number(new URL(server.url).port), '127.0.0.1');
+      closers.push({ close: () => new Promise<void>((done) => impostor.close(() => done())) });
+    });
+    waiting.child.kill('SIGKILL');
+    expect(heard).toEqual([{ url: expect.stringMatching(/^\/admin\/v1\/proof\?nonce=/), authorization: undefined }]);
   });
 
   it('exit code 4 when the job timed out (its deadline passed)', async () => {

@@ -134,15 +134,12 @@ function expectUsageError(r: CliResult, message?: RegExp): void {
 // ---------------------------------------------------------------------------------------
 
 describe('chatbridge serve', () => {
-  it('serve --port 0 prints exactly "listening on http://127.0.0.1:PORT" and the dashboard link, answers, and stops with code 0 on SIGINT', async () => {
+  it('serve --port 0 prints exactly "listening on http://127.0.0.1:PORT" and, off a terminal, the command that prints the dashboard link, never the link; answers, and stops with code 0 on SIGINT', async () => {
     const dir = tempDir();
     const { key } = await createKey(dir, 'completions:read,completions:write');
     const server = await serve(['--port', '0', '--data-dir', dir]);
     // With no account yet, a third line says how to add one.
-    const m =
-      /^listening on http:\/\/127\.0\.0\.1:(\d+)\ndashboard: http:\/\/127\.0\.0\.1:\1\/#token=cba_[\w-]+\nno account is paired yet: [^\n]+\n$/.exec(
-        server.out.stdout,
-      );
+    const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\ndashboard: [^\n]+\nno account is paired yet: [^\n]+\n$/.exec(server.out.stdout);
     expect(m, server.out.stdout).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(server.url).toBe(`http://127.0.0.1:${m![1]}`);
@@ -154,13 +151,19 @@ describe('chatbridge serve', () => {
     expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
     await ok(['status', '--data-dir', dir]);
 
-    expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
+    // The hint runs as printed, and its link signs in.
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
+    const link = await ok(['dashboard', '--data-dir', dir]);
+    expect(link.stdout).toBe(`dashboard: ${server.url}/#token=${token}\n`);
+    expect((await api(server.url, token, 'GET', '/admin/v1/state')).status).toBe(200);
+
+    expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
     expect(server.out.stdout).toBe(
-      `listening on ${server.url}\ndashboard: ${server.url}/#token=${token}\n` +
-        `no account is paired yet: jobs wait until you add one in the dashboard (${server.url}/#/agents/add&token=${token}) or with ${CLI_NAME} agents add PROVIDER\n` +
+      `listening on ${server.url}\ndashboard: ${CLI_NAME} dashboard --data-dir ${dir} prints its link (not written here: it holds the admin token)\n` +
+        `no account is paired yet: jobs wait until you add one in the dashboard (Agents → Add account) or with ${CLI_NAME} agents add PROVIDER\n` +
         'stopped: no job was running\n',
     );
+    expect(server.out.stderr).not.toContain(token);
     await expect(fetch(`${server.url}/v1/status`)).rejects.toThrow();
     // It no longer claims the data dir.
     expectUsageError(await cli(['status', '--data-dir', dir]), /not running/);
@@ -175,7 +178,9 @@ describe('chatbridge serve', () => {
     expect(existsSync(join(dir, 'chatbridge.db'))).toBe(true);
 
     const server = await serve(['--port', '0'], env);
-    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\ndashboard: \S+\/#token=cba_[\w-]+\nno account is paired yet: [^\n]+\n$/);
+    // The data dir is the variable's: the hint needs no flag.
+    expect(server.out.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\ndashboard: (npx )?chatbridge dashboard prints its link \(not written here: it holds the admin token\)\nno account is paired yet: [^\n]+\n$/);
+    expect((await ok(['dashboard'], env)).stdout).toBe(`dashboard: ${server.url}/#token=${readFileSync(join(dir, 'admin-token'), 'utf8').trim()}\n`);
     expect((await api(server.url, key, 'GET', '/v1/status')).status).toBe(200);
     const json = JSON.parse((await ok(['status', '--json'], env)).stdout);
     expect(json.devices[0].base_url).toBe(server.url);
@@ -234,7 +239,7 @@ describe('chatbridge serve', () => {
     // admin-token still gives the link of what runs; with nothing running, it fails and says what to start.
     expect((await ok(['admin-token'], env)).stdout).toContain(server.url);
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
-    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it \\(${CLI_NAME} serve\\): it prints the dashboard link\\.\n$`));
+    expectUsageError(await cli(['admin-token'], env), new RegExp(`^chatbridge: ChatBridge is not running for ${base}\\. Start it \\(${CLI_NAME} serve\\), then run this again\\.\n$`));
   });
 
   it('serve --simulate keeps its key across runs (--new-key replaces it), has no pause between an agent\'s jobs by default and says so; settings pause on its data dir agrees, and a pause set holds', { timeout: 60_000 }, async () => {
@@ -685,7 +690,12 @@ describe('chatbridge agents', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     const view = async () => ((await api(server.url, token, 'GET', '/admin/v1/state')).body as { agents: { id: string; pause_ms: number | null; proxy: string | null }[] }).agents.find((a) => a.id === id)!;
 
-    const set = await ok(['agents', 'set', id, '--pause', '25s', '--proxy', 'http://alice:hunter22@10.0.0.2:3128', '--data-dir', dir]);
+    // A password never comes on the command line (ps, shell history): refused, nothing stored.
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://alice:hunter22@10.0.0.2:3128', '--data-dir', dir]), /--proxy: a password on the command line is seen by every user.*--proxy-password-file FILE.*CHATBRIDGE_PROXY_PASSWORD/);
+    expect((await view()).proxy).toBeNull();
+    const passwordFile = join(dir, 'proxy-password');
+    writeFileSync(passwordFile, 'hunter22\n');
+    const set = await ok(['agents', 'set', id, '--pause', '25s', '--proxy', 'http://alice@10.0.0.2:3128', '--proxy-password-file', passwordFile, '--data-dir', dir]);
     expect(set.stdout).toBe(`${id} pauses at least 25 s between jobs.\n${id} goes through http://a…:••••@10.0.0.2:3128; a running server restarts its browser.\n`);
     await withinOneSecond('the pause and the proxy', set.endedAt, async () => {
       const a = await view();
@@ -695,6 +705,11 @@ describe('chatbridge agents', () => {
     expect(listed).toMatch(/pause 25 s {2}proxy http:\/\/a…:••••@10\.0\.0\.2:3128/);
     expect(listed).not.toContain('hunter22');
 
+    // The environment's password (its encoding into the stored URL: test/unit/proxy-option.test.ts).
+    await ok(['agents', 'set', id, '--proxy', 'http://bob@10.0.0.3:3128', '--data-dir', dir], { CHATBRIDGE_PROXY_PASSWORD: 'p@ss:word' });
+    await withinOneSecond('the proxy from the environment', Date.now(), async () => (await view()).proxy === 'http://b…:••••@10.0.0.3:3128');
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://10.0.0.2:3128', '--proxy-password-file', passwordFile, '--data-dir', dir]), /--proxy-password-file: the proxy names no user/);
+    expectUsageError(await cli(['agents', 'set', id, '--proxy', 'http://alice@10.0.0.2:3128', '--proxy-password-file', join(dir, 'nothing-here'), '--data-dir', dir]), /--proxy-password-file: cannot read .*nothing-here \(ENOENT\)/);
     expectUsageError(await cli(['agents', 'set', id, '--proxy', 'socks5://u:hunter22@h:1080', '--data-dir', dir]), /--proxy: Chromium cannot log in to a SOCKS5 proxy/);
     expectUsageError(await cli(['agents', 'set', id, '--pause', 'soon', '--data-dir', dir]), /--pause takes a pause such as 20s/);
     expectUsageError(await cli(['agents', 'set', id, '--data-dir', dir]), /agents set ID \[--pause/);

@@ -51,7 +51,7 @@ describe('the admin token', () => {
     useDashboard.setState({ api: null, rejected: true });
     render(<App />);
     expect(screen.getByRole('heading', { name: 'The dashboard link changed: open the new one' })).toBeTruthy();
-    expect(screen.getByText('npx chatbridge admin-token')).toBeTruthy();
+    expect(screen.getByText('npx chatbridge dashboard')).toBeTruthy();
   });
 
   it('an event stream ended by a rotation reconnects, gets 401 and asks for the new link instead of retrying', async () => {

@@ -9,6 +9,8 @@ export interface KeysPort {
   list(): KeyView[];
   create(input: KeyCreate): Promise<{ key: KeyView; secret: string }>;
   revoke(id: string): Promise<KeyView>;
+  /** The command line's own key (chatbridge ask), made once and kept in the data folder. */
+  commandLine(): Promise<{ key: KeyView; secret: string }>;
 }
 
 /** /admin/v1/keys: the API keys, listed, created and revoked. */
@@ -19,6 +21,12 @@ export async function keyRoutes(app: FastifyInstance, { keys }: { keys: KeysPort
     '/keys',
     { schema: { summary: 'Create an API key (its secret is shown once)', body: KeyCreate, response: { 201: KeyCreated, default: ErrorEnvelope } } },
     async (request, reply) => reply.code(201).send(await keys.create(request.body)),
+  );
+
+  app.post(
+    '/keys/command-line',
+    { schema: { summary: "The command line's own key: the one kept in the data folder, or a new one if it no longer works", response: ok(KeyCreated) } },
+    async () => keys.commandLine(),
   );
 
   app.delete<{ Params: { id: string } }>(

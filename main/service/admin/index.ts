@@ -50,6 +50,8 @@ export function adminConsoles(deps: {
   usageReport: UsageReport;
   diagnostics: DiagnosticBundles;
   clock: Clock;
+  /** This device's name on a shared database; null on a data dir of its own. */
+  deviceName: () => string | null;
 }) {
   const { version, dataDir, store, pool, cluster, usage, settings, keys, accounts, profile, report, completions, scheduler, events, log, clock } = deps;
   const agents = new AgentsConsole({ pool, usage, store, scheduler, log });
@@ -60,7 +62,7 @@ export function adminConsoles(deps: {
   return {
     state,
     agents,
-    keys: new KeysConsole({ keys, accounts, profile, clock }),
+    keys: new KeysConsole({ keys, accounts, profile, clock, dataDir, deviceName: deps.deviceName }),
     accounts: new AccountsConsole({ accounts, keys, store, clock }),
     jobs,
     webhooks,

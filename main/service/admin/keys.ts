@@ -3,10 +3,23 @@ import type { Clock } from '../../core/clock.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import { DAY_MS, timestamp, timestampOrNull as ts } from '../../core/timestamps.js';
 import type { AccountStore } from '../../keys/account-store.js';
+import { join } from 'node:path';
+import { KeptKey } from '../../keys/kept-key.js';
 import type { ApiKey, KeyStore } from '../../keys/key-store.js';
 
-/** The dashboard's API keys: listed, created (the secret shown once) and revoked. */
+/** Where the data folder keeps the command line's key, beside the admin token. */
+const COMMAND_LINE_KEY_FILE = 'command-line-key';
+
+/**
+ * The dashboard's API keys: listed, created (the secret shown once) and revoked; and the
+ * command line's own key, which `chatbridge ask` sends its jobs with (so that Usage names
+ * them as the command line's, and a leak of it is a key's, never the admin token's): the
+ * operator's (no account), both completions scopes, kept in the data folder (KeptKey), one
+ * per device on a shared database.
+ */
 export class KeysConsole {
+  private readonly commandLineKey: KeptKey;
+
   constructor(
     private readonly deps: {
       keys: KeyStore;
@@ -14,8 +27,16 @@ export class KeysConsole {
       /** (H) Keys belong to accounts; (F) the install is one account. */
       profile: { accounts: boolean };
       clock: Clock;
+      dataDir: string;
+      /** This device's name on a shared database; null on a data dir of its own. */
+      deviceName: () => string | null;
     },
-  ) {}
+  ) {
+    this.commandLineKey = new KeptKey(deps.keys, join(deps.dataDir, COMMAND_LINE_KEY_FILE), () => {
+      const device = deps.deviceName();
+      return { name: device ? `command line (${device})` : 'command line', scopes: ['completions:read', 'completions:write'], accountId: null };
+    });
+  }
 
   list(): KeyView[] {
     return this.deps.keys.list().map(keyView);
@@ -34,6 +55,11 @@ export class KeysConsole {
     if (!keys.get(id)) throw new ApiError('NOT_FOUND', `No key ${id}.`);
     await keys.revoke(id);
     return keyView(keys.get(id)!);
+  }
+
+  async commandLine(): Promise<{ key: KeyView; secret: string }> {
+    const { key, secret } = await this.commandLineKey.get();
+    return { key: keyView(key), secret };
   }
 
   /** The account a new key acts for: required in the hosted profile, refused in the personal one (one account). */

@@ -6,11 +6,11 @@ export function NoToken({ rejected }: { rejected: boolean }) {
       <p>
         {rejected
           ? 'ChatBridge no longer accepts the link this page was opened with: its admin token was replaced (chatbridge admin-token --rotate), or the link comes from another data folder. Nothing you did here is lost; open the new link.'
-          : 'The dashboard needs the private link that ChatBridge prints when it starts, so that only you can change its settings.'}
+          : 'The dashboard needs its private link, so that only you can change its settings. ChatBridge prints it when it starts in a terminal, and on request.'}
       </p>
       <ol>
         <li>
-          In a terminal, run <code>npx chatbridge admin-token</code> while ChatBridge runs (or <code>npx chatbridge serve</code> to start it).
+          In a terminal, run <code>npx chatbridge dashboard</code> while ChatBridge runs (or <code>npx chatbridge serve</code> to start it).
         </li>
         <li>
           Find the line that starts with <code>dashboard:</code>, for example
