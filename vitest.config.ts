@@ -21,13 +21,31 @@ const TIMED_PROCESSES = [
   'test/store/pg-{devices,keys-cli,settings-cli,usage-jobs-cli}.test.ts',
 ];
 
+/**
+ * The breadth of the browser matrix: each provider's other layouts and the drift sample, whose
+ * behaviours npm test already covers on the default layouts. `npm run test:full` (and CI) runs
+ * them after npm test (vitest.breadth.config.ts), so that the suite people run often stays
+ * within minutes.
+ */
+export const BREADTH = ['test/e2e/layouts/**/*.test.ts', 'test/e2e/drift-sample.test.ts', 'test/e2e/drift-mode.test.ts'];
+
+/**
+ * With CHATBRIDGE_TEST_REPORT_DIR set (by .ci/run), each run also writes its counts there as
+ * JSON, named for the run, so that CI can add up npm test and the breadth.
+ */
+export function reporters(run: string): (string | [string, Record<string, unknown>])[] {
+  const dir = process.env.CHATBRIDGE_TEST_REPORT_DIR;
+  return dir ? ['default', ['json', { outputFile: `${dir}/${run}.json` }]] : ['default'];
+}
+
 export default defineConfig({
   // The dashboard's component tests are TSX (React 17+ JSX runtime, as in renderer/vite.config.ts).
   oxc: { jsx: { runtime: 'automatic' } },
   test: {
     // The full drift matrix runs on its own (npm run test:drift, vitest.drift.config.ts);
     // npm test runs a sample of it (test/e2e/drift-sample.test.ts).
-    exclude: [...configDefaults.exclude, 'test/drift/**'],
+    exclude: [...configDefaults.exclude, 'test/drift/**', ...BREADTH],
+    reporters: reporters('npm-test'),
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0' },
@@ -71,7 +89,7 @@ export default defineConfig({
         test: {
           name: 'shared-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/drift/**', ...OWN_PROCESS, ...DASHBOARD, ...TIMED_PROCESSES],
+          exclude: [...configDefaults.exclude, 'test/drift/**', ...BREADTH, ...OWN_PROCESS, ...DASHBOARD, ...TIMED_PROCESSES],
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
           sequence: { groupOrder: 1 },

@@ -1,6 +1,6 @@
 /**
- * The drift matrix (test/drift/, npm run test:drift) sampled for npm test: every drift kind
- * once, each on a provider, at core depth. The pairs are fixed, so a CI run is the same on
+ * The drift matrix (test/drift/, npm run test:drift) sampled for npm run test:full (the
+ * breadth it runs after npm test): every drift kind once, each on a provider, at core depth. The pairs are fixed, so a CI run is the same on
  * any day; they are pairs the whole matrix has shown to hold, among them the ones that
  * failed longest (DeepSeek with hashed classes, Perplexity with wrappers), and a release that
  * renamed its test ids and hashed its classes at once on Claude, whose composer was lost so.
