@@ -18,6 +18,7 @@ import Database from 'better-sqlite3';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
 import { AgentPool } from '../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../main/storage/sqlite/agent-table.js';
 import { openDatabase } from '../main/storage/sqlite/db.js';
 import { SqliteJobStore } from '../main/storage/sqlite/job-store.js';
 import { SqliteUsageHistory } from '../main/storage/sqlite/usage-history.js';
@@ -56,7 +57,7 @@ async function seeded(label: string, count: number, from: number, to: number): P
   const dir = tempDataDir(label);
   const db = openDatabase(dir);
   try {
-    const pool = new AgentPool(db, systemClock, randomIds);
+    const pool = new AgentPool(new SqliteAgentTable(db), systemClock, randomIds);
     const agents = [pool.create('chatgpt', 'chatgpt-1'), pool.create('claude', 'claude-1')].map((a) => ({ id: a.id, provider: a.provider }));
     const keys = new SqliteKeyStore(db, new SqliteAccountStore(db, systemClock, randomIds), systemClock, randomIds);
     const keyIds: string[] = [];

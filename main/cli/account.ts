@@ -1,10 +1,8 @@
-import { systemClock } from '../core/clock.js';
 import { commandDataDir } from './command-data-dir.js';
-import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { SCOPES, type Scope } from '../keys/key-store.js';
-import { AgentPool } from '../queue/agent-pool.js';
-import { withLocalDatabase, type LocalDb } from '../storage/storage.js';
+import type { AgentTable } from '../queue/agent-table.js';
+import { withAgentTable } from '../storage/storage.js';
 import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
@@ -15,11 +13,11 @@ import { CLI } from '../core/cli-name.js';
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 
 /**
- * Runs `work` on the data dir's database (its agents and caps). A running server sees the
+ * Runs `work` on the data dir's agents (their rows and caps). A running server sees the
  * change within a second. `readOnly` work refuses a data dir that does not exist rather than create it.
  */
-export function withDb<T>(dataDirFlag: string | undefined, work: (db: LocalDb) => T, options: { readOnly?: boolean } = {}): T {
-  return withLocalDatabase(commandDataDir(dataDirFlag), work, options);
+export function withAgents<T>(dataDirFlag: string | undefined, work: (agents: AgentTable) => T, options: { readOnly?: boolean } = {}): T {
+  return withAgentTable(commandDataDir(dataDirFlag), work, options);
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -128,10 +126,9 @@ export async function caps(args: string[]): Promise<void> {
   if (values.agent !== undefined) {
     // An agent's cap lives on its row, which stays in the data dir of the device that runs it.
     if (databaseUrl(values)) throw new UsageError("caps set --agent takes the agent's data dir (--data-dir), not --database.");
-    withDb(values['data-dir'], (db) => {
-      const pool = new AgentPool(db, systemClock, randomIds);
-      if (!pool.get(values.agent!)) throw new UsageError(`No agent ${values.agent}.`);
-      pool.setCap(values.agent!, cap);
+    withAgents(values['data-dir'], (table) => {
+      if (!table.rows().some((a) => a.id === values.agent)) throw new UsageError(`No agent ${values.agent}.`);
+      table.update(values.agent!, { cap_per_hour: cap });
     });
     out(`${values.agent} cap: ${shown}.`);
     return;

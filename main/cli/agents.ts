@@ -1,13 +1,11 @@
 import type { AgentView } from '../api/admin-schemas.js';
-import { systemClock } from '../core/clock.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { commandDataDir } from './command-data-dir.js';
-import { randomIds } from '../core/ids.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
 import { maskProxy } from '../core/proxy.js';
 import { proxyOption } from './proxy-option.js';
-import { AgentPool } from '../queue/agent-pool.js';
-import { withDb } from './account.js';
+import type { AgentChange } from '../queue/agent-table.js';
+import { withAgents } from './account.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { localTime } from './local-time.js';
 import { notRunning, runningServer, type RunningServer } from './server-client.js';
@@ -61,7 +59,7 @@ export async function agents(args: string[]): Promise<void> {
       const [id, name] = positionals.map((p) => p.trim());
       if (!id || !name) throw new UsageError(`Use: ${CLI} agents rename ID NAME`);
       if (name.length > 80) throw new UsageError('A name has at most 80 characters.');
-      changeRow(values['data-dir'], id, (pool) => pool.rename(id, name));
+      changeRow(values['data-dir'], id, { name });
       return out(`${id} is now "${name}".`);
     }
     case 'set': {
@@ -75,10 +73,7 @@ export async function agents(args: string[]): Promise<void> {
       }
       const pause = values.pause === undefined ? undefined : values.pause === 'default' ? null : parsePause(values.pause, '--pause');
       const proxy = values.proxy === undefined ? undefined : values.proxy === 'none' ? null : proxyOption(values.proxy, values['proxy-password-file'], process.env);
-      changeRow(values['data-dir'], id, (pool) => {
-        if (pause !== undefined) pool.setPause(id, pause);
-        if (proxy !== undefined) pool.setProxy(id, proxy);
-      });
+      changeRow(values['data-dir'], id, { pause_ms: pause, proxy });
       if (pause !== undefined) out(pause === null ? `${id} pauses between jobs as the settings say (${CLI} settings pause).` : `${id} pauses at least ${pause / 1000} s between jobs.`);
       if (proxy !== undefined) out(`${id} ${proxy === null ? 'connects directly' : `goes through ${maskProxy(proxy)}`}; a running server restarts its browser.`);
       return;
@@ -88,7 +83,7 @@ export async function agents(args: string[]): Promise<void> {
       const { values, positionals } = parse(rest, DATA_DIR, 1);
       const id = positionals[0];
       if (!id) throw new UsageError(`Which agent? ${CLI} agents ${sub} ID (see ${CLI} agents list).`);
-      changeRow(values['data-dir'], id, (pool) => pool.setEnabled(id, sub === 'enable'));
+      changeRow(values['data-dir'], id, { enabled: sub === 'enable' });
       return out(sub === 'enable' ? `${id} takes jobs again.` : `${id} is paused: it takes no new jobs (a running one finishes).`);
     }
     case 'remove': {
@@ -121,11 +116,11 @@ async function listAgents(dataDirFlag: string | undefined): Promise<Listed[]> {
     const { agents: views } = await callJson<{ agents: AgentView[] }>(server, 'GET', '/admin/v1/state');
     return views.map((a) => ({ ...pick(a), state: a.pairing ? 'logging_in' : a.state }));
   }
-  return withDb(
+  return withAgents(
     dataDirFlag,
-    (db) =>
-      new AgentPool(db, systemClock, randomIds)
-        .list()
+    (table) =>
+      table
+        .rows()
         .map((r) => ({ ...pick({ ...r, cooldown_until: null, detail: null, next_check_at: null, proxy: r.proxy === null ? null : maskProxy(r.proxy) }), state: null })),
     { readOnly: true },
   );
@@ -166,10 +161,9 @@ async function callJson<T = unknown>(server: RunningServer, method: string, path
 }
 
 /** Changes an agent's row; a running server picks the change up within a second. */
-function changeRow(dataDirFlag: string | undefined, id: string, change: (pool: AgentPool) => void): void {
-  withDb(dataDirFlag, (db) => {
-    const pool = new AgentPool(db, systemClock, randomIds);
-    if (!pool.get(id)) throw new UsageError(`No agent ${id} (see ${CLI} agents list).`);
-    change(pool);
+function changeRow(dataDirFlag: string | undefined, id: string, change: AgentChange): void {
+  withAgents(dataDirFlag, (table) => {
+    if (!table.rows().some((a) => a.id === id)) throw new UsageError(`No agent ${id} (see ${CLI} agents list).`);
+    table.update(id, change);
   });
 }

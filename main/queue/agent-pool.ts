@@ -3,7 +3,7 @@ import type { AgentRecord, AgentRoster } from '../core/agent-roster.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { Provider } from '../core/providers.js';
-import type Database from 'better-sqlite3';
+import type { AgentTable } from './agent-table.js';
 import { RecheckSchedule, type Condition } from './recheck-schedule.js';
 import { Listeners } from '../core/listeners.js';
 
@@ -36,27 +36,12 @@ export class AgentPool implements AgentRoster {
   private looker: (id: string) => Promise<unknown> = (id) => this.live.get(id)!.recheck!();
   private readonly listeners = new Listeners();
   private readonly watchers = new Listeners();
-  private readonly s;
 
   constructor(
-    db: Database.Database,
+    private readonly table: AgentTable,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {
-    this.s = {
-      all: db.prepare(`SELECT * FROM agents ORDER BY position, created_at`),
-      insert: db.prepare(
-        `INSERT INTO agents (id, provider, name, enabled, position, cap_per_hour, created_at)
-         VALUES (@id, @provider, @name, 1, (SELECT COALESCE(MAX(position), 0) + 1 FROM agents), NULL, @created_at)`,
-      ),
-      setCap: db.prepare(`UPDATE agents SET cap_per_hour = ? WHERE id = ?`),
-      setPause: db.prepare(`UPDATE agents SET pause_ms = ? WHERE id = ?`),
-      setProxy: db.prepare(`UPDATE agents SET proxy = ? WHERE id = ?`),
-      setEnabled: db.prepare(`UPDATE agents SET enabled = ? WHERE id = ?`),
-      rename: db.prepare(`UPDATE agents SET name = ? WHERE id = ?`),
-      remove: db.prepare(`DELETE FROM agents WHERE id = ?`),
-      setRest: db.prepare(`UPDATE agents SET rest_until = ? WHERE id = ?`),
-    };
     this.rechecks = new RecheckSchedule(clock, (id) => this.look(id), (id) => this.conditionOf(id));
     this.reload();
   }
@@ -67,17 +52,17 @@ export class AgentPool implements AgentRoster {
    * account told to wait is not sent to again because the app restarted.
    */
   reload(): void {
-    const rows = this.s.all.all() as (Omit<AgentRecord, 'enabled'> & { enabled: number; rest_until: number | null })[];
+    const rows = this.table.rows();
     const now = this.clock.now();
     for (const { id, rest_until } of rows) if (rest_until !== null && rest_until > now && !this.cooldowns.has(id)) this.cooldowns.set(id, { until: rest_until });
-    this.records = new Map(rows.map(({ rest_until: _rest, ...r }) => [r.id, { ...r, enabled: r.enabled === 1 }]));
+    this.records = new Map(rows.map(({ rest_until: _rest, ...r }) => [r.id, r]));
     this.changed();
   }
 
   /** Creates the row of a new agent; its live Agent is attached with `attach`. */
   create(provider: Provider, name: string): AgentRecord {
     const id = this.ids.agent();
-    this.s.insert.run({ id, provider, name, created_at: this.clock.now() });
+    this.table.add({ id, provider, name, createdAt: this.clock.now() });
     this.reload();
     return this.records.get(id)!;
   }
@@ -94,7 +79,7 @@ export class AgentPool implements AgentRoster {
    * Its past jobs keep the agent's id; its conversations can no longer be continued.
    */
   remove(id: string): void {
-    this.s.remove.run(id);
+    this.table.remove(id);
     this.live.delete(id);
     this.busy.delete(id);
     this.cooldowns.delete(id);
@@ -122,29 +107,29 @@ export class AgentPool implements AgentRoster {
   }
 
   setCap(id: string, cap: number | null): void {
-    this.s.setCap.run(cap, id);
+    this.table.update(id, { cap_per_hour: cap });
     this.reload();
   }
 
   rename(id: string, name: string): void {
-    this.s.rename.run(name, id);
+    this.table.update(id, { name });
     this.reload();
   }
 
   /** Milliseconds between the agent's jobs (before jitter); null follows the global setting. */
   setPause(id: string, pauseMs: number | null): void {
-    this.s.setPause.run(pauseMs, id);
+    this.table.update(id, { pause_ms: pauseMs });
     this.reload();
   }
 
   /** The agent's browser egress (checked by parseProxy first); null for a direct connection. */
   setProxy(id: string, proxy: string | null): void {
-    this.s.setProxy.run(proxy, id);
+    this.table.update(id, { proxy });
     this.reload();
   }
 
   setEnabled(id: string, enabled: boolean): void {
-    this.s.setEnabled.run(enabled ? 1 : 0, id);
+    this.table.update(id, { enabled });
     this.reload();
   }
 
@@ -216,14 +201,14 @@ export class AgentPool implements AgentRoster {
    */
   coolDown(id: string, until: number): void {
     this.cooldowns.set(id, { until });
-    this.s.setRest.run(until, id);
+    this.table.update(id, { rest_until: until });
     this.changed();
   }
 
   /** The limit lifted (its page shows no notice any more), perhaps sooner than the provider said. */
   endCooldown(id: string): void {
     if (!this.cooldowns.delete(id)) return;
-    this.s.setRest.run(null, id);
+    this.table.update(id, { rest_until: null });
     this.changed();
   }
 

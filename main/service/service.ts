@@ -159,7 +159,7 @@ export class Service {
     this.settings = storage.settings;
     this.accounts = storage.accounts;
     this.keys = storage.keys;
-    this.pool = new AgentPool(storage.local, clock, ids);
+    this.pool = new AgentPool(storage.agents, clock, ids);
     const baseUrl = () => this.url || null;
     // On a shared database, this device publishes its agents and sees every other device's.
     this.cluster = storage.devices(this.pool, { name: deviceName, baseUrl }, (error) =>

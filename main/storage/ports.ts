@@ -5,6 +5,7 @@ import type { ProfileName } from '../core/profile-name.js';
 import type { AccountStore } from '../keys/account-store.js';
 import type { KeyStore } from '../keys/key-store.js';
 import type { AgentPool } from '../queue/agent-pool.js';
+import type { AgentTable } from '../queue/agent-table.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { DeviceIdentity } from '../queue/local-agents.js';
@@ -13,7 +14,6 @@ import type { SettingsStore } from '../settings/settings-store.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
-import type { Db } from './sqlite/db.js';
 
 /**
  * Everything ChatBridge keeps, behind the ports its features own: SQLite in the data dir, or
@@ -48,11 +48,8 @@ export interface Storage {
 
 /** Storage as a running service holds it. */
 export interface ServedStorage extends Storage {
-  /**
-   * The data dir's own database, whichever engine holds the rest: this machine's agents and
-   * their caps, and what the command line changes under a running server.
-   */
-  readonly local: Db;
+  /** This machine's agents, kept in the data dir whichever engine holds the rest (AgentTable). */
+  readonly agents: AgentTable;
   /** This device's agents as the API reports them, and every other device's where instances share the storage. */
   devices(pool: AgentPool, self: Omit<DeviceIdentity, 'id'>, onError: (error: Error) => void): DeviceAgents;
   /** GET /readyz: the storage takes a write now. */

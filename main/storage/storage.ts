@@ -1,12 +1,13 @@
 import type { ServedStorage, ServeOptions, Storage, StorageOptions } from './ports.js';
 export type { GrantsPolicy } from './ports.js';
 import type { Upgrade } from './postgres/upgrade.js';
-import { openDatabase, type Db } from './sqlite/db.js';
+import type { AgentTable } from '../queue/agent-table.js';
+import { SqliteAgentTable } from './sqlite/agent-table.js';
+import { openDatabase } from './sqlite/db.js';
 
 export { holdsDatabase } from './sqlite/db.js';
 
 export type { DeviceAgents, Reclaim, ServedStorage, Storage } from './ports.js';
-export type { Db as LocalDb } from './sqlite/db.js';
 export { StorageRefused } from './refused.js';
 
 /**
@@ -51,14 +52,14 @@ export async function upgradeDatabase(url: string, options: { keepGrants: boolea
 }
 
 /**
- * Runs `work` on the data dir's own database alone: this machine's agents and their caps,
- * which no other instance shares. `readOnly` work refuses a data dir that does not exist
- * rather than create it.
+ * Runs `work` on this machine's agents (their rows, caps included), which no other instance
+ * shares: they are in the data dir whichever engine holds the rest. `readOnly` work refuses
+ * a data dir that does not exist rather than create it.
  */
-export function withLocalDatabase<T>(dataDir: string, work: (db: Db) => T, { readOnly = false } = {}): T {
+export function withAgentTable<T>(dataDir: string, work: (agents: AgentTable) => T, { readOnly = false } = {}): T {
   const db = openDatabase(dataDir, { create: !readOnly });
   try {
-    return work(db);
+    return work(new SqliteAgentTable(db));
   } finally {
     db.close();
   }

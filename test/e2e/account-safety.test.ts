@@ -14,6 +14,7 @@ import { describeBeside } from '../support/beside.js';
 import { startE2E, type E2E, type E2EOptions } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
+import { jobIdWhere } from '../support/store.js';
 
 /**
  * `count` agents on the simulated `provider` in `look`, a service of their own stopped when
@@ -87,7 +88,7 @@ describeBeside('a limit or a lock the pack does not know', () => {
 
     // The other agent takes the next job, and meets the lock: no agent is left, so the job waits to its deadline.
     const waiting = e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 60_000 } });
-    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Watched [[sim:suspicious]]'`).pluck().get() as string | undefined);
+    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Watched [[sim:suspicious]]'));
     const lockedAttempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.outcome !== null), 30_000, 'the locked attempt');
     expect(lockedAttempt.error_code).toBe('CHALLENGE');
     const locked = e.browserAgents.find((a) => a.id === lockedAttempt.agent_id)!;

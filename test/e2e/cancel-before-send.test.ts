@@ -10,6 +10,7 @@ import { FLOW_LIMITS } from '../../agents/providers/flow.js';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startE2E } from '../support/e2e.js';
 import { until } from '../support/until.js';
+import { jobIdWhere } from '../support/store.js';
 
 describe('a job cancelled before its prompt is sent', () => {
   it('is not sent: no prompt reaches the site, and the agent takes the next job', async () => {
@@ -17,7 +18,7 @@ describe('a job cancelled before its prompt is sent', () => {
     try {
       e.service.attachAgents(new RuntimeControl(e.runtime)); // the variants the pack offers, as serve has them
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
-      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Never mind'`).pluck().get() as string | undefined);
+      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Never mind'));
       await until(async () => (await e.service.store.get(id))?.status === 'dispatched', 5_000, 'the job given to the agent');
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
       expect((await waiting).status).toBe(499);
@@ -36,7 +37,7 @@ describe('a job cancelled before its prompt is sent', () => {
     try {
       e.service.attachAgents(new RuntimeControl(e.runtime));
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
-      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Never mind'`).pluck().get() as string | undefined);
+      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Never mind'));
       await until(() => e.sim.log.ignoredPickerClicks > 0, 10_000, 'the agent clicking the picker');
       const cancelledAt = Date.now();
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
-import { COLLECT_MS } from '../../main/queue/scheduler.js';
+import { COLLECT_MS } from '../../main/queue/attempts.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';

@@ -14,6 +14,7 @@ import { describeBeside, inOrder } from '../support/beside.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
+import { jobIdWhere } from '../support/store.js';
 
 /**
  * `full` is every test below, with two agents: npm test runs it on ChatGPT, and the drift
@@ -106,7 +107,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     inOrder('cancels mid-answer: the caller gets 499, Stop is pressed, the agent is free again', async ({ expect }) => {
       const waiting = ask({ prompt: 'A long answer [[sim:ms=8000]]' });
       const sent = await until(() => e.sim.log.sends.find((s) => s.prompt.startsWith('A long answer')));
-      const id = e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'A long answer%'`).pluck().get() as string;
+      const id = (await jobIdWhere(e.service.store, (prompt) => prompt.startsWith('A long answer')))!;
       await new Promise((r) => setTimeout(r, 300));
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
       const r = await waiting;
@@ -148,7 +149,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
 
     fullIt('times out a hung attempt, pressing Stop', async ({ expect }) => {
       const waiting = ask({ prompt: 'Hang [[sim:hang]]', timeout_ms: 5_000, wait: true });
-      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Hang [[sim:hang]]'`).pluck().get() as string);
+      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Hang [[sim:hang]]'));
       await until(() => e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 10_000, 'the hung prompt sent');
       // Its 5 s on the service's clock, which times attempts: skipped rather than sat out.
       clock.skip(5_000);
@@ -162,7 +163,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
 
     fullIt('finishes a job whose browser was killed mid-answer', async ({ expect }) => {
       const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
-      const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'Survive%'`).pluck().get() as string);
+      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt.startsWith('Survive')));
       await until(async () => (await e.service.store.get(id))?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
       const victim = agentOf((await e.service.store.get(id))!.agent_id!);
       e.killBrowser(victim);

@@ -1,6 +1,7 @@
 /**
  * The Usage page in real headless Chromium against the real service, with a day of history
- * written through the job store: the charts are drawn (bars, failure codes, the p50/p95
+ * written through a job store on the data dir (a connection of the test's own, which skips
+ * the fsync of each move): the charts are drawn (bars, failure codes, the p50/p95
  * lines), the filters and ranges ask the server again, and the screenshots are kept in
  * test-results/usage/ to be looked at.
  */
@@ -12,6 +13,9 @@ import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
+import { withDataDirDb } from '../support/data-dir-db.js';
+import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
+import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 import { DAY_MS } from '../../main/core/timestamps.js';
 
 const SHOTS = join(PACKAGE_ROOT, 'test-results/usage');
@@ -31,8 +35,12 @@ beforeAll(async () => {
   const keys = [...t.service.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
   // The 24-hour range begins on the hour 23 hours before the current one.
-  await seedFinishedJobs(t.service.store, t.service.storage.local, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
-  await seedFinishedJobs(t.service.store, t.service.storage.local, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
+  await withDataDirDb(t.dataDir, async (db) => {
+    const store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
+    await seedFinishedJobs(store, db, { count: 1_500, from: now - 23 * 3_600_000, to: now, agents, keys });
+    await seedFinishedJobs(store, db, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
+    await store.close();
+  });
   const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));

@@ -5,7 +5,8 @@
 import http from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../main/keys/key-store.js';
+import { withDataDirDb } from '../support/data-dir-db.js';
+import { jobIdWhere } from '../support/store.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
@@ -20,7 +21,7 @@ describe('authentication and scopes', () => {
     t = await startTestService({ clock });
     const expiring = await t.createKey(['completions:read'], clock.now() + 1_000);
     const revoked = await t.createKey(['completions:read']);
-    const revokedId = t.service.storage.local.prepare('SELECT id FROM api_keys WHERE hash = ?').pluck().get(hashSecret(revoked)) as string;
+    const revokedId = (t.service.keys.authenticate(revoked) as { ok: true; key: { id: string } }).key.id;
     await t.service.keys.revoke(revokedId);
     clock.advance(1_000);
     for (const key of [null, 'nope', `cb_${'x'.repeat(40)}`, revoked, expiring]) {
@@ -50,7 +51,8 @@ describe('authentication and scopes', () => {
 
   it('stores only the hash of a key', async () => {
     t = await startTestService();
-    const rows = t.service.storage.local.prepare('SELECT * FROM api_keys').all();
+    const rows = await withDataDirDb(t.dataDir, (db) => db.prepare('SELECT * FROM api_keys').all());
+    expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(t.key);
     expect(t.key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
   });
@@ -107,7 +109,7 @@ describe('idempotency', () => {
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.status === 202)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
-    expect(t.service.storage.local.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(1);
+    expect(await t.service.store.recent(10)).toHaveLength(1);
   });
 
   it('answers a repeat with the original job, and 409 for a different request', async () => {
@@ -166,7 +168,7 @@ describe('capacity answers for wait:false without callback_url', () => {
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude', wait: false } });
     expect(r.status).toBe(503);
     expect(r.body.error).toMatchObject({ code: 'NO_AGENT_AVAILABLE', details: { provider: 'claude' } });
-    expect(t.service.storage.local.prepare('SELECT COUNT(*) FROM jobs').pluck().get()).toBe(0);
+    expect(await t.service.store.recent(10)).toHaveLength(0);
     const ok = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', wait: false } });
     expect(ok.status).toBe(202);
     expect(Object.keys(ok.body).sort()).toEqual(['created_at', 'id', 'status']);
@@ -351,7 +353,7 @@ describe('long polls', () => {
     expect(await gone).toBe('AbortError');
     await until(() => t.service.events.size() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
-    const id = t.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt LIKE 'q%'`).pluck().get() as string;
+    const id = (await jobIdWhere(t.service.store, (prompt) => prompt.startsWith('q')))!;
     expect((await t.service.store.get(id))!.status).toBe('succeeded');
   });
 

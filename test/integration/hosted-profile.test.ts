@@ -14,6 +14,7 @@ import { type SweepResult } from '../../main/service/retention.js';
 import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
+import { withDataDirDb } from '../support/data-dir-db.js';
 import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
 import { ChatBridgeClient } from '../../main/client/index.js';
 import { callTool } from '../../main/mcp/tools.js';
@@ -50,8 +51,8 @@ describe('the profile as a setting', () => {
     const dataDir = tempDataDir();
     try {
       t = await startTestService({ dataDir });
-      t!.service.storage.local.prepare(`DELETE FROM settings WHERE name = 'profile'`).run();
       await stop();
+      await withDataDirDb(dataDir, (db) => db.prepare(`DELETE FROM settings WHERE name = 'profile'`).run());
       const refused = await Service.start({ dataDir, profile: 'hosted' }).catch((e: unknown) => e);
       expect((refused as Error).message).toMatch(/belongs to the personal profile/);
     } finally {
@@ -279,13 +280,13 @@ describe('retention per account (H)', () => {
     const short = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: brief.key });
     const kept = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     expect([short.body.status, kept.body.status]).toEqual(['succeeded', 'succeeded']);
-    const prunedCount = () => t!.service.storage.local.prepare('SELECT COUNT(*) FROM jobs WHERE content_pruned_at IS NOT NULL').pluck().get();
+    const prunedCount = async () => (await t!.service.store.recent(10)).filter((j) => j.content_pruned_at !== null).length;
     clock.advance(DAY_MS - 60_000);
     await sweep();
-    expect(prunedCount()).toBe(0); // a minute short of the day
+    expect(await prunedCount()).toBe(0); // a minute short of the day
     clock.advance(2 * 60_000);
     await sweep();
-    expect(prunedCount()).toBe(1); // only the 1-day account's job
+    expect(await prunedCount()).toBe(1); // only the 1-day account's job
     const pruned = await t.api('GET', `/v1/completions/${short.body.id}`, { key: brief.key });
     expect(pruned.body).toMatchObject({ status: 'succeeded', response: null, run_ms: short.body.run_ms });
     expect(pruned.body.content_pruned_at).toMatch(MS_TIMESTAMP);

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serverProof } from '../../main/keys/admin-token.js';
 import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
 
@@ -35,11 +35,12 @@ describe('health', () => {
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'agents' } });
     attachScriptedAgents(t.service, { claude: 1 });
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 200, body: { status: 'up' } });
-    t.service.storage.local.pragma('query_only = ON');
+    // When the data dir's database answers false is test/store/sqlite-answers.test.ts's.
+    const answers = vi.spyOn(t.service.storage, 'answers').mockResolvedValue(false);
     try {
       expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'database' } });
     } finally {
-      t.service.storage.local.pragma('query_only = OFF');
+      answers.mockRestore();
     }
   });
 });

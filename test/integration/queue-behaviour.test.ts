@@ -181,7 +181,7 @@ describe('cancel', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
     await until(() => t.agents[0]!.runs.length === 1);
-    const id = lastJobId();
+    const id = (await t.service.store.recent(1))[0]!.id;
     const r = await t.api('DELETE', `/v1/completions/${id}`);
     expect(r.body.status).toBe('cancelled');
     const waited = await pending;
@@ -194,10 +194,6 @@ describe('cancel', () => {
     expect(next.status).toBe(200);
   });
 });
-
-function lastJobId(): string {
-  return t.service.storage.local.prepare(`SELECT id FROM jobs ORDER BY created_at DESC, id DESC LIMIT 1`).pluck().get() as string;
-}
 
 describe('hourly caps', () => {
   it('stops an agent at its cap, waits for the rolling hour, and reports the next slot', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomIds } from '../../main/core/ids.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import { openDatabase } from '../../main/storage/sqlite/db.js';
 import { LocalAgents } from '../../main/queue/local-agents.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -14,7 +15,7 @@ clusterAgentsContract('one device (the desktop)', async (): Promise<AgentsUnderT
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-agents-'));
   const db = openDatabase(dir);
   const clock = new ManualClock(T0);
-  const pool = new AgentPool(db, clock, randomIds);
+  const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
   const self = { id: 'local', name: 'laptop', base_url: 'http://127.0.0.1:8787' };
   return {
     pool,

@@ -15,6 +15,7 @@ import type { ApiError } from '../../main/core/errors.js';
 import { randomIds } from '../../main/core/ids.js';
 import type { Provider } from '../../main/core/providers.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import type { ClusterAgents } from '../../main/queue/cluster-agents.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
@@ -61,7 +62,7 @@ interface Instance {
 async function instance(url: string, id: string, name: string, clock: ManualClock, baseUrl: string | null = `http://${name}.lan:8787`): Promise<Instance> {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-device-'));
   const db = openDatabase(dir);
-  const pool = new AgentPool(db, clock, randomIds);
+  const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
   const shared = await connect(url);
   const store = new PgJobStore(shared, id);
   const errors: Error[] = [];

@@ -34,7 +34,7 @@ export async function queueKit(
   const clock = kept?.clock ?? new ManualClock();
   const storage = kept?.storage ?? (await serveStorageInMemory({ clock, ids: steadyIds }));
   const store = storage.jobs;
-  const pool = new AgentPool(storage.local, clock, steadyIds);
+  const pool = new AgentPool(storage.agents, clock, steadyIds);
   const usage = new HourlyUsage(clock);
   await usage.follow(store);
   const roundErrors: Error[] = [];

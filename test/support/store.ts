@@ -7,3 +7,8 @@ export async function submit(store: JobStore, job: NewJob): Promise<JobRow> {
   if (result.kind !== 'created') throw new Error(`job ${job.id} was not created: ${result.kind}`);
   return result.job;
 }
+
+/** The id of the newest job whose prompt passes `test`, among the newest `within`; undefined when none does. */
+export async function jobIdWhere(store: JobStore, test: (prompt: string) => boolean, within = 100): Promise<string | undefined> {
+  return (await store.recent(within)).find((j) => test(j.prompt))?.id;
+}

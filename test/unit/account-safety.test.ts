@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomIds } from '../../main/core/ids.js';
 import { AFTER_RESET_MS, AgentPool } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -42,7 +43,7 @@ afterEach(() => {
 });
 
 const newPool = () => {
-  const pool = new AgentPool(db, clock, randomIds);
+  const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
   pools.push(pool);
   return pool;
 };

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomIds } from '../../main/core/ids.js';
 import { AFTER_RESET_MS, AgentPool } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { LOGGED_OUT_DELAYS_MS, RECHECK_DELAYS_MS } from '../../main/queue/recheck-schedule.js';
 import { tempDataDir } from '../support/harness.js';
@@ -52,7 +53,7 @@ beforeEach(() => {
   dir = tempDataDir();
   db = openDatabase(dir);
   clock = new ManualClock();
-  pool = new AgentPool(db, clock, randomIds);
+  pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
 });
 afterEach(() => {
   pool.stop();

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noDefaultPauseIn, simulationDir } from '../../main/core/data-dir.js';
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import { AgentPool, PAUSE_JITTER } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { DEFAULT_PAUSE_MS } from '../../main/settings/settings-store.js';
 import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
@@ -34,7 +35,7 @@ afterEach(() => {
 });
 
 function poolWithAgent(): { pool: AgentPool; id: string } {
-  const pool = new AgentPool(db, clock, ids);
+  const pool = new AgentPool(new SqliteAgentTable(db), clock, ids);
   const id = pool.create('claude', 'Claude 1').id;
   pool.attach(new ScriptedAgent(id, 'claude'));
   return { pool, id };

@@ -9,6 +9,7 @@ import { randomIds } from '../../main/core/ids.js';
 import { LogBook } from '../../main/logs/log-book.js';
 import { logAgentChanges } from '../../main/logs/log-feeds.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
+import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { tempDataDir } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -35,7 +36,7 @@ afterEach(() => {
 describe('agent log', () => {
   it('logs each transition once, in plain words, and nothing for work or renames', () => {
     const clock = new ManualClock();
-    const pool = new AgentPool(db, clock, randomIds);
+    const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
     const log = new LogBook(clock);
     const lines = () => log.recent().map((e) => `${e.level} ${e.source} ${e.message}`);
     const claude = pool.create('claude', 'Claude 1');
@@ -73,7 +74,7 @@ describe('agent log', () => {
 
   it("says when an agent's proxy changes, without its password", () => {
     const clock = new ManualClock();
-    const pool = new AgentPool(db, clock, randomIds);
+    const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
     const log = new LogBook(clock);
     const gpt = pool.create('chatgpt', 'ChatGPT 1');
     logAgentChanges(pool, log);
@@ -89,7 +90,7 @@ describe('agent log', () => {
 
   it('says nothing while a browser agent first opens (it reports error until then), then its first real state', () => {
     const clock = new ManualClock();
-    const pool = new AgentPool(db, clock, randomIds);
+    const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
     const log = new LogBook(clock);
     const gpt = pool.create('chatgpt', 'ChatGPT 1');
     logAgentChanges(pool, log);
@@ -115,7 +116,7 @@ describe('agent log', () => {
 
   it('logs an agent resting after a usage limit, and back', () => {
     const clock = new ManualClock();
-    const pool = new AgentPool(db, clock, randomIds);
+    const pool = new AgentPool(new SqliteAgentTable(db), clock, randomIds);
     const log = new LogBook(clock);
     const gpt = pool.create('chatgpt', 'ChatGPT 1');
     logAgentChanges(pool, log);

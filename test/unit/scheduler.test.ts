@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';
-import { COLLECT_MS } from '../../main/queue/scheduler.js';
+import { COLLECT_MS } from '../../main/queue/attempts.js';
 import { queueKit, restartKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;

@@ -3,6 +3,7 @@ import type { AgentPool } from '../../queue/agent-pool.js';
 import { LocalAgents, type DeviceIdentity } from '../../queue/local-agents.js';
 import type { DeviceAgents, ServedStorage, ServeOptions, Storage, StorageOptions } from '../ports.js';
 import { SqliteAccountStore } from './account-store.js';
+import { SqliteAgentTable } from './agent-table.js';
 import { memoryDatabase, openDatabase, type Db } from './db.js';
 import { SqliteJobStore } from './job-store.js';
 import { SqliteKeyStore } from './key-store.js';
@@ -73,9 +74,9 @@ export function serveMemoryStorage(options: Pick<StorageOptions, 'clock' | 'ids'
  * What a service needs of the data dir's database, whichever engine holds the rest: its
  * agents live here, and the command line's changes to them are seen here.
  */
-export function servedLocally(db: Db): Pick<ServedStorage, 'local' | 'devices' | 'answers' | 'join' | 'watchLocalChanges'> {
+export function servedLocally(db: Db): Pick<ServedStorage, 'agents' | 'devices' | 'answers' | 'join' | 'watchLocalChanges'> {
   return {
-    local: db,
+    agents: new SqliteAgentTable(db),
     devices: (pool: AgentPool, self: Omit<DeviceIdentity, 'id'>): DeviceAgents => new LocalAgents(pool, { id: 'local', ...self }),
     // A read-only, full, locked or closed database fails to take the write lock.
     answers: async () => {

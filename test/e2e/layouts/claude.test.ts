@@ -12,6 +12,7 @@ import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.j
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
+import { jobIdWhere } from '../../support/store.js';
 
 const COMPOSER = '[data-testid="chat-input"]';
 
@@ -148,7 +149,7 @@ describeBeside('ChatBridge on the 2026 Claude page', () => {
     await tab.close();
 
     const waiting = ask({ prompt: 'Pinned', agent_id: limited.id });
-    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Pinned'`).pluck().get() as string);
+    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Pinned'));
     const attempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.ended_at !== null), 20_000, 'the attempt');
     expect(attempt).toMatchObject({ agent_id: limited.id, outcome: 'failed', error_code: 'PROVIDER_RATE_LIMITED' });
     // Told by the page as it opened, not by a readiness wait running out.

@@ -15,6 +15,7 @@ import { openSimPage, typeAndSend, type SimPage } from '../../support/sim-page.j
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
+import { jobIdWhere } from '../../support/store.js';
 
 const COMPOSER = 'rich-textarea div.ql-editor[contenteditable="true"][aria-label="Enter a prompt for Gemini"]';
 const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
@@ -164,7 +165,7 @@ describeBeside('ChatBridge on the anonymous Gemini page', () => {
     expect(new URL(agent.page()!.url()).pathname).toBe('/app');
 
     const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Only when signed in' } });
-    const id = await until(() => e.service.storage.local.prepare(`SELECT id FROM jobs WHERE prompt = 'Only when signed in'`).pluck().get() as string);
+    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Only when signed in'));
     // The rounds the submission asked for are over: one would have dispatched it by now.
     await e.service.scheduler.settled();
     expect((await e.service.store.get(id))!.status).toBe('queued');
