@@ -103,9 +103,9 @@ module.exports = {
     {
       name: 'the-client-takes-only-the-api-types',
       severity: 'error',
-      comment: 'The client types its messages with the API schemas (type-only), and nothing else of the project.',
+      comment: 'The client types its messages with the contract\'s schemas (type-only), and nothing else of the project.',
       from: { path: '^main/client/' },
-      to: { path: '^(main|agents|preload|renderer|build|bench|test|bin)/', pathNot: '^main/(client/|api/schemas[.]ts$)' },
+      to: { path: '^(main|agents|preload|renderer|build|bench|test|bin)/', pathNot: '^main/(client/|contract/schemas[.]ts$)' },
     },
     {
       name: 'the-client-has-no-package-dependencies',
@@ -117,9 +117,9 @@ module.exports = {
     {
       name: 'the-dashboard-imports-no-runtime-code',
       severity: 'error',
-      comment: 'renderer/ runs in a sandboxed page: it takes types from main/api and main/core, the bridge types from preload/, and nothing of agents/.',
+      comment: 'renderer/ runs in a sandboxed page: it takes types from main/contract and main/core, the bridge types from preload/, and nothing of agents/.',
       from: { path: '^renderer/' },
-      to: { path: '^agents/|^main/(?!api/|core/)' },
+      to: { path: '^agents/|^main/(?!contract/|core/)' },
     },
   ],
   options: {

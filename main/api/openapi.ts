@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelope } from './schemas.js';
+import { ErrorEnvelope } from '../contract/schemas.js';
 
 const DESCRIPTION = `Your logged-in chat accounts as a local, durable API. Every error has the envelope
 \`ErrorEnvelope\`; \`error.code\` is the contract, \`error.message\` is for people. Errors carry

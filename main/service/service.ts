@@ -31,7 +31,7 @@ import { Scheduler, type StopReport } from '../queue/scheduler.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import { StatusReport } from './status-report.js';
 import { UsageReport } from './usage-report.js';
-import { profileNamed, type Profile } from '../api/profile.js';
+import { profileNamed, type Profile } from '../contract/profile.js';
 import { WebhookDeliveries } from '../webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from '../webhooks/https-transport.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';

@@ -5,11 +5,11 @@ import { onTestFinished } from 'vitest';
 import type { ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
-import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 import type { ProfileName } from '../../main/core/profile-name.js';
+import type { Scope } from '../../main/contract/enumerations.js';
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chatbridge-test-'));

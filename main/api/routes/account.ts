@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { AccountSecrets } from '../../webhooks/account-secrets.js';
-import { SigningSecretView } from '../admin/webhooks-schemas.js';
-import type { Profile } from '../profile.js';
-import { ErrorEnvelope, ModelList, type Status } from '../schemas.js';
+import { SigningSecretView } from '../../contract/admin/webhooks.js';
+import type { Profile } from '../../contract/profile.js';
+import { ErrorEnvelope, ModelList, type Status } from '../../contract/schemas.js';
 import type { Viewer } from '../../core/jobs.js';
 import { CLI } from '../../core/cli-name.js';
 

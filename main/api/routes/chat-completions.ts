@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CompletionsPort } from '../completions-port.js';
+import type { CompletionsPort } from '../../contract/completions-port.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
@@ -10,7 +10,7 @@ import {
   ErrorEnvelope,
   IdempotencyHeaders,
   type ChatMessage,
-} from '../schemas.js';
+} from '../../contract/schemas.js';
 import { LIMITS } from '../../core/limits.js';
 import { clientGone, submissionOf } from './completions.js';
 import type { HoldLimits } from '../holds.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
-import type { CompletionsPort, Submission } from '../completions-port.js';
+import type { CompletionsPort, Submission } from '../../contract/completions-port.js';
 import type { JobView } from '../../core/jobs.js';
-import type { Profile } from '../profile.js';
-import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
+import type { Profile } from '../../contract/profile.js';
+import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../../contract/schemas.js';
 import type { RouteAccess } from '../auth.js';
 
 /** The route's description; what `wait: false` without `callback_url` does is the profile's. */

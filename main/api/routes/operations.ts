@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { RouteAccess } from '../auth.js';
-import { Health, ProofQuery, ProofView } from '../ops-schemas.js';
-import { ErrorEnvelope } from '../schemas.js';
+import { Health, ProofQuery, ProofView } from '../../contract/operations.js';
+import { ErrorEnvelope } from '../../contract/schemas.js';
 
 export interface OperationsDeps {
   metrics: ServiceMetrics;
