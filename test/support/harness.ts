@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { ConnectionLimits } from '../../main/api/server.js';
+import { buildServer, type ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import { Service } from '../../main/service/service.js';
@@ -78,12 +78,13 @@ export async function startTestService(
   const dataDir = options.dataDir ?? tempDataDir();
   const service = await Service.start({
     dataDir,
+    // The roots pass buildServer as it is; tests may shorten its request and connection limits.
+    http: (parts) => buildServer({ ...parts, ...(options.connections ? { connections: options.connections } : {}) }),
     port: 0,
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
-    ...(options.connections ? { connections: options.connections } : {}),
     ...(options.variants ? { variants: options.variants } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
