@@ -33,6 +33,15 @@ export function registerOpenApi(app: FastifyInstance, version: string, title: st
   });
 }
 
+/** GET /v1/openapi.json: the document, for whoever asks (it needs no key). */
+export async function openApiRoute(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/v1/openapi.json',
+    { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
+    async () => app.swagger(),
+  );
+}
+
 /**
  * A request field with a default may be left out: the server fills it in before it checks
  * `required` (Ajv's useDefaults), which TypeBox's types express by listing it as required.

@@ -20,8 +20,14 @@ export interface StatusPort {
   models(account: string | null): ModelList;
 }
 
+export interface AccountRoutesOptions {
+  report: StatusPort;
+  profile: Profile;
+  secrets: AccountSecrets;
+}
+
 /** GET /v1/status, GET /v1/models, and (H) the calling account's webhook signing secret. */
-export function accountRoutes(app: FastifyInstance, report: StatusPort, profile: Profile, secrets: AccountSecrets): void {
+export async function accountRoutes(app: FastifyInstance, { report, profile, secrets }: AccountRoutesOptions): Promise<void> {
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: profile.schemas.status, default: ErrorEnvelope } } },

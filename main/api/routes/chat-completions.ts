@@ -61,7 +61,10 @@ export function modelChoice(model: string): { provider: Provider | null; variant
 }
 
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>, holds: HoldLimits): void {
+export async function chatCompletionRoutes(
+  app: FastifyInstance,
+  { completions, holds }: { completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>; holds: HoldLimits },
+): Promise<void> {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {

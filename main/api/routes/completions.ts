@@ -55,7 +55,14 @@ export function submissionOf(request: FastifyRequest, path: string, body: Comple
   };
 }
 
-export function completionRoutes(app: FastifyInstance, completions: CompletionsPort, profile: Profile, holds: HoldLimits): void {
+export interface CompletionRoutesOptions {
+  completions: CompletionsPort;
+  profile: Profile;
+  holds: HoldLimits;
+}
+
+/** /v1/completions: submit a job, read it (or wait on it), cancel it. */
+export async function completionRoutes(app: FastifyInstance, { completions, profile, holds }: CompletionRoutesOptions): Promise<void> {
   const present = async (job: JobView) =>
     profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;

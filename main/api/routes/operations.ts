@@ -19,7 +19,7 @@ export interface OperationsDeps {
  * hosted, an operator's key, never an account's), and the server's proof that it holds this
  * data dir.
  */
-export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): void {
+export async function operationRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   const health = { 200: Health, 503: Health, default: ErrorEnvelope };
 
   app.get('/healthz', { schema: { summary: 'The process answers', response: health } }, async (): Promise<Health> => ({ status: 'up' }));
