@@ -11,10 +11,10 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../main/core/clock.js';
 import { randomIds } from '../main/core/ids.js';
-import { type Scope } from '../main/keys/key-store.js';
 import { openDatabase } from '../main/storage/sqlite/db.js';
 import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
 import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
+import type { Scope } from '../main/contract/enumerations.js';
 
 // Every benchmark times the service, not the pause between an agent's jobs (a guard against
 // bans, 10 s by default): this process and the servers it starts run without it, whether

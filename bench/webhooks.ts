@@ -20,6 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from '../main/core/clock.js';
 import { Service } from '../main/service/service.js';
+import { buildServer } from '../main/api/server.js';
 import { httpsTransport } from '../main/webhooks/https-transport.js';
 import { DEFAULT_LIMITS } from '../main/webhooks/sender.js';
 import { attachScriptedAgents } from '../test/support/harness.js';
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   // The system clock, but one the burst can move forward past the jobs' deadlines at once.
   let skew = 0;
   const clock: Clock = { now: () => Date.now() + skew, setTimer: systemClock.setTimer };
-  const service = await Service.start({ dataDir, port: 0, clock, webhookTransport: httpsTransport({ ca: cert.cert }) });
+  const service = await Service.start({ dataDir, http: buildServer, port: 0, clock, webhookTransport: httpsTransport({ ca: cert.cert }) });
   try {
     attachScriptedAgents(service, { chatgpt: 1 });
     // Writes are limited to 600 a minute per key: enough keys for every submission here.

@@ -2,8 +2,9 @@ import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { AdminToken } from '../keys/admin-token.js';
-import type { KeyStore, Scope } from '../keys/key-store.js';
+import type { KeyStore } from '../keys/key-store.js';
 import type { RequestLimits } from '../keys/rate-limit.js';
+import type { Scope } from '../contract/enumerations.js';
 
 /** What a route declares in its `config`: the scope it needs and which request budget it spends. */
 export interface RouteAccess {

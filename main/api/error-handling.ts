@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import type { ErrorEnvelope } from './schemas.js';
+import type { ErrorEnvelope } from '../contract/schemas.js';
 import { fromValidation } from './validation-errors.js';
 
 export function envelope(code: ErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {

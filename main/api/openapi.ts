@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelope } from './schemas.js';
+import { ErrorEnvelope } from '../contract/schemas.js';
 
 const DESCRIPTION = `Your logged-in chat accounts as a local, durable API. Every error has the envelope
 \`ErrorEnvelope\`; \`error.code\` is the contract, \`error.message\` is for people. Errors carry
@@ -31,6 +31,15 @@ export function registerOpenApi(app: FastifyInstance, version: string, title: st
       return { url, schema: { ...schema, ...body, hide: !shown, security: route.config?.scope ? [{ bearer: [] }] : [] } };
     },
   });
+}
+
+/** GET /v1/openapi.json: the document, for whoever asks (it needs no key). */
+export async function openApiRoute(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/v1/openapi.json',
+    { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
+    async () => app.swagger(),
+  );
 }
 
 /**

@@ -4,13 +4,13 @@ import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { KeyStore } from '../keys/key-store.js';
-import type { Profile } from './profile.js';
-import type { CompletionsPort } from './completions-port.js';
+import type { Profile } from '../contract/profile.js';
+import type { CompletionsPort } from '../contract/completions-port.js';
 import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { registerOpenApi } from './openapi.js';
+import { openApiRoute, registerOpenApi } from './openapi.js';
 import { MemoryRateLimiter, type RequestLimits } from '../keys/rate-limit.js';
 import { accountRoutes, type StatusPort } from './routes/account.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
@@ -157,20 +157,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   registerOpenApi(app, deps.version, deps.profile.title);
-  // Registered after the OpenAPI plugin, which collects routes as they are added.
-  void app.register(async (api) => {
-    completionRoutes(api, deps.completions, deps.profile, holds);
-    chatCompletionRoutes(api, deps.completions, holds);
-    accountRoutes(api, deps.report, deps.profile, deps.accountSecrets);
-    void api.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken: deps.adminToken, signIn });
-    dashboardRoutes(api);
-    operationRoutes(api, deps);
-    api.get(
-      '/v1/openapi.json',
-      { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
-      async () => api.swagger(),
-    );
-  });
+  // One plugin per resource, each with the ports it needs. Registered after the OpenAPI
+  // plugin, which collects routes as they are added: this order is the document's.
+  const { completions, profile, adminToken } = deps;
+  void app.register(completionRoutes, { completions, profile, holds });
+  void app.register(chatCompletionRoutes, { completions, holds });
+  void app.register(accountRoutes, { report: deps.report, profile, secrets: deps.accountSecrets });
+  void app.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken, signIn });
+  void app.register(dashboardRoutes);
+  void app.register(operationRoutes, { metrics: deps.metrics, adminToken, notReadyBecause: deps.notReadyBecause, baseUrl: deps.baseUrl });
+  void app.register(openApiRoute);
   return app;
 }
 

@@ -1,14 +1,13 @@
 import { commandDataDir } from './command-data-dir.js';
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
-import { SCOPES, type Scope } from '../keys/key-store.js';
 import type { AgentTable } from '../queue/agent-table.js';
 import { withAgentTable } from '../storage/storage.js';
-import { ROTATIONS, type Rotation } from '../settings/settings-store.js';
 import { parse, parseCap, parseDuration, UsageError } from './args.js';
 import { DATABASE_OPTION, databaseUrl } from './database.js';
 import { withKeys, type KeysAndAccounts } from './shared-keys.js';
 import { withSettings } from './shared-settings.js';
 import { CLI } from '../core/cli-name.js';
+import { SCOPES, type Scope, ROTATIONS, type Rotation } from '../contract/enumerations.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;
 

@@ -1,9 +1,9 @@
 import type { Account, AccountStore } from '../keys/account-store.js';
-import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { requireHosted, withKeys } from './shared-keys.js';
 import { CLI } from '../core/cli-name.js';
+import { MAX_RETENTION_DAYS } from '../contract/enumerations.js';
 
 /** Where the accounts are: the data dir, or the PostgreSQL shared by several instances. */
 const WHERE = { 'data-dir': { type: 'string' }, ...DATABASE_OPTION } as const;

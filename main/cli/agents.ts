@@ -1,4 +1,4 @@
-import type { AgentView } from '../api/admin-schemas.js';
+import type { AgentView } from '../contract/admin/index.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { commandDataDir } from './command-data-dir.js';
 import { isProvider, PROVIDER_NAMES, PROVIDERS } from '../core/providers.js';
@@ -9,7 +9,7 @@ import { withAgents } from './account.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { localTime } from './local-time.js';
 import { notRunning, runningServer, type RunningServer } from './server-client.js';
-import type { ErrorEnvelope } from '../api/schemas.js';
+import type { ErrorEnvelope } from '../contract/schemas.js';
 import { CLI } from '../core/cli-name.js';
 
 const DATA_DIR = { 'data-dir': { type: 'string' } } as const;

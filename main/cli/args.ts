@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_PORT } from '../core/loopback.js';
-import { MAX_PAUSE_MS } from '../settings/settings-store.js';
 import { CLI } from '../core/cli-name.js';
+import { MAX_PAUSE_MS } from '../contract/enumerations.js';
 
 /** A mistake on the command line: printed as one line, never as a stack trace. */
 export class UsageError extends Error {}

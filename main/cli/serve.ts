@@ -10,6 +10,7 @@ import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
+import { buildServer } from '../api/server.js';
 import { parse, parseGrace, parsePort, UsageError } from './args.js';
 import { simulationKey } from './simulation-key.js';
 import { printsDashboardLink } from './admin-token.js';
@@ -72,6 +73,7 @@ export async function serve(args: string[]): Promise<void> {
   noDefaultPauseIn(dataDir);
   const service = await Service.start({
     dataDir,
+    http: buildServer,
     profile,
     allowPrivateWebhooks: values['allow-private-webhooks'] === true,
     host,

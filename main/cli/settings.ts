@@ -1,10 +1,10 @@
-import { MAX_RETENTION_DAYS } from '../settings/settings-store.js';
 import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { settingsVariants } from './settings-variants.js';
 import { settingsWebhooks } from './settings-webhooks.js';
 import { withSettings } from './shared-settings.js';
 import { CLI } from '../core/cli-name.js';
+import { MAX_RETENTION_DAYS } from '../contract/enumerations.js';
 
 const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
 

@@ -1,4 +1,4 @@
-import { profileNamed } from '../api/profile.js';
+import { profileNamed } from '../contract/profile.js';
 import type { AccountStore } from '../keys/account-store.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { UsageError } from './args.js';

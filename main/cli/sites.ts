@@ -1,4 +1,4 @@
-import type { AdminState, SiteCheckView } from '../api/admin-schemas.js';
+import type { AdminState, SiteCheckView } from '../contract/admin/index.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { VERSION } from '../core/package-root.js';
 import { isProvider, PROVIDERS } from '../core/providers.js';

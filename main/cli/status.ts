@@ -1,4 +1,4 @@
-import type { Status } from '../api/schemas.js';
+import type { Status } from '../contract/schemas.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { PROVIDERS } from '../core/providers.js';
 import { parse, UsageError } from './args.js';

@@ -1,4 +1,4 @@
-import type { UsageFigures } from '../api/admin-schemas.js';
+import type { UsageFigures } from '../contract/admin/index.js';
 import { timestamp } from '../core/timestamps.js';
 import { systemClock } from '../core/clock.js';
 import { USAGE_DAYS, USAGE_GROUPS, type Percentiles, type UsageGroup } from '../queue/usage-history.js';

@@ -3,7 +3,7 @@ import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/del
 import { isDelivered } from '../webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
-import { profileNamed } from '../api/profile.js';
+import { profileNamed } from '../contract/profile.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, withCommandStorage } from './database.js';
 import { CLI } from '../core/cli-name.js';

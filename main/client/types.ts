@@ -11,7 +11,7 @@ import type {
   Job,
   ModelList,
   Status,
-} from '../api/schemas.js';
+} from '../contract/schemas.js';
 
 export type { Accepted, ChatCompletion, ChatCompletionRequest, HostedStatus, Job, ModelList, Status };
 

@@ -1,7 +1,7 @@
 /**
  * The two profiles of api.md: personal (F, the desktop app) and hosted (H, many accounts).
  * A data dir and a shared database each keep the one they were first served in; what
- * differs between them is decided in main/api/profile.ts.
+ * differs between them is decided in main/contract/profile.ts.
  */
 export const PROFILE_NAMES = ['personal', 'hosted'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];

@@ -16,6 +16,7 @@ import { PACKAGE_ROOT } from '../core/package-root.js';
 import { adminToken } from '../core/runtime-files.js';
 import { noAccountNotice } from '../service/first-run.js';
 import { Service } from '../service/service.js';
+import { buildServer } from '../api/server.js';
 import { appMenuTemplate } from './app-menu.js';
 import { dashboardHandler } from './dashboard-protocol.js';
 import { electronModule, type BrowserWindow } from './electron-api.js';
@@ -69,6 +70,7 @@ async function start(): Promise<void> {
 
   const service = await Service.start({
     dataDir,
+    http: buildServer,
     host: '127.0.0.1',
     port,
     onWarning: (line) => process.stderr.write(`chatbridge: ${line}\n`),

@@ -1,9 +1,7 @@
 import { hash } from 'node:crypto';
 import type { IdGenerator } from '../core/ids.js';
 import type { AccountStore } from './account-store.js';
-
-export const SCOPES = ['completions:read', 'completions:write', 'metrics:read'] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from '../contract/enumerations.js';
 
 export interface ApiKey {
   id: string;

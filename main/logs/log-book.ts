@@ -1,11 +1,6 @@
 import type { Clock } from '../core/clock.js';
 
-export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Where an entry comes from: the service itself, an agent, a job, a webhook delivery. */
-export const LOG_SOURCES = ['service', 'agent', 'job', 'webhook'] as const;
-export type LogSource = (typeof LOG_SOURCES)[number];
+import { LOG_LEVELS, type LogLevel, type LogSource } from '../contract/enumerations.js';
 
 export interface LogEntry {
   /** Increases by one per entry in this run; the dashboard orders and de-duplicates by it. */

@@ -1,7 +1,7 @@
 import type { IdGenerator } from '../core/ids.js';
-import type { Rotation } from '../settings/settings-store.js';
 import type { AgentRecord } from './agent-pool.js';
 import type { HourlyUsage } from './hourly-usage.js';
+import type { Rotation } from '../contract/enumerations.js';
 
 /**
  * Chooses among eligible agents (given in the user's order) by the account's rotation

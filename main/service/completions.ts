@@ -4,7 +4,7 @@ import type { Provider, VariantCatalog } from '../core/providers.js';
 import type { IdGenerator } from '../core/ids.js';
 import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
-import type { Profile } from '../api/profile.js';
+import type { Profile } from '../contract/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
 import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobView, type Viewer } from '../core/jobs.js';
@@ -13,7 +13,7 @@ import type { Scheduler } from '../queue/scheduler.js';
 import { isFinal } from '../queue/state-machine.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
-import type { Submission, Submitted } from '../api/completions-port.js';
+import type { Submission, Submitted } from '../contract/completions-port.js';
 import { JobPlacement } from './job-placement.js';
 import { checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
 

@@ -1,5 +1,5 @@
-import type { CompletionRequest } from '../api/schemas.js';
-import { unknownAgent, type Profile } from '../api/profile.js';
+import type { CompletionRequest } from '../contract/schemas.js';
+import { unknownAgent, type Profile } from '../contract/profile.js';
 import { ApiError, invalid } from '../core/errors.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import { variantCapUsedUp } from '../queue/variant-caps.js';

@@ -3,7 +3,7 @@ import type { VariantCatalog } from '../core/providers.js';
 import type { FastifyInstance } from 'fastify';
 import { adminConsoles, type AdminConsoles } from './admin/index.js';
 import type { AgentControl } from '../core/agent-control.js';
-import { buildServer, type ConnectionLimits } from '../api/server.js';
+import type { HttpLayer } from './http-layer.js';
 import { Completions } from './completions.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -31,7 +31,7 @@ import { Scheduler, type StopReport } from '../queue/scheduler.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import { StatusReport } from './status-report.js';
 import { UsageReport } from './usage-report.js';
-import { profileNamed, type Profile } from '../api/profile.js';
+import { profileNamed, type Profile } from '../contract/profile.js';
 import { WebhookDeliveries } from '../webhooks/deliveries.js';
 import { httpsTransport, type AddressPolicy, type WebhookTransport } from '../webhooks/https-transport.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
@@ -58,8 +58,8 @@ export interface ServiceOptions {
   allowPrivateWebhooks?: boolean;
   /** Where a start-up warning goes besides the service's log (`serve` prints it). */
   onWarning?: (line: string) => void;
-  /** Request time and connection limits; tests shorten them. */
-  connections?: ConnectionLimits;
+  /** Builds the HTTP API from the service's parts: main/api/server.ts's buildServer, given by whoever starts the service. */
+  http: HttpLayer;
   /**
    * Shares the queue and the account's state with other instances through this PostgreSQL
    * (`serve --database`), as the device `deviceName`; `grants` says what to do about other
@@ -144,7 +144,7 @@ export class Service {
     clock: Clock,
     ids: IdGenerator,
     webhookTransport: WebhookTransport,
-    connections: ConnectionLimits | undefined,
+    http: HttpLayer,
     /** How this device is listed among the devices (the host name on a desktop). */
     deviceName: string,
     variants: VariantCatalog = () => [],
@@ -276,7 +276,7 @@ export class Service {
       deviceName: () => this.deviceName,
     });
     this.adminToken = new AdminToken(dataDir);
-    this.app = buildServer({
+    this.app = http({
       completions: this.completions,
       admin: this.admin,
       report,
@@ -290,7 +290,6 @@ export class Service {
       clock,
       ids,
       version: VERSION,
-      ...(connections ? { connections } : {}),
       ...(storage.requestLimits ? { limits: storage.requestLimits } : {}),
     });
   }
@@ -329,7 +328,7 @@ export class Service {
       clock,
       options.ids ?? randomIds,
       typeof transport === 'function' ? transport(policy) : transport,
-      options.connections,
+      options.http,
       options.database?.deviceName ?? hostname(),
       options.variants,
     );

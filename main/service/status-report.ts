@@ -1,5 +1,5 @@
 import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
-import { CHAT_MODELS, type ModelList, type Status } from '../api/schemas.js';
+import { CHAT_MODELS, type ModelList, type Status } from '../contract/schemas.js';
 import { isUsable, type ClusterAgent, type ClusterAgents } from '../queue/cluster-agents.js';
 import type { HourlyUsage, UsageScope } from '../queue/hourly-usage.js';
 import type { Viewer } from '../core/jobs.js';

@@ -1,9 +1,9 @@
-/** What a submission (main/api/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url, its times. */
+/** What a submission (main/contract/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url, its times. */
 import { LIMITS } from '../core/limits.js';
 import { invalid } from '../core/errors.js';
 import type { IdempotencyClaim } from '../core/jobs.js';
 import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
-import type { Submission } from '../api/completions-port.js';
+import type { Submission } from '../contract/completions-port.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../api/admin/usage-schemas.js';
+import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../contract/admin/usage.js';
 import { invalid } from '../core/errors.js';
 import { timestamp } from '../core/timestamps.js';
 import type { Clock } from '../core/clock.js';

@@ -1,7 +1,5 @@
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
-
-export const ROTATIONS = ['round_robin', 'least_used', 'ordered', 'random'] as const;
-export type Rotation = (typeof ROTATIONS)[number];
+import { MAX_PAUSE_MS, MAX_RETENTION_DAYS, type Rotation } from '../contract/enumerations.js';
 
 export interface Settings {
   /** Hourly caps; null means no cap. Per-agent caps live on the agent rows. */
@@ -30,7 +28,6 @@ export interface Settings {
  * otherwise, the same window as the usage history, which outlives them.
  */
 export const DEFAULT_RETENTION_DAYS = 90;
-export const MAX_RETENTION_DAYS = 3_650;
 
 /**
  * Between two jobs a person reads the answer and types the next prompt: tens of seconds.
@@ -42,7 +39,6 @@ export const MAX_RETENTION_DAYS = 3_650;
  * a setting made here still wins. Read when the settings are, so a process may set it first.
  */
 export const DEFAULT_PAUSE_MS = 10_000;
-export const MAX_PAUSE_MS = 3_600_000;
 
 function defaultPauseMs(): number {
   const fromEnv = process.env.CHATBRIDGE_PAUSE_MS;

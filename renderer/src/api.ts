@@ -17,11 +17,11 @@ import type {
   SettingsPatch,
   SigningSecretView,
   WebhookLog,
-} from '../../main/api/admin-schemas.js';
-import type { LogEntryView, LogList } from '../../main/api/admin-schemas.js';
-import type { AgentCreate, ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
-import type { DiagnosticBundleView, SiteCheckView } from '../../main/api/admin-schemas.js';
-import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../main/api/admin-schemas.js';
+} from '../../main/contract/admin/index.js';
+import type { LogEntryView, LogList } from '../../main/contract/admin/index.js';
+import type { AgentCreate, ViewFrame, ViewInput } from '../../main/contract/admin/index.js';
+import type { DiagnosticBundleView, SiteCheckView } from '../../main/contract/admin/index.js';
+import type { UsageFigures, UsageGroupView, UsageRange, UsageView } from '../../main/contract/admin/index.js';
 import type { Provider } from '../../main/core/providers.js';
 import { streamEvents } from './events.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentControl, AgentScreen, LoginStep } from '../../main/core/agent-control.js';
 import { AgentBusy, type SiteCheck } from '../../main/core/site-check.js';
-import type { ViewFrame, ViewInput } from '../../main/api/admin-schemas.js';
+import type { ViewFrame, ViewInput } from '../../main/contract/admin/index.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
 

@@ -10,6 +10,7 @@ import { randomIds } from '../../main/core/ids.js';
 import { type AccountStore } from '../../main/keys/account-store.js';
 import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
 import { Service } from '../../main/service/service.js';
+import { buildServer } from '../../main/api/server.js';
 import { type SweepResult } from '../../main/service/retention.js';
 import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -35,7 +36,7 @@ describe('the profile as a setting', () => {
     try {
       t = await startTestService({ profile: 'hosted', dataDir });
       await stop();
-      const refused = await Service.start({ dataDir, profile: 'personal' }).catch((e: unknown) => e);
+      const refused = await Service.start({ dataDir, http: buildServer, profile: 'personal' }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(DataDirError);
       expect((refused as Error).message).toMatch(/belongs to the hosted profile.*--profile hosted/);
       expect((refused as Error).message).not.toContain('\n');
@@ -53,7 +54,7 @@ describe('the profile as a setting', () => {
       t = await startTestService({ dataDir });
       await stop();
       await withDataDirDb(dataDir, (db) => db.prepare(`DELETE FROM settings WHERE name = 'profile'`).run());
-      const refused = await Service.start({ dataDir, profile: 'hosted' }).catch((e: unknown) => e);
+      const refused = await Service.start({ dataDir, http: buildServer, profile: 'hosted' }).catch((e: unknown) => e);
       expect((refused as Error).message).toMatch(/belongs to the personal profile/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

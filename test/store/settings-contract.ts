@@ -3,7 +3,8 @@
  * implementation runs: test/store/sqlite-settings.test.ts, test/store/pg-settings.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_PAUSE_MS, settingsFrom, type SettingsStore } from '../../main/settings/settings-store.js';
+import { settingsFrom, type SettingsStore } from '../../main/settings/settings-store.js';
+import { MAX_PAUSE_MS } from '../../main/contract/enumerations.js';
 
 export interface SettingsUnderTest {
   store: SettingsStore;

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { ConnectionLimits } from '../../main/api/server.js';
+import { buildServer, type ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
-import type { Scope } from '../../main/keys/key-store.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 import type { ProfileName } from '../../main/core/profile-name.js';
+import type { Scope } from '../../main/contract/enumerations.js';
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chatbridge-test-'));
@@ -78,12 +78,13 @@ export async function startTestService(
   const dataDir = options.dataDir ?? tempDataDir();
   const service = await Service.start({
     dataDir,
+    // The roots pass buildServer as it is; tests may shorten its request and connection limits.
+    http: (parts) => buildServer({ ...parts, ...(options.connections ? { connections: options.connections } : {}) }),
     port: 0,
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
-    ...(options.connections ? { connections: options.connections } : {}),
     ...(options.variants ? { variants: options.variants } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});

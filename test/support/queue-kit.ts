@@ -1,7 +1,7 @@
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import type { JobRow, NewJob } from '../../main/core/jobs.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
-import { personalProfile } from '../../main/api/profile.js';
+import { personalProfile } from '../../main/contract/profile.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
 import { JobEvents } from '../../main/queue/job-events.js';

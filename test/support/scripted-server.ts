@@ -15,6 +15,7 @@ import { systemClock, type Clock } from '../../main/core/clock.js';
 import { isProvider, type Provider } from '../../main/core/providers.js';
 import { stopOnSignals } from '../../main/cli/stop-signals.js';
 import { Service } from '../../main/service/service.js';
+import { buildServer } from '../../main/api/server.js';
 import { attachScriptedAgents } from './harness.js';
 import { ScriptedControl } from './scripted-control.js';
 
@@ -40,6 +41,7 @@ const ahead = Number(values['ahead-ms'] ?? 0);
 const clock: Clock = { now: () => systemClock.now() + ahead, setTimer: systemClock.setTimer };
 const service = await Service.start({
   dataDir: values['data-dir']!,
+  http: buildServer,
   port: Number(values.port ?? 0),
   clock,
   api: values['no-api'] !== true,

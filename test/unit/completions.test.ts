@@ -5,8 +5,8 @@
  * gone (the job goes on).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { completionDefaults, type CompletionRequest } from '../../main/api/schemas.js';
-import type { Submission } from '../../main/api/completions-port.js';
+import { completionDefaults, type CompletionRequest } from '../../main/contract/schemas.js';
+import type { Submission } from '../../main/contract/completions-port.js';
 import { ApiError } from '../../main/core/errors.js';
 import type { JobRow, JobView } from '../../main/core/jobs.js';
 import { HOUR_MS } from '../../main/queue/hourly-usage.js';

@@ -1,6 +1,6 @@
 /** `chatbridge status` in words: a resting agent is counted and shown as resting, with until when. */
 import { describe, expect, it } from 'vitest';
-import type { Status } from '../../main/api/schemas.js';
+import type { Status } from '../../main/contract/schemas.js';
 import { renderStatus } from '../../main/cli/status.js';
 import { PROVIDERS } from '../../main/core/providers.js';
 

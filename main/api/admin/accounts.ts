@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { AccountView } from './accounts-schemas.js';
-import { ok } from './shared-schemas.js';
+import { AccountView } from '../../contract/admin/accounts.js';
+import { ok } from '../../contract/admin/shared.js';
 
 /** What this route asks of the application layer (main/service/admin/accounts.ts). */
 export interface AccountsPort {

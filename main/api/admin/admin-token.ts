@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
-import { NO_CONTENT } from './shared-schemas.js';
+import { NO_CONTENT } from '../../contract/admin/shared.js';
 
 /** POST /admin/v1/admin-token/rotate: the dashboard's own token replaced. */
 export async function adminTokenRoutes(app: FastifyInstance, { adminToken }: { adminToken: AdminToken }): Promise<void> {

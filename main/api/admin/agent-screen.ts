@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AgentScreen } from '../../core/agent-control.js';
 import { ViewInput } from '../../core/screen.js';
 import type { EventStreams } from './event-stream.js';
-import { IdParams, NO_CONTENT } from './shared-schemas.js';
+import { IdParams, NO_CONTENT } from '../../contract/admin/shared.js';
 
 /** What these routes ask of the application layer (main/service/admin/agents.ts). */
 export interface AgentScreensPort {

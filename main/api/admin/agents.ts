@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelope } from '../schemas.js';
-import { AgentCreate, AgentPatch, AgentView, SiteCheckRequest, SiteCheckView } from './agents-schemas.js';
-import { IdParams, NO_CONTENT, ok } from './shared-schemas.js';
+import { ErrorEnvelope } from '../../contract/schemas.js';
+import { AgentCreate, AgentPatch, AgentView, SiteCheckRequest, SiteCheckView } from '../../contract/admin/agents.js';
+import { IdParams, NO_CONTENT, ok } from '../../contract/admin/shared.js';
 
 /** What these routes ask of the application layer (main/service/admin/agents.ts). */
 export interface AgentsPort {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { EventStreams } from './event-stream.js';
-import type { JobSummary } from './jobs-schemas.js';
-import type { LogEntryView } from './logs-schemas.js';
+import type { JobSummary } from '../../contract/admin/jobs.js';
+import type { LogEntryView } from '../../contract/admin/logs.js';
 import type { StatePort } from './state.js';
-import type { AdminState } from './state-schemas.js';
+import type { AdminState } from '../../contract/admin/state.js';
 
 /** What this route asks of the application layer (main/service/admin/live-feed.ts): a feed, and the function that stops it. */
 export interface LiveFeedPort {

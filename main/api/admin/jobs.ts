@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { BundleFile } from '../../diagnostics/bundles.js';
-import { DiagnosticFileParams, JobDetail, JobList, JobsQuery, type JobSummary } from './jobs-schemas.js';
-import { IdParams, NO_CONTENT, ok } from './shared-schemas.js';
+import { DiagnosticFileParams, JobDetail, JobList, JobsQuery, type JobSummary } from '../../contract/admin/jobs.js';
+import { IdParams, NO_CONTENT, ok } from '../../contract/admin/shared.js';
 
 /** What these routes ask of the application layer (main/service/admin/jobs.ts). */
 export interface JobsPort {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelope } from '../schemas.js';
-import { KeyCreate, KeyCreated, KeyView } from './keys-schemas.js';
-import { IdParams, ok } from './shared-schemas.js';
+import { ErrorEnvelope } from '../../contract/schemas.js';
+import { KeyCreate, KeyCreated, KeyView } from '../../contract/admin/keys.js';
+import { IdParams, ok } from '../../contract/admin/shared.js';
 
 /** What these routes ask of the application layer (main/service/admin/keys.ts). */
 export interface KeysPort {

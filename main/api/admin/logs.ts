@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { LogLevel } from '../../logs/log-book.js';
-import { LogList, LogsQuery, type LogEntryView } from './logs-schemas.js';
-import { ok } from './shared-schemas.js';
+import { LogList, LogsQuery, type LogEntryView } from '../../contract/admin/logs.js';
+import { ok } from '../../contract/admin/shared.js';
+import type { LogLevel } from '../../contract/enumerations.js';
 
 /** What this route asks of the application layer (main/service/admin/logs.ts). */
 export interface LogsPort {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ok } from './shared-schemas.js';
-import { AdminState, SettingsPatch } from './state-schemas.js';
+import { ok } from '../../contract/admin/shared.js';
+import { AdminState, SettingsPatch } from '../../contract/admin/state.js';
 
 /** What these routes (and the live view's first `state`) ask of the application layer (main/service/admin/state.ts). */
 export interface StatePort {

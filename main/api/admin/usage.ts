@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ok } from './shared-schemas.js';
-import { UsageQuery, UsageView, type UsageRange } from './usage-schemas.js';
+import { ok } from '../../contract/admin/shared.js';
+import { UsageQuery, UsageView, type UsageRange } from '../../contract/admin/usage.js';
 
 /** What this route asks of the application layer (main/service/usage-report.ts). */
 export interface UsagePort {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { IdParams, ok } from './shared-schemas.js';
-import { SigningSecretView, WebhookLog } from './webhooks-schemas.js';
+import { IdParams, ok } from '../../contract/admin/shared.js';
+import { SigningSecretView, WebhookLog } from '../../contract/admin/webhooks.js';
 
 /** What these routes ask of the application layer (main/service/admin/webhooks.ts). */
 export interface WebhooksPort {

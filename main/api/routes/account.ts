@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { AccountSecrets } from '../../webhooks/account-secrets.js';
-import { SigningSecretView } from '../admin/webhooks-schemas.js';
-import type { Profile } from '../profile.js';
-import { ErrorEnvelope, ModelList, type Status } from '../schemas.js';
+import { SigningSecretView } from '../../contract/admin/webhooks.js';
+import type { Profile } from '../../contract/profile.js';
+import { ErrorEnvelope, ModelList, type Status } from '../../contract/schemas.js';
 import type { Viewer } from '../../core/jobs.js';
 import { CLI } from '../../core/cli-name.js';
 
@@ -20,8 +20,14 @@ export interface StatusPort {
   models(account: string | null): ModelList;
 }
 
+export interface AccountRoutesOptions {
+  report: StatusPort;
+  profile: Profile;
+  secrets: AccountSecrets;
+}
+
 /** GET /v1/status, GET /v1/models, and (H) the calling account's webhook signing secret. */
-export function accountRoutes(app: FastifyInstance, report: StatusPort, profile: Profile, secrets: AccountSecrets): void {
+export async function accountRoutes(app: FastifyInstance, { report, profile, secrets }: AccountRoutesOptions): Promise<void> {
   app.get(
     '/v1/status',
     { config: read, schema: { summary: 'Capacity, queue and hourly usage', response: { 200: profile.schemas.status, default: ErrorEnvelope } } },

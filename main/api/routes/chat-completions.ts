@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CompletionsPort } from '../completions-port.js';
+import type { CompletionsPort } from '../../contract/completions-port.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
@@ -10,7 +10,7 @@ import {
   ErrorEnvelope,
   IdempotencyHeaders,
   type ChatMessage,
-} from '../schemas.js';
+} from '../../contract/schemas.js';
 import { LIMITS } from '../../core/limits.js';
 import { clientGone, submissionOf } from './completions.js';
 import type { HoldLimits } from '../holds.js';
@@ -61,7 +61,10 @@ export function modelChoice(model: string): { provider: Provider | null; variant
 }
 
 /** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
-export function chatCompletionRoutes(app: FastifyInstance, completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>, holds: HoldLimits): void {
+export async function chatCompletionRoutes(
+  app: FastifyInstance,
+  { completions, holds }: { completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>; holds: HoldLimits },
+): Promise<void> {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HoldLimits } from '../holds.js';
-import type { CompletionsPort, Submission } from '../completions-port.js';
+import type { CompletionsPort, Submission } from '../../contract/completions-port.js';
 import type { JobView } from '../../core/jobs.js';
-import type { Profile } from '../profile.js';
-import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../schemas.js';
+import type { Profile } from '../../contract/profile.js';
+import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../../contract/schemas.js';
 import type { RouteAccess } from '../auth.js';
 
 /** The route's description; what `wait: false` without `callback_url` does is the profile's. */
@@ -55,7 +55,14 @@ export function submissionOf(request: FastifyRequest, path: string, body: Comple
   };
 }
 
-export function completionRoutes(app: FastifyInstance, completions: CompletionsPort, profile: Profile, holds: HoldLimits): void {
+export interface CompletionRoutesOptions {
+  completions: CompletionsPort;
+  profile: Profile;
+  holds: HoldLimits;
+}
+
+/** /v1/completions: submit a job, read it (or wait on it), cancel it. */
+export async function completionRoutes(app: FastifyInstance, { completions, profile, holds }: CompletionRoutesOptions): Promise<void> {
   const present = async (job: JobView) =>
     profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;

@@ -22,7 +22,7 @@ const TYPES: Record<string, string> = {
  * files from its own protocol). No key is needed for the files: the page gets the admin
  * token from the link `serve` prints and sends it with every API call.
  */
-export function dashboardRoutes(app: FastifyInstance): void {
+export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const headers = {
     // `blob:` images: a diagnostic screenshot is fetched with the token, then shown from an object URL.
     'content-security-policy':

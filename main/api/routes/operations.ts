@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { RouteAccess } from '../auth.js';
-import { Health, ProofQuery, ProofView } from '../ops-schemas.js';
-import { ErrorEnvelope } from '../schemas.js';
+import { Health, ProofQuery, ProofView } from '../../contract/operations.js';
+import { ErrorEnvelope } from '../../contract/schemas.js';
 
 export interface OperationsDeps {
   metrics: ServiceMetrics;
@@ -19,7 +19,7 @@ export interface OperationsDeps {
  * hosted, an operator's key, never an account's), and the server's proof that it holds this
  * data dir.
  */
-export function operationRoutes(app: FastifyInstance, deps: OperationsDeps): void {
+export async function operationRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   const health = { 200: Health, 503: Health, default: ErrorEnvelope };
 
   app.get('/healthz', { schema: { summary: 'The process answers', response: health } }, async (): Promise<Health> => ({ status: 'up' }));

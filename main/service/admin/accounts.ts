@@ -1,4 +1,4 @@
-import type { AccountView } from '../../api/admin/accounts-schemas.js';
+import type { AccountView } from '../../contract/admin/accounts.js';
 import type { Clock } from '../../core/clock.js';
 import type { AccountStore } from '../../keys/account-store.js';
 import type { KeyStore } from '../../keys/key-store.js';

@@ -1,4 +1,4 @@
-import type { AgentCreate, AgentPatch, AgentView, SiteCheckView } from '../../api/admin/agents-schemas.js';
+import type { AgentCreate, AgentPatch, AgentView, SiteCheckView } from '../../contract/admin/agents.js';
 import type { ViewInput } from '../../core/screen.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen } from '../../core/agent-control.js';
 import { ApiError, invalid } from '../../core/errors.js';

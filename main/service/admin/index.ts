@@ -12,7 +12,7 @@ import type { Scheduler } from '../../queue/scheduler.js';
 import type { SettingsStore } from '../../settings/settings-store.js';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.js';
 import type { SigningSecret } from '../../webhooks/signing-secret.js';
-import type { Profile } from '../../api/profile.js';
+import type { Profile } from '../../contract/profile.js';
 import type { Completions } from '../completions.js';
 import type { StatusReport } from '../status-report.js';
 import type { UsageReport } from '../usage-report.js';

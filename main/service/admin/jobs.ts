@@ -1,5 +1,5 @@
-import type { DiagnosticBundleView, JobDetail, JobSummary } from '../../api/admin/jobs-schemas.js';
-import { attemptRecords, jobObject } from '../../api/profile.js';
+import type { DiagnosticBundleView, JobDetail, JobSummary } from '../../contract/admin/jobs.js';
+import { attemptRecords, jobObject } from '../../contract/job-object.js';
 import type { DiagnosticManifest } from '../../core/diagnostics.js';
 import { ApiError } from '../../core/errors.js';
 import { EVERY_ACCOUNT, type JobRow, type JobView } from '../../core/jobs.js';

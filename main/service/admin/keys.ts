@@ -1,4 +1,4 @@
-import type { KeyCreate, KeyView } from '../../api/admin/keys-schemas.js';
+import type { KeyCreate, KeyView } from '../../contract/admin/keys.js';
 import type { Clock } from '../../core/clock.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import { DAY_MS, timestamp, timestampOrNull as ts } from '../../core/timestamps.js';

@@ -1,6 +1,6 @@
-import type { JobSummary } from '../../api/admin/jobs-schemas.js';
-import type { LogEntryView } from '../../api/admin/logs-schemas.js';
-import type { AdminState } from '../../api/admin/state-schemas.js';
+import type { JobSummary } from '../../contract/admin/jobs.js';
+import type { LogEntryView } from '../../contract/admin/logs.js';
+import type { AdminState } from '../../contract/admin/state.js';
 import type { AgentPool } from '../../queue/agent-pool.js';
 import type { ClusterAgents } from '../../queue/cluster-agents.js';
 import type { JobEvents } from '../../queue/job-events.js';

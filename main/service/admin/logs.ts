@@ -1,6 +1,7 @@
-import type { LogEntryView } from '../../api/admin/logs-schemas.js';
+import type { LogEntryView } from '../../contract/admin/logs.js';
 import { timestamp } from '../../core/timestamps.js';
-import type { LogBook, LogEntry, LogLevel } from '../../logs/log-book.js';
+import type { LogBook, LogEntry } from '../../logs/log-book.js';
+import type { LogLevel } from '../../contract/enumerations.js';
 
 /** The service's recent log, as the dashboard reads it and hears it grow. */
 export class LogsConsole {

@@ -1,4 +1,4 @@
-import type { AdminState, SettingsPatch } from '../../api/admin/state-schemas.js';
+import type { AdminState, SettingsPatch } from '../../contract/admin/state.js';
 import { EVERY_ACCOUNT } from '../../core/jobs.js';
 import type { Provider } from '../../core/providers.js';
 import type { SettingsStore } from '../../settings/settings-store.js';

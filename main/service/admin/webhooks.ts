@@ -1,4 +1,4 @@
-import type { WebhookLog } from '../../api/admin/webhooks-schemas.js';
+import type { WebhookLog } from '../../contract/admin/webhooks.js';
 import { ApiError } from '../../core/errors.js';
 import { timestamp, timestampOrNull as ts } from '../../core/timestamps.js';
 import { NoDelivery, type WebhookDeliveries } from '../../webhooks/deliveries.js';

@@ -3,7 +3,8 @@ import type { Provider } from '../../core/providers.js';
 import { checkDeniedRange } from '../../webhooks/public-address.js';
 import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
-import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import type { Rotation } from '../../contract/enumerations.js';
 
 const TABLE = 'settings';
 

@@ -1,8 +1,9 @@
 import type { Provider } from '../../core/providers.js';
-import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Rotation, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 import { checkDeniedRange } from '../../webhooks/public-address.js';
 import type { Db } from './db.js';
 import { Listeners } from '../../core/listeners.js';
+import type { Rotation } from '../../contract/enumerations.js';
 
 /**
  * The settings of one data dir. Reads are cached; `invalidate` drops the cache when another

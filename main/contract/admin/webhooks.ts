@@ -1,7 +1,7 @@
 /** The messages of the dashboard's webhook routes: a job's delivery log and the signing secret. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../schemas.js';
-import { Timestamp } from './shared-schemas.js';
+import { Timestamp } from './shared.js';
 
 export const WebhookAttemptView = Type.Object({
   attempt: Type.Integer(),

@@ -1,10 +1,10 @@
 /** The messages of /admin/v1/state and /admin/v1/settings: the dashboard's overview and the account's settings. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PROVIDERS } from '../../core/providers.js';
-import { MAX_RETENTION_DAYS, ROTATIONS } from '../../settings/settings-store.js';
 import { Nullable, Status } from '../schemas.js';
-import { AgentView } from './agents-schemas.js';
-import { Cap, PauseMs } from './shared-schemas.js';
+import { AgentView } from './agents.js';
+import { Cap, PauseMs } from './shared.js';
+import { MAX_RETENTION_DAYS, ROTATIONS } from '../enumerations.js';
 
 const RetentionDays = Nullable(
   Type.Integer({

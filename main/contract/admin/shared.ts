@@ -1,7 +1,7 @@
 /** The pieces several resources of the dashboard's API (/admin/v1) use in their messages. */
 import { Type } from '@sinclair/typebox';
-import { MAX_PAUSE_MS } from '../../settings/settings-store.js';
 import { ErrorEnvelope, Nullable } from '../schemas.js';
+import { MAX_PAUSE_MS } from '../enumerations.js';
 
 export const Timestamp = Type.String({ format: 'date-time' });
 

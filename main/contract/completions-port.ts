@@ -1,7 +1,7 @@
 /**
  * What the job routes of /v1 (POST /v1/completions, GET and DELETE /v1/completions/{id},
  * POST /v1/chat/completions) ask of the application layer: main/service/completions.ts
- * answers. Declared here, where it is used, so the HTTP layer imports nothing above it.
+ * answers. Declared in the contract, below both, so neither imports the other.
  */
 import type { JobView, Viewer } from '../core/jobs.js';
 import type { Provider } from '../core/providers.js';

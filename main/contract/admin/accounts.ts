@@ -1,7 +1,7 @@
 /** The messages of /admin/v1/accounts: (hosted) the accounts the operator serves. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../schemas.js';
-import { KeyView } from './keys-schemas.js';
+import { KeyView } from './keys.js';
 
 /** (hosted) An account as the operator sees it in the dashboard. */
 export const AccountView = Type.Object({

@@ -1,3 +1,4 @@
+/** The messages of the operations routes: liveness, readiness, and the server's proof that it holds the data dir. */
 import { Type, type Static } from '@sinclair/typebox';
 
 /** GET /healthz and /readyz: up or down, and when down one word for why. */

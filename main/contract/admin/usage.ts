@@ -1,7 +1,7 @@
 /** The messages of /admin/v1/usage: jobs, failures and timings per hour or day. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../schemas.js';
-import { Timestamp } from './shared-schemas.js';
+import { Timestamp } from './shared.js';
 
 export const USAGE_RANGES = ['24h', '7d', '90d'] as const;
 export type UsageRange = (typeof USAGE_RANGES)[number];

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PROVIDERS } from '../../core/providers.js';
 import { Nullable } from '../schemas.js';
-import { Cap, CueMatch, PauseMs, Timestamp } from './shared-schemas.js';
+import { Cap, CueMatch, PauseMs, Timestamp } from './shared.js';
 
 export const AgentView = Type.Object({
   id: Type.String(),

@@ -1,7 +1,7 @@
 /** The messages of /admin/v1/logs (and the `log` event): the service's recent log. */
 import { Type, type Static } from '@sinclair/typebox';
-import { LOG_LEVELS, LOG_SOURCES, type LogSource } from '../../logs/log-book.js';
-import { Timestamp } from './shared-schemas.js';
+import { Timestamp } from './shared.js';
+import { LOG_LEVELS, LOG_SOURCES, type LogSource } from '../enumerations.js';
 
 const LogLevel = Type.Unsafe<(typeof LOG_LEVELS)[number]>({ type: 'string', enum: [...LOG_LEVELS] });
 

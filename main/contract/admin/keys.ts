@@ -1,8 +1,8 @@
 /** The messages of /admin/v1/keys: API keys as the dashboard lists, creates and revokes them. */
 import { Type, type Static } from '@sinclair/typebox';
-import { SCOPES } from '../../keys/key-store.js';
 import { Nullable } from '../schemas.js';
-import { Timestamp } from './shared-schemas.js';
+import { Timestamp } from './shared.js';
+import { SCOPES } from '../enumerations.js';
 
 export const KeyView = Type.Object({
   id: Type.String(),

@@ -1,8 +1,8 @@
 /** The messages of /admin/v1/jobs and /admin/v1/diagnostics: recent jobs, one job in full, its diagnostic bundles. */
 import { Type, type Static } from '@sinclair/typebox';
 import { AttemptRecord, Job, Nullable } from '../schemas.js';
-import { CueMatch, Timestamp } from './shared-schemas.js';
-import { WebhookLog } from './webhooks-schemas.js';
+import { CueMatch, Timestamp } from './shared.js';
+import { WebhookLog } from './webhooks.js';
 
 export const JobSummary = Type.Object({
   id: Type.String(),
