@@ -56,9 +56,6 @@ export const FLOW_LIMITS: FlowLimits = {
  */
 export const pageTime: Clock = systemClock;
 
-/** Aborts never: the signal of the agent's own looks at its page (start, recheck, site check), which no job cancels. */
-export const NO_CANCEL: AbortSignal = new AbortController().signal;
-
 export interface FlowContext {
   readonly page: Page;
   readonly site: ProviderSite;
@@ -72,6 +69,11 @@ export interface FlowContext {
   readonly pageTime: Clock;
 }
 
+/**
+ * A context on `page`; without a signal, one that never aborts (the agent's own looks at its
+ * page: start, recheck, site check, which no job cancels), its own so that the waits of many
+ * agents' looks do not gather on one signal.
+ */
 export function flowContext(page: Page, site: ProviderSite, parts: Partial<Pick<FlowContext, 'notes' | 'limits' | 'signal' | 'pageTime'>> = {}): FlowContext {
   return {
     page,
@@ -79,7 +81,7 @@ export function flowContext(page: Page, site: ProviderSite, parts: Partial<Pick<
     pack: packJson(site.page),
     notes: parts.notes ?? (() => {}),
     limits: parts.limits ?? FLOW_LIMITS,
-    signal: parts.signal ?? NO_CANCEL,
+    signal: parts.signal ?? new AbortController().signal,
     pageTime: parts.pageTime ?? pageTime,
   };
 }
