@@ -20,7 +20,7 @@ import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, pageState, roleHandle, siteChanged } from './page-facts.js';
 import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
-import { insertPrompt, send } from './prompt-input.js';
+import { insertPrompt, send, SENT_MS } from './prompt-input.js';
 import { reportSent } from './sent-prompt.js';
 import { newChatUrl, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
@@ -131,8 +131,9 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
       return send(ctx);
     })
     .catch(async (error: unknown) => {
-      // Cancelled while the send was made sure of: the prompt may have gone, and Stop undoes it.
-      if (pressed && signal.aborted) await stopUnlessCollected(ctx);
+      // Cancelled while the send was made sure of: the prompt may be on its way, and Stop undoes
+      // it once the page shows its stop control.
+      if (pressed && signal.aborted) await stopUnlessCollected(ctx, SENT_MS);
       return whatHappened(error);
     });
 
@@ -190,9 +191,9 @@ export function watchNewTurn(ctx: FlowContext, memory: FinishMemory): Promise<Tu
   return watchTurn(ctx, watch, memory.markerSeen);
 }
 
-/** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop. */
-export function stopUnlessCollected(ctx: FlowContext): Promise<void> {
-  return ctx.signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(ctx);
+/** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop (`showsWithin`: pressStop). */
+export function stopUnlessCollected(ctx: FlowContext, showsWithin = 0): Promise<void> {
+  return ctx.signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(ctx, showsWithin);
 }
 
 /**
@@ -318,7 +319,15 @@ async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null
   }, pack);
 }
 
-export async function pressStop(ctx: FlowContext): Promise<void> {
+/**
+ * Presses the stop control. A send cut short by its job's end gives the control `showsWithin`
+ * ms to show first (the page may not have taken the send yet): a wait the page runs, after
+ * the signal has aborted, so bounded by that alone.
+ */
+export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void> {
+  if (showsWithin > 0) {
+    await ctx.page.waitForFunction((json) => !!window.__chatbridge!.find(window.__chatbridge!.pack(json).stop), ctx.pack, { timeout: showsWithin }).catch(() => {});
+  }
   const stop = await roleHandle(ctx, 'stop').catch(() => null);
   await stop?.click({ timeout: 2_000 }).catch(() => {});
   await stop?.dispose();

@@ -14,7 +14,7 @@ import { movedAway, roleHandle, siteChanged } from './page-facts.js';
 const SEND_READY_MS = 3_000;
 
 /** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
-const SENT_MS = 5_000;
+export const SENT_MS = 5_000;
 
 /** A rich editor may take a synthetic paste on a timer: what it does with it shows within this. */
 const PASTE_SETTLE_MS = 1_500;
