@@ -6,43 +6,37 @@
  * collected so, once (decisions.md, "Models and modes"); so is an answer a stop of the service
  * left answering, when it runs again. Nothing here types or sends.
  */
-import type { Page } from 'playwright-core';
 import { AgentFailure, type AgentResult, type CollectTask } from '../../main/core/agent.js';
 import { clearObstacles } from './obstacle-clearing.js';
-import { failureFor, type Notes } from './page-facts.js';
-import { learnFinish, readAnswer, stopUnlessCollected, untilAborted, waitUntilReady, watchNewTurn, type FinishMemory, type FlowLimits } from './flow.js';
-import { packJson, type ProviderSite } from './site.js';
+import { failureFor } from './page-facts.js';
+import { inPage, untilAborted, type FlowContext } from './flow-context.js';
+import { learnFinish, readAnswer, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
 import { modelUsedOf } from './variant-choice.js';
 
 /**
  * The answer, once the reopened page shows it finished. Throws what the page shows instead
  * (a wall, a limit: as a run would), or a `timed_out` failure when it shows no answer after
- * the prompt; the collection's own time is its signal's (aborted: Stop is pressed, the job is over).
+ * the prompt; the collection's own time is the context's signal's (aborted: Stop is pressed, the
+ * job is over).
  */
-export async function collectAnswer(
-  page: Page,
-  site: ProviderSite,
-  task: CollectTask,
-  notes: Notes,
-  limits: FlowLimits,
-  memory: FinishMemory = { markerSeen: false },
-): Promise<AgentResult> {
+export async function collectAnswer(ctx: FlowContext, task: Pick<CollectTask, 'sent' | 'label'>, memory: FinishMemory = { markerSeen: false }): Promise<AgentResult> {
+  const { page, site } = ctx;
   const { conversation, turnsBefore } = task.sent;
-  notes({ level: 'info', message: `reopening a ${site.name} conversation to collect the answer to a prompt sent earlier; nothing is sent.` });
-  await page.goto(conversation, { waitUntil: 'domcontentloaded' });
-  await waitUntilReady(page, site, notes, limits);
+  ctx.notes({ level: 'info', message: `reopening a ${site.name} conversation to collect the answer to a prompt sent earlier; nothing is sent.` });
+  await inPage(ctx, page.goto(conversation, { waitUntil: 'domcontentloaded' }));
+  await waitUntilReady(ctx);
   // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
-  const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [packJson(site.page), turnsBefore] as const);
+  const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [ctx.pack, turnsBefore] as const);
   // A stop's cut leaves it answering for the next run to collect (CUT_TO_COLLECT); any other end presses Stop.
-  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => stopUnlessCollected(page, site, task.signal));
-  task.signal.throwIfAborted();
+  const outcome = await untilAborted(ctx, watchNewTurn(ctx, memory), () => stopUnlessCollected(ctx));
+  ctx.signal.throwIfAborted();
   if (outcome.kind === 'missing') {
     throw new AgentFailure('timed_out', `${site.name}: the conversation reopened shows no answer after the prompt (${shown} assistant turns, ${turnsBefore} before it).`);
   }
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
-  const finish = learnFinish(site, outcome, memory, notes, task.label);
-  await clearObstacles(page, site, notes);
-  const text = await readAnswer(page, site);
+  const finish = learnFinish(ctx, outcome, memory, task.label);
+  await clearObstacles(ctx);
+  const text = await readAnswer(ctx);
   if (text.trim() === '') throw new AgentFailure('timed_out', `${site.name}: the answer in the conversation reopened reads empty.`);
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish };
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(ctx), finish };
 }

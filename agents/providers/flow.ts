@@ -5,55 +5,28 @@
  * conversation's address. When a role the flow needs cannot be found by any cue, it fails
  * within seconds with `site_changed` naming the role, instead of waiting for a timeout.
  *
- * Beside it: page-facts.ts (what a notice on the page means, a role's element),
+ * Every step takes one FlowContext (flow-context.ts: the page, the site, the task's signal, …)
+ * and waits only through it. Beside it: page-facts.ts (what a notice on the page means, a role's element),
  * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
  * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first),
  * prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
  * can be found again, told as it goes) and collect.ts (an answer collected from its
  * conversation reopened, with nothing sent).
  */
-import type { Page } from 'playwright-core';
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, pageState, roleHandle, siteChanged, type Notes } from './page-facts.js';
+import { failureFor, pageState, roleHandle, siteChanged } from './page-facts.js';
 import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
-import { insertPrompt, send } from './prompt-input.js';
+import { insertPrompt, send, SENT_MS } from './prompt-input.js';
 import { reportSent } from './sent-prompt.js';
-import { newChatUrl, packJson, type PagePack, type ProviderSite } from './site.js';
+import { newChatUrl, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
-export type { Notes } from './page-facts.js';
-
-/**
- * The waits after which the flow decides that a role is missing: a new turn must appear
- * within `appearMs` (90 s while the page shows it is at work); without a finished signal,
- * the answer must have shown its controls and stayed still for `settleMs` (`lostSignalMs`
- * where the signal was expected: watch.ts). Tests of those failures shorten them.
- */
-export interface FlowLimits extends WatchLimits {
-  /** Once loaded, the page's composer (or what stands in for it) must show within this. */
-  composerMs: number;
-  /** A send the page shows it is working on is waited for this long before any other press (prompt-input.ts). */
-  sentWorkingMs: number;
-  /**
-   * A variant's picker and toggles must show, and the picker's menu open, within this once the
-   * composer has: ChatGPT's picker hydrates up to ~45 s after the textbox (research
-   * 2026-11-26). Spent in full only on a picker that never shows or never opens.
-   */
-  controlsMs: number;
-}
-
-export const FLOW_LIMITS: FlowLimits = {
-  composerMs: 10_000,
-  appearMs: 10_000,
-  appearWorkingMs: 90_000,
-  settleMs: 5_000,
-  lostSignalMs: 30_000,
-  sentWorkingMs: 45_000,
-  controlsMs: 45_000,
-};
+/** What a turn is asked to do; its signal is the context's. */
+export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent'>;
 
 /**
  * What an agent has learnt of its site's finished signal: once the signal has ended one of
@@ -68,8 +41,8 @@ const COPY_WAIT_MS = 2_000;
 const ADDRESS_WAIT_MS = 10_000;
 
 /** Opens a fresh chat, ready for the next prompt. */
-export async function openNewChat(page: Page, site: ProviderSite): Promise<void> {
-  await page.goto(newChatUrl(site), { waitUntil: 'domcontentloaded' });
+export async function openNewChat(ctx: FlowContext): Promise<void> {
+  await inPage(ctx, ctx.page.goto(newChatUrl(ctx.site), { waitUntil: 'domcontentloaded' }));
 }
 
 /**
@@ -77,33 +50,38 @@ export async function openNewChat(page: Page, site: ProviderSite): Promise<void>
  * stands in the way for good (a login wall, a challenge, a limit notice) — or that the
  * composer is missing from a page that has loaded.
  */
-export async function waitUntilReady(page: Page, site: ProviderSite, notes: Notes = () => {}, limits: FlowLimits = FLOW_LIMITS): Promise<void> {
+export async function waitUntilReady(ctx: FlowContext): Promise<void> {
+  const { page, site } = ctx;
   if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
-  await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
-    throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
-  });
+  await inPage(
+    ctx,
+    page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {
+      throw new AgentFailure('provider_error', `${site.name}: the page did not finish loading in ${PAGE_LOAD_MS / 1000} s.`);
+    }),
+  );
   let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
-    const state = await pageState(page, site, limits.composerMs);
+    const state = await pageState(ctx, ctx.limits.composerMs);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
     if (state === 'picker') {
       // Once: a picker that comes back after its account was chosen wants the person.
       if (picked) throw new AgentFailure('logged_out', `${site.name} asks to choose the account again after it was chosen; log in again.`);
       picked = true;
-      await choosePickerAccount(page, site, notes);
+      await choosePickerAccount(ctx);
       continue;
     }
     // clearObstacles names what blocks the page before it touches anything.
-    await clearObstacles(page, site, notes);
+    await clearObstacles(ctx);
     if (state === 'ready') return;
   }
   throw siteChanged(site, 'composer', 'something keeps covering the page');
 }
 
 /** Clicks the saved account on a "Choose an account to continue" page and waits for the page it leads to. */
-async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
-  const card = await roleHandle(page, site.page, 'accountPicker');
+async function choosePickerAccount(ctx: FlowContext): Promise<void> {
+  const { page, site } = ctx;
+  const card = await roleHandle(ctx, 'accountPicker');
   if (!card) return;
   const who = await card.evaluate((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 80));
   await card.click({ timeout: 2_000 }).catch(() => {});
@@ -111,77 +89,81 @@ async function choosePickerAccount(page: Page, site: ProviderSite, notes: Notes)
   // The click leads to the next page only after a moment (the site first records the choice),
   // and the picker's own load fired long ago: wait for the picker to go, then for what replaced
   // it to load. waitForFunction looks again in each new document.
-  await page
-    .waitForFunction((json) => window.__chatbridge !== undefined && !window.__chatbridge.find(window.__chatbridge.pack(json).accountPicker), packJson(site.page), {
-      timeout: PAGE_LOAD_MS,
-    })
-    .catch(() => {});
-  await page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {});
-  notes({ level: 'info', message: `chose the saved account "${who}" on ${site.name}'s "Choose an account to continue" page.` });
+  await inPage(
+    ctx,
+    page
+      .waitForFunction((json) => window.__chatbridge !== undefined && !window.__chatbridge.find(window.__chatbridge.pack(json).accountPicker), ctx.pack, {
+        timeout: PAGE_LOAD_MS,
+      })
+      .catch(() => {}),
+  );
+  await inPage(ctx, page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {}));
+  ctx.notes({ level: 'info', message: `chose the saved account "${who}" on ${site.name}'s "Choose an account to continue" page.` });
 }
 
 /** Runs one prompt on a page that `waitUntilReady` has vetted. */
-export async function runTurn(
-  page: Page,
-  site: ProviderSite,
-  task: AgentTask,
-  notes: Notes = () => {},
-  limits: FlowLimits = FLOW_LIMITS,
-  memory: FinishMemory = { markerSeen: false },
-): Promise<AgentResult> {
+export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMemory = { markerSeen: false }): Promise<AgentResult> {
+  const { page, site, pack, signal } = ctx;
   // A job cancelled or timed out before its prompt went (while the agent opened the chat) is
   // not sent after all: its retry would send it a second time. Once sent, Stop undoes it.
-  task.signal.throwIfAborted();
-  const pack = packJson(site.page);
+  signal.throwIfAborted();
   // The variant asked for is in force before a word is typed, or nothing is sent.
-  await chooseVariant(page, site, task.variant, notes, { ms: limits.controlsMs, signal: task.signal });
+  await chooseVariant(ctx, task.variant);
   // What is on the page now is history: the answer is the first assistant turn that is not.
   const turnsBefore = await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
   // watching script): to the login page, or to what the page now is (Cloudflare answers a
   // site's reload with its interstitial). What the page shows is then what happened.
   const whatHappened = async (error: unknown): Promise<never> => {
-    if (task.signal.aborted) throw error;
+    if (signal.aborted) throw error;
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
-    const blocked = await blockerAfterMove(page, site);
-    const standing = blocked && (await heeded(page, site, blocked, notes));
+    const blocked = await blockerAfterMove(ctx);
+    const standing = blocked && (await heeded(ctx, blocked));
     if (standing) throw failureFor(standing, site);
     throw error;
   };
-  await insertPrompt(page, site, task.prompt, notes)
+  let pressed = false;
+  await insertPrompt(ctx, task.prompt)
     .then(() => {
-      task.signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
-      reportSent(page, site, task, turnsBefore);
-      return send(page, site, notes, limits.sentWorkingMs);
+      signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
+      reportSent(ctx, task, turnsBefore);
+      pressed = true;
+      return send(ctx);
     })
-    .catch(whatHappened);
+    .catch(async (error: unknown) => {
+      // Cancelled while the send was made sure of: the prompt may be on its way, and Stop undoes
+      // it once the page shows its stop control.
+      if (pressed && signal.aborted) await stopUnlessCollected(ctx, SENT_MS);
+      return whatHappened(error);
+    });
 
-  const outcome = await untilAborted(watchNewTurn(page, site, limits, memory, notes, task.signal), task.signal, () => stopUnlessCollected(page, site, task.signal)).catch(
-    whatHappened,
-  );
+  const outcome = await untilAborted(ctx, watchNewTurn(ctx, memory), () => stopUnlessCollected(ctx)).catch(whatHappened);
   // Stop pressed, a site shows the cut answer as done: that ends nothing but the attempt.
-  task.signal.throwIfAborted();
+  signal.throwIfAborted();
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
-  const finish = learnFinish(site, outcome, memory, notes, task.label);
+  const finish = learnFinish(ctx, outcome, memory, task.label);
 
-  await clearObstacles(page, site, notes);
-  const other = await nonTextAnswer(page, site);
+  await clearObstacles(ctx);
+  const other = await nonTextAnswer(ctx);
   if (other) throw new AgentFailure('not_text', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
-  let text = await readAnswer(page, site);
-  if (text.trim() === '') text = await readAgainLoaded(page, site);
+  let text = await readAnswer(ctx);
+  if (text.trim() === '') text = await readAgainLoaded(ctx);
   if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
-  await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
-    throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
-  });
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(page, site), finish };
+  await inPage(
+    ctx,
+    page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
+      throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
+    }),
+  );
+  return { text, conversation: page.url(), modelUsed: await modelUsedOf(ctx), finish };
 }
 
 /**
  * What a finished turn teaches `memory` (the signal seen ends the next answers' benefit of the
  * doubt), said in the log when the end came without the signal; its words for the attempt's record.
  */
-export function learnFinish(site: ProviderSite, outcome: Finished, memory: FinishMemory, notes: Notes, label: string): string {
+export function learnFinish({ site, notes }: FlowContext, outcome: Finished, memory: FinishMemory, label: string): string {
   if (outcome.by === 'marker') memory.markerSeen = true;
   const how = finishedHow(site, outcome);
   if (outcome.by === 'evidence') notes({ level: 'warn', message: `${label}: ${how}` });
@@ -203,23 +185,24 @@ function finishedHow(site: ProviderSite, outcome: Finished): string {
  * the conversation confirmed on a fresh page first: fresh-page.ts); `memory`: whether its
  * finished signal is expected.
  */
-export function watchNewTurn(page: Page, site: ProviderSite, limits: WatchLimits, memory: FinishMemory, notes: Notes, signal: AbortSignal): Promise<TurnOutcome> {
+export function watchNewTurn(ctx: FlowContext, memory: FinishMemory): Promise<TurnOutcome> {
+  const { limits } = ctx;
   const watch: WatchLimits = { appearMs: limits.appearMs, appearWorkingMs: limits.appearWorkingMs, settleMs: limits.settleMs, lostSignalMs: limits.lostSignalMs };
-  return watchTurn(page, site, watch, memory.markerSeen, notes, signal);
+  return watchTurn(ctx, watch, memory.markerSeen);
 }
 
-/** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop. */
-export function stopUnlessCollected(page: Page, site: ProviderSite, signal: AbortSignal): Promise<void> {
-  return signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(page, site.page);
+/** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop (`showsWithin`: pressStop). */
+export function stopUnlessCollected(ctx: FlowContext, showsWithin = 0): Promise<void> {
+  return ctx.signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(ctx, showsWithin);
 }
 
 /**
  * The answer as the provider's own Markdown, through its copy control with the page's
  * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
  */
-export async function readAnswer(page: Page, site: ProviderSite, lastTurn = false): Promise<string> {
-  const pack = packJson(site.page);
-  const scope = site.turnScope;
+export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<string> {
+  const { page, pack } = ctx;
+  const scope = ctx.site.turnScope;
   await page.evaluate(() => window.__chatbridge!.clearClipboard());
   // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
   const last = lastTurn || (await page.evaluate((json) => !window.__chatbridge!.newTurn(window.__chatbridge!.pack(json)), pack));
@@ -245,10 +228,13 @@ export async function readAnswer(page: Page, site: ProviderSite, lastTurn = fals
     // A real (trusted) click, without waiting for the button to settle: it is there, and
     // clearObstacles has made sure nothing covers the page.
     await button.click({ force: true, timeout: 2_000 }).catch(() => {});
-    const copied = await page
-      .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 })
-      .then((h) => h.jsonValue() as Promise<string>)
-      .catch(() => null);
+    const copied = await inPage(
+      ctx,
+      page
+        .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 })
+        .then((h) => h.jsonValue() as Promise<string>)
+        .catch(() => null),
+    );
     if (copied) {
       await copy.dispose();
       return copied;
@@ -272,14 +258,16 @@ export async function readAnswer(page: Page, site: ProviderSite, lastTurn = fals
  * loaded again shows it. Only once the page has the conversation's own address (a new chat's
  * would load empty); the last turn, as nothing on the new page is marked.
  */
-async function readAgainLoaded(page: Page, site: ProviderSite): Promise<string> {
-  await page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {});
+async function readAgainLoaded(ctx: FlowContext): Promise<string> {
+  const { page, site } = ctx;
+  await inPage(ctx, page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {}));
   if (!site.conversationPath.test(new URL(page.url()).pathname)) return '';
-  await page.reload({ waitUntil: 'domcontentloaded' });
-  await page
-    .waitForFunction((json) => window.__chatbridge!.turns(window.__chatbridge!.pack(json)).length > 0, packJson(site.page), { timeout: ADDRESS_WAIT_MS })
-    .catch(() => {});
-  return readAnswer(page, site, true);
+  await inPage(ctx, page.reload({ waitUntil: 'domcontentloaded' }));
+  await inPage(
+    ctx,
+    page.waitForFunction((json) => window.__chatbridge!.turns(window.__chatbridge!.pack(json)).length > 0, ctx.pack, { timeout: ADDRESS_WAIT_MS }).catch(() => {}),
+  );
+  return readAnswer(ctx, true);
 }
 
 /**
@@ -287,7 +275,7 @@ async function readAgainLoaded(page: Page, site: ProviderSite): Promise<string> 
  * canvas, and no words beside it. Null for an answer with text. The site did nothing wrong
  * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
  */
-async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | null> {
+async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null> {
   return page.evaluate((json) => {
     const h = window.__chatbridge!;
     const pack = h.pack(json);
@@ -328,35 +316,19 @@ async function nonTextAnswer(page: Page, site: ProviderSite): Promise<string | n
     const card = item.closest('[class*="file-card" i], [data-testid*="file" i]') ?? item;
     const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
     return name ? `${found[1]} ("${name}")` : found[1];
-  }, packJson(site.page));
-}
-
-export async function pressStop(page: Page, pack: PagePack): Promise<void> {
-  const stop = await roleHandle(page, pack, 'stop').catch(() => null);
-  await stop?.click({ timeout: 2_000 }).catch(() => {});
-  await stop?.dispose();
+  }, pack);
 }
 
 /**
- * Waits for `work`, unless `signal` aborts first: then `onAbort` runs (press Stop) and the
- * abort reason is thrown. The abandoned evaluation is left to fail quietly.
+ * Presses the stop control. A send cut short by its job's end gives the control `showsWithin`
+ * ms to show first (the page may not have taken the send yet): a wait the page runs, after
+ * the signal has aborted, so bounded by that alone.
  */
-export async function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => Promise<void>): Promise<T> {
-  work.catch(() => {});
-  if (signal.aborted) {
-    await onAbort();
-    throw signal.reason;
+export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void> {
+  if (showsWithin > 0) {
+    await ctx.page.waitForFunction((json) => !!window.__chatbridge!.find(window.__chatbridge!.pack(json).stop), ctx.pack, { timeout: showsWithin }).catch(() => {});
   }
-  let abort: () => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    abort = () => {
-      void onAbort().finally(() => reject(signal.reason));
-    };
-    signal.addEventListener('abort', abort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } finally {
-    signal.removeEventListener('abort', abort);
-  }
+  const stop = await roleHandle(ctx, 'stop').catch(() => null);
+  await stop?.click({ timeout: 2_000 }).catch(() => {});
+  await stop?.dispose();
 }

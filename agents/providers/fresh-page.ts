@@ -7,10 +7,10 @@
  * is sent from the fresh page. If it shows none, the page helpers skip what they saw
  * (`acquit`) and the watch goes on. A limit is never looked at twice: it is heeded as seen.
  */
-import type { Page } from 'playwright-core';
-import { movedAway, pageProblem, pageState, type Notes } from './page-facts.js';
+import { inPage, waitUntil, type FlowContext } from './flow-context.js';
+import { movedAway, pageProblem, pageState } from './page-facts.js';
 import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
-import { newChatUrl, packJson, type ProviderSite } from './site.js';
+import { newChatUrl } from './site.js';
 
 /** The page must finish loading within this. */
 export const PAGE_LOAD_MS = 30_000;
@@ -31,45 +31,46 @@ const MOST_FRESH_LOOKS = 3;
  * What stands in the way for good on `page` now (pageProblem), a wall or a lock beside the
  * conversation only once a fresh page confirms it; null when nothing does.
  */
-export async function standingProblem(page: Page, site: ProviderSite, notes: Notes): Promise<TurnProblem | null> {
-  const problem = await pageProblem(page, site);
-  return problem && heeded(page, site, problem, notes);
+export async function standingProblem(ctx: FlowContext): Promise<TurnProblem | null> {
+  const problem = await pageProblem(ctx);
+  return problem && heeded(ctx, problem);
 }
 
 /**
  * Watches the new turn (the page helpers' watchTurn; `markerExpected`: the agent has seen the
  * finished signal before) until it ends; a wall or a lock beside the conversation that a
- * fresh page does not show does not end it. Once `signal` aborts (the job is cancelled or
+ * fresh page does not show does not end it. Once the signal aborts (the job is cancelled or
  * timed out) the next outcome is the last.
  */
-export async function watchTurn(page: Page, site: ProviderSite, limits: WatchLimits, markerExpected: boolean, notes: Notes, signal: AbortSignal): Promise<TurnOutcome> {
-  const pack = packJson(site.page);
+export async function watchTurn(ctx: FlowContext, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome> {
+  const { page, site, pack } = ctx;
   for (let looks = 1; ; looks++) {
     const outcome = await page.evaluate(
       ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
       [pack, site.turnScope, limits, markerExpected] as const,
     );
-    if (!('confirm' in outcome) || !outcome.confirm || signal.aborted) return outcome;
-    if (looks > MOST_FRESH_LOOKS) await acquit(page, site);
+    if (!('confirm' in outcome) || !outcome.confirm || ctx.signal.aborted) return outcome;
+    if (looks > MOST_FRESH_LOOKS) await acquit(ctx);
     else {
-      const standing = await heeded(page, site, outcome, notes);
+      const standing = await heeded(ctx, outcome);
       if (standing) return standing;
     }
   }
 }
 
 /** `problem` as the account has it: as seen, unless it is a wall or a lock that only a fresh page can confirm. */
-export async function heeded(page: Page, site: ProviderSite, problem: TurnProblem, notes: Notes): Promise<TurnProblem | null> {
+export async function heeded(ctx: FlowContext, problem: TurnProblem): Promise<TurnProblem | null> {
+  const { site, notes } = ctx;
   if (!problem.confirm) return problem;
-  if (await isFresh(page, site)) return seenAsIs(problem);
-  const fresh = await freshLook(page, site);
+  if (await isFresh(ctx)) return seenAsIs(problem);
+  const fresh = await freshLook(ctx);
   const what = problem.kind === 'loginWall' ? 'a login wall' : 'an account lock';
   if (fresh === undefined) {
     notes({ level: 'warn', message: `${site.name} shows ${what} beside the conversation and no fresh page could be looked at to confirm it: taken as shown.` });
     return seenAsIs(problem);
   }
   if (fresh) return seenAsIs(fresh);
-  await acquit(page, site);
+  await acquit(ctx);
   // Its words are left out: they may be the chat's title, made from the prompt.
   notes({ level: 'info', message: `${site.name} showed what looked like ${what} beside the conversation, but a fresh page of the site shows none: part of the page (a chat's title, say), not a notice.` });
   return null;
@@ -80,41 +81,45 @@ function seenAsIs({ confirm: _confirm, ...problem }: TurnProblem): TurnProblem {
 }
 
 /** The page helpers skip, from now on, the walls and locks the page shows in the open now. */
-async function acquit(page: Page, site: ProviderSite): Promise<void> {
-  await page.evaluate((json) => window.__chatbridge!.acquit(window.__chatbridge!.pack(json)), packJson(site.page)).catch(() => {});
+async function acquit({ page, pack }: FlowContext): Promise<void> {
+  await page.evaluate((json) => window.__chatbridge!.acquit(window.__chatbridge!.pack(json)), pack).catch(() => {});
 }
 
 /**
  * Whether `page` is a fresh page of the site itself: the new chat, showing no conversation.
  * Anywhere else a conversation may be shown, even one no cue of the pack finds (a redesign).
  */
-async function isFresh(page: Page, site: ProviderSite): Promise<boolean> {
+async function isFresh({ page, site, pack }: FlowContext): Promise<boolean> {
   const [here, fresh] = [new URL(page.url()), new URL(newChatUrl(site))];
   if (here.origin !== fresh.origin || here.pathname !== fresh.pathname) return false;
-  return page.evaluate((json) => !window.__chatbridge!.showsConversation(window.__chatbridge!.pack(json)), packJson(site.page)).catch(() => false);
+  return page.evaluate((json) => !window.__chatbridge!.showsConversation(window.__chatbridge!.pack(json)), pack).catch(() => false);
 }
 
 /**
  * What a fresh page of the site shows in the way: the new chat opened in a tab of its own
- * beside `page`, looked at once it is ready, and closed. Undefined when it cannot tell (no
- * second tab on this host, a page that does not load, an account picker).
+ * beside the context's page, looked at once it is ready, and closed. Undefined when it cannot
+ * tell (no second tab on this host, a page that does not load, an account picker).
  */
-async function freshLook(page: Page, site: ProviderSite): Promise<TurnProblem | null | undefined> {
+async function freshLook(ctx: FlowContext): Promise<TurnProblem | null | undefined> {
+  const { site } = ctx;
   // The desktop's embedded view has no tabs to open: the caller keeps what it saw.
-  const tab = await page
+  const tab = await ctx.page
     .context()
     .newPage()
     .catch(() => null);
   if (!tab) return undefined;
+  const fresh: FlowContext = { ...ctx, page: tab };
   const loginPage = (): TurnProblem | null => (site.loginUrl.test(tab.url()) ? { kind: 'loginWall', text: `${site.name} asks to log in.` } : null);
   try {
-    await tab.goto(newChatUrl(site), { waitUntil: 'domcontentloaded', timeout: PAGE_LOAD_MS });
-    const state = await pageState(tab, site, FRESH_READY_MS);
+    await inPage(ctx, tab.goto(newChatUrl(site), { waitUntil: 'domcontentloaded', timeout: PAGE_LOAD_MS }));
+    const state = await pageState(fresh, FRESH_READY_MS);
     if (loginPage()) return loginPage();
     // A page that never got ready, or that asks which account (one click restores it), says nothing of a wall.
     if (state === null || state === 'picker') return undefined;
-    return (await blockerAfterMove(tab, site)) ?? loginPage();
-  } catch {
+    return (await blockerAfterMove(fresh)) ?? loginPage();
+  } catch (error) {
+    // A cancel is the job's end, not something the fresh page said.
+    if (ctx.signal.aborted) throw error;
     return loginPage() ?? undefined;
   } finally {
     await tab.close().catch(() => {});
@@ -122,24 +127,27 @@ async function freshLook(page: Page, site: ProviderSite): Promise<TurnProblem | 
 }
 
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
-export async function blockerAfterMove(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  // A real-time budget: the page moves on its own time, whatever the agent's clock says.
-  const until = Date.now() + PAGE_LOAD_MS;
+export async function blockerAfterMove(ctx: FlowContext): Promise<TurnProblem | null> {
   let nothing = 0;
-  while (Date.now() < until) {
-    try {
-      await page.waitForLoadState('load', { timeout: Math.max(1, until - Date.now()) });
-      const problem = await pageProblem(page, site);
-      if (problem) return problem;
-      // A look may run in the old document before the move commits, or in the new one before
-      // its body came: nothing is nothing only when a loaded page shows it several looks running.
-      if (++nothing >= CALM_LOOKS) return null;
-    } catch (error) {
-      // The look itself ran into the move: look again once the next document is there.
-      if (!movedAway(error)) return null;
-      nothing = 0;
-    }
-    await page.waitForTimeout(CALM_LOOK_MS).catch(() => {});
-  }
-  return null;
+  // The page's own time (pageTime): the page moves on it, whatever the agent's clock says.
+  const seen = await waitUntil(
+    ctx,
+    async (left): Promise<{ problem: TurnProblem | null } | null> => {
+      try {
+        await inPage(ctx, ctx.page.waitForLoadState('load', { timeout: Math.max(1, left) }));
+        const problem = await pageProblem(ctx);
+        if (problem) return { problem };
+        // A look may run in the old document before the move commits, or in the new one before
+        // its body came: nothing is nothing only when a loaded page shows it several looks running.
+        return ++nothing >= CALM_LOOKS ? { problem: null } : null;
+      } catch (error) {
+        // The look itself ran into the move: look again once the next document is there.
+        if (ctx.signal.aborted || !movedAway(error)) return { problem: null };
+        nothing = 0;
+        return null;
+      }
+    },
+    { within: PAGE_LOAD_MS, every: CALM_LOOK_MS },
+  );
+  return seen?.problem ?? null;
 }

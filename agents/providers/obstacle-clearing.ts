@@ -4,15 +4,17 @@
  * attempt; a consent banner gets its least permissive choice; a chooser, a mode toggle, a
  * dialog or an overlay its own control.
  */
-import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
+import { pause, type FlowContext } from './flow-context.js';
 import type { Obstacle } from './page-helpers.js';
 import { standingProblem } from './fresh-page.js';
-import { failureFor, type Notes } from './page-facts.js';
-import { packJson, type ProviderSite } from './site.js';
+import { failureFor } from './page-facts.js';
 
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */
 export const OBSTACLE_ROUNDS = 4;
+
+/** A press on an obstacle is given this long to show what it did before the page is read again. */
+const PRESS_SETTLE_MS = 250;
 
 /**
  * Clears what stands between the flow and the page, logging each step: an A/B chooser
@@ -22,47 +24,48 @@ export const OBSTACLE_ROUNDS = 4;
  * limit, a lock, a login or a challenge: `standingProblem`), which ends the attempt instead.
  * Never clicks through an overlay: one that will not go is a failure.
  */
-export async function clearObstacles(page: Page, site: ProviderSite, notes: Notes): Promise<void> {
+export async function clearObstacles(ctx: FlowContext): Promise<void> {
+  const { page, site, pack, notes } = ctx;
   let last = null as Obstacle | null;
   let consentAnswered = false;
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
-    const problem = await standingProblem(page, site, notes);
+    const problem = await standingProblem(ctx);
     if (problem) throw failureFor(problem, site);
-    const obstacle = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
+    const obstacle = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), pack);
     if (!obstacle) return;
     const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
     if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
-      const choice = await answerConsent(page, site);
+      const choice = await answerConsent(ctx);
       if (choice !== null) {
         consentAnswered = true;
         notes({ level: 'info', message: `answered a consent banner with its least permissive choice, "${choice}".` });
         last = obstacle;
-        await page.waitForTimeout(250);
+        await pause(ctx, PRESS_SETTLE_MS);
         continue;
       }
     }
     if (obstacle.kind === 'dialog' || obstacle.kind === 'overlay') {
       if (last?.kind === obstacle.kind && last.text === obstacle.text) {
         // Escape did nothing last round: its own close control, if it has one.
-        if (!(await clickObstacle(page, site, obstacle))) break;
+        if (!(await clickObstacle(ctx, obstacle))) break;
         notes({ level: 'info', message: `closed ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what} with its close control.` });
       } else {
         await page.keyboard.press('Escape');
         notes({ level: 'info', message: `pressed Escape on ${obstacle.kind === 'dialog' ? 'a dialog' : 'an overlay'} ${what}.` });
       }
     } else {
-      if (!(await clickObstacle(page, site, obstacle))) break;
+      if (!(await clickObstacle(ctx, obstacle))) break;
       notes({
         level: 'info',
         message: obstacle.kind === 'chooser' ? 'kept the first answer of an A/B chooser.' : 'switched the mode toggle to Chat.',
       });
     }
     last = obstacle;
-    await page.waitForTimeout(250);
+    await pause(ctx, PRESS_SETTLE_MS);
   }
-  const problem = await standingProblem(page, site, notes);
+  const problem = await standingProblem(ctx);
   if (problem) throw failureFor(problem, site);
-  const left = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), packJson(site.page));
+  const left = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), pack);
   if (left) {
     throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
   }
@@ -74,7 +77,7 @@ export async function clearObstacles(page: Page, site: ProviderSite, notes: Note
  * non-essential", "Necessary only", "Decline"). Returns the choice's words, or null when
  * there is no such banner.
  */
-async function answerConsent(page: Page, site: ProviderSite): Promise<string | null> {
+async function answerConsent({ page, pack }: FlowContext): Promise<string | null> {
   const handle = await page.evaluateHandle((json) => {
     const choice = window.__chatbridge!.find(window.__chatbridge!.pack(json).consent);
     for (let at = choice; at && at !== document.body; at = at.parentElement) {
@@ -83,7 +86,7 @@ async function answerConsent(page: Page, site: ProviderSite): Promise<string | n
     }
     // A "Decline" that is part of the page itself is not a banner's choice.
     return null;
-  }, packJson(site.page));
+  }, pack);
   const choice = handle.asElement();
   if (!choice) {
     await handle.dispose();
@@ -95,8 +98,8 @@ async function answerConsent(page: Page, site: ProviderSite): Promise<string | n
   return words;
 }
 
-async function clickObstacle(page: Page, site: ProviderSite, obstacle: Obstacle): Promise<boolean> {
-  const handle = await page.evaluateHandle(([json, o]) => window.__chatbridge!.obstacleControl(window.__chatbridge!.pack(json), o), [packJson(site.page), obstacle] as const);
+async function clickObstacle({ page, pack }: FlowContext, obstacle: Obstacle): Promise<boolean> {
+  const handle = await page.evaluateHandle(([json, o]) => window.__chatbridge!.obstacleControl(window.__chatbridge!.pack(json), o), [pack, obstacle] as const);
   const control = handle.asElement();
   if (!control) {
     await handle.dispose();

@@ -2,13 +2,11 @@
  * What the page says, in the flow's terms: the words for a missing role, the failure a
  * notice on the page means, and the element of a role.
  */
-import type { ElementHandle, Page } from 'playwright-core';
-import { AccountLocked, AgentFailure, type AgentNote } from '../../main/core/agent.js';
+import type { ElementHandle } from 'playwright-core';
+import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
+import { inPage, type FlowContext } from './flow-context.js';
 import type { TurnProblem } from './page-helpers.js';
-import { packJson, type PagePack, type ProviderSite, type Role } from './site.js';
-
-/** Where the flow tells what it did or saw that a person may want to know. */
-export type Notes = (note: AgentNote) => void;
+import type { ProviderSite, Role } from './site.js';
 
 /** What each role is called when it is missing. */
 const ROLE_WORDS: Record<Role, string> = {
@@ -47,8 +45,8 @@ export function siteChanged(site: ProviderSite, role: Role, detail?: string): Ag
  * in a dialog or over the composer, by its words (page-helpers/obstacles.ts): a notice to
  * heed, never to close and send again. Null when the page shows none.
  */
-export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnProblem | null> {
-  return page.evaluate((json) => window.__chatbridge?.blocker(window.__chatbridge.pack(json)) ?? null, packJson(site.page)).catch(() => null);
+export async function pageProblem({ page, pack }: FlowContext): Promise<TurnProblem | null> {
+  return page.evaluate((json) => window.__chatbridge?.blocker(window.__chatbridge.pack(json)) ?? null, pack).catch(() => null);
 }
 
 /**
@@ -59,8 +57,8 @@ export async function pageProblem(page: Page, site: ProviderSite): Promise<TurnP
 export type PageState = 'blocked' | 'ready' | 'obstacle' | 'picker';
 
 /** The state the page shows within `ms`; null when it shows none of them by then. */
-export async function pageState(page: Page, site: ProviderSite, ms: number): Promise<PageState | null> {
-  return page
+export async function pageState(ctx: FlowContext, ms: number): Promise<PageState | null> {
+  const wait = ctx.page
     .waitForFunction(
       (json) => {
         const h = window.__chatbridge;
@@ -73,11 +71,12 @@ export async function pageState(page: Page, site: ProviderSite, ms: number): Pro
         if (h.blocker(pack)) return 'blocked';
         return h.obstacle(pack) ? 'obstacle' : null;
       },
-      packJson(site.page),
+      ctx.pack,
       { timeout: ms },
     )
     .then((h) => h.jsonValue() as Promise<PageState>)
     .catch(() => null);
+  return inPage(ctx, wait);
 }
 
 export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailure {
@@ -98,8 +97,8 @@ export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailu
   }
 }
 
-export async function roleHandle(page: Page, pack: PagePack, role: Role): Promise<ElementHandle<Element> | null> {
-  const handle = await page.evaluateHandle(([json, r]) => window.__chatbridge!.find(window.__chatbridge!.pack(json)[r]), [packJson(pack), role] as const);
+export async function roleHandle({ page, pack }: FlowContext, role: Role): Promise<ElementHandle<Element> | null> {
+  const handle = await page.evaluateHandle(([json, r]) => window.__chatbridge!.find(window.__chatbridge!.pack(json)[r]), [pack, role] as const);
   const element = handle.asElement();
   if (!element) await handle.dispose();
   return element;

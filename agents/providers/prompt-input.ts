@@ -3,18 +3,18 @@
  * a timer is waited for, a prompt the composer made a file is pasted again as text, and a
  * send is pressed again only while the prompt still sits in the composer.
  */
-import type { ElementHandle, Page } from 'playwright-core';
+import type { ElementHandle } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
+import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles } from './obstacle-clearing.js';
-import { movedAway, roleHandle, siteChanged, type Notes } from './page-facts.js';
-import { packJson, type ProviderSite } from './site.js';
+import { movedAway, roleHandle, siteChanged } from './page-facts.js';
 
 /** The send control, when the site shows one only once the composer holds text. */
 const SEND_READY_MS = 3_000;
 
 /** After a send, something must show that it went: the prompt gone from the composer, a new turn, the stop control. */
-const SENT_MS = 5_000;
+export const SENT_MS = 5_000;
 
 /** A rich editor may take a synthetic paste on a timer: what it does with it shows within this. */
 const PASTE_SETTLE_MS = 1_500;
@@ -22,10 +22,11 @@ const PASTE_SETTLE_MS = 1_500;
 /** A prompt the composer makes a file is pasted again in at most this many pieces. */
 const MAX_PASTE_PIECES = 32;
 
-export async function insertPrompt(page: Page, site: ProviderSite, prompt: string, notes: Notes): Promise<void> {
+export async function insertPrompt(ctx: FlowContext, prompt: string): Promise<void> {
+  const { page, site } = ctx;
   // The caller's own text, not the site, when it shows nothing: never a changed site.
   if (!hasVisibleText(prompt)) throw new AgentFailure('rejected', 'The prompt has no visible text to type.');
-  const composer = await roleHandle(page, site.page, 'composer');
+  const composer = await roleHandle(ctx, 'composer');
   if (!composer) throw siteChanged(site, 'composer');
   if (site.input === 'fill') {
     // The native value setter plus an input event is what React-controlled textareas
@@ -40,8 +41,8 @@ export async function insertPrompt(page: Page, site: ProviderSite, prompt: strin
     if (!taken) await composer.fill(prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
-    const pasted = await paste(page, site, composer, prompt);
-    if (pasted === 'attachment') await pasteInPieces(page, site, composer, prompt, notes);
+    const pasted = await paste(ctx, composer, prompt);
+    if (pasted === 'attachment') await pasteInPieces(ctx, composer, prompt);
     if (pasted === 'ignored') {
       // An editor that ignores synthetic paste data gets the browser's own text insertion,
       // into the editor itself.
@@ -59,14 +60,14 @@ export async function insertPrompt(page: Page, site: ProviderSite, prompt: strin
  * some take it on a timer (Quill moves the focus to its paste catcher and back), and text
  * typed before that lands in the catcher.
  */
-async function paste(page: Page, site: ProviderSite, composer: ElementHandle<Element>, text: string): Promise<'text' | 'attachment' | 'ignored'> {
+async function paste(ctx: FlowContext, composer: ElementHandle<Element>, text: string): Promise<'text' | 'attachment' | 'ignored'> {
   await composer.evaluate((el, t) => {
     (el as HTMLElement).focus();
     const data = new DataTransfer();
     data.setData('text/plain', t);
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, text);
-  return pasteResult(page, site);
+  return pasteResult(ctx);
 }
 
 /**
@@ -76,23 +77,24 @@ async function paste(page: Page, site: ProviderSite, composer: ElementHandle<Ele
  * pieces short enough to stay text, halved until they do. Fails before anything is sent
  * when the file will not go or the pieces would be too many.
  */
-async function pasteInPieces(page: Page, site: ProviderSite, composer: ElementHandle<Element>, prompt: string, notes: Notes): Promise<void> {
+async function pasteInPieces(ctx: FlowContext, composer: ElementHandle<Element>, prompt: string): Promise<void> {
+  const { page, site, notes } = ctx;
   const chars = Array.from(prompt);
   for (let pieces = 2; pieces <= MAX_PASTE_PIECES; pieces *= 2) {
-    await unattach(page, site);
+    await unattach(ctx);
     // What earlier pieces of a try that made a file left in the editor goes first.
     await composer.focus();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     const size = Math.ceil(chars.length / pieces);
     let made: 'text' | 'attachment' | 'ignored' = 'text';
-    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(page, site, composer, chars.slice(at, at + size).join(''));
+    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(ctx, composer, chars.slice(at, at + size).join(''));
     if (made === 'text') {
       notes({ level: 'info', message: `${site.name} made the pasted prompt a file; removed it and pasted the prompt in ${pieces} pieces instead.` });
       return;
     }
   }
-  await unattach(page, site);
+  await unattach(ctx);
   throw new AgentFailure('provider_error', `${site.name} makes even a ${MAX_PASTE_PIECES}th of the prompt a file; nothing was sent.`);
 }
 
@@ -101,8 +103,9 @@ async function pasteInPieces(page: Page, site: ProviderSite, composer: ElementHa
  * composer made the prompt a file instead (its editor left empty), `ignored` when neither
  * shows and the editor has the focus back. Waits for the page's own timers to run first.
  */
-async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'attachment' | 'ignored'> {
-  return page
+async function pasteResult(ctx: FlowContext): Promise<'text' | 'attachment' | 'ignored'> {
+  const { page } = ctx;
+  const wait = page
     .waitForFunction(
       ([json, since]) => {
         const h = window.__chatbridge!;
@@ -115,29 +118,32 @@ async function pasteResult(page: Page, site: ProviderSite): Promise<'text' | 'at
         const focused = !!composer && composer.contains(document.activeElement);
         return focused && performance.now() - since > 100 ? 'ignored' : null;
       },
-      [packJson(site.page), await page.evaluate(() => performance.now())] as const,
+      [ctx.pack, await page.evaluate(() => performance.now())] as const,
       { timeout: PASTE_SETTLE_MS, polling: 20 },
     )
     .then((h) => h.jsonValue() as Promise<'text' | 'attachment' | 'ignored'>)
     .catch(() => 'ignored' as const);
+  return inPage(ctx, wait);
 }
 
 /** Removes the file the composer made of a paste, with its own remove control; one that will not go fails the attempt before anything is sent. */
-async function unattach(page: Page, site: ProviderSite): Promise<void> {
+async function unattach(ctx: FlowContext): Promise<void> {
+  const { page, site, pack } = ctx;
   const handle = await page.evaluateHandle((json) => {
     const file = window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment);
     const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
     return controls.find((b) => /remove|delete|entfernen|supprimer|eliminar|remover|удалить|删除|削除|^\s*[×✕]\s*$/i.test(b.getAttribute('aria-label') ?? b.textContent ?? '')) ?? null;
-  }, packJson(site.page));
+  }, pack);
   const remove = handle.asElement();
   if (remove) await remove.click({ timeout: 2_000 }).catch(() => {});
   await handle.dispose();
-  const gone = await page
-    .waitForFunction((json) => !window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment), packJson(site.page), { timeout: 2_000 })
-    .then(
+  const gone = await inPage(
+    ctx,
+    page.waitForFunction((json) => !window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment), pack, { timeout: 2_000 }).then(
       () => true,
       () => false,
-    );
+    ),
+  );
   if (!gone) throw new AgentFailure('provider_error', `${site.name} made the prompt a file attachment that cannot be removed; nothing was sent.`);
 }
 
@@ -147,71 +153,78 @@ async function unattach(page: Page, site: ProviderSite): Promise<void> {
  * click only when nothing shows that the click sent: the prompt still in the composer, no
  * new turn, no file made of it, and the page not at work on it.
  */
-export async function send(page: Page, site: ProviderSite, notes: Notes, workingMs: number): Promise<void> {
-  await clearObstacles(page, site, notes);
+export async function send(ctx: FlowContext): Promise<void> {
+  const { page, site } = ctx;
+  await clearObstacles(ctx);
   // The send button often appears only once the composer has text (the voice button holds
   // its slot before): look for it after inserting, and fall back to Enter.
-  const ready = await page
-    .waitForFunction(
+  const ready = await inPage(
+    ctx,
+    page.waitForFunction(
       (json) => {
         const b = window.__chatbridge!.find(window.__chatbridge!.pack(json).send) as HTMLButtonElement | null;
         return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
       },
-      packJson(site.page),
+      ctx.pack,
       { timeout: SEND_READY_MS },
-    )
-    .then(
+    ).then(
       () => true,
       () => false,
-    );
-  const button = ready ? await roleHandle(page, site.page, 'send') : null;
+    ),
+  );
+  const button = ready ? await roleHandle(ctx, 'send') : null;
   if (button) {
     await button.click({ timeout: 2_000 }).catch(() => {});
     await button.dispose();
-    const after = await sent(page, site, workingMs);
+    const after = await sent(ctx);
     if (after === 'sent') return;
     if (after === 'unclear') {
       throw new AgentFailure('provider_error', `${site.name}: the send did not show as sent, and the prompt is no longer in the composer; not sent again.`);
     }
   }
-  const composer = await roleHandle(page, site.page, 'composer');
+  const composer = await roleHandle(ctx, 'composer');
   if (composer) {
     await composer.press('Enter').catch(() => {});
     await composer.dispose();
-    if ((await sent(page, site, workingMs)) === 'sent') return;
+    if ((await sent(ctx)) === 'sent') return;
   }
   throw siteChanged(site, 'send', button ? 'it did nothing' : 'and Enter did not send');
 }
 
 /**
  * Whether the page shows that a prompt went (`sent`: the composer emptied, a new turn, the
- * stop control, or a blocker), within SENT_MS, or within `workingMs` (FlowLimits: 45 s)
+ * stop control, or a blocker), within SENT_MS, or within `sentWorkingMs` (FlowLimits: 45 s)
  * while the page is at work (its send control disabled with the prompt in the composer, or
  * busy): a send pressed a second time too early is the same prompt sent twice. `unsent`:
  * the prompt still sits in the composer and nothing shows it went; `unclear`: anything else
  * (the composer empty but a file in it), where sending again could send twice.
  */
-async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<'sent' | 'unsent' | 'unclear'> {
-  // Real time: the page compares it with its own Date.now().
-  const started = Date.now();
-  return page
-    .waitForFunction(
-      ([json, since, quiet, working]) => {
-        const h = window.__chatbridge!;
-        const pack = h.pack(json);
-        const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
-        const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
-        const attached = !!h.find(pack.attachment);
-        if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack)) return 'sent';
-        if (!composer || (text.trim() === '' && !attached)) return 'sent';
-        const waited = Date.now() - since;
-        const button = h.find(pack.send) as HTMLButtonElement | null;
-        const busy = (!!button && (button.disabled || button.getAttribute('aria-disabled') === 'true')) || !!document.querySelector('form [aria-busy="true"]');
-        if (waited < quiet || (busy && waited < working)) return null;
-        return text.trim() === '' ? 'unclear' : 'unsent';
-      },
-      [packJson(site.page), started, SENT_MS, workingMs] as const,
-      { timeout: workingMs + 5_000, polling: 100 },
+async function sent(ctx: FlowContext): Promise<'sent' | 'unsent' | 'unclear'> {
+  const { page } = ctx;
+  const workingMs = ctx.limits.sentWorkingMs;
+  // On the page's own clock, at both ends: it keeps counting through a move to a new document
+  // (whose performance.now() starts again), and no clock of ours comes into it.
+  const wait = page
+    .evaluate(() => performance.timeOrigin + performance.now())
+    .then((started) =>
+      page.waitForFunction(
+        ([json, since, quiet, working]) => {
+          const h = window.__chatbridge!;
+          const pack = h.pack(json);
+          const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
+          const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
+          const attached = !!h.find(pack.attachment);
+          if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack)) return 'sent';
+          if (!composer || (text.trim() === '' && !attached)) return 'sent';
+          const waited = performance.timeOrigin + performance.now() - since;
+          const button = h.find(pack.send) as HTMLButtonElement | null;
+          const busy = (!!button && (button.disabled || button.getAttribute('aria-disabled') === 'true')) || !!document.querySelector('form [aria-busy="true"]');
+          if (waited < quiet || (busy && waited < working)) return null;
+          return text.trim() === '' ? 'unclear' : 'unsent';
+        },
+        [ctx.pack, started, SENT_MS, workingMs] as const,
+        { timeout: workingMs + 5_000, polling: 100 },
+      ),
     )
     .then(
       (h) => h.jsonValue() as Promise<'sent' | 'unsent' | 'unclear'>,
@@ -222,4 +235,5 @@ async function sent(page: Page, site: ProviderSite, workingMs: number): Promise<
         throw error;
       },
     );
+  return inPage(ctx, wait);
 }

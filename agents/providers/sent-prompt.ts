@@ -4,11 +4,11 @@
  * and again once it does (a new chat gets its address after the send; ChatGPT's provisional
  * routes only once answered). collect.ts reopens that address to collect the answer.
  */
-import type { Frame, Page, Request } from 'playwright-core';
+import type { Frame, Request } from 'playwright-core';
 import type { AgentTask } from '../../main/core/agent.js';
-import type { ProviderSite } from './site.js';
+import type { FlowContext } from './flow-context.js';
 
-export function reportSent(page: Page, site: ProviderSite, task: Pick<AgentTask, 'onSent'>, turnsBefore: number): void {
+export function reportSent({ page, site }: FlowContext, task: Pick<AgentTask, 'onSent'>, turnsBefore: number): void {
   const report = task.onSent;
   if (!report) return;
   const address = () => (site.conversationPath.test(new URL(page.url()).pathname) ? page.url() : null);

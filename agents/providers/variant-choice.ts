@@ -10,22 +10,11 @@
  * Also here: which variants the page offers now (the site check), and the model the page
  * names after an answer (a job's `model_used`).
  */
-import type { Page } from 'playwright-core';
 import { VariantUnavailable } from '../../main/core/agent.js';
-import type { Notes } from './page-facts.js';
+import { inPage, waitUntil, type FlowContext } from './flow-context.js';
 import type { Helpers } from './page-helpers/types.js';
-import { packJson, type ProviderSite } from './site.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
 import type { PageCue } from './cues.js';
-
-/**
- * How long the page's picker and toggles are waited for (FlowLimits.controlsMs), and the job's
- * signal, which ends the wait early: a cancelled job does not keep its agent waiting.
- */
-export interface ControlsWait {
-  ms: number;
-  signal?: AbortSignal;
-}
 
 /** A menu the picker opens shows its entries within this. */
 const MENU_MS = 3_000;
@@ -48,39 +37,39 @@ interface Choices {
 
 /**
  * Selects `variantId` and verifies it, or throws VariantUnavailable; does nothing for null.
- * The picker and the toggles must show, and the picker's menu open, within `wait.ms`.
+ * The picker and the toggles must show, and the picker's menu open, within the limits'
+ * `controlsMs`; the job's signal ends the waits early (a cancelled job does not keep its agent).
  */
-export async function chooseVariant(page: Page, site: ProviderSite, variantId: string | null, notes: Notes, wait: ControlsWait): Promise<void> {
+export async function chooseVariant(ctx: FlowContext, variantId: string | null): Promise<void> {
   if (variantId === null) return;
+  const { site } = ctx;
   const variants = site.variants;
   const variant = variants.list.find((v) => v.id === variantId);
   if (!variant) {
     throw new VariantUnavailable(variantId, [], `${site.name}'s pack lists no variant "${variantId}"; it lists ${listOf(variants.list.map((v) => v.id))}.`);
   }
-  // Real time, here and in the waits below: how long a live page takes, which the service's
-  // clock (a manual one in tests, still while the page works) would not measure.
-  const started = Date.now();
-  for (const step of variant.steps) await takeStep(page, site, variant, step, wait);
-  notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${Date.now() - started} ms.` });
+  const started = ctx.pageTime.now();
+  for (const step of variant.steps) await takeStep(ctx, variant, step);
+  ctx.notes({ level: 'info', message: `chose ${site.name}'s ${variant.label} ("${variant.id}") in ${ctx.pageTime.now() - started} ms.` });
 }
 
 /**
  * The ids of the pack's variants the page offers now: the picker opened and closed again, the
- * toggles read. Null when the picker's menu did not open within `wait.ms`: what the account
- * offers is not known.
+ * toggles read. Null when the picker's menu did not open within the limits' `controlsMs`: what
+ * the account offers is not known.
  */
-export async function offeredVariants(page: Page, site: ProviderSite, wait: ControlsWait): Promise<string[] | null> {
-  const variants = site.variants;
+export async function offeredVariants(ctx: FlowContext): Promise<string[] | null> {
+  const variants = ctx.site.variants;
   if (variants.list.length === 0) return [];
   const needsToggles = variants.list.some((v) => v.steps.some((s) => s.how === 'toggle'));
-  if (needsToggles && !(await togglesShow(page, variants, wait))) return null;
+  if (needsToggles && !(await togglesShow(ctx, variants))) return null;
   const needsMenu = variants.list.some((v) => v.steps.some((s) => s.how !== 'toggle'));
-  const opened = needsMenu && (await openPicker(page, variants, wait));
+  const opened = needsMenu && (await openPicker(ctx, variants));
   if (needsMenu && !opened) return null;
   try {
-    return offeredIn(variants, await readChoices(page, variants));
+    return offeredIn(variants, await readChoices(ctx, variants));
   } finally {
-    if (opened) await closeMenu(page, variants);
+    if (opened) await closeMenu(ctx, variants);
   }
 }
 
@@ -90,7 +79,7 @@ export async function offeredVariants(page: Page, site: ProviderSite, wait: Cont
  * the answer's turn, the picker's label (Claude, Gemini, Qwen; ChatGPT's app-shell build),
  * the mode toggles in force (DeepSeek, Perplexity), whose labels are joined.
  */
-export async function modelUsedOf(page: Page, site: ProviderSite): Promise<string | null> {
+export async function modelUsedOf({ page, site, pack }: FlowContext): Promise<string | null> {
   const variants = site.variants;
   if (variants.modelUsed.length === 0) return null;
   return page
@@ -125,16 +114,17 @@ export async function modelUsedOf(page: Page, site: ProviderSite): Promise<strin
         }
         return null;
       },
-      [packJson(site.page), site.turnScope, variants.modelUsed, variants.picker, variants.toggle, variants.selected] as const,
+      [pack, site.turnScope, variants.modelUsed, variants.picker, variants.toggle, variants.selected] as const,
     )
     .catch(() => null);
 }
 
-async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, step: VariantStep, wait: ControlsWait): Promise<void> {
+async function takeStep(ctx: FlowContext, variant: SiteVariant, step: VariantStep): Promise<void> {
+  const { site } = ctx;
   const variants = site.variants;
   const inMenu = step.how !== 'toggle';
   const refuse = async (why: string, choices: Choices): Promise<never> => {
-    if (inMenu) await closeMenu(page, variants);
+    if (inMenu) await closeMenu(ctx, variants);
     const seen = [...choices.options, ...choices.toggles].map((c) => `"${c.label}"`);
     throw new VariantUnavailable(
       variant.id,
@@ -144,33 +134,33 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
   };
   // A picker that does not open, or toggles that do not show, say nothing of what the account
   // offers: controls still loading, or ones the pack no longer finds.
-  if (inMenu && !(await openPicker(page, variants, wait))) {
+  if (inMenu && !(await openPicker(ctx, variants))) {
     const why = variants.picker.length ? 'no model picker opens on the page' : 'the pack names no model picker';
     throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: ${why}; nothing was sent.`);
   }
-  if (!inMenu && !(await togglesShow(page, variants, wait))) {
+  if (!inMenu && !(await togglesShow(ctx, variants))) {
     throw new VariantUnavailable(variant.id, null, `${site.name}: ${variant.label} ("${variant.id}") cannot be chosen: no mode toggles show on the page; nothing was sent.`);
   }
-  const before = await readChoices(page, variants);
+  const before = await readChoices(ctx, variants);
   const controls = step.how === 'option' ? before.options : before.toggles;
   const index = controls.findIndex((c) => startsWith(c.label, step.words));
   const found = controls[index];
   if (!found) return refuse('is not offered (or its words changed)', before);
   if (found.disabled) return refuse('is offered but not to this account', before);
   // An entry without a selected state is in force when the picker's label names it (Gemini's "Pro").
-  const inForce = found.selected || (step.how === 'option' && (await pickerSays(page, variants.picker, step.words)));
+  const inForce = found.selected || (step.how === 'option' && (await pickerSays(ctx, variants.picker, step.words)));
   if (!inForce) {
-    await clickChoice(page, step.how === 'option' ? variants.option! : variants.toggle!, index);
-    if (!(await takes(page, variants, step, wait))) {
+    await clickChoice(ctx, step.how === 'option' ? variants.option! : variants.toggle!, index);
+    if (!(await takes(ctx, variants, step))) {
       // What the page offers is read in its menu, which the pick may have closed (a slow page
       // may not have opened it again by the time the choice was given up on).
-      await openPicker(page, variants, wait);
-      const offered = await readChoices(page, variants);
-      await closeMenu(page, variants);
+      await openPicker(ctx, variants);
+      const offered = await readChoices(ctx, variants);
+      await closeMenu(ctx, variants);
       return refuse('was chosen, but the page does not show it in force', offered);
     }
   }
-  if (inMenu) await closeMenu(page, variants);
+  if (inMenu) await closeMenu(ctx, variants);
 }
 
 /**
@@ -178,81 +168,87 @@ async function takeStep(page: Page, site: ProviderSite, variant: SiteVariant, st
  * once the menu has closed on a picked entry, the picker's own label naming it (else the
  * menu is opened again to look).
  */
-async function takes(page: Page, variants: SiteVariants, step: VariantStep, wait: ControlsWait): Promise<boolean> {
+async function takes(ctx: FlowContext, variants: SiteVariants, step: VariantStep): Promise<boolean> {
   const css = step.how === 'option' ? variants.option! : variants.toggle!;
-  const until = Date.now() + TAKE_MS;
-  do {
-    const entry = (await readList(page, css, variants.selected)).find((c) => startsWith(c.label, step.words));
-    if (entry?.selected) return true;
-    if (!entry && step.how !== 'toggle') {
-      // The menu closed on the choice: the picker's label may say it; else look in the menu again.
-      if (step.how === 'option' && (await pickerSays(page, variants.picker, step.words))) return true;
-      if (!(await openPicker(page, variants, wait))) return false;
-    } else {
-      await page.waitForTimeout(POLL_MS * 4);
-    }
-  } while (Date.now() < until);
-  return false;
+  const seen = await waitUntil(
+    ctx,
+    async () => {
+      const entry = (await readList(ctx, css, variants.selected)).find((c) => startsWith(c.label, step.words));
+      if (entry?.selected) return 'taken';
+      if (!entry && step.how !== 'toggle') {
+        // The menu closed on the choice: the picker's label may say it; else look in the menu again.
+        if (step.how === 'option' && (await pickerSays(ctx, variants.picker, step.words))) return 'taken';
+        if (!(await openPicker(ctx, variants))) return 'no menu';
+      }
+      return null;
+    },
+    { within: TAKE_MS, every: POLL_MS * 4 },
+  );
+  return seen === 'taken';
 }
 
 /**
  * Opens the model picker unless its menu shows already; false when there is no picker or no menu
- * opens within `wait.ms`. The picker is clicked again while its menu does not open: a picker
+ * opens within the limits' `controlsMs`. The picker is clicked again while its menu does not open: a picker
  * the page shows before its script listens ignores a click (the server's markup before
  * hydration; ChatGPT's picker hydrates up to ~45 s after the textbox, research 2026-11-26), and
  * so may one on a page too busy to take the click in time.
  */
-async function openPicker(page: Page, variants: SiteVariants, wait: ControlsWait): Promise<boolean> {
+async function openPicker(ctx: FlowContext, variants: SiteVariants): Promise<boolean> {
   if (!variants.option) return false;
-  const menuOpen = async () => (await readList(page, variants.option!, variants.selected)).length > 0;
+  const menuOpen = async () => (await readList(ctx, variants.option!, variants.selected)).length > 0;
   if (await menuOpen()) return true;
-  const deadline = Date.now() + wait.ms;
-  do {
-    wait.signal?.throwIfAborted();
-    // Looked for MENU_MS at a time, so that a cancelled job is seen between the looks.
-    const handle = await page
-      .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, {
-        timeout: Math.max(Math.min(deadline - Date.now(), MENU_MS), 1),
-        polling: POLL_MS * 4,
-      })
-      .catch(() => null);
-    const picker = handle?.asElement();
-    if (!handle || !picker) {
-      await handle?.dispose();
-      continue;
-    }
-    await picker.click({ timeout: 2_000 }).catch(() => {});
-    const opened = await waitFor(page, menuOpen, MENU_MS, wait.signal);
-    // A picker that says its menu is open took the click: the menu's entries are not ones the
-    // pack knows, and another click would only close it.
-    const taken = opened || (await picker.getAttribute('aria-expanded').catch(() => null)) === 'true';
-    await handle.dispose();
-    if (taken) return opened;
-  } while (Date.now() < deadline);
-  return false;
+  const seen = await waitUntil(
+    ctx,
+    async (left) => {
+      const handle = await inPage(
+        ctx,
+        ctx.page
+          .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, { timeout: Math.max(left, 1), polling: POLL_MS * 4 })
+          .catch(() => null),
+      );
+      const picker = handle?.asElement();
+      if (!handle || !picker) {
+        await handle?.dispose();
+        return null;
+      }
+      await picker.click({ timeout: 2_000 }).catch(() => {});
+      const opened = (await waitUntil(ctx, menuOpen, { within: MENU_MS, every: POLL_MS })) ?? false;
+      // A picker that says its menu is open took the click: the menu's entries are not ones the
+      // pack knows, and another click would only close it.
+      const taken = opened || (await picker.getAttribute('aria-expanded').catch(() => null)) === 'true';
+      await handle.dispose();
+      return taken ? { opened } : null;
+    },
+    // The picker is looked for at once again: the look itself waits in the page.
+    { within: ctx.limits.controlsMs, every: 0 },
+  );
+  return seen?.opened ?? false;
 }
 
-/** Whether the page shows its mode toggles within `wait.ms`: none shown says nothing of what the account offers. */
-async function togglesShow(page: Page, variants: SiteVariants, wait: ControlsWait): Promise<boolean> {
+/** Whether the page shows its mode toggles within the limits' `controlsMs`: none shown says nothing of what the account offers. */
+async function togglesShow(ctx: FlowContext, variants: SiteVariants): Promise<boolean> {
   const toggles = variants.toggle;
-  return !!toggles && waitFor(page, async () => (await readList(page, toggles, variants.selected)).length > 0, wait.ms, wait.signal);
+  if (!toggles) return false;
+  const shown = await waitUntil(ctx, async () => (await readList(ctx, toggles, variants.selected)).length > 0, { within: ctx.limits.controlsMs, every: POLL_MS });
+  return shown ?? false;
 }
 
-async function closeMenu(page: Page, variants: SiteVariants): Promise<void> {
-  if (!variants.option || (await readList(page, variants.option, variants.selected)).length === 0) return;
-  await page.keyboard.press('Escape').catch(() => {});
-  await waitFor(page, async () => (await readList(page, variants.option!, variants.selected)).length === 0, 1_000);
+async function closeMenu(ctx: FlowContext, variants: SiteVariants): Promise<void> {
+  if (!variants.option || (await readList(ctx, variants.option, variants.selected)).length === 0) return;
+  await ctx.page.keyboard.press('Escape').catch(() => {});
+  await waitUntil(ctx, async () => (await readList(ctx, variants.option!, variants.selected)).length === 0, { within: 1_000, every: POLL_MS });
 }
 
-async function readChoices(page: Page, variants: SiteVariants): Promise<Choices> {
+async function readChoices(ctx: FlowContext, variants: SiteVariants): Promise<Choices> {
   return {
-    options: variants.option ? await readList(page, variants.option, variants.selected) : [],
-    toggles: variants.toggle ? await readList(page, variants.toggle, variants.selected) : [],
+    options: variants.option ? await readList(ctx, variants.option, variants.selected) : [],
+    toggles: variants.toggle ? await readList(ctx, variants.toggle, variants.selected) : [],
   };
 }
 
 /** The visible controls `css` finds, in page order. */
-function readList(page: Page, css: string, selected: string): Promise<Choice[]> {
+function readList({ page }: FlowContext, css: string, selected: string): Promise<Choice[]> {
   return page
     .evaluate(
       ([css, selected]) => {
@@ -282,7 +278,7 @@ function readList(page: Page, css: string, selected: string): Promise<Choice[]> 
     .catch(() => []);
 }
 
-async function clickChoice(page: Page, css: string, index: number): Promise<void> {
+async function clickChoice({ page }: FlowContext, css: string, index: number): Promise<void> {
   const handle = await page.evaluateHandle(
     ([css, index]) => {
       const h = window.__chatbridge as unknown as Helpers;
@@ -298,7 +294,7 @@ async function clickChoice(page: Page, css: string, index: number): Promise<void
 }
 
 /** Whether the picker's own label names the words (Claude's "Model: Opus 4.5", Gemini's "Fast"). */
-async function pickerSays(page: Page, picker: readonly PageCue[], words: string): Promise<boolean> {
+async function pickerSays({ page }: FlowContext, picker: readonly PageCue[], words: string): Promise<boolean> {
   const label = await page.evaluate((cues: readonly PageCue[]) => {
     const h = window.__chatbridge as unknown as Helpers;
     const el = h.find(cues);
@@ -317,17 +313,6 @@ function offeredIn(variants: SiteVariants, choices: Choices): string[] {
 /** A label starts with one of the words, as a whole word ("Pro" is not "Projects"; "Instant5.5" is "Instant"). */
 function startsWith(label: string, words: string): boolean {
   return new RegExp(`^\\s*(?:${words})(?!\\p{L})`, 'iu').test(label);
-}
-
-/** Whether `check` holds within `ms`; throws the reason of `signal` once it is aborted. */
-async function waitFor(page: Page, check: () => Promise<boolean>, ms: number, signal?: AbortSignal): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    signal?.throwIfAborted();
-    if (await check()) return true;
-    if (Date.now() >= until) return false;
-    await page.waitForTimeout(POLL_MS);
-  }
 }
 
 function listOf(ids: string[]): string {

@@ -3,7 +3,7 @@ import type { AgentRecord, AgentRoster } from '../../main/core/agent-roster.js';
 import type { BrowserHost } from '../../main/core/browser-host.js';
 import { systemClock, type Clock } from '../../main/core/clock.js';
 import { parseProxy } from '../../main/core/proxy.js';
-import { FLOW_LIMITS, type FlowLimits } from '../providers/flow.js';
+import { FLOW_LIMITS, type FlowLimits } from '../providers/flow-context.js';
 import type { SiteStatus } from '../providers/site-book.js';
 import type { ProviderSite } from '../providers/site.js';
 import { BrowserAgent } from './browser-agent.js';

@@ -8,7 +8,8 @@ import { Listeners } from '../../main/core/listeners.js';
 import type { ProxySetting } from '../../main/core/proxy.js';
 import { AgentBusy } from '../../main/core/site-check.js';
 import { collectAnswer } from '../providers/collect.js';
-import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FinishMemory, type FlowLimits } from '../providers/flow.js';
+import { FLOW_LIMITS, flowContext, inPage, type FlowContext, type FlowLimits } from '../providers/flow-context.js';
+import { openNewChat, runTurn, waitUntilReady, type FinishMemory } from '../providers/flow.js';
 import { limitLiftsAt } from '../providers/limit-reset.js';
 import type { ProviderSite } from '../providers/site.js';
 import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
@@ -81,7 +82,8 @@ export class BrowserAgent implements Agent {
    * `egress` gives its proxy at each launch (it throws BadProxy for one that is not valid).
    * `limits` are the flow's waits for a missing role (shortened by tests of that failure).
    * `clock` is the service's: the look after a long idle, a limit's reset time and the
-   * restarts' back-off follow it (the flow's waits on a live page keep real time).
+   * restarts' back-off follow it (the flow's waits on a live page follow the page's own time,
+   * `pageTime` in flow-context.ts).
    */
   constructor(
     readonly id: string,
@@ -127,21 +129,21 @@ export class BrowserAgent implements Agent {
   }
 
   run(task: AgentTask): Promise<AgentResult> {
-    return this.onPage(task, async (page, site, signal) => {
+    return this.onPage(task, async (ctx) => {
       if (!this.fresh || this.clock.now() - this.lastJobAt > RECHECK_AFTER_MS) {
-        if (task.conversation === null) await openNewChat(page, site);
+        if (task.conversation === null) await openNewChat(ctx);
       }
-      if (task.conversation !== null) await page.goto(task.conversation, { waitUntil: 'domcontentloaded' });
+      if (task.conversation !== null) await inPage(ctx, ctx.page.goto(task.conversation, { waitUntil: 'domcontentloaded' }));
       this.fresh = false;
-      await waitUntilReady(page, site, this.note, this.limits);
-      return runTurn(page, site, { ...task, signal }, this.note, this.limits, this.finishes);
+      await waitUntilReady(ctx);
+      return runTurn(ctx, task, this.finishes);
     });
   }
 
   collect(task: CollectTask): Promise<AgentResult> {
-    return this.onPage(task, (page, site, signal) => {
+    return this.onPage(task, (ctx) => {
       this.fresh = false;
-      return collectAnswer(page, site, { ...task, signal }, this.note, this.limits, this.finishes);
+      return collectAnswer(ctx, task, this.finishes);
     });
   }
 
@@ -163,7 +165,7 @@ export class BrowserAgent implements Agent {
       await this.preparing;
       const site = this.site;
       this.fresh = false;
-      return { site, inspection: await inspectSite(page, site, send, this.note, this.limits) };
+      return { site, inspection: await inspectSite(this.context(page, site), send) };
     } finally {
       // The fresh chat is part of the check: a job given the agent when it returns finds it open.
       await this.look().catch(() => false);
@@ -176,9 +178,9 @@ export class BrowserAgent implements Agent {
    * A job's work on the page (a run, or a collection): once a site check and the fresh chat
    * after the last job are done; what goes wrong typed (classify) and kept for the person who
    * looks into it (a timed-out attempt's page as its time ran out); then a fresh chat again.
-   * `work` watches `signal`, which the bundle of a timed-out attempt holds back until taken.
+   * `work`'s context has the signal that the bundle of a timed-out attempt holds back until taken.
    */
-  private async onPage(task: Pick<AgentTask, 'prompt' | 'signal' | 'label'>, work: (page: Page, site: ProviderSite, signal: AbortSignal) => Promise<AgentResult>): Promise<AgentResult> {
+  private async onPage(task: Pick<AgentTask, 'prompt' | 'signal' | 'label'>, work: (ctx: FlowContext) => Promise<AgentResult>): Promise<AgentResult> {
     this.running = true;
     try {
       await this.checking;
@@ -190,7 +192,7 @@ export class BrowserAgent implements Agent {
         this.keepDiagnostics(page, site, task, new AgentFailure('timed_out', `${site.name}: the attempt ran out of its time.`)),
       );
       try {
-        const result = await work(page, site, timeout.signal);
+        const result = await work(this.context(page, site, timeout.signal));
         this.restarts = 0;
         return result;
       } catch (error) {
@@ -238,9 +240,10 @@ export class BrowserAgent implements Agent {
     await this.preparing;
     if (!this.session) return this.lookAgain();
     try {
-      await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
-      await rest(this.session.page);
+      const ctx = this.context(this.session.page);
+      await openNewChat(ctx);
+      await waitUntilReady(ctx);
+      await rest(ctx.page);
       this.fresh = true;
       // Only a person asks for a look while the account is locked (the pool plans none).
       this.locked = false;
@@ -268,9 +271,10 @@ export class BrowserAgent implements Agent {
       if (this.closed) return await session.close();
       this.session = session;
       this.session.onLost(() => this.lost());
-      await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
-      await rest(this.session.page);
+      const ctx = this.context(this.session.page);
+      await openNewChat(ctx);
+      await waitUntilReady(ctx);
+      await rest(ctx.page);
       this.fresh = true;
       this.lastJobAt = this.clock.now();
       this.set('idle', 'ready');
@@ -294,9 +298,10 @@ export class BrowserAgent implements Agent {
   private async prepareNext(): Promise<void> {
     if (!this.session || this.state !== 'idle') return;
     try {
-      await openNewChat(this.session.page, this.site);
-      await waitUntilReady(this.session.page, this.site, this.note, this.limits);
-      await rest(this.session.page);
+      const ctx = this.context(this.session.page);
+      await openNewChat(ctx);
+      await waitUntilReady(ctx);
+      await rest(ctx.page);
       this.fresh = true;
     } catch (error) {
       this.classify(error);
@@ -336,6 +341,11 @@ export class BrowserAgent implements Agent {
   private readonly note = (note: AgentNote): void => {
     this.notes.emit(note);
   };
+
+  /** The flow's context on `page`: a job's, with its signal, or one of the agent's own looks, which nothing cancels. */
+  private context(page: Page, site = this.site, signal?: AbortSignal): FlowContext {
+    return flowContext(page, site, { notes: this.note, limits: this.limits, signal });
+  }
 
   /** Keeps what the page looked like when an attempt failed (never its words), for the person who looks into it. */
   private async keepDiagnostics(page: Page, site: ProviderSite, task: Pick<AgentTask, 'prompt' | 'label'>, failure: AgentFailure): Promise<void> {

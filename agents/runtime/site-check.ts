@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/site-check.js';
-import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits, type Notes } from '../providers/flow.js';
+import { inPage, type FlowContext } from '../providers/flow-context.js';
+import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import { offeredVariants } from '../providers/variant-choice.js';
-import { packJson, ROLES, type ProviderSite, type Role } from '../providers/site.js';
+import { ROLES, type Role } from '../providers/site.js';
 
 /** Every fresh chat shows these; without them no job can run. */
 const PAGE_ROLES: readonly Role[] = ['composer', 'send'];
@@ -29,37 +30,39 @@ export interface PageInspection {
  * a probe prompt through the normal flow, watching for the stop control while the answer
  * comes, then the answer's roles. Nothing here changes the agent's state.
  */
-export async function inspectSite(page: Page, site: ProviderSite, send: boolean, notes: Notes, limits: FlowLimits = FLOW_LIMITS): Promise<PageInspection> {
+export async function inspectSite(ctx: FlowContext, send: boolean): Promise<PageInspection> {
+  const { page, site } = ctx;
   const found: Partial<Record<Role, number>> = {};
   let problem: string | null = null;
   let answered = false;
   let variants: string[] | null = null;
-  await openNewChat(page, site);
+  await openNewChat(ctx);
   try {
-    await waitUntilReady(page, site, notes, limits);
-    Object.assign(found, await report(page, site));
-    found.send = await withProbeText(page, site, () => page.evaluate((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send), packJson(site.page)));
-    variants = await offeredVariants(page, site, { ms: limits.controlsMs });
+    await waitUntilReady(ctx);
+    Object.assign(found, await report(ctx));
+    found.send = await withProbeText(ctx, () => page.evaluate((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send), ctx.pack));
+    variants = await offeredVariants(ctx);
     if (send) {
       let stopSeen = -1;
+      // Seen as it comes and goes, in every frame, beside the turn rather than waited for.
       void page
-        .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).stop) + 1, packJson(site.page), { polling: 'raf', timeout: PROBE_MS })
+        .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).stop) + 1, ctx.pack, { polling: 'raf', timeout: PROBE_MS })
         .then((h) => h.jsonValue())
         .then((n) => (stopSeen = n - 1), () => {});
       try {
-        await runTurn(page, site, { prompt: PROBE_PROMPT, conversation: null, signal: AbortSignal.timeout(PROBE_MS), label: 'site-check', variant: null }, notes, limits);
+        await runTurn({ ...ctx, signal: AbortSignal.timeout(PROBE_MS) }, { prompt: PROBE_PROMPT, label: 'site-check', variant: null });
         answered = true;
       } catch (error) {
         problem = `The probe prompt failed: ${messageOf(error)}`;
       }
-      const after = await report(page, site);
+      const after = await report(ctx);
       for (const role of ANSWER_ROLES) found[role] = after[role] ?? -1;
       found.stop = stopSeen;
     }
   } catch (error) {
     // A login wall, a challenge, a missing composer: say so, and report what the page shows.
     problem = messageOf(error);
-    Object.assign(found, await report(page, site).catch(() => ({})));
+    Object.assign(found, await report(ctx).catch(() => ({})));
   }
   const statusOf = (role: Role, index: number): RoleStatus => {
     if (index >= 0) return 'found';
@@ -79,16 +82,17 @@ export async function inspectSite(page: Page, site: ProviderSite, send: boolean,
   return { roles, problem, pageUrl: pageUrlOf(page), variants };
 }
 
-function report(page: Page, site: ProviderSite): Promise<Partial<Record<Role, number>>> {
-  return page.evaluate(([json, scope]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), scope), [packJson(site.page), site.turnScope] as const);
+function report({ page, site, pack }: FlowContext): Promise<Partial<Record<Role, number>>> {
+  return page.evaluate(([json, scope]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), scope), [pack, site.turnScope] as const);
 }
 
 /**
  * Runs `look` while the composer holds a probe text (most sites show their send control
  * only then), and empties the composer again: nothing is sent.
  */
-async function withProbeText<T>(page: Page, site: ProviderSite, look: () => Promise<T>): Promise<T> {
-  const handle = await page.evaluateHandle((json) => window.__chatbridge!.find(window.__chatbridge!.pack(json).composer), packJson(site.page));
+async function withProbeText<T>(ctx: FlowContext, look: () => Promise<T>): Promise<T> {
+  const { page, site, pack } = ctx;
+  const handle = await page.evaluateHandle((json) => window.__chatbridge!.find(window.__chatbridge!.pack(json).composer), pack);
   const composer = handle.asElement();
   if (!composer) {
     await handle.dispose();
@@ -100,9 +104,7 @@ async function withProbeText<T>(page: Page, site: ProviderSite, look: () => Prom
       await composer.focus();
       await page.keyboard.insertText(PROBE_TEXT);
     }
-    await page
-      .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send) >= 0, packJson(site.page), { timeout: SEND_SHOWS_MS })
-      .catch(() => {});
+    await inPage(ctx, page.waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send) >= 0, pack, { timeout: SEND_SHOWS_MS }).catch(() => {}));
     return await look();
   } finally {
     if (site.input === 'fill') await composer.fill('').catch(() => {});

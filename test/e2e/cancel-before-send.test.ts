@@ -6,7 +6,7 @@
  * meanwhile.
  */
 import { describe, expect, it } from 'vitest';
-import { FLOW_LIMITS } from '../../agents/providers/flow.js';
+import { FLOW_LIMITS } from '../../agents/providers/flow-context.js';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { startE2E } from '../support/e2e.js';
 import { until } from '../support/until.js';

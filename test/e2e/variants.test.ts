@@ -9,7 +9,8 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { FLOW_LIMITS, openNewChat, runTurn, waitUntilReady, type FlowLimits } from '../../agents/providers/flow.js';
+import { FLOW_LIMITS, flowContext, type FlowLimits } from '../../agents/providers/flow-context.js';
+import { openNewChat, runTurn, waitUntilReady } from '../../agents/providers/flow.js';
 import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { checkOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
@@ -45,9 +46,9 @@ async function account(context: TestContext, provider: Provider, look: SimLook =
     /** One job: a fresh chat (or the conversation), as BrowserAgent runs it. */
     async run(prompt: string, variant: string | null, conversation: string | null = null, limits: FlowLimits = FLOW_LIMITS): Promise<AgentResult> {
       if (conversation) await page.goto(conversation);
-      else await openNewChat(page, site);
-      await waitUntilReady(page, site, () => {}, limits);
-      return runTurn(page, site, { prompt, conversation, variant, signal: AbortSignal.timeout(30_000), label: 'variants-test' }, (n) => notes.push(n), limits);
+      else await openNewChat(flowContext(page, site));
+      await waitUntilReady(flowContext(page, site, { limits }));
+      return runTurn(flowContext(page, site, { notes: (n) => notes.push(n), limits, signal: AbortSignal.timeout(30_000) }), { prompt, variant, label: 'variants-test' });
     },
   };
 }
@@ -147,18 +148,18 @@ describeBeside('the site check lists the variants the account offers now', () =>
   it('per account, the picker closed again afterwards', async (context) => {
     const { expect } = context;
     const free = await account(context, 'chatgpt', { variants: { lacks: ['pro'] } });
-    await openNewChat(free.page, free.site);
-    expect((await inspectSite(free.page, free.site, false, () => {})).variants).toEqual(['instant', 'thinking']);
+    await openNewChat(flowContext(free.page, free.site));
+    expect((await inspectSite(flowContext(free.page, free.site), false)).variants).toEqual(['instant', 'thinking']);
     expect(await free.page.locator('[role="menu"]').isVisible()).toBe(false);
     const deepseek = await account(context, 'deepseek');
-    expect((await inspectSite(deepseek.page, deepseek.site, false, () => {})).variants).toEqual(['deepthink', 'search', 'deepthink-search']);
+    expect((await inspectSite(flowContext(deepseek.page, deepseek.site), false)).variants).toEqual(['deepthink', 'search', 'deepthink-search']);
     const perplexity = await account(context, 'perplexity', { variants: { lacks: ['labs'] } });
-    expect((await inspectSite(perplexity.page, perplexity.site, false, () => {})).variants).toEqual(['search', 'research']);
+    expect((await inspectSite(flowContext(perplexity.page, perplexity.site), false)).variants).toEqual(['search', 'research']);
     // A picker that never opens says nothing of the account (not "none"): its agent is not passed over.
     const deaf = await account(context, 'chatgpt', { variants: { inertMs: 600_000 } });
-    expect((await inspectSite(deaf.page, deaf.site, false, () => {}, { ...FLOW_LIMITS, controlsMs: 2_000 })).variants).toBeNull();
+    expect((await inspectSite(flowContext(deaf.page, deaf.site, { limits: { ...FLOW_LIMITS, controlsMs: 2_000 } }), false)).variants).toBeNull();
     const bare = await account(context, 'deepseek', { variants: { lateMs: 600_000 } });
-    expect((await inspectSite(bare.page, bare.site, false, () => {}, { ...FLOW_LIMITS, controlsMs: 2_000 })).variants).toBeNull();
+    expect((await inspectSite(flowContext(bare.page, bare.site, { limits: { ...FLOW_LIMITS, controlsMs: 2_000 } }), false)).variants).toBeNull();
   }, 60_000);
 });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { FLOW_LIMITS } from '../../agents/providers/flow.js';
+import { flowContext } from '../../agents/providers/flow-context.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
 import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES, type Capture } from './captures.js';
@@ -58,10 +58,10 @@ describeWithCaptures('the packs’ variants, against the real pages', () => {
         const site = PROVIDER_SITES.chatgpt;
         // Every turn on the page is history: the model read is the last turn's.
         await real.page.evaluate((pack) => window.__chatbridge!.markTurns(pack), site.page);
-        expect(await modelUsedOf(real.page, site)).toBe(slugs.at(-1));
+        expect(await modelUsedOf(flowContext(real.page, site))).toBe(slugs.at(-1));
         // Without the slugs (the app-shell build), the picker's label: "current model is 5.2", or nothing where it names none.
         await real.page.evaluate(() => document.querySelectorAll('[data-message-model-slug]').forEach((el) => el.removeAttribute('data-message-model-slug')));
-        expect(await modelUsedOf(real.page, site)).toBe(/current model is ([^"]+)"/.exec(readFileSync(join(REAL_PAGES, capture.file), 'utf8'))?.[1] ?? null);
+        expect(await modelUsedOf(flowContext(real.page, site))).toBe(/current model is ([^"]+)"/.exec(readFileSync(join(REAL_PAGES, capture.file), 'utf8'))?.[1] ?? null);
       } finally {
         await real.close();
       }
@@ -73,7 +73,7 @@ describeWithCaptures('the packs’ variants, against the real pages', () => {
       const capture = CAPTURES.find((c) => c.file === file) ?? QWEN;
       const real = await openCapture(browser, capture);
       try {
-        expect(await modelUsedOf(real.page, PROVIDER_SITES[capture.provider])).toBe(named);
+        expect(await modelUsedOf(flowContext(real.page, PROVIDER_SITES[capture.provider]))).toBe(named);
       } finally {
         await real.close();
       }
@@ -83,7 +83,7 @@ describeWithCaptures('the packs’ variants, against the real pages', () => {
   it('DeepSeek 2026-05-21: DeepThink and Search, both on', async () => {
     const real = await openCapture(browser, CAPTURES.find((c) => c.provider === 'deepseek')!);
     try {
-      expect(await offeredVariants(real.page, PROVIDER_SITES.deepseek, { ms: FLOW_LIMITS.controlsMs })).toEqual(['deepthink', 'search', 'deepthink-search']);
+      expect(await offeredVariants(flowContext(real.page, PROVIDER_SITES.deepseek))).toEqual(['deepthink', 'search', 'deepthink-search']);
       const selected = PROVIDER_SITES.deepseek.variants.selected;
       expect(await real.page.evaluate((css) => Array.from(document.querySelectorAll(css)).length, `.ds-toggle-button:is(${selected})`)).toBe(2);
     } finally {

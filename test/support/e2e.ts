@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
-import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow.js';
+import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow-context.js';
 import { checkOverride, type SiteOverride } from '../../agents/providers/pack-schema.js';
 import type { ProviderSite } from '../../agents/providers/site.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
