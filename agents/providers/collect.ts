@@ -13,6 +13,9 @@ import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { learnFinish, readAnswer, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
 import { modelUsedOf } from './variant-choice.js';
 
+/** How long a page reopened as the collection ends may take to show its Stop control. */
+const STOP_SHOWS_MS = 5_000;
+
 /**
  * The answer, once the reopened page shows it finished. Throws what the page shows instead
  * (a wall, a limit: as a run would), or a `timed_out` failure when it shows no answer after
@@ -23,8 +26,16 @@ export async function collectAnswer(ctx: FlowContext, task: Pick<CollectTask, 's
   const { page, site } = ctx;
   const { conversation, turnsBefore } = task.sent;
   ctx.notes({ level: 'info', message: `reopening a ${site.name} conversation to collect the answer to a prompt sent earlier; nothing is sent.` });
-  await inPage(ctx, page.goto(conversation, { waitUntil: 'domcontentloaded' }));
-  await waitUntilReady(ctx);
+  try {
+    await inPage(ctx, page.goto(conversation, { waitUntil: 'domcontentloaded' }));
+    await waitUntilReady(ctx);
+  } catch (error) {
+    // Ended while the page loads (its waits follow the signal): the answer is still being
+    // written on the site, so it is stopped as any other end of the collection stops it, once
+    // the reopened page shows its Stop control.
+    if (ctx.signal.aborted) await stopUnlessCollected(ctx, STOP_SHOWS_MS);
+    throw error;
+  }
   // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
   const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [ctx.pack, turnsBefore] as const);
   // A stop's cut leaves it answering for the next run to collect (CUT_TO_COLLECT); any other end presses Stop.

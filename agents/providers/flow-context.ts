@@ -137,7 +137,10 @@ export function inPage<T>(ctx: Pick<FlowContext, 'signal'>, wait: Promise<T>): P
 
 /**
  * Waits for `work`, unless the signal aborts first: then `onAbort` runs (press Stop) and the
- * abort reason is thrown. The abandoned work is left to fail quietly.
+ * abort reason is thrown. The abandoned work is left to fail quietly. Once begun, `onAbort`
+ * is waited for whichever settles first: `work` may itself end on the same abort (its own
+ * waits follow the signal), and the flow must not go on to a fresh chat, which leaves the
+ * page, before Stop is pressed on it.
  */
 export async function untilAborted<T>(ctx: Pick<FlowContext, 'signal'>, work: Promise<T>, onAbort: () => Promise<void>): Promise<T> {
   const { signal } = ctx;
@@ -146,10 +149,12 @@ export async function untilAborted<T>(ctx: Pick<FlowContext, 'signal'>, work: Pr
     await onAbort();
     throw signal.reason;
   }
+  let stopping: Promise<void> | null = null;
   let abort: () => void = () => {};
   const aborted = new Promise<never>((_, reject) => {
     abort = () => {
-      void onAbort().finally(() => reject(signal.reason));
+      stopping = onAbort().catch(() => {});
+      void stopping.finally(() => reject(signal.reason));
     };
     signal.addEventListener('abort', abort, { once: true });
   });
@@ -157,5 +162,6 @@ export async function untilAborted<T>(ctx: Pick<FlowContext, 'signal'>, work: Pr
     return await Promise.race([work, aborted]);
   } finally {
     signal.removeEventListener('abort', abort);
+    if (stopping) await stopping;
   }
 }
