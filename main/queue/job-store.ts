@@ -16,6 +16,7 @@ import type {
 } from '../core/jobs.js';
 import type { SentPrompt } from '../core/agent.js';
 import type { Loss } from './job-moves.js';
+import type { JobEvents } from './job-events.js';
 
 /**
  * The only writer of job rows, behind one asynchronous port with two implementations:
@@ -116,7 +117,13 @@ export interface JobStore {
 
   // ---- events ----
 
-  /** Hears every committed move (the scheduler, long polls, the dashboard, logs). Returns unsubscribe. */
+  /**
+   * The store's own events: its commits, and (PostgreSQL) the other instances' moves once their
+   * rows are read again. Long polls, event streams and the dashboard listen here, per job or
+   * for all; nothing relays them.
+   */
+  readonly events: JobEvents;
+  /** Hears every committed move (the scheduler, the hourly counts, webhooks, logs): `events.onEvent`. Returns unsubscribe. */
   onEvent(listener: (event: StoreEvent) => void): () => void;
   close(): Promise<void>;
 }

@@ -6,7 +6,6 @@ import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
 import type { Profile } from '../contract/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
-import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobView, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { Scheduler } from '../queue/scheduler.js';
@@ -38,7 +37,6 @@ export class Completions {
     /** Every device's agents: a job may name, and wait for, an agent of any of them. */
     private readonly cluster: ClusterAgents,
     private readonly settings: SettingsStore,
-    private readonly events: JobEvents,
     private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
@@ -167,7 +165,7 @@ export class Completions {
           () => done(job),
         );
       };
-      const unsubscribe = this.events.subscribe(job.id, (latest) => {
+      const unsubscribe = this.store.events.subscribe(job.id, (latest) => {
         current = latest;
         if (isFinal(latest.status)) done(latest);
         else recheck();

@@ -22,7 +22,7 @@ import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '..
 import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
 import { learningFromSiteChecks, VariantOffers } from '../queue/variant-offers.js';
-import { JobEvents } from '../queue/job-events.js';
+import type { JobEvents } from '../queue/job-events.js';
 import { serveStorage, type DeviceAgents, type GrantsPolicy, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
 import { DEFAULT_PACING, Retention } from './retention.js';
@@ -107,7 +107,8 @@ export class Service {
   readonly scheduler: Scheduler;
   private readonly setAsideJobs: SetAsideJobs;
   readonly completions: Completions;
-  readonly events = new JobEvents();
+  /** The store's job events (long polls, event streams and the dashboard listen there). */
+  readonly events: JobEvents;
   readonly outbox: WebhookOutbox;
   readonly signingSecret: SigningSecret;
   /** (H) Each account's own signing secret, for its jobs' deliveries. */
@@ -154,8 +155,7 @@ export class Service {
     this.log = new LogBook(clock);
     this.outbox = storage.outbox;
     this.store = storage.jobs;
-    // Long polls, the dashboard and the logs hear what the store committed.
-    this.store.onEvent(({ job }) => this.events.publish(job));
+    this.events = storage.jobs.events;
     this.settings = storage.settings;
     this.accounts = storage.accounts;
     this.keys = storage.keys;
@@ -187,7 +187,6 @@ export class Service {
       this.scheduler,
       this.cluster,
       this.settings,
-      this.events,
       profile,
       clock,
       ids,
@@ -266,7 +265,6 @@ export class Service {
       report,
       completions: this.completions,
       scheduler: this.scheduler,
-      events: this.events,
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
       log: this.log,

@@ -610,6 +610,24 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         await store.delete(job.id);
         expect(events).toEqual([]);
       });
+
+      it("tell a job's own listeners, and those of every job, each committed move of it, from the store itself", async () => {
+        const job = await submit();
+        const other = await submit();
+        const mine: string[] = [];
+        const all: string[] = [];
+        const stop = store.events.subscribe(job.id, (row) => mine.push(row.status));
+        const stopAll = store.events.subscribeAll((row) => all.push(`${row.id === job.id ? 'job' : 'other'}:${row.status}`));
+        expect(store.events.size()).toBe(1);
+        await store.dispatch([claim(job), claim(other, 'agt_b')], T0 + 1);
+        await store.endAttempt(job.id, 1, succeeded(), T0 + 2);
+        await store.cancel(other.id, T0 + 3);
+        expect(mine).toEqual(['dispatched', 'succeeded']);
+        expect(all).toEqual(['job:dispatched', 'other:dispatched', 'job:succeeded', 'other:cancelled']);
+        stop();
+        stopAll();
+        expect(store.events.size()).toBe(0);
+      });
     });
   });
 }

@@ -284,6 +284,23 @@ describe('PostgreSQL job store: moves heard across instances (LISTEN/NOTIFY)', (
     expect(own.map((e) => e.from)).toEqual([null, 'queued', 'dispatched']);
   });
 
+  it("tells a job's own listeners of another instance's moves, as the re-read row shows them", async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    await Promise.all([a.listen(), b.listen()]);
+    const job = ((await a.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
+    const seen: JobRow[] = [];
+    b.events.subscribe(job.id, (row) => seen.push(row));
+    await a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    await a.endAttempt(job.id, 1, { outcome: 'succeeded', response: 'four', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/1' }, T0 + 2);
+    await until(() => seen.some((row) => row.status === 'succeeded'));
+    // Every row told is one read from the database; the last is the job as it ended.
+    expect(seen.at(-1)).toEqual(await a.get(job.id));
+    expect(seen.at(-1)!.response).toBe('four');
+  });
+
   it('listens again after its listening connection is lost', async () => {
     const fresh = await freshDatabase();
     admin = fresh.pool;

@@ -23,7 +23,7 @@ import { planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, ty
 import type { SentPrompt } from '../../core/agent.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { isFinal } from '../../queue/state-machine.js';
-import { Listeners } from '../../core/listeners.js';
+import { JobEvents } from '../../queue/job-events.js';
 import { commitAnnouncing, JobNotices } from './job-notices.js';
 import { applyMove, attemptsOf, lockJob, one } from './job-moves.js';
 import { capsLock, trySweepLock } from './locks.js';
@@ -37,8 +37,8 @@ type Client = pg.PoolClient;
  * beside this); a submission is job-submit.ts.
  */
 export class PgJobStore implements JobStore {
-  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
-  private readonly listeners = new Listeners<[StoreEvent]>();
+  /** Told after each commit; a listener that throws neither fails the committed call nor keeps the others from hearing. */
+  readonly events = new JobEvents();
   /** Other instances' moves, while listen() is on. */
   private notices: JobNotices | undefined;
 
@@ -303,7 +303,7 @@ export class PgJobStore implements JobStore {
   // ---- events ----
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    return this.listeners.on(listener);
+    return this.events.onEvent(listener);
   }
 
   /**
@@ -311,12 +311,12 @@ export class PgJobStore implements JobStore {
    * (see JobNotices), besides this store's own. Holds one connection of the pool.
    */
   async listen(): Promise<void> {
-    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.listeners.emitApart(event)));
+    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.events.publish(event)));
     await this.notices.listen();
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.events.clear();
     this.notices?.close();
     await this.pool.end();
   }
@@ -343,7 +343,7 @@ export class PgJobStore implements JobStore {
       throw error;
     }
     c.release();
-    for (const event of events) this.listeners.emitApart(event);
+    for (const event of events) this.events.publish(event);
     return value;
   }
 

@@ -7,7 +7,7 @@ import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
 import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove, type Loss } from '../../queue/job-moves.js';
 import type { SentPrompt } from '../../core/agent.js';
 import { isFinal } from '../../queue/state-machine.js';
-import { Listeners } from '../../core/listeners.js';
+import { JobEvents } from '../../queue/job-events.js';
 import { GroupCommit } from './group-commit.js';
 import { LiveJobs } from './live-jobs.js';
 import { objectRows } from './object-rows.js';
@@ -49,8 +49,8 @@ export class SqliteJobStore implements JobStore {
   /** What polls read: the jobs not final yet (live-jobs.ts). */
   private readonly live = new LiveJobs();
   private readonly commits: GroupCommit;
-  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
-  private readonly listeners = new Listeners<[StoreEvent]>();
+  /** Told after each commit; a listener that throws neither fails the committed call nor keeps the others from hearing. */
+  readonly events = new JobEvents();
   /** Events of the transaction under way, published once it commits. */
   private unpublished: StoreEvent[] = [];
   private readonly s;
@@ -147,7 +147,7 @@ export class SqliteJobStore implements JobStore {
 
   async submit(request: SubmitRequest): Promise<SubmitResult> {
     const result = await this.commits.run(() => this.submitInTransaction(request));
-    if (result.kind === 'created') this.listeners.emitApart({ job: result.job, from: null });
+    if (result.kind === 'created') this.events.publish({ job: result.job, from: null });
     return result;
   }
 
@@ -291,13 +291,13 @@ export class SqliteJobStore implements JobStore {
   // ---- events ---------------------------------------------------------------------------
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    return this.listeners.on(listener);
+    return this.events.onEvent(listener);
   }
 
   /** Waits for the submissions already handed to the group commit; the database is its owner's to close. */
   async close(): Promise<void> {
     await this.commits.run(() => {});
-    this.listeners.clear();
+    this.events.clear();
   }
 
   // ---- a submission, and the plan of a move applied -------------------------------------
@@ -392,7 +392,7 @@ export class SqliteJobStore implements JobStore {
     }
     const events = this.unpublished;
     this.unpublished = [];
-    for (const event of events) this.listeners.emitApart(event);
+    for (const event of events) this.events.publish(event);
     return result;
   }
 
