@@ -4,6 +4,7 @@ import type {
   Claim,
   ConversationRow,
   Deletion,
+  DeltaRow,
   HourStart,
   JobRow,
   JobView,
@@ -84,6 +85,22 @@ export interface JobStore {
   pruneContent(before: number, now: number, limit: number, account?: string | null): Promise<number>;
   /** Drops idempotency entries older than the 24 h TTL. */
   pruneIdempotency(now: number): Promise<void>;
+
+  // ---- the answer as it renders ----
+
+  /**
+   * Stores a piece of the answer attempt `attempt` of job `id` is sure of (the agent's
+   * onDelta), after the pieces told before, while that attempt is the job's open one; told to
+   * `events.onDelta` after the commit (PostgreSQL: and announced to the other instances).
+   * Null, nothing written, when the attempt is no longer open (the job moved on: a late piece).
+   */
+  appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null>;
+  /** The pieces of a job's answer stored after `afterSeq`, in order. */
+  deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]>;
+  /** Drops a job's pieces: its final move was made, and its response is the answer now. */
+  dropDeltas(id: string): Promise<void>;
+  /** Drops the pieces of every final job (left by a stop between a final move and its drop); returns how many rows. */
+  dropFinishedDeltas(): Promise<number>;
 
   // ---- reads ----
 

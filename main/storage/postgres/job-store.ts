@@ -7,6 +7,7 @@ import {
   type Claim,
   type ConversationRow,
   type Deletion,
+  type DeltaRow,
   type JobRow,
   type JobView,
   JOB_VIEW_COLUMNS,
@@ -25,6 +26,7 @@ import type { JobStore } from '../../queue/job-store.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { JobEvents } from '../../queue/job-events.js';
 import { commitAnnouncing, JobNotices } from './job-notices.js';
+import { appendDelta, DeltaNotices, deltasSince, dropDeltas, dropFinishedDeltas } from './job-deltas.js';
 import { applyMove, attemptsOf, lockJob, one } from './job-moves.js';
 import { capsLock, trySweepLock } from './locks.js';
 import { Rollback, submitJob } from './job-submit.js';
@@ -41,6 +43,8 @@ export class PgJobStore implements JobStore {
   readonly events = new JobEvents();
   /** Other instances' moves, while listen() is on. */
   private notices: JobNotices | undefined;
+  /** Other instances' pieces of answers, while listen() is on. */
+  private deltaNotices: DeltaNotices | undefined;
 
   /**
    * `pool` comes from connect() (its BIGINTs are numbers) and is the store's to close.
@@ -300,6 +304,26 @@ export class PgJobStore implements JobStore {
     return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
   }
 
+  // ---- the answer as it renders ----
+
+  async appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null> {
+    const row = await appendDelta(this.pool, this.deviceId, id, attempt, text);
+    if (row) this.events.publishDelta(row);
+    return row;
+  }
+
+  deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]> {
+    return deltasSince(this.pool, id, afterSeq);
+  }
+
+  dropDeltas(id: string): Promise<void> {
+    return dropDeltas(this.pool, id);
+  }
+
+  dropFinishedDeltas(): Promise<number> {
+    return dropFinishedDeltas(this.pool);
+  }
+
   // ---- events ----
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
@@ -312,12 +336,14 @@ export class PgJobStore implements JobStore {
    */
   async listen(): Promise<void> {
     this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.events.publish(event)));
-    await this.notices.listen();
+    this.deltaNotices ??= new DeltaNotices(this.pool, this.deviceId, (row) => this.events.publishDelta(row));
+    await Promise.all([this.notices.listen(), this.deltaNotices.listen()]);
   }
 
   async close(): Promise<void> {
     this.events.clear();
     this.notices?.close();
+    this.deltaNotices?.close();
     await this.pool.end();
   }
 

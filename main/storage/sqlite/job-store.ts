@@ -10,6 +10,7 @@ import { isFinal } from '../../queue/state-machine.js';
 import { JobEvents } from '../../queue/job-events.js';
 import { GroupCommit } from './group-commit.js';
 import { LiveJobs } from './live-jobs.js';
+import { SqliteDeltas } from './job-deltas.js';
 import { objectRows } from './object-rows.js';
 import {
   EVERY_ACCOUNT,
@@ -19,6 +20,7 @@ import {
   type Claim,
   type ConversationRow,
   type Deletion,
+  type DeltaRow,
   type IdempotencyClaim,
   type JobRow,
   type JobView,
@@ -56,12 +58,14 @@ export class SqliteJobStore implements JobStore {
   private readonly s;
   /** The job writes of the moves, by the columns they set (see jobWrite). */
   private readonly jobWrites = new Map<string, Statement>();
+  private readonly deltas: SqliteDeltas;
 
   constructor(
     private readonly db: Db,
     private readonly outbox: SqliteWebhookOutbox,
   ) {
     this.commits = new GroupCommit(db, () => this.recount());
+    this.deltas = new SqliteDeltas(db);
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
@@ -226,6 +230,26 @@ export class SqliteJobStore implements JobStore {
 
   async pruneIdempotency(now: number): Promise<void> {
     this.s.pruneKeys.run(now - IDEMPOTENCY_TTL_MS);
+  }
+
+  // ---- the answer as it renders ------------------------------------------------------------
+
+  async appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null> {
+    const row = this.deltas.append(id, attempt, text);
+    if (row) this.events.publishDelta(row);
+    return row;
+  }
+
+  async deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]> {
+    return this.deltas.since(id, afterSeq);
+  }
+
+  async dropDeltas(id: string): Promise<void> {
+    this.deltas.drop(id);
+  }
+
+  async dropFinishedDeltas(): Promise<number> {
+    return this.deltas.dropFinished();
   }
 
   // ---- reads ----------------------------------------------------------------------------
