@@ -53,10 +53,10 @@ export class JobEvents {
     tellApart(this.deltas.get(delta.job_id), delta);
   }
 
-  /** How many per-job listeners are waiting; for tests and the status of the service. */
+  /** How many per-job listeners are waiting (holds: one each; event streams: two); for tests and the status of the service. */
   size(): number {
     let n = 0;
-    for (const set of this.perJob.values()) n += set.size;
+    for (const set of [...this.perJob.values(), ...this.deltas.values()]) n += set.size;
     return n;
   }
 

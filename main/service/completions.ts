@@ -14,6 +14,8 @@ import type { WaitReason } from '../core/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Submission, Submitted } from '../contract/completions-port.js';
 import { JobPlacement } from './job-placement.js';
+import { followJob } from './job-follow.js';
+import type { Follower, StreamPosition } from '../contract/job-stream.js';
 import { checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
 
 /**
@@ -235,6 +237,35 @@ export class Completions {
   /** Why a queued job has not started; null for a job that is not queued. */
   waitReason(job: JobView): WaitReason | null {
     return job.status === 'queued' ? this.placement.waitReason(job) : null;
+  }
+
+  /**
+   * Follows the caller's job (already read with `get`) for an event stream, from `from` (a
+   * resumed stream's Last-Event-ID) or the start; see job-follow.ts. Ended at shutdown, as
+   * holds are. Returns the function that stops following (the client went away).
+   */
+  follow(job: JobView, from: StreamPosition | null, follower: Follower): () => void {
+    const hold = {
+      end: () => {
+        stop();
+        this.holds.delete(hold);
+        follower.end();
+      },
+      recheck: () => {},
+    };
+    this.holds.add(hold);
+    const stop = followJob(this.store, job, from, {
+      send: (event) => follower.send(event),
+      end: (error) => {
+        this.holds.delete(hold);
+        follower.end(error);
+      },
+    });
+    if (this.closed) hold.end();
+    return () => {
+      this.holds.delete(hold);
+      stop();
+    };
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */

@@ -10,8 +10,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { secureDataDir } from '../core/data-dir.js';
 import { randomIds, type IdGenerator } from '../core/ids.js';
 import { VERSION } from '../core/package-root.js';
-import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from '../core/runtime-files.js';
-import { proveServer, reachableUrl } from '../keys/server-proof.js';
+import { deviceId, removeServerInfo, writeServerInfo } from '../core/runtime-files.js';
 import { SetAsideJobs } from '../queue/set-aside-jobs.js';
 import { AdminToken } from '../keys/admin-token.js';
 import { ServiceMetrics } from '../metrics/service-metrics.js';
@@ -39,7 +38,8 @@ import { WebhookSender } from '../webhooks/sender.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import type { ProfileName } from '../core/profile-name.js';
-import { AlreadyRunning } from './already-running.js';
+import { refuseIfServed } from './refuse-if-served.js';
+import { endDeltasOfFinalJobs } from './delta-ends.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -70,25 +70,6 @@ export interface ServiceOptions {
   api?: boolean;
   /** The variants a job may ask for until agents are attached, which then tell their packs' (tests of scripted agents set it). */
   variants?: VariantCatalog;
-}
-
-/**
- * A second server on one data dir is refused, but only while the server a server.json names
- * proves it holds the data dir's admin token (the challenge carries nothing secret, so it is
- * asked at any address). Anything else makes the file stale, and it is removed with a word
- * (`onWarning`): a pid reused after a reboot or in a container (pid 1) is alive, but nothing
- * that is not the server can answer for it.
- */
-async function refuseIfServed(dataDir: string, onWarning: ((line: string) => void) | undefined): Promise<void> {
-  const running = readServerInfo(dataDir);
-  if (!running || running.pid === process.pid) return;
-  const token = readAdminToken(dataDir);
-  const reach = reachableUrl(running.url);
-  const check = token && reach ? await proveServer(reach, running, token) : null;
-  if (check?.kind === 'proven') throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
-  removeServerInfo(dataDir, running.pid);
-  const why = !check ? 'it names no server this data dir can check' : check.kind === 'unreachable' ? `nothing there answers (${check.message})` : 'what answers there is not this data dir\'s ChatBridge';
-  onWarning?.(`a stale server.json (pid ${running.pid}, ${running.url}) was removed: ${why}.`);
 }
 
 /**
@@ -214,6 +195,7 @@ export class Service {
       logAgentChanges(this.pool, this.log),
       logJobEnds(this.store, this.log),
       logJobWaits(this.store, (job) => this.completions.waitReason(job), this.log, clock),
+      endDeltasOfFinalJobs(this.store, this.metrics, this.log),
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     const retentionPeriods = () => [
@@ -335,6 +317,7 @@ export class Service {
       options.onWarning?.(privacyWarning);
     }
     await service.store.requeueDispatched(clock.now());
+    await service.store.dropFinishedDeltas();
     await service.usage.follow(service.store);
     await service.store.pruneIdempotency(clock.now());
     await service.completions.cancelDisabledAccounts();
