@@ -166,7 +166,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const { completions, profile, adminToken } = deps;
   void app.register(completionRoutes, { completions, profile, holds });
   void app.register(completionEventRoutes, { completions, profile, holds, keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS });
-  void app.register(chatCompletionRoutes, { completions, holds });
+  void app.register(chatCompletionRoutes, { completions, holds, keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS });
   void app.register(accountRoutes, { report: deps.report, profile, secrets: deps.accountSecrets });
   void app.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken, signIn });
   void app.register(dashboardRoutes);

@@ -44,6 +44,8 @@ export interface CompletionsPort {
   /** The job once it is final, or as it is when `holdMs` has passed or the caller went away. */
   waitFor(job: JobView, holdMs: number, signal?: AbortSignal): Promise<JobView>;
   holdFor(job: JobView): number;
+  /** Whether the operator turned chat streaming on (settings streaming). */
+  streamingOn(): boolean;
   /** Follows the job for an event stream from `from` (or its start) until it is final; returns what stops following. */
   follow(job: JobView, from: StreamPosition | null, follower: Follower): () => void;
   /** The error a `wait: true` caller would get for how the job ended (the job itself when it succeeded). */

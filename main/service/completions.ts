@@ -198,6 +198,10 @@ export class Completions {
     return this.outcome(await this.waitFor(job, this.holdFor(job), signal, true));
   }
 
+  streamingOn(): boolean {
+    return this.settings.get().streaming;
+  }
+
   /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */
   holdFor(job: JobView): number {
     return Math.min(job.deadline_at - this.clock.now(), LIMITS.holdMs);
