@@ -4,7 +4,7 @@
  * not localhost or an IP literal, and serves the ones that are. (An empty Host, which inject
  * cannot send, is malformed-http.test.ts's, on a raw socket.)
  */
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PORT } from '../../main/core/loopback.js';
 import { JSON_TYPE } from '../support/hostile-values.js';
 import { hostileService, type Case } from '../support/request-cases.js';
@@ -41,4 +41,13 @@ describe('the Host header', () => {
     }
     await s.expectNoProblems(cases);
   }, 60_000);
+
+  it('serves /v1/status to a good Host with a good key, and refuses a foreign one with the same key', async () => {
+    const hostStatus = async (host: string) =>
+      (await s.t.service.app.inject({ url: '/v1/status', headers: { host, authorization: `Bearer ${s.t.key}` } })).statusCode;
+    expect(await hostStatus('evil.example:80')).toBe(403);
+    expect(await hostStatus('localhost.evil.example')).toBe(403);
+    expect(await hostStatus(`localhost:${DEFAULT_PORT}`)).toBe(200);
+    expect(await hostStatus(`127.0.0.1:${DEFAULT_PORT}`)).toBe(200);
+  });
 });

@@ -3,10 +3,12 @@
  * another request or on another path (409 CONFLICT), and deeply nested bodies behind a key
  * (decisions.md, "Jobs": the key stands for the canonical body without `wait`, plus the path).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { verify, type Expect, type Reply } from '../support/contract-answers.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { bad, chatSuccess, deepArray, HOOK, JSON_TYPE, validSubmission } from '../support/hostile-values.js';
 import { expectStillServing, hostileService } from '../support/request-cases.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { Rng } from '../support/seeded-rng.js';
 
 describe('Idempotency-Key', () => {
@@ -67,4 +69,71 @@ describe('Idempotency-Key', () => {
   }, 60_000);
 
   it('still answers normal requests afterwards', () => expectStillServing(s.t));
+});
+
+describe('Idempotency-Key, a service each', () => {
+  let t: TestService;
+  afterEach(async () => t?.stop());
+  const queued = { wait: false, callback_url: HOOK };
+
+  it('makes one job of twenty simultaneous requests with one key', async () => {
+    t = await startTestService({ listen: false });
+    const body = { prompt: 'same', ...queued };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.api('POST', '/v1/completions', { body, headers: { 'idempotency-key': 'k-20' } })),
+    );
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(results.filter((r) => r.status === 202)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(19);
+    expect(await t.service.store.recent(10)).toHaveLength(1);
+  });
+
+  it('answers a repeat with the original job, and 409 for a different request', async () => {
+    t = await startTestService({ listen: false, agents: { claude: 1 } });
+    const headers = { 'idempotency-key': 'k-1' };
+    const first = await t.api('POST', '/v1/completions', { body: { prompt: 'hello', metadata: { a: 1 } }, headers });
+    expect(first.status).toBe(200);
+    // wait differs: still the same request. Key order differs: still the same.
+    const again = await t.api('POST', '/v1/completions', { body: { metadata: { a: 1 }, prompt: 'hello', wait: false }, headers });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const waited = await t.api('POST', '/v1/completions', { body: { prompt: 'hello', metadata: { a: 1 } }, headers });
+    expect(waited.body.id).toBe(first.body.id);
+    expect(t.agents[0]!.runs).toHaveLength(1);
+    const other = await t.api('POST', '/v1/completions', { body: { prompt: 'bye' }, headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('CONFLICT');
+    const chat = await t.api('POST', '/v1/chat/completions', {
+      body: { model: 'service/auto', messages: [{ role: 'user', content: 'hello' }] },
+      headers,
+    });
+    expect(chat.status).toBe(409);
+  });
+
+  it('lets a repeat wait for the same running job', async () => {
+    t = await startTestService({ listen: false, agents: { gemini: 1 } });
+    const headers = { 'idempotency-key': 'k-run' };
+    const body = { prompt: 'slow [[ms=300]]' };
+    const [a, b] = await Promise.all([
+      t.api('POST', '/v1/completions', { body, headers }),
+      t.api('POST', '/v1/completions', { body, headers }),
+    ]);
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(t.agents[0]!.runs).toHaveLength(1);
+  });
+
+  it('forgets keys after 24 hours and refuses keys over 255 characters', async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ listen: false, clock });
+    const headers = { 'idempotency-key': 'k-day' };
+    const a = await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued }, headers });
+    clock.advance(24 * 3_600_000);
+    const b = await t.api('POST', '/v1/completions', { body: { prompt: 'b', ...queued }, headers });
+    expect(b.status).toBe(202);
+    expect(b.body.id).not.toBe(a.body.id);
+    const long = await t.api('POST', '/v1/completions', { body: { prompt: 'c', ...queued }, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    expect(long.status).toBe(400);
+    expect(long.body.error.details.field).toBe('Idempotency-Key');
+  });
 });

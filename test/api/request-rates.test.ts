@@ -4,9 +4,11 @@
  * keys and the key's other budget are unaffected. (That every write route shares one budget
  * is checked with a stopped clock in api-contract.test.ts.)
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { verifyEnvelope, type Reply } from '../support/contract-answers.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { JSON_TYPE } from '../support/hostile-values.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { hostileService, type Case } from '../support/request-cases.js';
 
 describe('request limits per key', () => {
@@ -60,4 +62,30 @@ describe('request limits per key', () => {
     // The reader's writes are untouched by its reads.
     expect((await s.t.api('POST', '/v1/completions', { key: reader, body: {} })).status).toBe(400);
   }, 60_000);
+});
+
+describe('request limits per key, the clock stopped', () => {
+  let t: TestService;
+  afterEach(async () => t?.stop());
+
+  it('allows 600 writes a minute, then 429 with Retry-After; other keys are unaffected', async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ listen: false, clock });
+    const key = await t.createKey(['completions:read', 'completions:write']);
+    const missing = '/v1/completions/job_missing';
+    const results = await Promise.all(Array.from({ length: 600 }, () => t.api('DELETE', missing, { key })));
+    expect(results.every((r) => r.status === 404)).toBe(true);
+    const limited = await t.api('DELETE', missing, { key });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Every write route shares the budget.
+    const chat = await t.api('POST', '/v1/chat/completions', { key, body: { model: 'service/auto', messages: [{ role: 'user', content: 'x' }] } });
+    expect(chat.status).toBe(429);
+    expect((await t.api('POST', '/v1/completions', { key, body: { prompt: 'x' } })).status).toBe(429);
+    expect((await t.api('GET', missing, { key })).status).toBe(404); // reads have their own budget
+    expect((await t.api('DELETE', missing)).status).toBe(404); // another key
+    clock.advance(60_000);
+    expect((await t.api('DELETE', missing, { key })).status).toBe(404);
+  });
 });
