@@ -2,7 +2,7 @@
  * The per-key request limits (api.md "Limits": 600 writes and 1 200 reads a minute): a 429
  * RATE_LIMITED with a Retry-After in seconds once a key has spent its minute, while other
  * keys and the key's other budget are unaffected. (That every write route shares one budget
- * is checked with a stopped clock in api-contract.test.ts.)
+ * is checked below, with a stopped clock.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyEnvelope, type Reply } from '../support/contract-answers.js';
@@ -42,7 +42,7 @@ describe('request limits per key', () => {
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${limited!.headers['retry-after']}`).toBe(true);
     expect(verifyEnvelope(JSON.parse(limited!.text), 429, limited!.headers['x-request-id'], { code: ['RATE_LIMITED'] })).toEqual([]);
     // Reads have their own budget; another key has its own. (That every write route shares
-    // one budget is checked with a stopped clock in api-contract.test.ts: here the budget
+    // one budget is checked with a stopped clock below: here the budget
     // refills in real time, 10 a second, and a loaded machine made that check racy.)
     expect((await s.t.api('GET', '/v1/status', { key: writer })).status).toBe(200);
     expect((await s.t.api('POST', '/v1/completions', { key: reader, body: {} })).status).toBe(400);
