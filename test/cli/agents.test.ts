@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { cliRuns, stopWith, api, heldAfter, withinOneSecond, expectUsageError } from '../support/cli-runs.js';
 import { type Running } from '../support/processes.js';
 
-const { tempDir, cli, ok, createKey, scripted } = cliRuns();
+const { tempDir, cli, ok, scriptedWithKey } = cliRuns();
 
 describe('chatbridge agents', () => {
   let dir: string;
@@ -20,8 +20,7 @@ describe('chatbridge agents', () => {
 
   beforeEach(async () => {
     dir = tempDir();
-    key = (await createKey(dir, 'completions:read,completions:write')).key;
-    server = await scripted(dir, 'claude=1');
+    ({ server, key } = await scriptedWithKey(dir, 'claude=1'));
   });
 
   // Many commands, each a process: room for a loaded machine.

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { cliRuns, api, withinOneSecond, expectUsageError, CALLBACK } from '../support/cli-runs.js';
 import { type Running } from '../support/processes.js';
 
-const { tempDir, cli, ok, createKey, scripted } = cliRuns();
+const { tempDir, cli, ok, scriptedWithKey } = cliRuns();
 
 describe('retention, deleting jobs and usage on a running server', () => {
   let dir: string;
@@ -20,8 +20,7 @@ describe('retention, deleting jobs and usage on a running server', () => {
 
   beforeEach(async () => {
     dir = tempDir();
-    key = (await createKey(dir, 'completions:read,completions:write')).key;
-    server = await scripted(dir, 'chatgpt=1,claude=1');
+    ({ server, key } = await scriptedWithKey(dir, 'chatgpt=1,claude=1'));
   });
 
   it('settings retention shows the period (90 days by default), sets it, and the server has it within one second', async () => {
@@ -82,7 +81,7 @@ describe('retention, deleting jobs and usage on a running server', () => {
     const token = readFileSync(join(dir, 'admin-token'), 'utf8').trim();
     expect((await api(server.url, token, 'POST', '/v1/completions', { prompt: 'from the dashboard', provider: 'claude' })).status).toBe(200);
     const byKey = (await ok(['usage', '--by', 'key', '--data-dir', dir])).stdout;
-    expect(byKey).toMatch(/^key-completions:read,completions:write \(key_\w+\)\s+3\s/m);
+    expect(byKey).toMatch(/^scripted \(key_\w+\)\s+3\s/m);
     expect(byKey).toMatch(/^admin token \(dashboard\)\s+1\s/m);
     expect((await ok(['usage', '--by', 'agent', '--data-dir', dir])).stdout).toMatch(/^chatgpt-1 \(agt_\w+\)\s+2\s/m);
 

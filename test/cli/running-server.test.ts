@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { cliRuns, api, heldAfter, withinOneSecond, CALLBACK } from '../support/cli-runs.js';
 import { type Running } from '../support/processes.js';
 
-const { tempDir, ok, createKey, scripted } = cliRuns();
+const { tempDir, ok, scriptedWithKey } = cliRuns();
 
 describe('caps, rotation, pause and status on a running server', () => {
   let dir: string;
@@ -20,8 +20,7 @@ describe('caps, rotation, pause and status on a running server', () => {
 
   beforeEach(async () => {
     dir = tempDir();
-    key = (await createKey(dir, 'completions:read,completions:write')).key;
-    server = await scripted(dir, 'chatgpt=2,claude=1');
+    ({ server, key } = await scriptedWithKey(dir, 'chatgpt=2,claude=1'));
   });
 
   it('caps set --provider chatgpt --per-hour 1 is honoured within one second; none lifts it', async () => {

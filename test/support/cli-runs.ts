@@ -80,6 +80,13 @@ export function cliRuns() {
     createKey,
     serve: (args: string[], env: Record<string, string> = {}) => listening(launch([CLI, 'serve', ...args], env)),
     scripted: (dataDir: string, agents: string) => listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents])),
+    /** The scripted server with a key of both scopes it made itself (where how keys are made is not the subject). */
+    async scriptedWithKey(dataDir: string, agents: string): Promise<{ server: Running; key: string }> {
+      const server = await listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--print-key']));
+      const key = /^key (cb_\S+)\n/m.exec(server.out.stdout)?.[1];
+      expect(key, server.out.stdout).toMatch(KEY_SHAPE);
+      return { server, key: key! };
+    },
   };
 }
 
