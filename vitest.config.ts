@@ -17,7 +17,8 @@ const DASHBOARD = ['test/renderer/**/*.test.tsx'];
  * time on a loaded machine).
  */
 const TIMED_PROCESSES = [
-  'test/integration/{cli,cli-security,hosted-cli,ask-command,cluster,crash-recovery,webhooks-process,mcp-server}.test.ts',
+  'test/cli/*.test.ts',
+  'test/integration/{cli-security,hosted-cli,ask-command,cluster,crash-recovery,webhooks-process,mcp-server}.test.ts',
   'test/store/pg-{devices,keys-cli,settings-cli,usage-jobs-cli}.test.ts',
 ];
 

@@ -2,6 +2,10 @@
  * The error codes of the contract (api.md "Codes", decisions.md for the specific 502s) and
  * the HTTP status each one travels with. Everything that fails on purpose throws ApiError;
  * anything else reaching the error handler becomes INTERNAL_ERROR with no detail.
+ *
+ * test/unit/error-catalog.test.ts holds this table to api.md's and decisions.md's text. It
+ * lives in the kernel, not main/contract/, because ApiError travels with it and rooms below
+ * the contract throw one (diagnostics/) or name its codes (queue/).
  */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,

@@ -14,7 +14,7 @@ afterEach(async () => t?.stop());
 const as = (method: string, path: string, body?: unknown) => t.api(method, path, { key: admin, body });
 
 async function start() {
-  t = await startTestService({ agents: { claude: 1 } });
+  t = await startTestService({ listen: false, agents: { claude: 1 } });
   admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
   return t.agents[0]!.id;
 }

@@ -19,7 +19,7 @@ describe('prompts without visible text', () => {
   });
 
   it('POST /v1/completions and /v1/chat/completions refuse them with 400, make no job, and leave the agents idle', async () => {
-    t = await startTestService({ agents: { chatgpt: 1, claude: 1 } });
+    t = await startTestService({ listen: false, agents: { chatgpt: 1, claude: 1 } });
     for (const prompt of BLANKS) {
       const r = await t.api('POST', '/v1/completions', { body: { prompt } });
       expect(r.status, JSON.stringify(prompt)).toBe(400);

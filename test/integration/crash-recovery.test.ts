@@ -12,125 +12,12 @@
  *
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
+import { api, CALLBACK, inPool, jobRow, openReadOnly, pollUntil as until, serverProcesses, sigkill, sigterm, stopWith, type AttemptRow, type Res } from '../support/restartable-server.js';
 
-const CALLBACK = 'https://127.0.0.1:9/hook';
-
-const { launch, tempDir } = trackProcesses('chatbridge-crash-');
-
-/** `chatbridge keys create …` through the real command line; the key is its last line. */
-async function createKey(dataDir: string, name: string): Promise<string> {
-  const p = launch([CLI, 'keys', 'create', '--name', name, '--scopes', 'completions:read,completions:write', '--data-dir', dataDir]);
-  const exit = await p.closed;
-  expect(exit, p.out.stderr).toEqual({ code: 0, signal: null });
-  const key = p.out.stdout.trimEnd().split('\n').pop()!;
-  expect(key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
-  return key;
-}
-
-type Server = Running;
-
-/**
- * `aheadMs`: the restarted service's clock runs that far ahead, as if it had been down that
- * long; `graceMs`: what a clean stop gives the answers under way.
- */
-const startServer = (dataDir: string, agents: string, aheadMs = 0, graceMs = 0): Promise<Server> =>
-  listening(launch([SCRIPTED_SERVER, '--data-dir', dataDir, '--port', '0', '--agents', agents, '--ahead-ms', String(aheadMs), '--stop-grace', String(graceMs)]));
-
-async function sigkill(server: Server): Promise<void> {
-  server.child.kill('SIGKILL');
-  expect(await server.closed).toEqual({ code: null, signal: 'SIGKILL' });
-}
-
-async function stopWith(server: Server, signal: NodeJS.Signals, withinMs = 10_000): Promise<Exit> {
-  server.child.kill(signal);
-  return await Promise.race([
-    server.closed,
-    new Promise<Exit>((_, rej) => setTimeout(() => rej(new Error(`no exit ${withinMs} ms after ${signal}`)), withinMs)),
-  ]);
-}
-
-const sigterm = (server: Server) => stopWith(server, 'SIGTERM');
-
-/** Whether the data dir's database has a job `where` says, read as another process reads it. */
-function jobRow(dataDir: string, where: string): boolean {
-  const db = openReadOnly(dataDir);
-  try {
-    return db.prepare(`SELECT 1 FROM jobs WHERE ${where}`).get() !== undefined;
-  } finally {
-    db.close();
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// HTTP
-
-interface Res {
-  status: number;
-  body: any;
-}
-
-async function api(
-  url: string,
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Res> {
-  const res = await fetch(url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Runs `fn` over `items` with at most `n` in flight. */
-async function inPool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await fn(items[i]!, i);
-      }
-    }),
-  );
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-function openReadOnly(dataDir: string): Database.Database {
-  return new Database(join(dataDir, 'chatbridge.db'), { readonly: true, fileMustExist: true });
-}
-
-interface AttemptRow {
-  job_id: string;
-  attempt: number;
-  ended_at: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  detail: string | null;
-  sent_conversation: string | null;
-}
+const { tempDir, createKey, startServer } = serverProcesses('chatbridge-crash-');
 
 // ---------------------------------------------------------------------------------------
 
@@ -138,7 +25,7 @@ describe('crash recovery (service in its own process)', () => {
   it('SIGKILL with hundreds queued and several running: nothing accepted is lost, the answers being written are collected, all finish', async () => {
     const dir = tempDir();
     // The first command creates the database; the others may then run together. (Commands
-    // racing on a fresh data dir trip over the schema migration: see cli.test.ts.)
+    // racing on a fresh data dir trip over the schema migration: see test/cli/user-mistakes.test.ts.)
     const keys = [await createKey(dir, 'k1')];
     keys.push(...(await Promise.all([2, 3, 4].map((i) => createKey(dir, `k${i}`)))));
     const AGENTS = 'chatgpt=3,claude=2';

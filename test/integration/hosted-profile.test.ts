@@ -34,13 +34,13 @@ describe('the profile as a setting', () => {
   it('keeps a data dir in the profile it started with, and says so in one line', async () => {
     const dataDir = tempDataDir();
     try {
-      t = await startTestService({ profile: 'hosted', dataDir });
+      t = await startTestService({ listen: false, profile: 'hosted', dataDir });
       await stop();
       const refused = await Service.start({ dataDir, http: buildServer, profile: 'personal' }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(DataDirError);
       expect((refused as Error).message).toMatch(/belongs to the hosted profile.*--profile hosted/);
       expect((refused as Error).message).not.toContain('\n');
-      t = await startTestService({ profile: 'hosted', dataDir });
+      t = await startTestService({ listen: false, profile: 'hosted', dataDir });
       expect(t.service.profile.name).toBe('hosted');
     } finally {
       await stop();
@@ -51,7 +51,7 @@ describe('the profile as a setting', () => {
   it('treats a data dir with keys from before profiles as personal', async () => {
     const dataDir = tempDataDir();
     try {
-      t = await startTestService({ dataDir });
+      t = await startTestService({ listen: false, dataDir });
       await stop();
       await withDataDirDb(dataDir, (db) => db.prepare(`DELETE FROM settings WHERE name = 'profile'`).run());
       const refused = await Service.start({ dataDir, http: buildServer, profile: 'hosted' }).catch((e: unknown) => e);
@@ -66,7 +66,7 @@ describe('the profile as a setting', () => {
       ['personal', 100],
       ['hosted', 10],
     ] as const) {
-      t = await startTestService({ profile });
+      t = await startTestService({ listen: false, profile });
       const doc = (await t!.api('GET', '/v1/openapi.json')).body;
       expect(doc.info.title.includes('Profile H')).toBe(profile === 'hosted');
       const body = doc.paths['/v1/completions'].post.requestBody.content['application/json'].schema;
@@ -95,7 +95,7 @@ async function asTheCommandLine<T>(dataDir: string, work: (accounts: AccountStor
 
 describe('accounts', () => {
   it('a disabled account: its keys get 401 and its queued jobs are cancelled; other accounts go on', async () => {
-    t = await startTestService({ profile: 'hosted' });
+    t = await startTestService({ listen: false, profile: 'hosted' });
     const other = await t.createAccount('other');
     const mine = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } });
     const theirs = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: other.key });
@@ -109,7 +109,7 @@ describe('accounts', () => {
   });
 
   it('counts the 1 000-queued limit per account', async () => {
-    t = await startTestService({ profile: 'hosted' });
+    t = await startTestService({ listen: false, profile: 'hosted' });
     const keys = [t.key, await t.createKey(['completions:write'])];
     const results = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
@@ -125,7 +125,7 @@ describe('accounts', () => {
   });
 
   it('keeps Idempotency-Keys per account', async () => {
-    t = await startTestService({ profile: 'hosted' });
+    t = await startTestService({ listen: false, profile: 'hosted' });
     const other = await t.createAccount('other');
     const headers = { 'idempotency-key': 'same-key' };
     const a = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, headers });
@@ -143,7 +143,7 @@ const MS_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('the job object and errors (H)', () => {
   it('202 carries the whole job: milliseconds, provider as requested, agent_name null, content_pruned_at null', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0, 123));
-    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { claude: 1 } });
     const accepted = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued, metadata: { m: 1 } } });
     expect(accepted.status).toBe(202);
     expect(accepted.body).toMatchObject({
@@ -164,7 +164,7 @@ describe('the job object and errors (H)', () => {
   });
 
   it("queue_position is the number of the caller's jobs queued, whoever else waits", async () => {
-    t = await startTestService({ profile: 'hosted' });
+    t = await startTestService({ listen: false, profile: 'hosted' });
     const other = await t.createAccount('other');
     for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}`, ...queued }, key: other.key });
     const first = await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued, priority: -10 } });
@@ -173,7 +173,7 @@ describe('the job object and errors (H)', () => {
   });
 
   it('wait: false that cannot start: the 503, the job kept queued in details.job_id, returned by its Idempotency-Key', async () => {
-    t = await startTestService({ profile: 'hosted' });
+    t = await startTestService({ listen: false, profile: 'hosted' });
     const headers = { 'idempotency-key': 'retry-me' };
     const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', wait: false }, headers });
     expect(refused.status).toBe(503);
@@ -189,7 +189,7 @@ describe('the job object and errors (H)', () => {
 
   it('job outcomes name the job: JOB_FAILED with the number of attempts, JOB_CANCELLED, JOB_TIMEOUT with its status', async () => {
     const clock = new ManualClock();
-    t = await startTestService({ profile: 'hosted', clock, agents: { chatgpt: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { chatgpt: 1 } });
     const failed = await t.api('POST', '/v1/completions', { body: { prompt: '[[fail=rejected]] p', provider: 'chatgpt' } });
     expect(failed.status).toBe(502);
     expect(failed.body.error).toMatchObject({ code: 'PROMPT_REJECTED', details: { attempts: 1 } });
@@ -214,7 +214,7 @@ describe('the job object and errors (H)', () => {
 
   it("504s say why a job waits without naming the operator's agents or devices; agent_id errors neither", async () => {
     const clock = new ManualClock();
-    t = await startTestService({ profile: 'hosted', clock, agents: { chatgpt: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { chatgpt: 1 } });
     const agent = t.service.pool.list()[0]!;
     t.service.pool.rename(agent.id, 'basement-laptop-7');
     t.service.pool.setEnabled(agent.id, false);
@@ -239,7 +239,7 @@ describe('the job object and errors (H)', () => {
   });
 
   it('priority -10 to 10, default 0; the length bounds; a continuation names the same provider', async () => {
-    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', agents: { claude: 1 } });
     const field = async (body: object, headers: Record<string, string> = {}) => {
       const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued, ...body }, headers });
       return r.status === 400 ? r.body.error.details.field : r.status;
@@ -264,7 +264,7 @@ describe('the job object and errors (H)', () => {
 describe('retention per account (H)', () => {
   it("removes the text of an account's finished jobs past its own period; the job and its conversation stay", async () => {
     const clock = new ManualClock();
-    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { claude: 1 } });
     /** One sweep that starts at the clock's time now (after the one under way, if any, ended). */
     const sweep = async () => {
       await t!.service.retention.idle();
@@ -302,7 +302,7 @@ describe('retention per account (H)', () => {
 
 describe('isolation between accounts (H)', () => {
   it("every endpoint refuses another account's job and conversation as if they did not exist", async () => {
-    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', agents: { claude: 1 } });
     const other = await t.createAccount('other');
     const done = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });
@@ -333,7 +333,7 @@ describe('isolation between accounts (H)', () => {
 
 describe('fairness between accounts (H)', () => {
   it("a busy account does not starve another: each free agent takes the accounts' jobs in turn, each account's by priority then age", async () => {
-    t = await startTestService({ profile: 'hosted', agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', agents: { claude: 1 } });
     const [agent] = t.agents;
     agent!.setReadiness('needs_login'); // the work piles up first
     const other = await t.createAccount('other');
@@ -377,7 +377,7 @@ describe('/v1/status (H)', () => {
 describe("the dashboard's operator view (H)", () => {
   it('lists accounts with queue depth, usage this hour and today, keys and retention; a key is made for an account', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
-    t = await startTestService({ profile: 'hosted', clock, agents: { claude: 1 } });
+    t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { claude: 1 } });
     const admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
     const asAdmin = (method: string, path: string, body?: unknown) => t!.api(method, path, { key: admin, ...(body ? { body } : {}) });
     const other = await t.createAccount('other', 7);

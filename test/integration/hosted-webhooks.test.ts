@@ -35,6 +35,7 @@ afterEach(async () => {
 async function start(allowPrivateWebhooks: boolean) {
   clock = new ManualClock();
   t = await startTestService({
+    listen: false,
     profile: 'hosted',
     agents: { chatgpt: 1 },
     clock,

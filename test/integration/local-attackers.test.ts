@@ -241,7 +241,7 @@ describe('holds per client address', () => {
 
 describe('keys and the admin token', () => {
   it("a key refused for a missing scope does not get a last use; an allowed request does", async () => {
-    t = await startTestService();
+    t = await startTestService({ listen: false });
     const readOnly = await t.createKey(['completions:read']);
     const id = () => t!.service.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
     expect((await t.api('POST', '/v1/completions', { key: readOnly, body: { prompt: 'x' } })).status).toBe(403);
@@ -252,7 +252,7 @@ describe('keys and the admin token', () => {
   });
 
   it('the admin token spends a budget of its own on /v1, as a key does, apart from the keys', async () => {
-    t = await startTestService({ clock: new ManualClock() });
+    t = await startTestService({ listen: false, clock: new ManualClock() });
     const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
     // The write budget is spent before the body is read: 600 invalid bodies use it up.
     for (let i = 0; i < 600; i++) {

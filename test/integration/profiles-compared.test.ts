@@ -18,7 +18,7 @@ const stampKind = (v: unknown) => (typeof v !== 'string' ? v : SECONDS.test(v) ?
 
 /** What a client sees, step by step, reduced to what the contract fixes (no ids or times). */
 async function clientScript(profile: ProfileName): Promise<Record<string, unknown>> {
-  t = await startTestService({ profile, agents: { claude: 1 } });
+  t = await startTestService({ listen: false, profile, agents: { claude: 1 } });
   const api = t.api.bind(t);
   const seen: Record<string, unknown> = {};
   const done = await api('POST', '/v1/completions', { body: { prompt: 'hello', provider: 'claude' } });

@@ -20,7 +20,7 @@ afterEach(async () => t?.stop());
 async function start(agents: { chatgpt?: number } = { chatgpt: 1 }) {
   clock = new ManualClock();
   const sweptAtStart = new Promise<void>((resolve) => setImmediate(resolve));
-  t = await startTestService({ agents, clock });
+  t = await startTestService({ listen: false, agents, clock });
   await sweptAtStart;
   admin = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
 }

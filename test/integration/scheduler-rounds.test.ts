@@ -43,7 +43,7 @@ function gateDispatch(service: Service) {
 
 describe('dispatch rounds on a slow store', () => {
   it('never overlap; a wake during one runs another; a claim on a job cancelled meanwhile costs no cap', async () => {
-    t = await startTestService({ agents: { chatgpt: 1 }, clock: new ManualClock() });
+    t = await startTestService({ listen: false, agents: { chatgpt: 1 }, clock: new ManualClock() });
     const agent = t.agents[0]!;
     t.service.admin.agents.update(agent.id, { cap_per_hour: 1 });
     const gate = gateDispatch(t.service);
@@ -69,7 +69,7 @@ describe('dispatch rounds on a slow store', () => {
   it('a shutdown during a round waits for it; the job it dispatched goes back to the queue, never started', async () => {
     const dataDir = tempDataDir();
     try {
-      const local = await startTestService({ agents: { chatgpt: 1 }, clock: new ManualClock(), dataDir });
+      const local = await startTestService({ listen: false, agents: { chatgpt: 1 }, clock: new ManualClock(), dataDir });
       const gate = gateDispatch(local.service);
       const id = (await local.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } })).body.id as string;
       await until(() => gate.seen.calls === 1, 5_000, 'the round to claim the job');

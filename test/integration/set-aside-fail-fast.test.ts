@@ -32,7 +32,7 @@ afterEach(async () => t?.stop());
 
 async function start(names: [Provider, string][]): Promise<ExplainingAgent[]> {
   clock = new ManualClock();
-  t = await startTestService({ clock });
+  t = await startTestService({ listen: false, clock });
   return names.map(([provider, name]) => {
     const agent = new ExplainingAgent(t.service.pool.create(provider, name).id, provider);
     t.service.pool.attach(agent);

@@ -26,7 +26,7 @@ let t: TestService;
 afterEach(async () => t?.stop());
 
 async function start(agents: Partial<Record<Provider, number>>, profile: ProfileName = 'personal'): Promise<TestService> {
-  t = await startTestService({ agents, variants: (p) => CATALOG[p] ?? [], profile });
+  t = await startTestService({ listen: false, agents, variants: (p) => CATALOG[p] ?? [], profile });
   // The agents are tried in the user's order, so a test knows which refuses first.
   await t.service.settings.setRotation('ordered');
   return t;

@@ -16,7 +16,7 @@ afterEach(async () => t?.stop());
 
 async function start(agents: Partial<Record<Provider, number>>) {
   clock = new ManualClock();
-  t = await startTestService({ agents, clock });
+  t = await startTestService({ listen: false, agents, clock });
   return t;
 }
 

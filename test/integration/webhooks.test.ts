@@ -32,7 +32,7 @@ afterEach(async () => {
 /** The service, trusting the test certificate the way NODE_EXTRA_CA_CERTS would. */
 async function start(agents: Partial<Record<Provider, number>> = { chatgpt: 1 }, options: { dataDir?: string; at?: number } = {}) {
   clock = new ManualClock(options.at);
-  t = await startTestService({ agents, clock, webhookTransport: httpsTransport({ ca: cert.cert }), ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+  t = await startTestService({ listen: false, agents, clock, webhookTransport: httpsTransport({ ca: cert.cert }), ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   return t;
 }
 
@@ -90,8 +90,8 @@ describe('the request', () => {
     expect(verifySignature(secret, got!, clock.now() + 301_000)).toBe(false);
 
     // Byte for byte what GET /v1/completions/{id} answers, metadata unchanged.
-    const get = await fetch(`${t!.url}/v1/completions/${r.body.id}`, { headers: { authorization: `Bearer ${t!.key}` } });
-    expect(got!.body.toString('utf8')).toBe(await get.text());
+    const get = await t!.service.app.inject({ url: `/v1/completions/${r.body.id}`, headers: { authorization: `Bearer ${t!.key}` } });
+    expect(got!.body.toString('utf8')).toBe(get.body);
     const job = JSON.parse(got!.body.toString('utf8'));
     expect(job).toMatchObject({ id: r.body.id, status: 'succeeded', response: r.body.response, metadata });
     expect(job.finished_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -265,7 +265,7 @@ describe('failures and the retry schedule', () => {
   it('a refused connection and an untrusted certificate are failed attempts', async () => {
     clock = new ManualClock();
     // The service's own default: the system's authorities only, which do not know the test certificate.
-    t = await startTestService({ agents: { chatgpt: 1 }, clock });
+    t = await startTestService({ listen: false, agents: { chatgpt: 1 }, clock });
     const hook = await receiver();
     const closedPort = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {

@@ -2,13 +2,15 @@
  * `chatbridge serve` with scripted agents instead of browsers, for tests that need the
  * service in its own process (SIGKILL, restarts) and for benchmarks:
  *   node dist/test/support/scripted-server.js --data-dir DIR [--port N] [--agents chatgpt=2,claude=1] [--ahead-ms N]
- *     [--database URL --device-name NAME [--no-api]] [--stop-grace MS]
+ *     [--database URL --device-name NAME [--no-api]] [--stop-grace MS] [--print-key]
  * Prints "listening on URL" like serve (with --no-api, "running"); with --database it is one
  * device of several sharing that PostgreSQL, as `serve --database` is; stops on a signal as
  * serve does (stop-signals.ts: a grace of --stop-grace ms, 0 by default, and the `stopped:` line). Agents added
  * through the admin API (`chatbridge agents add`) are scripted too (ScriptedControl).
  * `--ahead-ms` runs the service's clock that far ahead of the system's: a restart "later"
- * without waiting for it.
+ * without waiting for it. `--print-key` makes a key of both scopes and prints it first
+ * (`key cb_…`), for tests that need one to call the API but do not test how keys are made:
+ * a `chatbridge keys create` process less each.
  */
 import { parseArgs } from 'node:util';
 import { systemClock, type Clock } from '../../main/core/clock.js';
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     'device-name': { type: 'string' },
     'no-api': { type: 'boolean' },
     'stop-grace': { type: 'string' },
+    'print-key': { type: 'boolean' },
   },
 });
 const counts: Partial<Record<Provider, number>> = {};
@@ -50,4 +53,8 @@ const service = await Service.start({
 attachScriptedAgents(service, counts);
 service.attachAgents(new ScriptedControl(service));
 stopOnSignals(service, Number(values['stop-grace'] ?? 0), []);
+if (values['print-key']) {
+  const key = await service.keys.create({ name: 'scripted', scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: null });
+  process.stdout.write(`key ${key.secret}\n`);
+}
 process.stdout.write(service.baseUrl ? `listening on ${service.baseUrl}\n` : 'running\n');

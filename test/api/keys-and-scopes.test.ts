@@ -1,0 +1,56 @@
+/**
+ * Who may call: 401 UNAUTHORIZED for a missing, malformed, unknown, revoked or expired key;
+ * 403 FORBIDDEN for a key without the route's scope (decisions.md "Accounts, keys, scopes");
+ * only a key's hash is stored.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { withDataDirDb } from '../support/data-dir-db.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+let t: TestService;
+afterEach(async () => t?.stop());
+const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
+
+describe('API keys and their scopes', () => {
+  it('answers 401 for a missing, malformed, unknown, revoked or expired key', async () => {
+    const clock = new ManualClock();
+    t = await startTestService({ listen: false, clock });
+    const expiring = await t.createKey(['completions:read'], clock.now() + 1_000);
+    const revoked = await t.createKey(['completions:read']);
+    const revokedId = (t.service.keys.authenticate(revoked) as { ok: true; key: { id: string } }).key.id;
+    await t.service.keys.revoke(revokedId);
+    clock.advance(1_000);
+    for (const key of [null, 'nope', `cb_${'x'.repeat(40)}`, revoked, expiring]) {
+      const r = await t.api('GET', '/v1/status', { key });
+      expect(r.status, String(key)).toBe(401);
+      expect(r.body.error.code).toBe('UNAUTHORIZED');
+    }
+    expect((await t.api('GET', '/v1/status', { headers: { authorization: `Basic ${t.key}` }, key: null })).status).toBe(401);
+  });
+
+  it('enforces completions:read and completions:write', async () => {
+    t = await startTestService({ listen: false });
+    const reader = await t.createKey(['completions:read']);
+    const writer = await t.createKey(['completions:write']);
+    const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: writer });
+    expect(sub.status).toBe(202);
+    const id = sub.body.id;
+    expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: reader })).status).toBe(403);
+    expect((await t.api('DELETE', `/v1/completions/${id}`, { key: reader })).body.error.code).toBe('FORBIDDEN');
+    expect((await t.api('POST', '/v1/chat/completions', { body: { model: 'service/auto', messages: [] }, key: reader })).status).toBe(403);
+    expect((await t.api('GET', `/v1/completions/${id}`, { key: writer })).status).toBe(403);
+    expect((await t.api('GET', '/v1/status', { key: writer })).status).toBe(403);
+    expect((await t.api('GET', '/v1/models', { key: writer })).status).toBe(403);
+    expect((await t.api('GET', `/v1/completions/${id}`, { key: reader })).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/completions/${id}`, { key: writer })).status).toBe(200);
+  });
+
+  it('stores only the hash of a key', async () => {
+    t = await startTestService({ listen: false });
+    const rows = await withDataDirDb(t.dataDir, (db) => db.prepare('SELECT * FROM api_keys').all());
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain(t.key);
+    expect(t.key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
+  });
+});
