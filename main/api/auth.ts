@@ -71,7 +71,8 @@ export function makeAuthenticator(keys: KeyStore, limits: RequestLimits, adminTo
       await spend(access, 'admin', 'the admin token', adminLimits);
       return { keyId: 'admin', accountId: null };
     }
-    const auth = keys.authenticate(secret);
+    let auth = keys.authenticate(secret);
+    if (!auth.ok && auth.reason === 'unknown') auth = await keys.authenticateAgain(secret);
     if (!auth.ok) {
       const why = {
         malformed: 'is not a ChatBridge key',

@@ -57,6 +57,12 @@ export interface KeyStore {
   /** A key of a disabled account (AccountStore) is refused as soon as that store shows it disabled. */
   authenticate(secret: string): Authentication;
   /**
+   * `authenticate` once more for a key this copy did not know, after reading the keys again:
+   * another instance or a command may have made it a moment ago, before the news of it
+   * reached this one (a script that makes a key and uses it at once, through a balancer).
+   */
+  authenticateAgain(secret: string): Promise<Authentication>;
+  /**
    * The key made a request it was allowed to make (authenticated, in scope, within its
    * budget): its last use is written at most once a minute, without the request waiting.
    */

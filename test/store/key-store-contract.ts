@@ -98,6 +98,13 @@ export function keyStoreContract(name: string, makeStores: (clock: ManualClock) 
       expect(keys.authenticate(theirKey.secret)).toEqual({ ok: true, key: theirKey.key });
     });
 
+    it('takes, when asked again, a key another store made; a made-up key stays unknown', async () => {
+      const { key, secret } = await (await t.another()).keys.create({ name: 'k', scopes: [...BOTH], expiresAt: null });
+      expect(await keys.authenticateAgain(secret)).toEqual({ ok: true, key });
+      expect(await keys.authenticateAgain(`cb_${'y'.repeat(40)}`)).toEqual({ ok: false, reason: 'unknown' });
+      expect(await keys.authenticateAgain('not a key')).toEqual({ ok: false, reason: 'malformed' });
+    });
+
     it("refuses, once it reads again, a key another store revoked", async () => {
       const { key, secret } = await keys.create({ name: 'k', scopes: [...BOTH], expiresAt: null });
       expect(keys.authenticate(secret).ok).toBe(true);

@@ -104,6 +104,17 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
     expect(b.keys.authenticate(secret)).toEqual({ ok: false, reason: 'revoked' });
   });
 
+  it('takes on B a key made on A a moment ago, before the news reached B, once asked again', async () => {
+    const url = await postgres.newDatabase();
+    const a = await instance(url);
+    // B hears nothing: the news of A's key is as late as it may be under load.
+    const b = await instance(url, new ManualClock(), { listen: false });
+    const { key, secret } = await a.keys.create({ name: 'k', scopes: ['completions:read'], expiresAt: null });
+    expect(b.keys.authenticate(secret)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await b.keys.authenticateAgain(secret)).toEqual({ ok: true, key });
+    expect(await b.keys.authenticateAgain(`cb_${'x'.repeat(40)}`)).toEqual({ ok: false, reason: 'unknown' });
+  });
+
   it("refuses on B the keys of an account disabled on A, as soon as B's accounts show it", async () => {
     const { a, b } = await both();
     const account = await a.accounts.create({ name: 'acme', retentionDays: null });

@@ -69,6 +69,11 @@ export class SqliteKeyStore implements KeyStore {
     return verdict(key, this.accounts, this.clock.now());
   }
 
+  async authenticateAgain(secret: string): Promise<Authentication> {
+    if (wellFormed(secret)) this.cache.delete(hashSecret(secret));
+    return this.authenticate(secret);
+  }
+
   recordUse(key: ApiKey): void {
     if (useIsDue(key, this.clock.now())) this.s.touch.run(key.last_used_at, key.id);
   }
