@@ -28,6 +28,8 @@ interface Tool<S extends TSchema> {
   description: string;
   inputSchema: S;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** Whether a client may run the call as an MCP task (tasks.ts); left out, it may not. */
+  execution?: { taskSupport: 'optional' };
   /** What the schema cannot say against a call, in words for INVALID_REQUEST; null when nothing. */
   conflict?(args: Static<S>): string | null;
   run(args: Static<S>, context: ToolContext): Promise<ToolResult>;
@@ -83,6 +85,7 @@ const ask: Tool<TSchema> = {
     { additionalProperties: false },
   ),
   annotations: { openWorldHint: true },
+  execution: { taskSupport: 'optional' },
   conflict(args: AskArguments) {
     const choice = args.model ? modelChoice(args.model)! : null;
     return choice && args.provider && choice.provider !== args.provider ? `model ${args.model} is a ${choice.provider} model, but provider says ${args.provider}.` : null;
@@ -117,17 +120,18 @@ export interface AskArguments {
 }
 
 /**
- * Queues ask's job (arguments `invalidCall` passed) and resolves with it at once. Not
- * abortable: a call given up half way would leave a job nobody knows the id of, to cancel
- * or to read.
+ * Queues ask's job (arguments `invalidCall` passed) and resolves with it at once; `metadata`
+ * is kept with the job. Not abortable: a call given up half way would leave a job nobody
+ * knows the id of, to cancel or to read.
  */
-export function submitAsk(args: AskArguments, client: ChatBridgeClient): Promise<Job> {
+export function submitAsk(args: AskArguments, client: ChatBridgeClient, metadata?: Record<string, unknown>): Promise<Job> {
   const choice = args.model ? modelChoice(args.model)! : null;
   return client.enqueue({
     prompt: args.prompt,
     provider: (choice?.provider as ProviderName | undefined) ?? args.provider ?? null,
     ...(choice?.variant ? { variant: choice.variant } : {}),
     ...(args.conversation_ref ? { mode: 'continue' as const, conversation_ref: args.conversation_ref } : {}),
+    ...(metadata ? { metadata } : {}),
   });
 }
 
@@ -210,7 +214,7 @@ export const TOOLS = [ask, getJob, cancelJob, status];
 export function listedTools(modelIds: readonly string[]) {
   return TOOLS.map((t) => {
     const inputSchema = t === ask ? { ...t.inputSchema, properties: { ...t.inputSchema.properties, model: Type.Optional(modelsOffered(modelIds)) } } : t.inputSchema;
-    return { name: t.name, title: t.title, description: t.description, inputSchema, annotations: t.annotations };
+    return { name: t.name, title: t.title, description: t.description, inputSchema, annotations: t.annotations, ...(t.execution ? { execution: t.execution } : {}) };
   });
 }
 
