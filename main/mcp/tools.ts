@@ -28,6 +28,10 @@ interface Tool<S extends TSchema> {
   description: string;
   inputSchema: S;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** Whether a client may run the call as an MCP task (tasks.ts); left out, it may not. */
+  execution?: { taskSupport: 'optional' };
+  /** What the schema cannot say against a call, in words for INVALID_REQUEST; null when nothing. */
+  conflict?(args: Static<S>): string | null;
   run(args: Static<S>, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -81,18 +85,14 @@ const ask: Tool<TSchema> = {
     { additionalProperties: false },
   ),
   annotations: { openWorldHint: true },
-  async run(args: { prompt: string; provider?: ProviderName; model?: string; conversation_ref?: string }, context) {
-    const { client, signal } = context;
+  execution: { taskSupport: 'optional' },
+  conflict(args: AskArguments) {
     const choice = args.model ? modelChoice(args.model)! : null;
-    if (choice && args.provider && choice.provider !== args.provider) {
-      return failure('INVALID_REQUEST', `model ${args.model} is a ${choice.provider} model, but provider says ${args.provider}.`);
-    }
-    const queued = await client.enqueue({
-      prompt: args.prompt,
-      provider: (choice?.provider as ProviderName | undefined) ?? args.provider ?? null,
-      ...(choice?.variant ? { variant: choice.variant } : {}),
-      ...(args.conversation_ref ? { mode: 'continue' as const, conversation_ref: args.conversation_ref } : {}),
-    });
+    return choice && args.provider && choice.provider !== args.provider ? `model ${args.model} is a ${choice.provider} model, but provider says ${args.provider}.` : null;
+  },
+  async run(args: AskArguments, context) {
+    const { client, signal } = context;
+    const queued = await submitAsk(args, client);
     context.progress(whereItStands(queued));
     let job: Job;
     try {
@@ -111,6 +111,29 @@ const ask: Tool<TSchema> = {
     return answerOf(job);
   },
 };
+
+export interface AskArguments {
+  prompt: string;
+  provider?: ProviderName;
+  model?: string;
+  conversation_ref?: string;
+}
+
+/**
+ * Queues ask's job (arguments `invalidCall` passed) and resolves with it at once; `metadata`
+ * is kept with the job. Not abortable: a call given up half way would leave a job nobody
+ * knows the id of, to cancel or to read.
+ */
+export function submitAsk(args: AskArguments, client: ChatBridgeClient, metadata?: Record<string, unknown>): Promise<Job> {
+  const choice = args.model ? modelChoice(args.model)! : null;
+  return client.enqueue({
+    prompt: args.prompt,
+    provider: (choice?.provider as ProviderName | undefined) ?? args.provider ?? null,
+    ...(choice?.variant ? { variant: choice.variant } : {}),
+    ...(args.conversation_ref ? { mode: 'continue' as const, conversation_ref: args.conversation_ref } : {}),
+    ...(metadata ? { metadata } : {}),
+  });
+}
 
 /**
  * Follows the job through its events (the client polls only where the stream is cut) for at
@@ -191,23 +214,27 @@ export const TOOLS = [ask, getJob, cancelJob, status];
 export function listedTools(modelIds: readonly string[]) {
   return TOOLS.map((t) => {
     const inputSchema = t === ask ? { ...t.inputSchema, properties: { ...t.inputSchema.properties, model: Type.Optional(modelsOffered(modelIds)) } } : t.inputSchema;
-    return { name: t.name, title: t.title, description: t.description, inputSchema, annotations: t.annotations };
+    return { name: t.name, title: t.title, description: t.description, inputSchema, annotations: t.annotations, ...(t.execution ? { execution: t.execution } : {}) };
   });
 }
 
 /** Runs a tool call; every failure comes back as a tool error in plain words with the contract's code. */
 export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
-  const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) return failure('INVALID_REQUEST', `There is no tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
-  const given = args ?? {};
-  const problem = invalidArgument(tool.inputSchema, given);
+  const problem = invalidCall(name, args);
   if (problem) return failure('INVALID_REQUEST', problem);
   try {
-    return await tool.run(given as never, context);
+    return await TOOLS.find((t) => t.name === name)!.run((args ?? {}) as never, context);
   } catch (error) {
     if (error instanceof ChatBridgeError) return failure(error.code, error.message);
     return failure('INTERNAL_ERROR', (error as Error).message);
   }
+}
+
+/** Why `args` are not a call of the tool `name`, in words for INVALID_REQUEST; null when they are one. */
+export function invalidCall(name: string, args: unknown): string | null {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) return `There is no tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}.`;
+  return invalidArgument(tool.inputSchema, args ?? {}) ?? tool.conflict?.((args ?? {}) as never) ?? null;
 }
 
 function invalidArgument(schema: TSchema, args: unknown): string | null {
@@ -250,7 +277,7 @@ function asKeyword(type: ValueErrorType, schema: TSchema): [string, Record<strin
   }
 }
 
-function whereItStands(job: Job): string {
+export function whereItStands(job: Job): string {
   if (job.status === 'queued') {
     const why = job.waiting_because ? `: ${job.waiting_because}${job.waiting_until ? `, until ${job.waiting_until}` : ''}` : '';
     return `job ${job.id} is queued${job.queue_position ? ` at position ${job.queue_position}` : ''}${why}`;
@@ -264,7 +291,7 @@ function whereItStands(job: Job): string {
  * up from the web, or simply a confident mistake): the block before it says so, so the
  * coding agent weighs it rather than obeys it, and the job's metadata has a block of its own.
  */
-function answerOf(job: Job): ToolResult {
+export function answerOf(job: Job): ToolResult {
   const error = jobError(job);
   if (error) return failure(error.code, `${error.message} (job ${job.id})`);
   return {
