@@ -1,6 +1,7 @@
 /**
- * In the page: the page's clipboard writes intercepted, so the copy button hands us the
- * provider's own Markdown without ever touching the user's real clipboard.
+ * In the page: a copy made with execCommand('copy') caught from its copy event. A copy
+ * through the asynchronous clipboard API (navigator.clipboard) is caught in the page's own
+ * world, for the moment of the press only (copy-catch.ts).
  */
 import type { Helpers } from './types.js';
 
@@ -9,24 +10,6 @@ export function addClipboard(h: Helpers): void {
   h.clearClipboard = () => {
     h.clipboard = null;
   };
-
-  // Never let the page reach the user's real clipboard: keep what it writes for ChatBridge.
-  const clipboard = navigator.clipboard;
-  if (clipboard) {
-    const keep = (text: string) => {
-      h.clipboard = text;
-      return Promise.resolve();
-    };
-    Object.defineProperty(clipboard, 'writeText', { value: keep, configurable: true });
-    Object.defineProperty(clipboard, 'write', {
-      value: async (items: ClipboardItem[]) => {
-        for (const item of items) {
-          if (item.types.includes('text/plain')) return keep(await (await item.getType('text/plain')).text());
-        }
-      },
-      configurable: true,
-    });
-  }
   document.addEventListener(
     'copy',
     (event) => {
