@@ -17,7 +17,6 @@ import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { withCopyCatch } from './copy-catch.js';
 import { failureFor, pageState, roleHandle, siteChanged } from './page-facts.js';
 import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
@@ -224,39 +223,29 @@ export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<st
   }
   if (copy) {
     const button = copy;
-    const copied = await withCopyCatch(page, async (caught) => {
+    const copied = await world.withCopyHook(async () => {
       // A real (trusted) click, without waiting for the button to settle: it is there, and
       // clearObstacles has made sure nothing covers the page.
       await button.click({ force: true, timeout: 2_000 }).catch(() => {});
-      // Through the clipboard API (the hook) or execCommand (the copy event, in the helpers' world).
-      const byEvent = world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null);
-      return inPage(ctx, firstText([caught(COPY_WAIT_MS).catch(() => null), byEvent]));
+      return inPage(
+        ctx,
+        world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
+      );
     });
     await copy.dispose();
     if (copied) return copied;
   }
-  return world.run(
-    (h, [json, l]) => {
-      const p = h.pack(json);
-      const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-      return turn ? h.answerMarkdown(p, turn) : '';
-    },
-    [pack, last] as const,
+  // A code block's own Copy, clicked in the conversion, is read through the hook too (markdown.ts).
+  return world.withCopyHook(() =>
+    world.run(
+      (h, [json, l]) => {
+        const p = h.pack(json);
+        const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+        return turn ? h.answerMarkdown(p, turn) : '';
+      },
+      [pack, last] as const,
+    ),
   );
-}
-
-/** The first of `texts` to arrive, or null once none has. */
-function firstText(texts: Promise<string | null>[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    let left = texts.length;
-    for (const text of texts) {
-      void text.then((t) => {
-        left -= 1;
-        if (t) resolve(t);
-        else if (left === 0) resolve(null);
-      });
-    }
-  });
 }
 
 /**

@@ -16,6 +16,7 @@
  * and nothing is written into the page to point at the element.
  */
 import { selectors, type CDPSession, type ElementHandle, type Page } from 'playwright-core';
+import { COPY_HOOK } from './copy-hook.js';
 import { pageTime } from './flow-context.js';
 import { PAGE_HELPERS_SCRIPT } from './page-helpers.js';
 import type { Helpers } from './page-helpers/types.js';
@@ -68,7 +69,7 @@ function contextGone(error: unknown): boolean {
 }
 
 type ContextCreated = { context: { id: number; name: string; auxData?: { frameId?: string } } };
-type CallResult = { result: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } };
+type CallResult = { result: { value?: unknown; objectId?: string }; exceptionDetails?: { text: string; exception?: { description?: string } } };
 
 export class PageWorld {
   /** The world's context in the current document of the main frame, once Chromium has made it. */
@@ -77,12 +78,14 @@ export class PageWorld {
   private readonly ready: Promise<void>;
   private closed: Error | null = null;
   private cdp: CDPSession | null = null;
+  /** The copy channel of the current document, as the page's world holds it (copy-hook.ts), by the helpers' context it belongs to. */
+  private channel: { contextId: number; objectId: string } | null = null;
 
   constructor(private readonly page: Page) {
     this.ready = this.start();
     this.ready.catch(() => {});
     page.once('close', () => {
-      this.closed = new Error('The page closed.');
+      this.closed = new Error('The page has been closed.');
       for (const wake of this.waiters.splice(0)) wake(-1);
     });
   }
@@ -119,8 +122,12 @@ export class PageWorld {
     return id;
   }
 
-  /** Calls `declaration` (a function source) with `args` in the world of the current document; a call that never ran there (the document left) is made in the next one. */
-  private async call(declaration: string, args: unknown[]): Promise<unknown> {
+  /**
+   * Calls `declaration` (a function source) with `args` in the world of the current document; a
+   * call that never ran there (the document left) is made in the next one. `byValue: false`
+   * answers with the result's object id instead, and the context it lives in.
+   */
+  private async call(declaration: string, args: unknown[], byValue = true): Promise<unknown> {
     for (;;) {
       const executionContextId = await this.context();
       let reply: CallResult;
@@ -130,7 +137,7 @@ export class PageWorld {
           executionContextId,
           arguments: args.map((value) => ({ value })),
           awaitPromise: true,
-          returnByValue: true,
+          returnByValue: byValue,
         })) as CallResult;
       } catch (error) {
         if (!/Cannot find context/i.test(String((error as Error).message))) throw error;
@@ -138,13 +145,46 @@ export class PageWorld {
         continue;
       }
       if (reply.exceptionDetails) throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
-      return reply.result.value;
+      return byValue ? reply.result.value : { contextId: executionContextId, objectId: reply.result.objectId! };
     }
   }
 
   /** `fn` run on the helpers in the page, its result returned as JSON. */
   run<A, R>(fn: InWorld<A, R>, arg: A): Promise<Awaited<R>> {
     return this.call(`function (arg) { return (${fn.toString()})(window.__chatbridge, arg); }`, [arg]) as Promise<Awaited<R>>;
+  }
+
+  /**
+   * Runs `work` with the page's clipboard writes caught into the helpers' `clipboard`
+   * (copy-hook.ts): the hook is set before and taken away after, whatever `work` does.
+   */
+  async withCopyHook<T>(work: () => Promise<T>): Promise<T> {
+    const channel = await this.copyChannel();
+    const cdp = this.cdp!;
+    const hook = (await cdp.send('Runtime.callFunctionOn', { functionDeclaration: COPY_HOOK, objectId: channel, returnByValue: false })) as CallResult;
+    try {
+      return await work();
+    } finally {
+      const undo = hook.result.objectId;
+      if (undo) {
+        await cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.undo(); }', objectId: undo }).catch(() => {});
+        await cdp.send('Runtime.releaseObject', { objectId: undo }).catch(() => {});
+      }
+    }
+  }
+
+  /** The helpers' copy channel (an element in no document) as the page's own world holds it: made once per document. */
+  private async copyChannel(): Promise<string> {
+    const current = await this.context();
+    if (this.channel?.contextId === current) return this.channel.objectId;
+    const made = (await this.call('function () { return window.__chatbridge.copyChannel(); }', [], false)) as { contextId: number; objectId: string };
+    const cdp = this.cdp!;
+    const { node } = (await cdp.send('DOM.describeNode', { objectId: made.objectId })) as { node: { backendNodeId: number } };
+    // Resolved without a context: in the page's own world, where the hook runs.
+    const { object } = (await cdp.send('DOM.resolveNode', { backendNodeId: node.backendNodeId })) as { object: { objectId: string } };
+    await cdp.send('Runtime.releaseObject', { objectId: made.objectId }).catch(() => {});
+    this.channel = { contextId: made.contextId, objectId: object.objectId };
+    return object.objectId;
   }
 
   /** The element `fn` finds in the page, as a Playwright handle (null: none, or the page changed under it). */

@@ -1,7 +1,7 @@
 /**
- * In the page: a copy made with execCommand('copy') caught from its copy event. A copy
- * through the asynchronous clipboard API (navigator.clipboard) is caught in the page's own
- * world, for the moment of the press only (copy-catch.ts).
+ * In the page: what the page copies, kept for ChatBridge. A copy through the clipboard API
+ * arrives through the copy channel while the hook in the page's world is set (copy-hook.ts);
+ * a copy made with execCommand('copy') is caught from its copy event.
  */
 import type { Helpers } from './types.js';
 
@@ -9,6 +9,17 @@ export function addClipboard(h: Helpers): void {
   h.clipboard = null;
   h.clearClipboard = () => {
     h.clipboard = null;
+  };
+  let channel: Element | null = null;
+  h.copyChannel = () => {
+    if (!channel) {
+      // In no document: only the hook, handed it by DevTools, can reach it.
+      channel = document.createElement('span');
+      channel.addEventListener('chatbridge-copy', (event) => {
+        h.clipboard = String((event as CustomEvent<string>).detail);
+      });
+    }
+    return channel;
   };
   document.addEventListener(
     'copy',

@@ -65,7 +65,7 @@ export type Rect = { x: number; y: number; w: number; h: number };
 export interface PageHelpers {
   /** The pack the flow sent as its JSON (site.ts, packJson), parsed once per document. */
   pack(json: PagePackJson): PagePack;
-  /** The last text the page wrote to the clipboard since `clearClipboard`. */
+  /** The last text the page wrote to the clipboard since `clearClipboard` (through the clipboard API only while the hook is set: copy-hook.ts). */
   clipboard: string | null;
   clearClipboard(): void;
   /** The first visible element a cue finds (and `accept` takes), trying the cues in order. */
@@ -120,6 +120,8 @@ export interface PageHelpers {
   controlRects(words: readonly string[]): Rect[];
   /** A PNG screenshot of the viewport (base64) blurred everywhere but `sharp`, drawn off the page; the page is not touched. */
   blurShot(png: string, sharp: readonly Rect[]): Promise<string>;
+  /** The element, in no document, that the clipboard hook in the page's own world reports a copy to (copy-hook.ts). */
+  copyChannel(): Element;
   /** Where the element sits in the tree, for Playwright to find it from its own world (page-world.ts); null once it left the page. */
   pathOf(el: Element): string | null;
   toMarkdown(element: Element): string;

@@ -178,16 +178,19 @@ describeBeside('ChatBridge on Qwen', () => {
       // without those controls it says lines are missing rather than return fewer.
       const page = await e.browserAgents[0]!.page()!.context().newPage();
       await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
+      const world = pageWorld(page);
       const read = () =>
-        pageWorld(page).run((h, json) => {
-          const pack = h.pack(json);
-          const turn = h.turns(pack)[0]!;
-          try {
-            return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
-          } catch (error) {
-            return `error: ${(error as Error).message}`;
-          }
-        }, packJson(e.site.page));
+        world.withCopyHook(() =>
+          world.run((h, json) => {
+            const pack = h.pack(json);
+            const turn = h.turns(pack)[0]!;
+            try {
+              return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
+            } catch (error) {
+              return `error: ${(error as Error).message}`;
+            }
+          }, packJson(e.site.page)),
+        );
       // A background tab runs no animation frames: poll on a timer.
       await page.waitForFunction(() => document.querySelector('.view-line'), undefined, { polling: 50 });
       expect(await read()).toBe(r.body.response);
