@@ -13,7 +13,8 @@
  * An element the helpers find is handed to Playwright by its place in the tree (tag and
  * index at each step, checked on the way down), resolved by a selector engine that runs in
  * Playwright's own isolated world: a click or a fill then goes through Playwright as before,
- * and nothing is written into the page to point at the element.
+ * and nothing is written into the page to point at the element. The one hook in the page's
+ * own world, for a copy press only, is copy-hook.ts (`withCopyHook`).
  */
 import { selectors, type CDPSession, type ElementHandle, type Page } from 'playwright-core';
 import { COPY_HOOK } from './copy-hook.js';
@@ -205,11 +206,13 @@ export class PageWorld {
       const fn = ${fn.toString()};
       const end = performance.now() + timeout;
       return new Promise((resolve, reject) => {
+        // A background tab runs no animation frames: the time still runs out.
+        const out = setTimeout(() => resolve(null), timeout);
         const look = () => {
           let seen;
-          try { seen = fn(h, arg); } catch (error) { return reject(error); }
-          if (seen) return resolve(seen);
-          if (performance.now() >= end) return resolve(null);
+          try { seen = fn(h, arg); } catch (error) { clearTimeout(out); return reject(error); }
+          if (seen) { clearTimeout(out); return resolve(seen); }
+          if (performance.now() >= end) { clearTimeout(out); return resolve(null); }
           if (polling === 'raf') requestAnimationFrame(look); else setTimeout(look, polling);
         };
         look();
