@@ -16,7 +16,7 @@
  * and nothing is written into the page to point at the element. The one hook in the page's
  * own world, for a copy press only, is copy-hook.ts (`withCopyHook`).
  */
-import { selectors, type CDPSession, type ElementHandle, type Page } from 'playwright-core';
+import { selectors, type BrowserContext, type CDPSession, type ElementHandle, type Page } from 'playwright-core';
 import { COPY_HOOK } from './copy-hook.js';
 import { pageTime } from './flow-context.js';
 import { PAGE_HELPERS_SCRIPT } from './page-helpers.js';
@@ -56,12 +56,26 @@ const PATH_ENGINE_SCRIPT = `({
 })`;
 
 let engine: Promise<void> | null = null;
-/** The path engine, registered once for every browser this process drives. */
+/** The path engine, registered once for every browser this process launches. */
 function registerEngine(): Promise<void> {
-  engine ??= selectors.register(PATH_ENGINE, PATH_ENGINE_SCRIPT, { contentScript: true }).catch((error: Error) => {
-    if (!/already registered/.test(error.message)) throw error;
-  });
+  engine ??= selectors.register(PATH_ENGINE, PATH_ENGINE_SCRIPT, { contentScript: true });
   return engine;
+}
+/**
+ * A browser reached with connectOverCDP (the desktop's agent views) is handed only the
+ * engines registered after it connected: one of those gets an engine of its own, under a
+ * name of its own (Playwright refuses a name twice), once.
+ */
+const ownEngines = new WeakMap<BrowserContext, Promise<string>>();
+let enginesMade = 0;
+function ownEngine(context: BrowserContext): Promise<string> {
+  let name = ownEngines.get(context);
+  if (!name) {
+    const made = `${PATH_ENGINE}-${++enginesMade}`;
+    name = selectors.register(made, PATH_ENGINE_SCRIPT, { contentScript: true }).then(() => made);
+    ownEngines.set(context, name);
+  }
+  return name;
 }
 
 /** A DevTools error that means the world's context is gone (its document left) before or while the call ran. */
@@ -192,7 +206,14 @@ export class PageWorld {
   async element<A>(fn: InWorld<A, Element | null | undefined>, arg: A): Promise<ElementHandle<Element> | null> {
     const path = (await this.call(`function (arg) { const h = window.__chatbridge; const el = (${fn.toString()})(h, arg); return el ? h.pathOf(el) : null; }`, [arg])) as string | null;
     if (path === null) return null;
-    return this.page.$(`${PATH_ENGINE}=${path}`);
+    const own = ownEngines.get(this.page.context());
+    if (own) return this.page.$(`${await own}=${path}`);
+    try {
+      return await this.page.$(`${PATH_ENGINE}=${path}`);
+    } catch (error) {
+      if (!/Unknown engine/.test((error as Error).message)) throw error;
+      return this.page.$(`${await ownEngine(this.page.context())}=${path}`);
+    }
   }
 
   /**

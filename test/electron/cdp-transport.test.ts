@@ -52,6 +52,29 @@ describe('DebuggerTransport: Playwright through a page debugger, no debugging po
     await browser.close();
   });
 
+  it("gives a view connected after another's world is in use handles in its own world too", async () => {
+    chromiumPage = await startChromiumPage();
+    const second = await startChromiumPage();
+    try {
+      const url = await site();
+      const views = [];
+      // One after the other, as agents' views open: the second connects once the first has used its world.
+      for (const view of [chromiumPage, second]) {
+        const browser = await chromium.connectOverCDP(new DebuggerTransport(view.debugger, VERSION));
+        const [context] = browser.contexts();
+        const page = context!.pages()[0] ?? (await context!.waitForEvent('page'));
+        await page.goto(url);
+        const composer = await pageWorld(page).element(() => document.querySelector('#composer'), undefined);
+        await composer!.fill('found from the world');
+        expect(await page.locator('#composer').inputValue()).toBe('found from the world');
+        views.push(browser);
+      }
+      for (const browser of views) await browser.close();
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('refuses what only the app may do (new pages), and says when the page goes away', async () => {
     chromiumPage = await startChromiumPage();
     const browser = await chromium.connectOverCDP(new DebuggerTransport(chromiumPage.debugger, VERSION));
