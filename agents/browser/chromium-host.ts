@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { PAGE_HELPERS_SCRIPT } from '../providers/page-helpers.js';
 import { sessionLoss, type BrowserHost, type BrowserSession, type OpenOptions } from '../../main/core/browser-host.js';
 
 /**
@@ -189,7 +188,6 @@ export class ChromiumHost implements BrowserHost {
       this.warn(`the agents' Chromium runs without its sandbox: this machine gives it none (${(error as Error).message.split('\n')[0]}).`);
       context = await launch(false);
     }
-    await context.addInitScript(PAGE_HELPERS_SCRIPT);
     const page = context.pages()[0] ?? (await context.newPage());
     const loss = sessionLoss();
     context.on('close', loss.fire);

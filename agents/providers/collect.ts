@@ -9,6 +9,7 @@
 import { AgentFailure, type AgentResult, type CollectTask } from '../../main/core/agent.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { failureFor } from './page-facts.js';
+import { pageWorld } from './page-world.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { learnFinish, readAnswer, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
 import { modelUsedOf } from './variant-choice.js';
@@ -37,7 +38,7 @@ export async function collectAnswer(ctx: FlowContext, task: Pick<CollectTask, 's
     throw error;
   }
   // The turns before the prompt's are history; a page that shows no more has not the answer (yet).
-  const shown = await page.evaluate(([json, before]) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json), before), [ctx.pack, turnsBefore] as const);
+  const shown = await pageWorld(page).run((h, [json, before]) => h.markTurns(h.pack(json), before), [ctx.pack, turnsBefore] as const);
   // A stop's cut leaves it answering for the next run to collect (CUT_TO_COLLECT); any other end presses Stop.
   const outcome = await untilAborted(ctx, watchNewTurn(ctx, memory), () => stopUnlessCollected(ctx));
   ctx.signal.throwIfAborted();

@@ -20,6 +20,7 @@ import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, pageState, roleHandle, siteChanged } from './page-facts.js';
 import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
+import { pageWorld } from './page-world.js';
 import { insertPrompt, send, SENT_MS } from './prompt-input.js';
 import { reportSent } from './sent-prompt.js';
 import { newChatUrl, type ProviderSite } from './site.js';
@@ -91,10 +92,8 @@ async function choosePickerAccount(ctx: FlowContext): Promise<void> {
   // it to load. waitForFunction looks again in each new document.
   await inPage(
     ctx,
-    page
-      .waitForFunction((json) => window.__chatbridge !== undefined && !window.__chatbridge.find(window.__chatbridge.pack(json).accountPicker), ctx.pack, {
-        timeout: PAGE_LOAD_MS,
-      })
+    pageWorld(page)
+      .waitFor((h, json) => !h.find(h.pack(json).accountPicker), ctx.pack, { timeout: PAGE_LOAD_MS })
       .catch(() => {}),
   );
   await inPage(ctx, page.waitForLoadState('load', { timeout: PAGE_LOAD_MS }).catch(() => {}));
@@ -110,7 +109,7 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(ctx, task.variant);
   // What is on the page now is history: the answer is the first assistant turn that is not.
-  const turnsBefore = await page.evaluate((json) => window.__chatbridge!.markTurns(window.__chatbridge!.pack(json)), pack);
+  const turnsBefore = await pageWorld(page).run((h, json) => h.markTurns(h.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
   // watching script): to the login page, or to what the page now is (Cloudflare answers a
   // site's reload with its interstitial). What the page shows is then what happened.
@@ -203,52 +202,49 @@ export function stopUnlessCollected(ctx: FlowContext, showsWithin = 0): Promise<
 export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<string> {
   const { page, pack } = ctx;
   const scope = ctx.site.turnScope;
-  await page.evaluate(() => window.__chatbridge!.clearClipboard());
+  const world = pageWorld(page);
+  await world.run((h) => h.clearClipboard(), undefined);
   // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
-  const last = lastTurn || (await page.evaluate((json) => !window.__chatbridge!.newTurn(window.__chatbridge!.pack(json)), pack));
-  const findCopy = () => page.evaluateHandle(([json, s, l]) => window.__chatbridge!.inTurn(window.__chatbridge!.pack(json), 'copy', s, l), [pack, scope, last] as const);
+  const last = lastTurn || (await world.run((h, json) => !h.newTurn(h.pack(json)), pack));
+  const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
   let copy = await findCopy();
-  if (!copy.asElement()) {
+  if (!copy) {
     // Some sites show a turn's actions only while it is hovered.
-    await copy.dispose();
-    const turn = await page.evaluateHandle(([json, l]) => {
-      const h = window.__chatbridge!;
-      const p = h.pack(json);
-      return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-    }, [pack, last] as const);
-    await turn
-      .asElement()
-      ?.hover({ timeout: 1_000 })
-      .catch(() => {});
-    await turn.dispose();
+    const turn = await world.element(
+      (h, [json, l]) => {
+        const p = h.pack(json);
+        return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+      },
+      [pack, last] as const,
+    );
+    await turn?.hover({ timeout: 1_000 }).catch(() => {});
+    await turn?.dispose();
     copy = await findCopy();
   }
-  const button = copy.asElement();
-  if (button) {
-    // A real (trusted) click, without waiting for the button to settle: it is there, and
-    // clearObstacles has made sure nothing covers the page.
-    await button.click({ force: true, timeout: 2_000 }).catch(() => {});
-    const copied = await inPage(
-      ctx,
-      page
-        .waitForFunction(() => window.__chatbridge!.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 })
-        .then((h) => h.jsonValue() as Promise<string>)
-        .catch(() => null),
-    );
-    if (copied) {
-      await copy.dispose();
-      return copied;
-    }
+  if (copy) {
+    const button = copy;
+    const copied = await world.withCopyHook(async () => {
+      // A real (trusted) click, without waiting for the button to settle: it is there, and
+      // clearObstacles has made sure nothing covers the page.
+      await button.click({ force: true, timeout: 2_000 }).catch(() => {});
+      return inPage(
+        ctx,
+        world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
+      );
+    });
+    await copy.dispose();
+    if (copied) return copied;
   }
-  await copy.dispose();
-  return page.evaluate(
-    ([json, l]) => {
-      const h = window.__chatbridge!;
-      const p = h.pack(json);
-      const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-      return turn ? h.answerMarkdown(p, turn) : '';
-    },
-    [pack, last] as const,
+  // A code block's own Copy, clicked in the conversion, is read through the hook too (markdown.ts).
+  return world.withCopyHook(() =>
+    world.run(
+      (h, [json, l]) => {
+        const p = h.pack(json);
+        const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+        return turn ? h.answerMarkdown(p, turn) : '';
+      },
+      [pack, last] as const,
+    ),
   );
 }
 
@@ -265,7 +261,9 @@ async function readAgainLoaded(ctx: FlowContext): Promise<string> {
   await inPage(ctx, page.reload({ waitUntil: 'domcontentloaded' }));
   await inPage(
     ctx,
-    page.waitForFunction((json) => window.__chatbridge!.turns(window.__chatbridge!.pack(json)).length > 0, ctx.pack, { timeout: ADDRESS_WAIT_MS }).catch(() => {}),
+    pageWorld(page)
+      .waitFor((h, json) => h.turns(h.pack(json)).length > 0, ctx.pack, { timeout: ADDRESS_WAIT_MS })
+      .catch(() => {}),
   );
   return readAnswer(ctx, true);
 }
@@ -276,8 +274,7 @@ async function readAgainLoaded(ctx: FlowContext): Promise<string> {
  * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
  */
 async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null> {
-  return page.evaluate((json) => {
-    const h = window.__chatbridge!;
+  return pageWorld(page).run((h, json) => {
     const pack = h.pack(json);
     const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
     if (!turn) return null;
@@ -326,7 +323,9 @@ async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null
  */
 export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void> {
   if (showsWithin > 0) {
-    await ctx.page.waitForFunction((json) => !!window.__chatbridge!.find(window.__chatbridge!.pack(json).stop), ctx.pack, { timeout: showsWithin }).catch(() => {});
+    await pageWorld(ctx.page)
+      .waitFor((h, json) => !!h.find(h.pack(json).stop), ctx.pack, { timeout: showsWithin })
+      .catch(() => {});
   }
   const stop = await roleHandle(ctx, 'stop').catch(() => null);
   await stop?.click({ timeout: 2_000 }).catch(() => {});

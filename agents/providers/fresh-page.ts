@@ -10,6 +10,7 @@
 import { inPage, waitUntil, type FlowContext } from './flow-context.js';
 import { movedAway, pageProblem, pageState } from './page-facts.js';
 import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
+import { pageWorld } from './page-world.js';
 import { newChatUrl } from './site.js';
 
 /** The page must finish loading within this. */
@@ -45,8 +46,8 @@ export async function standingProblem(ctx: FlowContext): Promise<TurnProblem | n
 export async function watchTurn(ctx: FlowContext, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome> {
   const { page, site, pack } = ctx;
   for (let looks = 1; ; looks++) {
-    const outcome = await page.evaluate(
-      ([json, scope, w, expected]) => window.__chatbridge!.watchTurn(window.__chatbridge!.pack(json), scope, w, expected),
+    const outcome = await pageWorld(page).run(
+      (h, [json, scope, w, expected]) => h.watchTurn(h.pack(json), scope, w, expected),
       [pack, site.turnScope, limits, markerExpected] as const,
     );
     if (!('confirm' in outcome) || !outcome.confirm || ctx.signal.aborted) return outcome;
@@ -82,7 +83,9 @@ function seenAsIs({ confirm: _confirm, ...problem }: TurnProblem): TurnProblem {
 
 /** The page helpers skip, from now on, the walls and locks the page shows in the open now. */
 async function acquit({ page, pack }: FlowContext): Promise<void> {
-  await page.evaluate((json) => window.__chatbridge!.acquit(window.__chatbridge!.pack(json)), pack).catch(() => {});
+  await pageWorld(page)
+    .run((h, json) => h.acquit(h.pack(json)), pack)
+    .catch(() => {});
 }
 
 /**
@@ -92,7 +95,9 @@ async function acquit({ page, pack }: FlowContext): Promise<void> {
 async function isFresh({ page, site, pack }: FlowContext): Promise<boolean> {
   const [here, fresh] = [new URL(page.url()), new URL(newChatUrl(site))];
   if (here.origin !== fresh.origin || here.pathname !== fresh.pathname) return false;
-  return page.evaluate((json) => !window.__chatbridge!.showsConversation(window.__chatbridge!.pack(json)), pack).catch(() => false);
+  return pageWorld(page)
+    .run((h, json) => !h.showsConversation(h.pack(json)), pack)
+    .catch(() => false);
 }
 
 /**

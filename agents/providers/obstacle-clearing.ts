@@ -9,6 +9,7 @@ import { pause, type FlowContext } from './flow-context.js';
 import type { Obstacle } from './page-helpers.js';
 import { standingProblem } from './fresh-page.js';
 import { failureFor } from './page-facts.js';
+import { pageWorld } from './page-world.js';
 
 /** How often the flow tries to clear the same kind of obstacle before it gives up. */
 export const OBSTACLE_ROUNDS = 4;
@@ -31,7 +32,7 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
     const problem = await standingProblem(ctx);
     if (problem) throw failureFor(problem, site);
-    const obstacle = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), pack);
+    const obstacle = await pageWorld(page).run((h, json) => h.obstacle(h.pack(json)), pack);
     if (!obstacle) return;
     const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
     if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
@@ -65,7 +66,7 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
   }
   const problem = await standingProblem(ctx);
   if (problem) throw failureFor(problem, site);
-  const left = await page.evaluate((json) => window.__chatbridge!.obstacle(window.__chatbridge!.pack(json)), pack);
+  const left = await pageWorld(page).run((h, json) => h.obstacle(h.pack(json)), pack);
   if (left) {
     throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
   }
@@ -78,8 +79,8 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
  * there is no such banner.
  */
 async function answerConsent({ page, pack }: FlowContext): Promise<string | null> {
-  const handle = await page.evaluateHandle((json) => {
-    const choice = window.__chatbridge!.find(window.__chatbridge!.pack(json).consent);
+  const choice = await pageWorld(page).element((h, json) => {
+    const choice = h.find(h.pack(json).consent);
     for (let at = choice; at && at !== document.body; at = at.parentElement) {
       const position = window.getComputedStyle(at).position;
       if (position === 'fixed' || position === 'sticky') return choice;
@@ -87,11 +88,7 @@ async function answerConsent({ page, pack }: FlowContext): Promise<string | null
     // A "Decline" that is part of the page itself is not a banner's choice.
     return null;
   }, pack);
-  const choice = handle.asElement();
-  if (!choice) {
-    await handle.dispose();
-    return null;
-  }
+  if (!choice) return null;
   const words = await choice.evaluate((el) => (el.getAttribute('aria-label') ?? el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60));
   await choice.click({ timeout: 2_000 }).catch(() => {});
   await choice.dispose();
@@ -99,12 +96,8 @@ async function answerConsent({ page, pack }: FlowContext): Promise<string | null
 }
 
 async function clickObstacle({ page, pack }: FlowContext, obstacle: Obstacle): Promise<boolean> {
-  const handle = await page.evaluateHandle(([json, o]) => window.__chatbridge!.obstacleControl(window.__chatbridge!.pack(json), o), [pack, obstacle] as const);
-  const control = handle.asElement();
-  if (!control) {
-    await handle.dispose();
-    return false;
-  }
+  const control = await pageWorld(page).element((h, [json, o]) => h.obstacleControl(h.pack(json), o), [pack, obstacle] as const);
+  if (!control) return false;
   await control.click({ timeout: 2_000 }).catch(() => {});
   await control.dispose();
   return true;

@@ -6,6 +6,7 @@ import type { ElementHandle } from 'playwright-core';
 import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import type { TurnProblem } from './page-helpers.js';
+import { pageWorld } from './page-world.js';
 import type { ProviderSite, Role } from './site.js';
 
 /** What each role is called when it is missing. */
@@ -46,7 +47,9 @@ export function siteChanged(site: ProviderSite, role: Role, detail?: string): Ag
  * heed, never to close and send again. Null when the page shows none.
  */
 export async function pageProblem({ page, pack }: FlowContext): Promise<TurnProblem | null> {
-  return page.evaluate((json) => window.__chatbridge?.blocker(window.__chatbridge.pack(json)) ?? null, pack).catch(() => null);
+  return pageWorld(page)
+    .run((h, json) => h.blocker(h.pack(json)), pack)
+    .catch(() => null);
 }
 
 /**
@@ -58,11 +61,9 @@ export type PageState = 'blocked' | 'ready' | 'obstacle' | 'picker';
 
 /** The state the page shows within `ms`; null when it shows none of them by then. */
 export async function pageState(ctx: FlowContext, ms: number): Promise<PageState | null> {
-  const wait = ctx.page
-    .waitForFunction(
-      (json) => {
-        const h = window.__chatbridge;
-        if (!h) return null;
+  const wait = pageWorld(ctx.page)
+    .waitFor(
+      (h, json): PageState | null => {
         const pack = h.pack(json);
         if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
         // "Choose an account to continue" shows a "Log in" beside the saved account: a
@@ -74,7 +75,6 @@ export async function pageState(ctx: FlowContext, ms: number): Promise<PageState
       ctx.pack,
       { timeout: ms },
     )
-    .then((h) => h.jsonValue() as Promise<PageState>)
     .catch(() => null);
   return inPage(ctx, wait);
 }
@@ -98,10 +98,7 @@ export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailu
 }
 
 export async function roleHandle({ page, pack }: FlowContext, role: Role): Promise<ElementHandle<Element> | null> {
-  const handle = await page.evaluateHandle(([json, r]) => window.__chatbridge!.find(window.__chatbridge!.pack(json)[r]), [pack, role] as const);
-  const element = handle.asElement();
-  if (!element) await handle.dispose();
-  return element;
+  return pageWorld(page).element((h, [json, r]) => h.find(h.pack(json)[r]), [pack, role] as const);
 }
 
 /** Whether `error` is a page script cut short by the page's own navigation. */

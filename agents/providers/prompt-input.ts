@@ -9,6 +9,7 @@ import { hasVisibleText } from '../../main/core/text.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { movedAway, roleHandle, siteChanged } from './page-facts.js';
+import { pageWorld } from './page-world.js';
 
 /** The send control, when the site shows one only once the composer holds text. */
 const SEND_READY_MS = 3_000;
@@ -104,11 +105,10 @@ async function pasteInPieces(ctx: FlowContext, composer: ElementHandle<Element>,
  * shows and the editor has the focus back. Waits for the page's own timers to run first.
  */
 async function pasteResult(ctx: FlowContext): Promise<'text' | 'attachment' | 'ignored'> {
-  const { page } = ctx;
-  const wait = page
-    .waitForFunction(
-      ([json, since]) => {
-        const h = window.__chatbridge!;
+  const world = pageWorld(ctx.page);
+  const wait = world
+    .waitFor(
+      (h, [json, since]): 'text' | 'attachment' | 'ignored' | null => {
         const pack = h.pack(json);
         const composer = h.find(pack.composer) as HTMLElement | null;
         if (composer && (composer.innerText ?? '').trim() !== '') return 'text';
@@ -118,10 +118,10 @@ async function pasteResult(ctx: FlowContext): Promise<'text' | 'attachment' | 'i
         const focused = !!composer && composer.contains(document.activeElement);
         return focused && performance.now() - since > 100 ? 'ignored' : null;
       },
-      [ctx.pack, await page.evaluate(() => performance.now())] as const,
+      [ctx.pack, await world.run(() => performance.now(), undefined)] as const,
       { timeout: PASTE_SETTLE_MS, polling: 20 },
     )
-    .then((h) => h.jsonValue() as Promise<'text' | 'attachment' | 'ignored'>)
+    .then((made) => made ?? 'ignored')
     .catch(() => 'ignored' as const);
   return inPage(ctx, wait);
 }
@@ -129,18 +129,18 @@ async function pasteResult(ctx: FlowContext): Promise<'text' | 'attachment' | 'i
 /** Removes the file the composer made of a paste, with its own remove control; one that will not go fails the attempt before anything is sent. */
 async function unattach(ctx: FlowContext): Promise<void> {
   const { page, site, pack } = ctx;
-  const handle = await page.evaluateHandle((json) => {
-    const file = window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment);
+  const world = pageWorld(page);
+  const remove = await world.element((h, json) => {
+    const file = h.find(h.pack(json).attachment);
     const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
     return controls.find((b) => /remove|delete|entfernen|supprimer|eliminar|remover|удалить|删除|削除|^\s*[×✕]\s*$/i.test(b.getAttribute('aria-label') ?? b.textContent ?? '')) ?? null;
   }, pack);
-  const remove = handle.asElement();
-  if (remove) await remove.click({ timeout: 2_000 }).catch(() => {});
-  await handle.dispose();
+  await remove?.click({ timeout: 2_000 }).catch(() => {});
+  await remove?.dispose();
   const gone = await inPage(
     ctx,
-    page.waitForFunction((json) => !window.__chatbridge!.find(window.__chatbridge!.pack(json).attachment), pack, { timeout: 2_000 }).then(
-      () => true,
+    world.waitFor((h, json) => !h.find(h.pack(json).attachment), pack, { timeout: 2_000 }).then(
+      (went) => !!went,
       () => false,
     ),
   );
@@ -154,23 +154,25 @@ async function unattach(ctx: FlowContext): Promise<void> {
  * new turn, no file made of it, and the page not at work on it.
  */
 export async function send(ctx: FlowContext): Promise<void> {
-  const { page, site } = ctx;
+  const { site } = ctx;
   await clearObstacles(ctx);
   // The send button often appears only once the composer has text (the voice button holds
   // its slot before): look for it after inserting, and fall back to Enter.
   const ready = await inPage(
     ctx,
-    page.waitForFunction(
-      (json) => {
-        const b = window.__chatbridge!.find(window.__chatbridge!.pack(json).send) as HTMLButtonElement | null;
-        return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
-      },
-      ctx.pack,
-      { timeout: SEND_READY_MS },
-    ).then(
-      () => true,
-      () => false,
-    ),
+    pageWorld(ctx.page)
+      .waitFor(
+        (h, json) => {
+          const b = h.find(h.pack(json).send) as HTMLButtonElement | null;
+          return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
+        },
+        ctx.pack,
+        { timeout: SEND_READY_MS },
+      )
+      .then(
+        (shows) => !!shows,
+        () => false,
+      ),
   );
   const button = ready ? await roleHandle(ctx, 'send') : null;
   if (button) {
@@ -200,16 +202,15 @@ export async function send(ctx: FlowContext): Promise<void> {
  * (the composer empty but a file in it), where sending again could send twice.
  */
 async function sent(ctx: FlowContext): Promise<'sent' | 'unsent' | 'unclear'> {
-  const { page } = ctx;
+  const world = pageWorld(ctx.page);
   const workingMs = ctx.limits.sentWorkingMs;
   // On the page's own clock, at both ends: it keeps counting through a move to a new document
   // (whose performance.now() starts again), and no clock of ours comes into it.
-  const wait = page
-    .evaluate(() => performance.timeOrigin + performance.now())
+  const wait = world
+    .run(() => performance.timeOrigin + performance.now(), undefined)
     .then((started) =>
-      page.waitForFunction(
-        ([json, since, quiet, working]) => {
-          const h = window.__chatbridge!;
+      world.waitFor(
+        (h, [json, since, quiet, working]): 'sent' | 'unsent' | 'unclear' | null => {
           const pack = h.pack(json);
           const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
           const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
@@ -227,7 +228,10 @@ async function sent(ctx: FlowContext): Promise<'sent' | 'unsent' | 'unclear'> {
       ),
     )
     .then(
-      (h) => h.jsonValue() as Promise<'sent' | 'unsent' | 'unclear'>,
+      (seen) => {
+        if (!seen) throw new Error(`The page did not settle on the send within ${workingMs + 5_000} ms.`);
+        return seen;
+      },
       // The page may have navigated away (a login page): let the turn's watch say so. A page
       // that died is the browser's failure, not the send's.
       (error: Error) => {

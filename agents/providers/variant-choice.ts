@@ -12,7 +12,7 @@
  */
 import { VariantUnavailable } from '../../main/core/agent.js';
 import { inPage, waitUntil, type FlowContext } from './flow-context.js';
-import type { Helpers } from './page-helpers/types.js';
+import { pageWorld } from './page-world.js';
 import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
 import type { PageCue } from './cues.js';
 
@@ -82,10 +82,9 @@ export async function offeredVariants(ctx: FlowContext): Promise<string[] | null
 export async function modelUsedOf({ page, site, pack }: FlowContext): Promise<string | null> {
   const variants = site.variants;
   if (variants.modelUsed.length === 0) return null;
-  return page
-    .evaluate(
-      ([json, scope, places, picker, toggle, selected]) => {
-        const h = window.__chatbridge as unknown as Helpers;
+  return pageWorld(page)
+    .run(
+      (h, [json, scope, places, picker, toggle, selected]) => {
         const pack = h.pack(json);
         const within = (root: Element, css: string | undefined): Element | null => (css === undefined || root.matches(css) ? root : root.querySelector(css));
         const read = (el: Element | null, place: (typeof places)[number]): string => {
@@ -201,23 +200,19 @@ async function openPicker(ctx: FlowContext, variants: SiteVariants): Promise<boo
   const seen = await waitUntil(
     ctx,
     async (left) => {
-      const handle = await inPage(
+      const world = pageWorld(ctx.page);
+      const shows = await inPage(
         ctx,
-        ctx.page
-          .waitForFunction((cues: readonly PageCue[]) => window.__chatbridge!.find(cues), variants.picker, { timeout: Math.max(left, 1), polling: POLL_MS * 4 })
-          .catch(() => null),
+        world.waitFor((h, cues: readonly PageCue[]) => !!h.find(cues), variants.picker, { timeout: Math.max(left, 1), polling: POLL_MS * 4 }).catch(() => null),
       );
-      const picker = handle?.asElement();
-      if (!handle || !picker) {
-        await handle?.dispose();
-        return null;
-      }
+      const picker = shows ? await world.element((h, cues: readonly PageCue[]) => h.find(cues), variants.picker) : null;
+      if (!picker) return null;
       await picker.click({ timeout: 2_000 }).catch(() => {});
       const opened = (await waitUntil(ctx, menuOpen, { within: MENU_MS, every: POLL_MS })) ?? false;
       // A picker that says its menu is open took the click: the menu's entries are not ones the
       // pack knows, and another click would only close it.
       const taken = opened || (await picker.getAttribute('aria-expanded').catch(() => null)) === 'true';
-      await handle.dispose();
+      await picker.dispose();
       return taken ? { opened } : null;
     },
     // The picker is looked for at once again: the look itself waits in the page.
@@ -249,10 +244,9 @@ async function readChoices(ctx: FlowContext, variants: SiteVariants): Promise<Ch
 
 /** The visible controls `css` finds, in page order. */
 function readList({ page }: FlowContext, css: string, selected: string): Promise<Choice[]> {
-  return page
-    .evaluate(
-      ([css, selected]) => {
-        const h = window.__chatbridge as unknown as Helpers;
+  return pageWorld(page)
+    .run(
+      (h, [css, selected]): Choice[] => {
         let all: Element[];
         try {
           all = Array.from(document.querySelectorAll(css)).filter((el) => h.visible(el));
@@ -279,24 +273,14 @@ function readList({ page }: FlowContext, css: string, selected: string): Promise
 }
 
 async function clickChoice({ page }: FlowContext, css: string, index: number): Promise<void> {
-  const handle = await page.evaluateHandle(
-    ([css, index]) => {
-      const h = window.__chatbridge as unknown as Helpers;
-      return Array.from(document.querySelectorAll(css)).filter((el) => h.visible(el))[index] ?? null;
-    },
-    [css, index] as const,
-  );
-  await handle
-    .asElement()
-    ?.click({ timeout: 2_000 })
-    .catch(() => {});
-  await handle.dispose();
+  const choice = await pageWorld(page).element((h, [css, index]) => Array.from(document.querySelectorAll(css)).filter((el) => h.visible(el))[index] ?? null, [css, index] as const);
+  await choice?.click({ timeout: 2_000 }).catch(() => {});
+  await choice?.dispose();
 }
 
 /** Whether the picker's own label names the words (Claude's "Model: Opus 4.5", Gemini's "Fast"). */
 async function pickerSays({ page }: FlowContext, picker: readonly PageCue[], words: string): Promise<boolean> {
-  const label = await page.evaluate((cues: readonly PageCue[]) => {
-    const h = window.__chatbridge as unknown as Helpers;
+  const label = await pageWorld(page).run((h, cues: readonly PageCue[]) => {
     const el = h.find(cues);
     return el ? `${h.accessibleName(el)} ${el.textContent ?? ''}` : '';
   }, picker);

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { AgentFailure } from '../../main/core/agent.js';
 import { BUNDLE_NAME, DIAGNOSTIC_FILES, DIAGNOSTICS_KEPT, type DiagnosticManifest } from '../../main/core/diagnostics.js';
+import { interfaceWords } from '../providers/interface-words.js';
+import { pageWorld } from '../providers/page-world.js';
 import { packJson, type ProviderSite, type Role } from '../providers/site.js';
+
+/** How long a page has to show it still answers before its bundle goes without the page's files. */
+const ALIVE_MS = 5_000;
 
 /** How long the flow's Stop press may wait for a timed-out attempt's bundle (a hung page may never answer). */
 const TIMEOUT_BUNDLE_MS = 10_000;
@@ -17,14 +22,30 @@ export interface FailedAttempt {
   failure: AgentFailure;
   /** When it failed, on the service's clock (the attempt's own times are on it too). */
   at: number;
-  /** Text that must not leave the page in the bundle: the prompt. */
+  /** Text that must not leave the page in the bundle: the prompt, whose words the failure's message may quote. */
   secrets: string[];
+}
+
+/** `promise`, or a rejection once ALIVE_MS pass: a hung page may never answer. */
+function bounded<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('The page did not answer.')), ALIVE_MS)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** `message` with every word of `secrets` that is not an interface word blanked out (a refusal or an error notice may quote the prompt). */
+function withoutWords(message: string, secrets: string[], words: string[]): string {
+  const keep = new Set(words);
+  const secret = new Set(secrets.flatMap((s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !keep.has(w)));
+  return message.replace(/[\p{L}\p{N}]+/gu, (w) => (secret.has(w.toLowerCase()) ? 'x'.repeat(w.length) : w));
 }
 
 /**
  * Keeps a diagnostic bundle for each failed attempt (main/core/diagnostics.ts has the
- * layout): a screenshot with the conversation blurred, the DOM with its words blanked
- * out, and which cue of each role matched. Only the newest bundles are kept; everything
+ * layout): a screenshot blurred but for the page's controls, a copy of the DOM with every
+ * word that is not one of the site's interface words blanked out, and which cue of each role
+ * matched. None of it depends on the pack finding the conversation, so a bundle carries no
+ * conversation text whatever broke; and none of it changes the live page. Only the newest bundles are kept; everything
  * is owner-only, like the rest of the data folder.
  */
 export class DiagnosticsKeeper {
@@ -41,23 +62,23 @@ export class DiagnosticsKeeper {
       await writeFile(join(dir, name), data, { mode: 0o600 });
       files.push(name);
     };
-    const alive = await page.evaluate(() => !!window.__chatbridge).catch(() => false);
+    const world = pageWorld(page);
+    const alive = await bounded(world.run(() => true, undefined)).catch(() => false);
     let cues: DiagnosticManifest['cues'] = {};
     if (alive) {
-      const report = await page.evaluate(([json, s]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), s), [packJson(site.page), site.turnScope] as const);
+      const report = await world.run((h, [json, s]) => h.report(h.pack(json), s), [packJson(site.page), site.turnScope] as const);
       cues = Object.fromEntries(
         Object.entries(report).map(([role, index]) => {
           const cue = index >= 0 ? site.roles[role as Role]?.[index] : undefined;
           return [role, cue ? { index, kind: cue.kind, css: cue.css } : null];
         }),
       );
-      await page.evaluate(([json, secrets]) => window.__chatbridge!.conceal(window.__chatbridge!.pack(json), secrets, true), [packJson(site.page), attempt.secrets] as const);
-      try {
-        await write(DIAGNOSTIC_FILES.screenshot, await page.screenshot({ timeout: 5_000 }));
-        await write(DIAGNOSTIC_FILES.page, await page.evaluate(() => window.__chatbridge!.concealedHtml()));
-      } finally {
-        await page.evaluate((json) => window.__chatbridge!.conceal(window.__chatbridge!.pack(json), [], false), packJson(site.page)).catch(() => {});
-      }
+      const words = interfaceWords(site);
+      // The page as it is (no caret hidden, nothing injected), blurred off the page but for its controls.
+      const sharp = await world.run((h, w) => h.controlRects(w), words);
+      const shot = await page.screenshot({ timeout: 5_000, caret: 'initial' });
+      await write(DIAGNOSTIC_FILES.screenshot, Buffer.from(await world.run((h, [png, r]) => h.blurShot(png, r), [shot.toString('base64'), sharp] as const), 'base64'));
+      await write(DIAGNOSTIC_FILES.page, await world.run((h, w) => h.scrubbedHtml(w), words));
     }
     const url = (() => {
       try {
@@ -73,7 +94,7 @@ export class DiagnosticsKeeper {
       agent_id: attempt.agentId,
       provider: site.provider,
       at: attempt.at,
-      failure: { kind: attempt.failure.kind, message: attempt.failure.message },
+      failure: { kind: attempt.failure.kind, message: withoutWords(attempt.failure.message, attempt.secrets, interfaceWords(site)) },
       page_url: url,
       pack: { version: site.version, checked: site.checked, override: site.override },
       cues,

@@ -4,6 +4,7 @@ import { PROBE_PROMPT, type RoleCheck, type RoleStatus } from '../../main/core/s
 import { inPage, type FlowContext } from '../providers/flow-context.js';
 import { openNewChat, runTurn, waitUntilReady } from '../providers/flow.js';
 import { offeredVariants } from '../providers/variant-choice.js';
+import { pageWorld } from '../providers/page-world.js';
 import { ROLES, type Role } from '../providers/site.js';
 
 /** Every fresh chat shows these; without them no job can run. */
@@ -40,15 +41,14 @@ export async function inspectSite(ctx: FlowContext, send: boolean): Promise<Page
   try {
     await waitUntilReady(ctx);
     Object.assign(found, await report(ctx));
-    found.send = await withProbeText(ctx, () => page.evaluate((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send), ctx.pack));
+    found.send = await withProbeText(ctx, () => pageWorld(page).run((h, json) => h.which(h.pack(json).send), ctx.pack));
     variants = await offeredVariants(ctx);
     if (send) {
       let stopSeen = -1;
       // Seen as it comes and goes, in every frame, beside the turn rather than waited for.
-      void page
-        .waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).stop) + 1, ctx.pack, { polling: 'raf', timeout: PROBE_MS })
-        .then((h) => h.jsonValue())
-        .then((n) => (stopSeen = n - 1), () => {});
+      void pageWorld(page)
+        .waitFor((h, json) => h.which(h.pack(json).stop) + 1, ctx.pack, { polling: 'raf', timeout: PROBE_MS })
+        .then((n) => (stopSeen = (n ?? 0) - 1), () => {});
       try {
         await runTurn({ ...ctx, signal: AbortSignal.timeout(PROBE_MS) }, { prompt: PROBE_PROMPT, label: 'site-check', variant: null });
         answered = true;
@@ -83,7 +83,7 @@ export async function inspectSite(ctx: FlowContext, send: boolean): Promise<Page
 }
 
 function report({ page, site, pack }: FlowContext): Promise<Partial<Record<Role, number>>> {
-  return page.evaluate(([json, scope]) => window.__chatbridge!.report(window.__chatbridge!.pack(json), scope), [pack, site.turnScope] as const);
+  return pageWorld(page).run((h, [json, scope]) => h.report(h.pack(json), scope), [pack, site.turnScope] as const);
 }
 
 /**
@@ -92,19 +92,19 @@ function report({ page, site, pack }: FlowContext): Promise<Partial<Record<Role,
  */
 async function withProbeText<T>(ctx: FlowContext, look: () => Promise<T>): Promise<T> {
   const { page, site, pack } = ctx;
-  const handle = await page.evaluateHandle((json) => window.__chatbridge!.find(window.__chatbridge!.pack(json).composer), pack);
-  const composer = handle.asElement();
-  if (!composer) {
-    await handle.dispose();
-    return look();
-  }
+  const world = pageWorld(page);
+  const composer = await world.element((h, json) => h.find(h.pack(json).composer), pack);
+  if (!composer) return look();
   try {
     if (site.input === 'fill') await composer.fill(PROBE_TEXT);
     else {
       await composer.focus();
       await page.keyboard.insertText(PROBE_TEXT);
     }
-    await inPage(ctx, page.waitForFunction((json) => window.__chatbridge!.which(window.__chatbridge!.pack(json).send) >= 0, pack, { timeout: SEND_SHOWS_MS }).catch(() => {}));
+    await inPage(
+      ctx,
+      world.waitFor((h, json) => h.which(h.pack(json).send) >= 0, pack, { timeout: SEND_SHOWS_MS }).catch(() => {}),
+    );
     return await look();
   } finally {
     if (site.input === 'fill') await composer.fill('').catch(() => {});

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 export const DIAGNOSTICS_KEPT = 20;
 
 export const DIAGNOSTIC_FILES = {
-  /** The page as it was, with the conversation blurred. */
+  /** The page as it was, blurred everywhere but its controls. */
   screenshot: 'screenshot.png',
-  /** The page's DOM with the prompt, the answer and all script text blanked out. */
+  /** A copy of the page's DOM, every word that is not one of the site's interface words (and all script text) blanked out. */
   page: 'page.html',
   /** This manifest. */
   manifest: 'failure.json',

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChromiumHost } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
-import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
 import { openSites } from '../../agents/runtime/start-agents.js';
 import { resolveDataDir } from '../core/data-dir.js';
@@ -83,7 +82,7 @@ async function start(): Promise<void> {
   const choices = new HostChoices(dataDir);
   // Found on first use: an app without Chrome still runs every agent in its own view.
   const chrome = new ChromiumHost(join(dataDir, 'profiles'), findBrowser, false);
-  const hosts = new HostRouter({ view: new ViewHost(views, PAGE_HELPERS_SCRIPT), chrome }, choices, (id) => service.pool.get(id)?.provider);
+  const hosts = new HostRouter({ view: new ViewHost(views), chrome }, choices, (id) => service.pool.get(id)?.provider);
   const { sites, diagnostics } = await openSites(dataDir, (note) => service.log.add(note.level, 'service', note.message));
   const runtime = new AgentRuntime(service.pool, hosts, sites, diagnostics);
   void runtime.start();

@@ -18,6 +18,8 @@ type Incoming = { id: number; method: string; params?: Record<string, unknown>; 
 
 /** Playwright's session for the page: a name of ours, since the debugger's root has none. */
 const PAGE_SESSION = 'chatbridge-page';
+/** A browser-level session Playwright opens to attach further sessions to the page (newCDPSession). */
+const BROWSER_SESSION = 'chatbridge-browser';
 /** The one browser context Playwright sees; an agent's partition is its whole browser. */
 const CONTEXT_ID = 'chatbridge-context';
 
@@ -37,13 +39,20 @@ export class DebuggerTransport implements ConnectOverCDPTransport {
   onmessage?: (message: object) => void;
   onclose?: (reason?: string) => void;
   private closed = false;
+  /** Sessions of the page's own that Playwright opened beside its own (newCDPSession: the page helpers' world, the screencast). */
+  private readonly pageSessions = new Set<string>();
+  private sessionsMade = 0;
 
   constructor(
     private readonly debug: PageDebugger,
     /** What `Browser.getVersion` reports: Playwright reads the version and whether it is headless. */
     private readonly version: { product: string; userAgent: string },
   ) {
-    debug.onMessage((method, params, sessionId) => this.emit({ method, params, sessionId: sessionId || PAGE_SESSION }));
+    debug.onMessage((method, params, sessionId) => {
+      if (sessionId) return this.emit({ method, params, sessionId });
+      // The debugger has one session with the page: each of ours hears all of its events.
+      for (const session of [PAGE_SESSION, ...this.pageSessions]) this.emit({ method, params, sessionId: session });
+    });
     debug.onDetach((reason) => this.finish(reason));
   }
 
@@ -62,8 +71,8 @@ export class DebuggerTransport implements ConnectOverCDPTransport {
   }
 
   private async answer(m: Incoming): Promise<unknown> {
-    if (m.sessionId === PAGE_SESSION) return this.forPage(m.method, m.params);
-    if (m.sessionId) return this.debug.sendCommand(m.method, m.params, m.sessionId);
+    if (m.sessionId === PAGE_SESSION || this.pageSessions.has(m.sessionId!)) return this.forPage(m.method, m.params);
+    if (m.sessionId && m.sessionId !== BROWSER_SESSION) return this.debug.sendCommand(m.method, m.params, m.sessionId);
     return this.forBrowser(m.method, m.params);
   }
 
@@ -86,8 +95,20 @@ export class DebuggerTransport implements ConnectOverCDPTransport {
       case 'Browser.setDownloadBehavior':
         // Downloads stay the view's own business (its session denies them).
         return {};
+      case 'Target.attachToBrowserTarget':
+        return { sessionId: BROWSER_SESSION };
+      case 'Target.attachToTarget': {
+        // Another session with the page (newCDPSession): the same debugger under a name of its own.
+        const { targetInfo } = (await this.debug.sendCommand('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+        if (params?.targetId !== targetInfo.targetId) throw new Error('Only the agent view\'s own page can be attached to');
+        const sessionId = `${PAGE_SESSION}-${++this.sessionsMade}`;
+        this.pageSessions.add(sessionId);
+        return { sessionId };
+      }
       case 'Target.detachFromTarget':
         if (params?.sessionId === PAGE_SESSION) return {};
+        // What another session enabled stays enabled: Playwright's own session uses the same domains.
+        if (this.pageSessions.delete(params?.sessionId as string)) return {};
         return this.debug.sendCommand(method, params);
       default:
         // New pages, contexts and closing come from the app's views, never from Playwright.

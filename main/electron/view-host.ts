@@ -26,14 +26,7 @@ export interface AgentViews {
  * Playwright through the view's debugger (cdp-transport.ts), so no debugging port exists.
  */
 export class ViewHost implements BrowserHost {
-  /**
-   * `pageScript` runs in every page before the site's own scripts: the agents' in-page
-   * helpers, handed over by the composition root so this shell needs nothing of agents/.
-   */
-  constructor(
-    private readonly views: AgentViews,
-    private readonly pageScript: string,
-  ) {}
+  constructor(private readonly views: AgentViews) {}
 
   async open(agentId: string, { proxy = null }: OpenOptions = {}): Promise<BrowserSession> {
     const view = await this.views.create(agentId, proxy);
@@ -45,7 +38,6 @@ export class ViewHost implements BrowserHost {
       throw error;
     }
     const context = browser.contexts()[0]!;
-    await context.addInitScript(this.pageScript);
     const page = context.pages()[0] ?? (await context.waitForEvent('page'));
     const loss = sessionLoss();
     view.onGone(loss.fire);

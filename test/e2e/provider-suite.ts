@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, type TestContext } from 'vitest';
+import { pageWorld } from '../../agents/providers/page-world.js';
+import { packJson } from '../../agents/providers/site.js';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
@@ -65,11 +67,15 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       // opening a fresh chat for the next job.
       const page = await agentOf(r.body.agent_id).page()!.context().newPage();
       await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
-      const fromDom = await page.evaluate((pack) => {
-        const h = window.__chatbridge!;
-        const turn = h.turns(pack)[0]!;
-        return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
-      }, e.site.page);
+      // With the copy hook set, as the flow reads it: a code block's own Copy is clicked in the conversion.
+      const world = pageWorld(page);
+      const fromDom = await world.withCopyHook(() =>
+        world.run((h, json) => {
+          const pack = h.pack(json);
+          const turn = h.turns(pack)[0]!;
+          return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
+        }, packJson(e.site.page)),
+      );
       await page.close();
       expect(fromDom).toBe(r.body.response);
     });

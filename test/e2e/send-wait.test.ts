@@ -7,6 +7,8 @@
  * Real Chromium against the simulated Qwen (its send control stays in view, disabled).
  */
 import { it, type TestContext } from 'vitest';
+import { pageWorld } from '../../agents/providers/page-world.js';
+import type { Helpers } from '../../agents/providers/page-helpers/types.js';
 import { packJson, type PagePackJson } from '../../agents/providers/site.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { describeBeside } from '../support/beside.js';
@@ -51,14 +53,13 @@ describeBeside('a send the page works on before it takes it', () => {
     const submitted = await e.api('POST', '/v1/completions', { body: { provider: 'qwen', prompt, wait: false } });
     const page = e.browserAgents[0]!.page()!;
     // Pressed, and the page at work on it: the agent waits for the send to show.
-    const working = (json: PagePackJson) => {
-      const h = window.__chatbridge!;
+    const working = (h: Helpers, json: PagePackJson) => {
       const pack = h.pack(json);
       const button = h.find(pack.send) as HTMLButtonElement | null;
       const composer = h.find(pack.composer) as HTMLElement | null;
       return !!button && (button.disabled || button.getAttribute('aria-disabled') === 'true') && ((composer as HTMLTextAreaElement | null)?.value ?? composer?.innerText ?? '').includes('Never mind');
     };
-    await until(() => page.evaluate(working, packJson(e.site.page)).catch(() => false), 20_000, 'the send pressed and the page at work on it');
+    await until(() => pageWorld(page).run(working, packJson(e.site.page)).catch(() => false), 20_000, 'the send pressed and the page at work on it');
     const cancelledAt = Date.now();
     test.expect((await e.api('DELETE', `/v1/completions/${submitted.body.id}`)).body.status).toBe('cancelled');
     const next = await e.api('POST', '/v1/completions', { body: { provider: 'qwen', prompt: 'Next one' } });

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentReadiness } from '../../main/core/agent.js';
 import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
-import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import { BrowserAgent } from '../../agents/runtime/browser-agent.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { startSiteServer, type SimSite } from '../../agents/simulator/site-server.js';
@@ -155,7 +154,7 @@ describe('Pairing an agent on the view host, for real (simulated site, Chromium 
       },
       forget: async () => {},
     };
-    const agent = new BrowserAgent('agt_pairing', () => site, new ViewHost(views, PAGE_HELPERS_SCRIPT));
+    const agent = new BrowserAgent('agt_pairing', () => site, new ViewHost(views));
     await agent.start();
     expect(agent.readiness()).toBe('needs_login');
 

@@ -1,6 +1,7 @@
 /**
- * In the page: the page's clipboard writes intercepted, so the copy button hands us the
- * provider's own Markdown without ever touching the user's real clipboard.
+ * In the page: what the page copies, kept for ChatBridge. A copy through the clipboard API
+ * arrives through the copy channel while the hook in the page's world is set (copy-hook.ts);
+ * a copy made with execCommand('copy') is caught from its copy event.
  */
 import type { Helpers } from './types.js';
 
@@ -9,24 +10,17 @@ export function addClipboard(h: Helpers): void {
   h.clearClipboard = () => {
     h.clipboard = null;
   };
-
-  // Never let the page reach the user's real clipboard: keep what it writes for ChatBridge.
-  const clipboard = navigator.clipboard;
-  if (clipboard) {
-    const keep = (text: string) => {
-      h.clipboard = text;
-      return Promise.resolve();
-    };
-    Object.defineProperty(clipboard, 'writeText', { value: keep, configurable: true });
-    Object.defineProperty(clipboard, 'write', {
-      value: async (items: ClipboardItem[]) => {
-        for (const item of items) {
-          if (item.types.includes('text/plain')) return keep(await (await item.getType('text/plain')).text());
-        }
-      },
-      configurable: true,
-    });
-  }
+  let channel: Element | null = null;
+  h.copyChannel = () => {
+    if (!channel) {
+      // In no document: only the hook, handed it by DevTools, can reach it.
+      channel = document.createElement('span');
+      channel.addEventListener('chatbridge-copy', (event) => {
+        h.clipboard = String((event as CustomEvent<string>).detail);
+      });
+    }
+    return channel;
+  };
   document.addEventListener(
     'copy',
     (event) => {

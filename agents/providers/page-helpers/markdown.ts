@@ -95,7 +95,7 @@ export function addMarkdown(h: Helpers): void {
     return '';
   };
   /**
-   * The block's own Copy (beside its editor), clicked with the clipboard intercepted: an
+   * The block's own Copy (beside its editor), clicked with the clipboard hook set (copy-hook.ts): an
    * editor keeps the code in its model and draws only the lines in view, tabs as spaces,
    * so this is the one exact source. Null when there is none or it copies nothing at once.
    */

@@ -22,7 +22,8 @@ export function addObstacles(h: Helpers): void {
       /^(just a moment|verifying|attention required|un instant|einen moment|un momento|um momento|один момент|请稍候|しばらくお待ちください)/i.test(title) &&
       !h.find(pack.composer) &&
       !h.showsConversation(pack);
-    const byScript = 'cf_chl_opt' in window || '_cf_chl_opt' in window;
+    // Its settings object is a global of the page's own world, out of the helpers' sight: its script's text says it.
+    const byScript = Array.from(document.scripts).some((script) => !script.src && /\b_?cf_chl_opt\b/.test(script.text.slice(0, 2_000)));
     const byResource =
       !!document.querySelector('script[src*="/cdn-cgi/challenge-platform/"], form[action*="__cf_chl"], iframe[src*="challenges.cloudflare.com"]') &&
       !h.find(pack.composer);

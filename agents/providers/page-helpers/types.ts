@@ -58,11 +58,14 @@ export interface WatchLimits {
  */
 export type TurnScope = readonly string[];
 
-/** What the flow calls in the page, as `window.__chatbridge`. */
+/** A box on the viewport, in CSS pixels. */
+export type Rect = { x: number; y: number; w: number; h: number };
+
+/** What the flow calls in the page, as `window.__chatbridge` of the helpers' own world (page-world.ts). */
 export interface PageHelpers {
   /** The pack the flow sent as its JSON (site.ts, packJson), parsed once per document. */
   pack(json: PagePackJson): PagePack;
-  /** The last text the page wrote to the clipboard since `clearClipboard`. */
+  /** The last text the page wrote to the clipboard since `clearClipboard` (through the clipboard API only while the hook is set: copy-hook.ts). */
   clipboard: string | null;
   clearClipboard(): void;
   /** The first visible element a cue finds (and `accept` takes), trying the cues in order. */
@@ -107,14 +110,20 @@ export interface PageHelpers {
   /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
   report(pack: PagePack, scope: TurnScope): Partial<Record<Role, number>>;
   /**
-   * Marks what holds the conversation (the area from the turns to the composer, earlier
-   * prompts included; navigation and side panels, which list past conversations; any text
-   * that holds a piece of `secrets`) and blurs it on screen, for a screenshot that shows the page's shape but
-   * not its words; `false` takes the marks and the blur away again.
+   * A copy of the page's HTML that cannot carry the conversation: every letter and digit of
+   * its text and of its text-bearing attributes replaced by `x` (lengths and whitespace kept),
+   * but where all its words are among `words`, the site's interface words; script text and
+   * comments always. The live page is not touched.
    */
-  conceal(pack: PagePack, secrets: string[], on: boolean): void;
-  /** The page's HTML with the marked text (and all script text) blanked out; call between `conceal(…, true)` and `conceal(…, false)`. */
-  concealedHtml(): string;
+  scrubbedHtml(words: readonly string[]): string;
+  /** Where the controls are whose words are all among `words` (or that have none): the parts of a screenshot left sharp. */
+  controlRects(words: readonly string[]): Rect[];
+  /** A PNG screenshot of the viewport (base64) blurred everywhere but `sharp`, drawn off the page; the page is not touched. */
+  blurShot(png: string, sharp: readonly Rect[]): Promise<string>;
+  /** The element, in no document, that the clipboard hook in the page's own world reports a copy to (copy-hook.ts). */
+  copyChannel(): Element;
+  /** Where the element sits in the tree, for Playwright to find it from its own world (page-world.ts); null once it left the page. */
+  pathOf(el: Element): string | null;
   toMarkdown(element: Element): string;
 }
 
@@ -149,6 +158,10 @@ export interface Helpers extends PageHelpers {
 /** A module of the page helpers: adds its members to the shared object. Must be self-contained (see page-helpers.ts). */
 export type HelperModule = (h: Helpers) => void;
 
+/**
+ * The helpers are a global of their own world only. Tests of the helpers' logic on markup of
+ * their own put the same script in a page's world (test/support/helpers-page.ts), and reach them so.
+ */
 declare global {
   interface Window {
     __chatbridge?: PageHelpers;

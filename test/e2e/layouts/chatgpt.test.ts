@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
+import { pageWorld } from '../../../agents/providers/page-world.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import type { SimSite } from '../../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -420,10 +421,7 @@ describeBeside('a ChatGPT agent on what the 2026 site does', () => {
     const page = await e.browserAgents[0]!.page()!.context().newPage();
     await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
     await page.locator('.cm-content').first().waitFor();
-    const fromDom = await page.evaluate(() => {
-      const h = window.__chatbridge!;
-      return h.toMarkdown(document.querySelector('[data-dil-message-id]')!);
-    });
+    const fromDom = await pageWorld(page).run((h) => h.toMarkdown(document.querySelector('[data-dil-message-id]')!), undefined);
     await page.close();
     expect(fromDom).toBe(answer(prompt));
     expect(fromDom).not.toMatch(/Python|Copy/);

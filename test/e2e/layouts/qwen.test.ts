@@ -3,6 +3,8 @@
  * simulated page shows that the packs have to cope with (Monaco code blocks that hold only
  * the lines in view, the A/B pair that holds the chat until a pick).
  */
+import { pageWorld } from '../../../agents/providers/page-world.js';
+import { packJson } from '../../../agents/providers/site.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { findBrowser } from '../../../agents/browser/find-browser.js';
@@ -176,16 +178,19 @@ describeBeside('ChatBridge on Qwen', () => {
       // without those controls it says lines are missing rather than return fewer.
       const page = await e.browserAgents[0]!.page()!.context().newPage();
       await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
+      const world = pageWorld(page);
       const read = () =>
-        page.evaluate((pack) => {
-          const h = window.__chatbridge!;
-          const turn = h.turns(pack)[0]!;
-          try {
-            return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
-          } catch (error) {
-            return `error: ${(error as Error).message}`;
-          }
-        }, e.site.page);
+        world.withCopyHook(() =>
+          world.run((h, json) => {
+            const pack = h.pack(json);
+            const turn = h.turns(pack)[0]!;
+            try {
+              return h.toMarkdown(h.find(pack.answer, turn) ?? turn);
+            } catch (error) {
+              return `error: ${(error as Error).message}`;
+            }
+          }, packJson(e.site.page)),
+        );
       // A background tab runs no animation frames: poll on a timer.
       await page.waitForFunction(() => document.querySelector('.view-line'), undefined, { polling: 50 });
       expect(await read()).toBe(r.body.response);
