@@ -19,6 +19,8 @@ import { operationRoutes, type OperationsDeps } from './routes/operations.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { completionRoutes } from './routes/completions.js';
+import { completionEventRoutes } from './routes/completion-events.js';
+import { KEEP_ALIVE_MS } from './sse.js';
 import { LIMITS } from '../core/limits.js';
 
 export interface ServerDeps extends OperationsDeps {
@@ -37,6 +39,8 @@ export interface ServerDeps extends OperationsDeps {
   connections?: ConnectionLimits;
   /** The per-key request budgets; in memory unless given (several instances share theirs through PostgreSQL). */
   limits?: RequestLimits;
+  /** How often a quiet event stream gets a keep-alive comment (tests shorten it). */
+  keepAliveMs?: number;
 }
 
 /** How long a client may take to send its request, and how many connections may be open. */
@@ -161,7 +165,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   // plugin, which collects routes as they are added: this order is the document's.
   const { completions, profile, adminToken } = deps;
   void app.register(completionRoutes, { completions, profile, holds });
-  void app.register(chatCompletionRoutes, { completions, holds });
+  void app.register(completionEventRoutes, { completions, profile, holds, keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS });
+  void app.register(chatCompletionRoutes, { completions, holds, keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS });
   void app.register(accountRoutes, { report: deps.report, profile, secrets: deps.accountSecrets });
   void app.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken, signIn });
   void app.register(dashboardRoutes);

@@ -1,4 +1,4 @@
-import { ChatBridgeError, modelChoice, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { ChatBridgeError, isFinal, modelChoice, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
 import { hasVisibleText } from '../core/text.js';
 import { parse, UsageError } from './args.js';
 import { askClient, KEY_HINT } from './connection.js';
@@ -25,7 +25,9 @@ const REFUSED_AS_ASKED = ['INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_F
 
 /**
  * `chatbridge ask "PROMPT"`: one question to the running service, the answer's Markdown on
- * stdout, where the job stands on stderr while it waits, Ctrl-C cancels it.
+ * stdout as the page renders it, where the job stands on stderr while it waits, Ctrl-C
+ * cancels it. Three requests for a whole answer: the submission, the job read back, and its
+ * event stream (more only where the stream is cut: it resumes, or polls).
  */
 export async function ask(args: string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -62,14 +64,12 @@ export async function ask(args: string[]): Promise<number> {
       return ASK_EXIT.answered;
     }
     progress.job(queued);
-    const job = await client
-      .wait(queued.id, { signal: interrupted.signal, onProgress: (j) => progress.job(j) })
-      .catch((error: unknown) => {
-        if (interrupted.signal.aborted) return null;
-        throw error;
-      });
-    if (!job) return await cancelOnInterrupt(client, queued.id, progress, values.json, flag);
-    return report(job, progress, values.json, flag);
+    const followed = await followAnswer(client, queued.id, interrupted.signal, progress, !values.json).catch((error: unknown) => {
+      if (interrupted.signal.aborted) return null;
+      throw error;
+    });
+    if (!followed) return await cancelOnInterrupt(client, queued.id, progress, values.json, flag);
+    return report(followed.job, progress, values.json, flag, followed.printed);
   } catch (error) {
     if (!(error instanceof ChatBridgeError)) throw error;
     return failure(error, progress);
@@ -77,6 +77,25 @@ export async function ask(args: string[]): Promise<number> {
     process.off('SIGINT', onSigint);
     progress.clear();
   }
+}
+
+/**
+ * Follows the job to its end: where it stands on stderr until the answer begins, then the
+ * answer on stdout as it renders (`printing`; --json prints the job alone at the end).
+ * Returns the final job and what of its answer was printed.
+ */
+async function followAnswer(client: ChatBridgeClient, id: string, signal: AbortSignal, progress: Progress, printing: boolean): Promise<{ job: Job; printed: string }> {
+  let printed = '';
+  for await (const event of client.follow(id, { signal })) {
+    if (event.type === 'delta') {
+      if (printing && printed === '') progress.clear();
+      if (printing) process.stdout.write(event.text);
+      printed += event.text;
+    } else if (isFinal(event.job.status)) return { job: event.job, printed: printing ? printed : '' };
+    else if (printed === '') progress.job(event.job);
+  }
+  // The stream and the polling both end with the final job: never here.
+  throw new ChatBridgeError('UNEXPECTED_RESPONSE', 0, `The events of ${id} ended before the job did.`);
 }
 
 /** `--model PROVIDER/VARIANT` (or `--model PROVIDER`), which `--provider` may repeat but not contradict. */
@@ -100,12 +119,17 @@ async function promptOf(arg: string | undefined): Promise<string> {
   return prompt;
 }
 
-/** A final job: the answer on stdout, or why there is none on stderr; the exit code. `flag` finds the server again. */
-function report(job: Job, progress: Progress, json: boolean | undefined, flag: string): number {
+/**
+ * A final job: the rest of the answer on stdout (after what was `printed` as it rendered), or
+ * why there is none on stderr; the exit code. `flag` finds the server again.
+ */
+function report(job: Job, progress: Progress, json: boolean | undefined, flag: string, printed = ''): number {
   if (json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
   switch (job.status) {
     case 'succeeded': {
-      if (!json) process.stdout.write(job.response!.endsWith('\n') ? job.response! : `${job.response}\n`);
+      // Printed pieces that are not the answer's start (an agent's mistake): the answer whole, on a line of its own.
+      const rest = job.response!.startsWith(printed) ? job.response!.slice(printed.length) : `\n${job.response}`;
+      if (!json) process.stdout.write(job.response!.endsWith('\n') ? rest : `${rest}\n`);
       progress.line(`answered by ${agentOf(job)}${job.model_used ? ` (model ${job.model_used})` : ''} in ${progress.elapsed()}`);
       if (job.conversation_ref) {
         progress.line(`conversation_ref ${job.conversation_ref} (continue it: ${CLI} ask ${flag ? `${flag} ` : ''}--continue ${job.conversation_ref} "…")`);

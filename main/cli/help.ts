@@ -120,12 +120,15 @@ chatbridge accounts disable ACCT_ID [--database URL]
                   keys are shown by id there`,
   settings: `chatbridge settings retention [--days N|none] [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
+chatbridge settings streaming [on|off] [--database URL]
 chatbridge settings variants [allow|deny PROVIDER/VARIANT…] [--database URL]
 chatbridge settings variants cap PROVIDER/VARIANT N|none [--database URL]
 chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…] [--database URL]
   retention  how long finished jobs keep their prompt and answer
   pause      the least pause between an agent's jobs, a guard against bans (10s by default;
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
+  streaming  whether POST /v1/chat/completions answers stream: true (off: 400); a caller that
+             closes its stream before the answer cancels the job
   variants   which variants (chatgpt/thinking, …) the accounts of a hosted service may ask for
              (none until allowed), and hourly caps of the jobs asking for a variant
   webhooks   addresses and ranges (203.0.113.0/24, 2001:db8::/32) no webhook is ever sent to
@@ -175,7 +178,7 @@ Usage:
   chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …]
+  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings variants [allow|deny|cap …]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
   chatbridge migrate --database URL      creates or upgrades the shared PostgreSQL schema

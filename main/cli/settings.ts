@@ -6,7 +6,7 @@ import { withSettings } from './shared-settings.js';
 import { CLI } from '../core/cli-name.js';
 import { MAX_RETENTION_DAYS } from '../contract/enumerations.js';
 
-const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
+const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers
@@ -17,6 +17,7 @@ export async function settings(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
   if (sub === 'variants') return settingsVariants(rest);
   if (sub === 'webhooks') return settingsWebhooks(rest);
+  if (sub === 'streaming') return settingsStreaming(rest);
   if (sub !== 'retention' && sub !== 'pause') throw new UsageError(USE);
   const { values } = parse(rest, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION, days: { type: 'string' }, min: { type: 'string' } });
   if (values[sub === 'pause' ? 'days' : 'min'] !== undefined) throw new UsageError(USE);
@@ -41,6 +42,22 @@ export async function settings(args: string[]): Promise<void> {
     kept === null
       ? 'Retention: none. Prompts and answers are kept until you delete them.\n'
       : `Retention: ${kept} day${kept === 1 ? '' : 's'}. Prompts and answers of jobs that finished longer ago are removed; timings and usage stay.\n`,
+  );
+}
+
+/** `chatbridge settings streaming [on|off]`: shows, or sets, whether chat completions may stream. */
+async function settingsStreaming(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION }, 1);
+  const [word] = positionals;
+  if (word !== undefined && word !== 'on' && word !== 'off') throw new UsageError(USE);
+  const shown = await withSettings(values, async (store) => {
+    if (word !== undefined) await store.setStreaming(word === 'on');
+    return store.get();
+  });
+  process.stdout.write(
+    shown.streaming
+      ? 'Streaming: on. POST /v1/chat/completions with stream: true answers as chat.completion.chunk events; a caller that closes the stream before the answer cancels its job.\n'
+      : 'Streaming: off. POST /v1/chat/completions with stream: true is refused (400); GET /v1/completions/{id}/events follows any job.\n',
   );
 }
 

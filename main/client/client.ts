@@ -3,11 +3,14 @@ import type { Agent } from 'node:http';
 import { backoffMs, retryAfterMs } from './backoff.js';
 import { realClock, sleep, type ClientClock } from './clock.js';
 import { ChatBridgeError, NETWORK_ERROR } from './errors.js';
-import { send } from './http.js';
+import { send, type HttpAnswer } from './http.js';
+import { messages, openEventStream } from './event-stream.js';
+import { followEvents, type FollowOptions, type JobEvent } from './follow.js';
 import {
   isFinal,
   type Accepted,
   type ChatCompletion,
+  type ChatCompletionChunk,
   type ChatCompletionRequest,
   type HostedStatus,
   type Job,
@@ -227,6 +230,64 @@ export class ChatBridgeClient {
   }
 
   /**
+   * Follows the job (GET /v1/completions/{id}/events): the job at each status and the answer's
+   * pieces as it renders, until the job is final; a cut stream resumes from Last-Event-ID, and
+   * where the stream cannot be had the job is long-polled to its end (follow.ts).
+   */
+  follow(id: string, options: FollowOptions = {}): AsyncGenerator<JobEvent> {
+    const url = new URL(`${this.base}/v1/completions/${encodeURIComponent(id)}/events`);
+    return followEvents(
+      {
+        open: (lastEventId, signal) =>
+          openEventStream(url, {
+            headers: { authorization: `Bearer ${this.options.apiKey}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+            signal,
+            idleTimeoutMs: STREAM_IDLE_MS,
+            agent: this.options.agent,
+          }),
+        refusal: async (res) => this.refusalOf({ status: res.statusCode ?? 0, headers: res.headers, body: await bodyOf(res) }, url),
+        wait: (signal) => this.wait(id, { signal }),
+      },
+      options,
+    );
+  }
+
+  /**
+   * POST /v1/chat/completions with `stream: true` (the service's operator must have turned
+   * streaming on): OpenAI's chat.completion.chunk objects as they come. Leaving the loop
+   * early, or a cut connection, cancels the job on the service; an error chunk is thrown as
+   * a ChatBridgeError.
+   */
+  async *stream(request: ChatCompletionRequest, options: CallOptions = {}): AsyncGenerator<ChatCompletionChunk> {
+    const url = new URL(`${this.base}/v1/chat/completions`);
+    const ended = new AbortController();
+    const forward = () => ended.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const res = await openEventStream(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...request, stream: true }),
+        signal: ended.signal,
+        idleTimeoutMs: STREAM_IDLE_MS,
+        agent: this.options.agent,
+      }).catch((error: Error) => {
+        throw ended.signal.aborted ? error : new ChatBridgeError(NETWORK_ERROR, 0, `ChatBridge at ${url.origin} did not answer: ${error.message}`);
+      });
+      if (res.statusCode !== 200) throw this.refusalOf({ status: res.statusCode ?? 0, headers: res.headers, body: await bodyOf(res) }, url);
+      for await (const message of messages(res)) {
+        if (message.data === '[DONE]') return;
+        const chunk = JSON.parse(message.data) as ChatCompletionChunk | { error: unknown };
+        if ('error' in chunk) throw this.refusalOf({ status: 502, headers: res.headers, body: message.data }, url);
+        yield chunk;
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+      ended.abort();
+    }
+  }
+
+  /**
    * GET /v1/status: agents, hourly use and caps per provider, the queue; a personal service
    * adds its devices and the global cap, a hosted one (HostedStatus) keeps them to the operator.
    */
@@ -271,15 +332,19 @@ export class ChatBridgeClient {
     });
     const parsed = parseJson(answer.body);
     if (answer.status >= 200 && answer.status < 300 && parsed !== undefined) return parsed as T;
+    throw this.refusalOf(answer, url, parsed);
+  }
 
+  /** The error an answer that is not a success is: the service's envelope, or a network failure when it is not ChatBridge's. */
+  private refusalOf(answer: HttpAnswer, url: URL, parsed = parseJson(answer.body)): ChatBridgeError {
     const requestId = header(answer.headers['x-request-id']);
     const envelope = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown; request_id?: unknown } })?.error;
     if (typeof envelope?.code !== 'string') {
       // Not ChatBridge's answer (a proxy's error page, a cut-off body): as good as none.
       const code = answer.status >= 500 || answer.status < 300 ? NETWORK_ERROR : 'UNEXPECTED_RESPONSE';
-      throw new ChatBridgeError(code, answer.status, `HTTP ${answer.status} from ${url.origin} without ChatBridge's answer.`, {}, requestId);
+      return new ChatBridgeError(code, answer.status, `HTTP ${answer.status} from ${url.origin} without ChatBridge's answer.`, {}, requestId);
     }
-    throw new ChatBridgeError(
+    return new ChatBridgeError(
       envelope.code,
       answer.status,
       typeof envelope.message === 'string' ? envelope.message : envelope.code,
@@ -358,6 +423,15 @@ function chatCompletionOf(job: Job, model: string): ChatCompletion {
     choices: [{ index: 0, message: { role: 'assistant', content: job.response ?? '' }, finish_reason: 'stop' }],
     usage: null,
   };
+}
+
+/** Keep-alives come every 15 s: a stream silent four times that long is cut. */
+const STREAM_IDLE_MS = 60_000;
+
+async function bodyOf(res: AsyncIterable<unknown>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

@@ -5,6 +5,7 @@
  */
 export { ChatBridgeClient, jobError } from './client.js';
 export type { CallOptions, ClientOptions, SubmitOptions, WaitOptions } from './client.js';
+export type { FollowOptions, JobEvent } from './follow.js';
 export type { ClientClock } from './clock.js';
 export { ChatBridgeError, NETWORK_ERROR } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhook.js';
@@ -13,6 +14,7 @@ export { isFinal, modelChoice } from './types.js';
 export type {
   Accepted,
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionRequest,
   HostedStatus,
   Job,

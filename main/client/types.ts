@@ -18,6 +18,16 @@ export type { Accepted, ChatCompletion, ChatCompletionRequest, HostedStatus, Job
 /** POST /v1/completions: the prompt, and any of the optional fields (the service fills in defaults). */
 export type SubmitRequest = Pick<CompletionRequest, 'prompt'> & Partial<Omit<CompletionRequest, 'prompt'>>;
 
+/** One event of a chat completion with `stream: true` (OpenAI's chat.completion.chunk). */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: 'assistant'; content?: string }; finish_reason: 'stop' | null }[];
+  usage?: null;
+}
+
 export type Provider = NonNullable<CompletionRequest['provider']>;
 export type JobStatus = Job['status'];
 

@@ -7,6 +7,7 @@ import type { JobView, Viewer } from '../core/jobs.js';
 import type { Provider } from '../core/providers.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { CompletionRequest } from './schemas.js';
+import type { Follower, StreamPosition } from './job-stream.js';
 
 export interface Submission {
   /** The validated body, defaults applied. */
@@ -43,6 +44,12 @@ export interface CompletionsPort {
   /** The job once it is final, or as it is when `holdMs` has passed or the caller went away. */
   waitFor(job: JobView, holdMs: number, signal?: AbortSignal): Promise<JobView>;
   holdFor(job: JobView): number;
+  /** Whether the operator turned chat streaming on (settings streaming). */
+  streamingOn(): boolean;
+  /** Follows the job for an event stream from `from` (or its start) until it is final; returns what stops following. */
+  follow(job: JobView, from: StreamPosition | null, follower: Follower): () => void;
+  /** The error a `wait: true` caller would get for how the job ended (the job itself when it succeeded). */
+  outcome(job: JobView): Promise<JobView>;
   cancel(id: string, viewer: Viewer): Promise<JobView>;
   agentName(job: JobView): string | null;
   queuePosition(job: JobView): Promise<number | undefined>;

@@ -196,7 +196,12 @@ export const ChatCompletionRequest = Type.Object(
       ],
     }),
     messages: Type.Array(ChatMessage, { minItems: 1, maxItems: LIMITS.chatMessages }),
-    stream: Type.Optional(Nullable(Type.Boolean({ description: 'true is refused: answers are delivered whole' }))),
+    stream: Type.Optional(
+      Nullable(Type.Boolean({ description: 'true: the answer as chat.completion.chunk events, once the operator turned streaming on (otherwise 400)' })),
+    ),
+    stream_options: Type.Optional(
+      Nullable(Type.Object({ include_usage: Type.Optional(Nullable(Type.Boolean({ description: 'adds a last chunk with usage: null' }))) }, { additionalProperties: true })),
+    ),
   },
   // OpenAI clients send options this service has no use for (temperature, user, …): ignored.
   { additionalProperties: true },

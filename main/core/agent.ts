@@ -26,6 +26,14 @@ export interface AgentTask {
    * end before it (a long-thinking variant's).
    */
   onSent?(sent: SentPrompt): void;
+  /**
+   * Publishes a piece of the answer the agent is sure of, as the page renders it: the next
+   * characters of the final answer, read as the final answer is read (a part the page has
+   * finished rendering), never a guess to take back. The pieces told, joined, must be a
+   * prefix of the `text` the run returns; whatever of `text` they do not cover is published
+   * for the agent when the job succeeds. Event streams and chat streaming carry them.
+   */
+  onDelta?(text: string): void;
 }
 
 /**

@@ -201,6 +201,17 @@ export interface HourStart extends AttemptStart {
   variant?: string | null;
 }
 
+/**
+ * A piece of a running job's answer, as the agent of attempt `attempt` was sure of it, the
+ * `seq`-th told for the job (from 1). Kept only while the job runs (JobStore.appendDelta).
+ */
+export interface DeltaRow {
+  job_id: string;
+  seq: number;
+  attempt: number;
+  text: string;
+}
+
 /** A store event, published after the commit that made it. `from` is null for a job just created. */
 export interface StoreEvent {
   job: JobRow;

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
-import { ChatBridgeError, jobError, modelChoice, type ChatBridgeClient, type HostedStatus, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
+import { ChatBridgeError, isFinal, jobError, modelChoice, type ChatBridgeClient, type HostedStatus, type Job, type Provider as ProviderName, type Status } from '../client/index.js';
 import { LIMITS } from '../core/limits.js';
 import { refusalWords } from '../core/validation-words.js';
 import { PROVIDERS } from '../core/providers.js';
@@ -96,7 +96,7 @@ const ask: Tool<TSchema> = {
     context.progress(whereItStands(queued));
     let job: Job;
     try {
-      job = await client.wait(queued.id, { signal, maxWaitMs: context.maxWaitMs, onProgress: (j) => context.progress(whereItStands(j)) });
+      job = await followWithin(client, queued.id, context.maxWaitMs, signal, (message) => context.progress(message));
     } catch (error) {
       // The MCP client gave up on the call: nobody is left to read the answer.
       if (signal.aborted) await client.cancel(queued.id).catch(() => {});
@@ -111,6 +111,32 @@ const ask: Tool<TSchema> = {
     return answerOf(job);
   },
 };
+
+/**
+ * Follows the job through its events (the client polls only where the stream is cut) for at
+ * most `maxWaitMs`: each change of status, and the answer's length as it renders, become
+ * progress notifications. Resolves with the final job, or the job as it stands at the bound.
+ */
+async function followWithin(client: ChatBridgeClient, id: string, maxWaitMs: number, signal: AbortSignal, progress: (message: string) => void): Promise<Job> {
+  const bound = new AbortController();
+  const timer = setTimeout(() => bound.abort(), maxWaitMs);
+  const forward = () => bound.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  let chars = 0;
+  try {
+    for await (const event of client.follow(id, { signal: bound.signal })) {
+      if (event.type === 'job' && isFinal(event.job.status)) return event.job;
+      if (event.type === 'job') progress(whereItStands(event.job));
+      else progress(`job ${id}: the answer is being written (${(chars += event.text.length)} characters so far)`);
+    }
+  } catch (error) {
+    if (signal.aborted || !bound.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', forward);
+  }
+  return client.get(id, { signal });
+}
 
 const getJob: Tool<TSchema> = {
   name: 'get_job',

@@ -39,6 +39,7 @@ export class ServiceMetrics {
   private readonly attempts;
   private readonly webhooks;
   private readonly requests;
+  private readonly deltaMismatches;
   private readonly queueTime;
   private readonly runTime;
   private readonly stopFollowing: () => void;
@@ -75,6 +76,11 @@ export class ServiceMetrics {
       labelNames: ['method', 'route', 'status'] as const,
       registers,
     });
+    this.deltaMismatches = new Counter({
+      name: 'chatbridge_stream_delta_mismatch_total',
+      help: 'Jobs that succeeded with an answer the pieces already streamed were not the start of (an agent published a piece it was not sure of).',
+      registers,
+    });
     this.queueTime = new Histogram({
       name: 'chatbridge_job_queue_seconds',
       help: 'Time from acceptance to the first attempt, by provider.',
@@ -107,6 +113,11 @@ export class ServiceMetrics {
         ? 'no_answer'
         : `failed_${Math.floor(attempt.statusCode / 100)}xx`;
     this.webhooks.inc({ result });
+  }
+
+  /** A job succeeded with an answer its streamed pieces were not the start of. */
+  deltaMismatch(): void {
+    this.deltaMismatches.inc();
   }
 
   stop(): void {

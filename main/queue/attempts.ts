@@ -19,6 +19,8 @@ interface Running {
   sent: SentPrompt | null;
   /** `sent` kept in the store as told, one write after the other (the address comes after the send). */
   recorded: Promise<void>;
+  /** The pieces of the answer the agent told (AgentTask.onDelta), stored one after the other. */
+  deltas: Promise<void>;
 }
 
 /**
@@ -145,7 +147,7 @@ export class Attempts {
   /** A collection left by a stop (or a crash), under the attempt that sent the prompt. */
   private async resumeCollection(job: JobRow, attempt: AttemptRow, agent: Agent): Promise<void> {
     const sent = { conversation: attempt.sent_conversation, turnsBefore: attempt.sent_turns_before ?? 0 };
-    const running: Running = { agentId: agent.id, attempt: attempt.attempt, controller: new AbortController(), sent, recorded: Promise.resolve() };
+    const running: Running = { agentId: agent.id, attempt: attempt.attempt, controller: new AbortController(), sent, recorded: Promise.resolve(), deltas: Promise.resolve() };
     this.running.set(job.id, running);
     try {
       await this.collect(job, running, agent, {
@@ -162,7 +164,7 @@ export class Attempts {
   private async runAttempt(job: JobRow, agent: Agent): Promise<void> {
     const controller = new AbortController();
     const attempt = job.attempts;
-    const running: Running = { agentId: agent.id, attempt, controller, sent: null, recorded: Promise.resolve() };
+    const running: Running = { agentId: agent.id, attempt, controller, sent: null, recorded: Promise.resolve(), deltas: Promise.resolve() };
     this.running.set(job.id, running);
     const timeout = this.clock.setTimer(() => this.timeRanOut(job, running, agent), job.timeout_ms);
     try {
@@ -174,8 +176,11 @@ export class Attempts {
         label: `${job.id}-${attempt}`,
         variant: job.variant,
         onSent: (sent) => this.heardSent(job.id, running, sent),
+        onDelta: (text) => this.heardDelta(job.id, running, text),
       });
       if (job.variant) this.offers.answeredUnder(agent.id, job.variant);
+      // The pieces go before the success that ends them: a follower hears them first.
+      await running.deltas;
       await this.endAttempt(job.id, attempt, this.answered(job, result));
     } catch (error) {
       if (controller.signal.reason === CUT_TO_COLLECT) {
@@ -216,6 +221,16 @@ export class Attempts {
     if (this.cut) return;
     running.sent = sent;
     running.recorded = running.recorded.then(() => this.written(this.store.recordSent(jobId, running.attempt, sent))).catch(this.onError);
+  }
+
+  /**
+   * The agent tells a piece of the answer it is sure of: stored under this attempt, in the
+   * order told (the store refuses it once the attempt is closed). A piece told after a stop
+   * cut the attempt is nobody's any more.
+   */
+  private heardDelta(jobId: string, running: Running, text: string): void {
+    if (this.cut || text === '') return;
+    running.deltas = running.deltas.then(() => this.written(this.store.appendDelta(jobId, running.attempt, text))).then(() => {}, this.onError);
   }
 
   /** The attempt's time ran out: it ends timed out (and may be tried again), or its answer is to be collected. */

@@ -4,6 +4,7 @@ import type {
   Claim,
   ConversationRow,
   Deletion,
+  DeltaRow,
   HourStart,
   JobRow,
   JobView,
@@ -16,6 +17,7 @@ import type {
 } from '../core/jobs.js';
 import type { SentPrompt } from '../core/agent.js';
 import type { Loss } from './job-moves.js';
+import type { JobEvents } from './job-events.js';
 
 /**
  * The only writer of job rows, behind one asynchronous port with two implementations:
@@ -84,6 +86,22 @@ export interface JobStore {
   /** Drops idempotency entries older than the 24 h TTL. */
   pruneIdempotency(now: number): Promise<void>;
 
+  // ---- the answer as it renders ----
+
+  /**
+   * Stores a piece of the answer attempt `attempt` of job `id` is sure of (the agent's
+   * onDelta), after the pieces told before, while that attempt is the job's open one; told to
+   * `events.onDelta` after the commit (PostgreSQL: and announced to the other instances).
+   * Null, nothing written, when the attempt is no longer open (the job moved on: a late piece).
+   */
+  appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null>;
+  /** The pieces of a job's answer stored after `afterSeq`, in order. */
+  deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]>;
+  /** Drops a job's pieces: its final move was made, and its response is the answer now. */
+  dropDeltas(id: string): Promise<void>;
+  /** Drops the pieces of every final job (left by a stop between a final move and its drop); returns how many rows. */
+  dropFinishedDeltas(): Promise<number>;
+
   // ---- reads ----
 
   /** The whole job, its prompt too (the dashboard's job detail, a webhook's body). */
@@ -116,7 +134,13 @@ export interface JobStore {
 
   // ---- events ----
 
-  /** Hears every committed move (the scheduler, long polls, the dashboard, logs). Returns unsubscribe. */
+  /**
+   * The store's own events: its commits, and (PostgreSQL) the other instances' moves once their
+   * rows are read again. Long polls, event streams and the dashboard listen here, per job or
+   * for all; nothing relays them.
+   */
+  readonly events: JobEvents;
+  /** Hears every committed move (the scheduler, the hourly counts, webhooks, logs): `events.onEvent`. Returns unsubscribe. */
   onEvent(listener: (event: StoreEvent) => void): () => void;
   close(): Promise<void>;
 }

@@ -6,7 +6,6 @@ import { LIMITS } from '../core/limits.js';
 import { hasVisibleText } from '../core/text.js';
 import type { Profile } from '../contract/profile.js';
 import type { ClusterAgents } from '../queue/cluster-agents.js';
-import type { JobEvents } from '../queue/job-events.js';
 import { EVERY_ACCOUNT, type JobView, type Viewer } from '../core/jobs.js';
 import type { JobStore } from '../queue/job-store.js';
 import type { Scheduler } from '../queue/scheduler.js';
@@ -15,6 +14,8 @@ import type { WaitReason } from '../core/wait-reason.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Submission, Submitted } from '../contract/completions-port.js';
 import { JobPlacement } from './job-placement.js';
+import { followJob } from './job-follow.js';
+import type { Follower, StreamPosition } from '../contract/job-stream.js';
 import { checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
 
 /**
@@ -38,7 +39,6 @@ export class Completions {
     /** Every device's agents: a job may name, and wait for, an agent of any of them. */
     private readonly cluster: ClusterAgents,
     private readonly settings: SettingsStore,
-    private readonly events: JobEvents,
     private readonly profile: Profile,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
@@ -167,7 +167,7 @@ export class Completions {
           () => done(job),
         );
       };
-      const unsubscribe = this.events.subscribe(job.id, (latest) => {
+      const unsubscribe = this.store.events.subscribe(job.id, (latest) => {
         current = latest;
         if (isFinal(latest.status)) done(latest);
         else recheck();
@@ -196,6 +196,10 @@ export class Completions {
   async submitAndWait(s: Submission, signal?: AbortSignal): Promise<JobView> {
     const { job } = await this.submit(s);
     return this.outcome(await this.waitFor(job, this.holdFor(job), signal, true));
+  }
+
+  streamingOn(): boolean {
+    return this.settings.get().streaming;
   }
 
   /** How long a request may hold for `job`: min(time left to its deadline, 600 000 ms). */
@@ -237,6 +241,35 @@ export class Completions {
   /** Why a queued job has not started; null for a job that is not queued. */
   waitReason(job: JobView): WaitReason | null {
     return job.status === 'queued' ? this.placement.waitReason(job) : null;
+  }
+
+  /**
+   * Follows the caller's job (already read with `get`) for an event stream, from `from` (a
+   * resumed stream's Last-Event-ID) or the start; see job-follow.ts. Ended at shutdown, as
+   * holds are. Returns the function that stops following (the client went away).
+   */
+  follow(job: JobView, from: StreamPosition | null, follower: Follower): () => void {
+    const hold = {
+      end: () => {
+        stop();
+        this.holds.delete(hold);
+        follower.end();
+      },
+      recheck: () => {},
+    };
+    this.holds.add(hold);
+    const stop = followJob(this.store, job, from, {
+      send: (event) => follower.send(event),
+      end: (error) => {
+        this.holds.delete(hold);
+        follower.end(error);
+      },
+    });
+    if (this.closed) hold.end();
+    return () => {
+      this.holds.delete(hold);
+      stop();
+    };
   }
 
   /** Ends every hold now (at shutdown): callers get the job as it stands. */

@@ -10,8 +10,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { secureDataDir } from '../core/data-dir.js';
 import { randomIds, type IdGenerator } from '../core/ids.js';
 import { VERSION } from '../core/package-root.js';
-import { deviceId, readAdminToken, readServerInfo, removeServerInfo, writeServerInfo } from '../core/runtime-files.js';
-import { proveServer, reachableUrl } from '../keys/server-proof.js';
+import { deviceId, removeServerInfo, writeServerInfo } from '../core/runtime-files.js';
 import { SetAsideJobs } from '../queue/set-aside-jobs.js';
 import { AdminToken } from '../keys/admin-token.js';
 import { ServiceMetrics } from '../metrics/service-metrics.js';
@@ -22,7 +21,7 @@ import { logAgentChanges, logJobEnds, logJobWaits, logWebhookFailures } from '..
 import { AgentPool } from '../queue/agent-pool.js';
 import { HourlyUsage, HOUR_MS } from '../queue/hourly-usage.js';
 import { learningFromSiteChecks, VariantOffers } from '../queue/variant-offers.js';
-import { JobEvents } from '../queue/job-events.js';
+import type { JobEvents } from '../queue/job-events.js';
 import { serveStorage, type DeviceAgents, type GrantsPolicy, type ServedStorage } from '../storage/storage.js';
 import type { JobStore } from '../queue/job-store.js';
 import { DEFAULT_PACING, Retention } from './retention.js';
@@ -39,7 +38,8 @@ import { WebhookSender } from '../webhooks/sender.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
 import type { ProfileName } from '../core/profile-name.js';
-import { AlreadyRunning } from './already-running.js';
+import { refuseIfServed } from './refuse-if-served.js';
+import { endDeltasOfFinalJobs } from './delta-ends.js';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -73,25 +73,6 @@ export interface ServiceOptions {
 }
 
 /**
- * A second server on one data dir is refused, but only while the server a server.json names
- * proves it holds the data dir's admin token (the challenge carries nothing secret, so it is
- * asked at any address). Anything else makes the file stale, and it is removed with a word
- * (`onWarning`): a pid reused after a reboot or in a container (pid 1) is alive, but nothing
- * that is not the server can answer for it.
- */
-async function refuseIfServed(dataDir: string, onWarning: ((line: string) => void) | undefined): Promise<void> {
-  const running = readServerInfo(dataDir);
-  if (!running || running.pid === process.pid) return;
-  const token = readAdminToken(dataDir);
-  const reach = reachableUrl(running.url);
-  const check = token && reach ? await proveServer(reach, running, token) : null;
-  if (check?.kind === 'proven') throw new AlreadyRunning(`ChatBridge is already running on ${running.url} (pid ${running.pid}) with this data dir.`);
-  removeServerInfo(dataDir, running.pid);
-  const why = !check ? 'it names no server this data dir can check' : check.kind === 'unreachable' ? `nothing there answers (${check.message})` : 'what answers there is not this data dir\'s ChatBridge';
-  onWarning?.(`a stale server.json (pid ${running.pid}, ${running.url}) was removed: ${why}.`);
-}
-
-/**
  * One running ChatBridge service: the database, the queue and its scheduler, and the HTTP
  * API, wired together. The desktop app, `chatbridge serve` and the tests all start this.
  */
@@ -107,7 +88,8 @@ export class Service {
   readonly scheduler: Scheduler;
   private readonly setAsideJobs: SetAsideJobs;
   readonly completions: Completions;
-  readonly events = new JobEvents();
+  /** The store's job events (long polls, event streams and the dashboard listen there). */
+  readonly events: JobEvents;
   readonly outbox: WebhookOutbox;
   readonly signingSecret: SigningSecret;
   /** (H) Each account's own signing secret, for its jobs' deliveries. */
@@ -154,8 +136,7 @@ export class Service {
     this.log = new LogBook(clock);
     this.outbox = storage.outbox;
     this.store = storage.jobs;
-    // Long polls, the dashboard and the logs hear what the store committed.
-    this.store.onEvent(({ job }) => this.events.publish(job));
+    this.events = storage.jobs.events;
     this.settings = storage.settings;
     this.accounts = storage.accounts;
     this.keys = storage.keys;
@@ -187,7 +168,6 @@ export class Service {
       this.scheduler,
       this.cluster,
       this.settings,
-      this.events,
       profile,
       clock,
       ids,
@@ -215,6 +195,7 @@ export class Service {
       logAgentChanges(this.pool, this.log),
       logJobEnds(this.store, this.log),
       logJobWaits(this.store, (job) => this.completions.waitReason(job), this.log, clock),
+      endDeltasOfFinalJobs(this.store, this.metrics, this.log),
     );
     this.webhooks = new WebhookDeliveries(this.store, this.outbox, clock, () => this.webhookSender.wake());
     const retentionPeriods = () => [
@@ -266,7 +247,6 @@ export class Service {
       report,
       completions: this.completions,
       scheduler: this.scheduler,
-      events: this.events,
       webhooks: this.webhooks,
       signingSecret: this.signingSecret,
       log: this.log,
@@ -337,6 +317,7 @@ export class Service {
       options.onWarning?.(privacyWarning);
     }
     await service.store.requeueDispatched(clock.now());
+    await service.store.dropFinishedDeltas();
     await service.usage.follow(service.store);
     await service.store.pruneIdempotency(clock.now());
     await service.completions.cancelDisabledAccounts();

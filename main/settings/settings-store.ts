@@ -21,6 +21,12 @@ export interface Settings {
   variantCaps: Record<string, number>;
   /** Addresses and ranges (CIDR) no webhook is ever sent to, in either profile, whatever a name resolves to. */
   webhookDeny: string[];
+  /**
+   * POST /v1/chat/completions answers `stream: true` with chat.completion.chunk events; off
+   * (the contract's 400) until the operator turns it on: a client whose stream is closed
+   * cancels its job, which a client that only meant to look would not expect.
+   */
+  streaming: boolean;
 }
 
 /**
@@ -86,6 +92,7 @@ const DEFAULTS: Omit<Settings, 'pauseMs'> = {
   tenantVariants: [],
   variantCaps: {},
   webhookDeny: [],
+  streaming: false,
 };
 
 /**
@@ -101,6 +108,8 @@ export interface SettingsStore {
   setProviderCap(provider: Provider, cap: number | null): Promise<void>;
   setRotation(rotation: Rotation): Promise<void>;
   setPaused(paused: boolean): Promise<void>;
+  /** Turns chat streaming (`stream: true`) on or off. */
+  setStreaming(on: boolean): Promise<void>;
   /** Rejects with a RangeError outside checkPause's range. */
   setPauseMs(ms: number): Promise<void>;
   /** Rejects with a RangeError outside checkRetention's range. */
@@ -128,6 +137,7 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
     providerCaps: { ...DEFAULTS.providerCaps, ...s.providerCaps },
     rotation: s.rotation ?? DEFAULTS.rotation,
     paused: s.paused ?? DEFAULTS.paused,
+    streaming: s.streaming ?? DEFAULTS.streaming,
     // null is a choice (keep forever), so only a missing entry takes the default.
     retentionDays: s.retentionDays === undefined ? DEFAULTS.retentionDays : s.retentionDays,
     pauseMs: s.pauseMs ?? defaultPauseMs(),

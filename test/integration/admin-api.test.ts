@@ -74,6 +74,11 @@ describe('dashboard API', () => {
     expect(status.providers.chatgpt.rate_limit_per_hour).toBe(3);
     expect((await as('PATCH', '/admin/v1/settings', { rotation: 'fastest' })).body.error.details.field).toBe('rotation');
     expect((await as('PATCH', '/admin/v1/settings', { provider_caps: { bard: 1 } })).status).toBe(400);
+    // Chat streaming: off by default, turned on here.
+    expect(changed.body.settings.streaming).toBe(false);
+    expect((await as('PATCH', '/admin/v1/settings', { streaming: true })).body.settings.streaming).toBe(true);
+    expect(t.service.settings.get().streaming).toBe(true);
+    expect((await as('PATCH', '/admin/v1/settings', { streaming: 'yes' })).body.error.details.field).toBe('streaming');
 
     const id = state.agents[0].id;
     const agent = (await as('PATCH', `/admin/v1/agents/${id}`, { name: 'Work account', enabled: false, cap_per_hour: 5 })).body;

@@ -420,12 +420,19 @@ describe('status, models and the OpenAPI document', () => {
       '/v1/chat/completions',
       '/v1/completions',
       '/v1/completions/{id}',
+      '/v1/completions/{id}/events',
       '/v1/models',
       '/v1/openapi.json',
       '/v1/status',
     ]);
     expect(Object.keys(doc.paths['/v1/completions/{id}']).sort()).toEqual(['delete', 'get']);
     expect(doc.paths['/v1/openapi.json'].get.security).toEqual([]);
+    // The events stream: read scope, Last-Event-ID, a text/event-stream 200 and JSON errors.
+    const events = doc.paths['/v1/completions/{id}/events'].get;
+    expect(events.security).toEqual([{ bearer: [] }]);
+    expect(events.parameters.map((p: { name: string }) => p.name.toLowerCase())).toEqual(expect.arrayContaining(['id', 'last-event-id']));
+    expect(Object.keys(events.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(events.responses.default.content['application/json']).toBeDefined();
     for (const path of Object.values(doc.paths) as Record<string, { responses: Record<string, unknown> }>[]) {
       for (const op of Object.values(path)) expect(Object.keys(op.responses)).toContain('200');
     }

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, listening, runCommand, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from '../support/processes.js';
@@ -85,6 +85,36 @@ describe('chatbridge ask', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^echo\(agt_\w+#2\): And a stack\?\n$/);
     expect(CONVERSATION.exec(second.stderr)?.[1]).toBe(ref);
+  });
+
+  it('prints the answer as it renders, in at most three requests for the whole answer', async () => {
+    const { server, key } = await service();
+    // A proxy in front of the service counts what ask asks of it.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const upstream = new URL(server.url);
+      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    closers.push({ close: () => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()); }) });
+    const port = (proxy.address() as { port: number }).port;
+    const run = ask(['Render it [[stream=4/300]]'], { env: { CHATBRIDGE_URL: `http://127.0.0.1:${port}`, CHATBRIDGE_API_KEY: key } });
+    // The first piece is on stdout while the answer is still being written.
+    await until(() => run.out.stdout.length > 0, 10_000, 'the first piece');
+    const early = run.out.stdout;
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^echo\(agt_\w+#1\): Render it \[\[stream=4\/300\]\]\n$/);
+    expect(early.length).toBeLessThan(r.stdout.length - 10);
+    const asked = seen.filter((line) => line.includes('/v1/'));
+    expect(asked).toHaveLength(3);
+    expect(asked[0]).toBe('POST /v1/completions');
+    expect(asked[2]).toMatch(/^GET \/v1\/completions\/job_\w+\/events$/);
   });
 
   it("sends its jobs with the command line's own key: owner-only in the data folder, the same the next time, named so in usage; a revoked one is replaced", async () => {

@@ -50,6 +50,7 @@ export function adminState(agents: AgentView[] = [], over: Partial<AdminState['s
       provider_caps: Object.fromEntries(PROVIDERS.map((p) => [p, null])),
       retention_days: 90,
       pause_ms: 10_000,
+      streaming: false,
       ...over,
     },
     agents,

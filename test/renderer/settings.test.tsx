@@ -54,6 +54,24 @@ describe('Settings, retention', () => {
   });
 });
 
+describe('Settings, streaming', () => {
+  it('shows streaming off, and turns it on and off again', async () => {
+    const admin = adminState();
+    const api = fakeApi(admin);
+    api.updateSettings.mockImplementation(async (patch) => adminState([], { streaming: patch.streaming ?? false }));
+    renderPage('#/settings', admin, [], api);
+    const toggle = () => screen.getByRole('checkbox', { name: /Stream chat answers/ }) as HTMLInputElement;
+    expect(toggle().checked).toBe(false);
+    expect(screen.getByText(/are refused \(400\)/)).toBeTruthy();
+    fireEvent.click(toggle());
+    await waitFor(() => expect(api.updateSettings).toHaveBeenCalledWith({ streaming: true }));
+    expect(await screen.findByText(/closes its stream before the answer cancels the job/)).toBeTruthy();
+    expect(toggle().checked).toBe(true);
+    fireEvent.click(toggle());
+    await waitFor(() => expect(api.updateSettings).toHaveBeenLastCalledWith({ streaming: false }));
+  });
+});
+
 type DesktopState = Awaited<ReturnType<DesktopBridge['state']>>;
 
 /** A bridge on window as the preload would expose it, answering from `desktop`. */
@@ -127,7 +145,7 @@ describe('Settings, desktop app', () => {
     renderPage('#/settings', adminState(agents));
     expect(screen.getByText(/settings of the desktop app/)).toBeTruthy();
     expect(screen.getByText(/every agent runs in a Chromium profile of its own/)).toBeTruthy();
-    expect(screen.queryByRole('checkbox')).toBeNull();
+    expect(screen.queryByRole('checkbox', { name: /log in/ })).toBeNull();
     expect(screen.queryByRole('combobox')).toBeNull();
   });
 });

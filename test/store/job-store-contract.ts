@@ -577,6 +577,47 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
       });
     });
 
+    describe('pieces of the answer (appendDelta)', () => {
+      it("stores the open attempt's pieces in order, tells them after the commit, and refuses any other attempt's", async () => {
+        const job = await running();
+        const told: string[] = [];
+        store.events.onDelta(job.id, (d) => told.push(`${d.seq}:${d.text}`));
+        expect(await store.appendDelta(job.id, 1, 'Four')).toEqual({ job_id: job.id, seq: 1, attempt: 1, text: 'Four' });
+        expect(await store.appendDelta(job.id, 1, ' is 2+2.')).toMatchObject({ seq: 2 });
+        // Not the open attempt, or no such job: nothing is written.
+        expect(await store.appendDelta(job.id, 2, 'late')).toBeNull();
+        expect(await store.appendDelta('job_none', 1, 'x')).toBeNull();
+        expect(told).toEqual(['1:Four', '2: is 2+2.']);
+        expect((await store.deltasSince(job.id, 0)).map((d) => d.text)).toEqual(['Four', ' is 2+2.']);
+        expect((await store.deltasSince(job.id, 1)).map((d) => d.seq)).toEqual([2]);
+      });
+
+      it("takes no piece once the job moved on, and drops a job's pieces, or every final job's", async () => {
+        const job = await running();
+        const other = await running({}, T0 + 2000);
+        await store.appendDelta(job.id, 1, 'a');
+        await store.appendDelta(other.id, 1, 'b');
+        await store.endAttempt(job.id, 1, succeeded('a'), T0 + 3000);
+        expect(await store.appendDelta(job.id, 1, 'late')).toBeNull();
+        await store.cancel(other.id, T0 + 3000);
+        expect(await store.dropFinishedDeltas()).toBe(2);
+        expect(await store.deltasSince(job.id, 0)).toEqual([]);
+        const third = await running({}, T0 + 4000);
+        await store.appendDelta(third.id, 1, 'c');
+        expect(await store.dropFinishedDeltas()).toBe(0);
+        await store.dropDeltas(third.id);
+        expect(await store.deltasSince(third.id, 0)).toEqual([]);
+      });
+
+      it("go with a deleted job", async () => {
+        const job = await running();
+        await store.appendDelta(job.id, 1, 'a');
+        await store.cancel(job.id, T0 + 3000);
+        await store.delete(job.id);
+        expect(await store.deltasSince(job.id, 0)).toEqual([]);
+      });
+    });
+
     describe('events', () => {
       it('come after the commit: a listener reading the store sees the move', async () => {
         // Each listener reads the job at once; each move waits for the read of the one before.
@@ -609,6 +650,24 @@ export function jobStoreContract(name: string, makeStore: () => Promise<StoreUnd
         await store.get(job.id);
         await store.delete(job.id);
         expect(events).toEqual([]);
+      });
+
+      it("tell a job's own listeners, and those of every job, each committed move of it, from the store itself", async () => {
+        const job = await submit();
+        const other = await submit();
+        const mine: string[] = [];
+        const all: string[] = [];
+        const stop = store.events.subscribe(job.id, (row) => mine.push(row.status));
+        const stopAll = store.events.subscribeAll((row) => all.push(`${row.id === job.id ? 'job' : 'other'}:${row.status}`));
+        expect(store.events.size()).toBe(1);
+        await store.dispatch([claim(job), claim(other, 'agt_b')], T0 + 1);
+        await store.endAttempt(job.id, 1, succeeded(), T0 + 2);
+        await store.cancel(other.id, T0 + 3);
+        expect(mine).toEqual(['dispatched', 'succeeded']);
+        expect(all).toEqual(['job:dispatched', 'other:dispatched', 'job:succeeded', 'other:cancelled']);
+        stop();
+        stopAll();
+        expect(store.events.size()).toBe(0);
       });
     });
   });

@@ -19,7 +19,6 @@ import { SqliteAgentTable } from '../../main/storage/sqlite/agent-table.js';
 import type { ClusterAgents } from '../../main/queue/cluster-agents.js';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
-import { JobEvents } from '../../main/queue/job-events.js';
 import { PgClusterAgents } from '../../main/storage/postgres/cluster-agents.js';
 import { connect } from '../../main/storage/postgres/connect.js';
 import { DEFAULT_LEASE, Device } from '../../main/storage/postgres/devices.js';
@@ -290,7 +289,7 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     const scheduler = new Scheduler(b.store, b.pool, usage, new RotationPicker(usage, randomIds), () => settings.get(), clock, randomIds, (error) => {
       throw error;
     });
-    const completions = new Completions(b.store, scheduler, b.agents, settings, new JobEvents(), profileNamed('personal'), clock, randomIds, () => []);
+    const completions = new Completions(b.store, scheduler, b.agents, settings, profileNamed('personal'), clock, randomIds, () => []);
     const submit = (over: Partial<CompletionRequest>) =>
       completions.submit({
         body: { ...completionDefaults(), prompt: 'p', wait: false, ...over },

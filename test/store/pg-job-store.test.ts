@@ -32,7 +32,7 @@ afterAll(() => contractDb?.pool.end());
 jobStoreContract('PostgreSQL', async (): Promise<StoreUnderTest> => {
   contractDb ??= await freshDatabase();
   const { url, pool: admin } = contractDb;
-  await admin.query(`TRUNCATE jobs, attempts, conversations, idempotency, accounts, webhook_deliveries, webhook_attempts, devices`);
+  await admin.query(`TRUNCATE jobs, attempts, job_deltas, conversations, idempotency, accounts, webhook_deliveries, webhook_attempts, devices`);
   const store = new PgJobStore(await connect(url), 'dev_a');
   return {
     store,
@@ -282,6 +282,47 @@ describe('PostgreSQL job store: moves heard across instances (LISTEN/NOTIFY)', (
     // Each is the job as it is when re-read: here, already cancelled.
     expect(events.at(-1)!.job).toEqual(await a.get(job.id));
     expect(own.map((e) => e.from)).toEqual([null, 'queued', 'dispatched']);
+  });
+
+  it("tells a job's own listeners of another instance's moves, as the re-read row shows them", async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    await Promise.all([a.listen(), b.listen()]);
+    const job = ((await a.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
+    const seen: JobRow[] = [];
+    b.events.subscribe(job.id, (row) => seen.push(row));
+    await a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    await a.endAttempt(job.id, 1, { outcome: 'succeeded', response: 'four', conversationRef: 'cv_1', conversationAddress: 'https://chat.example/c/1' }, T0 + 2);
+    await until(() => seen.some((row) => row.status === 'succeeded'));
+    // Every row told is one read from the database; the last is the job as it ended.
+    expect(seen.at(-1)).toEqual(await a.get(job.id));
+    expect(seen.at(-1)!.response).toBe('four');
+  });
+
+  it("hands on another instance's pieces of an answer as read back from the table", async () => {
+    const fresh = await freshDatabase();
+    admin = fresh.pool;
+    a = new PgJobStore(await connect(fresh.url), 'dev_a');
+    b = new PgJobStore(await connect(fresh.url), 'dev_b');
+    await Promise.all([a.listen(), b.listen()]);
+    const job = ((await a.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
+    await a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    const heard: string[] = [];
+    b.events.onDelta(job.id, (d) => heard.push(`${d.seq}:${d.text}`));
+    const own: string[] = [];
+    a.events.onDelta(job.id, (d) => own.push(d.text));
+    await a.appendDelta(job.id, 1, 'Hello');
+    await a.appendDelta(job.id, 1, ', world');
+    await until(() => heard.length === 2);
+    expect(heard.sort()).toEqual(['1:Hello', '2:, world']);
+    expect(own).toEqual(['Hello', ', world']);
+    // A notice naming a piece the table does not hold hands nothing on.
+    await admin.query(`SELECT pg_notify('chatbridge_deltas', $1)`, [JSON.stringify(['dev_x', job.id, 9])]);
+    await a.appendDelta(job.id, 1, '!');
+    await until(() => heard.length === 3);
+    expect(heard.at(-1)).toBe('3:!');
   });
 
   it('listens again after its listening connection is lost', async () => {

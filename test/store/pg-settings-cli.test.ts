@@ -100,6 +100,13 @@ describe('settings commands on the shared database', () => {
 });
 
 describe('webhooks secret on the shared database', () => {
+  it('settings streaming on and off reach a running instance, and bare shows it', async () => {
+    expect(await changed(['settings', 'streaming', 'on', '--database', url], (s) => s.streaming)).toMatch(/^Streaming: on\./);
+    expect((await chatbridge(['settings', 'streaming', '--database', url])).stdout).toMatch(/^Streaming: on\./);
+    expect(await changed(['settings', 'streaming', 'off', '--database', url], (s) => !s.streaming)).toMatch(/^Streaming: off\./);
+    expect(await chatbridge(['settings', 'streaming', 'maybe', '--database', url])).toMatchObject({ code: 2 });
+  });
+
   it("prints the instances' secret, and --rotate makes the one a running instance signs with", async () => {
     const shown = await chatbridge(['webhooks', 'secret', '--database', url]);
     expect(shown).toEqual({ code: 0, stdout: `${secret.get()}\n`, stderr: '' });

@@ -25,7 +25,7 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
 
     it('starts from the defaults', () => {
       expect(store.get()).toEqual(settingsFrom({}));
-      expect(store.get()).toMatchObject({ globalCap: null, rotation: 'round_robin', paused: false, retentionDays: 90 });
+      expect(store.get()).toMatchObject({ globalCap: null, rotation: 'round_robin', paused: false, retentionDays: 90, streaming: false });
     });
 
     it('shows each change once its setter resolves, here and to another store on the database', async () => {
@@ -35,7 +35,8 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
       await store.setPaused(true);
       await store.setPauseMs(12_000);
       await store.setRetentionDays(null);
-      const expected = { globalCap: 40, rotation: 'least_used', paused: true, pauseMs: 12_000, retentionDays: null };
+      await store.setStreaming(true);
+      const expected = { globalCap: 40, rotation: 'least_used', paused: true, pauseMs: 12_000, retentionDays: null, streaming: true };
       expect(store.get()).toMatchObject(expected);
       expect(store.get().providerCaps).toMatchObject({ claude: 7, chatgpt: null });
       expect((await t.another()).get()).toEqual(store.get());

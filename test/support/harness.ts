@@ -73,13 +73,20 @@ export async function startTestService(
     allowPrivateWebhooks?: boolean;
     connections?: ConnectionLimits;
     variants?: VariantCatalog;
+    /** How often a quiet event stream gets its keep-alive comment. */
+    keepAliveMs?: number;
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
   const service = await Service.start({
     dataDir,
     // The roots pass buildServer as it is; tests may shorten its request and connection limits.
-    http: (parts) => buildServer({ ...parts, ...(options.connections ? { connections: options.connections } : {}) }),
+    http: (parts) =>
+      buildServer({
+        ...parts,
+        ...(options.connections ? { connections: options.connections } : {}),
+        ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
+      }),
     port: 0,
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

@@ -4,7 +4,6 @@ import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import { personalProfile } from '../../main/contract/profile.js';
 import { AgentPool } from '../../main/queue/agent-pool.js';
 import { HourlyUsage } from '../../main/queue/hourly-usage.js';
-import { JobEvents } from '../../main/queue/job-events.js';
 import { RotationPicker } from '../../main/queue/rotation.js';
 import { Scheduler } from '../../main/queue/scheduler.js';
 import { VariantOffers } from '../../main/queue/variant-offers.js';
@@ -50,10 +49,8 @@ export async function queueKit(
     new VariantOffers(),
     variants,
   );
-  const events = new JobEvents();
-  store.onEvent(({ job }) => events.publish(job));
   const cluster = storage.devices(pool, { name: 'test', baseUrl: () => null }, (error) => roundErrors.push(error));
-  const completions = new Completions(store, scheduler, cluster, storage.settings, events, personalProfile, clock, steadyIds, variants);
+  const completions = new Completions(store, scheduler, cluster, storage.settings, personalProfile, clock, steadyIds, variants);
   const scripted: ScriptedAgent[] = [];
   for (const [provider, count] of Object.entries(agents) as [Provider, number][]) {
     for (let i = 1; i <= count; i++) {
@@ -71,7 +68,7 @@ export async function queueKit(
     pool,
     scheduler,
     completions,
-    events,
+    events: store.events,
     agents: scripted,
     /** Dispatch rounds that failed: a test expects none. */
     roundErrors,

@@ -20,6 +20,9 @@ import type { Provider } from '../../main/core/providers.js';
  *   [[hang-on=AGENT]]     the agent of that id never gets to send it (only an abort ends its run); others answer
  *   [[no-address]]        the prompt goes, but the page never gives its conversation an address
  *   [[typing=N]]          the prompt goes only N ms after the run began (an abort before leaves it unsent)
+ *   [[stream=N/MS]]       publishes the first N of the answer's N+1 equal pieces (onDelta), MS ms
+ *                         apart, before answering (the last is left to the service)
+ *   [[stream-wrong]]      publishes a piece the answer does not begin with
  *   [[collect=HOW]]       what reopening the conversation finds (`collect`): `answer`, `none`, or
  *                         `hang` (only an abort ends it)
  * The answer is `echo(<agent id>#<turn>): <prompt>`, a collected one `collected(<agent id>):
@@ -117,10 +120,21 @@ export class ScriptedAgent implements Agent {
     task.onSent?.({ conversation: p.includes('[[no-address]]') ? null : conversation, turnsBefore: this.turns.get(conversation) ?? 0 });
     if (ms > 0) await sleep(ms, task.signal);
     if (task.signal.aborted) throw task.signal.reason;
-    if (!task.conversation) this.conversations++;
     const turn = (this.turns.get(conversation) ?? 0) + 1;
+    const text = `echo(${this.id}#${turn}): ${p}`;
+    const stream = /\[\[stream=(\d+)\/(\d+)\]\]/.exec(p);
+    if (stream) {
+      const n = Number(stream[1]);
+      const size = Math.ceil(text.length / (n + 1));
+      for (let i = 0; i < n; i++) {
+        task.onDelta?.(text.slice(i * size, (i + 1) * size));
+        await sleep(Number(stream[2]), task.signal);
+      }
+    }
+    if (p.includes('[[stream-wrong]]')) task.onDelta?.('not the answer');
+    if (!task.conversation) this.conversations++;
     this.turns.set(conversation, turn);
-    return { text: `echo(${this.id}#${turn}): ${p}`, conversation, modelUsed: task.variant ? `model-${task.variant}` : null };
+    return { text, conversation, modelUsed: task.variant ? `model-${task.variant}` : null };
   }
 
   async close(): Promise<void> {}

@@ -14,6 +14,8 @@ import {
 import { LIMITS } from '../../core/limits.js';
 import { clientGone, submissionOf } from './completions.js';
 import type { HoldLimits } from '../holds.js';
+import { answerChatStream } from './chat-stream.js';
+import { EVENT_STREAM_RESPONSE } from './completion-events.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
 
@@ -60,29 +62,46 @@ export function modelChoice(model: string): { provider: Provider | null; variant
   return { provider: provider === 'auto' ? null : (provider as Provider), variant: variant ?? null };
 }
 
-/** OpenAI-compatible chat completions, on the same code path as POST /v1/completions. */
+/** OpenAI-compatible chat completions, on the same code path as POST /v1/completions; `stream: true` once streaming is on. */
 export async function chatCompletionRoutes(
   app: FastifyInstance,
-  { completions, holds }: { completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant'>; holds: HoldLimits },
+  {
+    completions,
+    holds,
+    keepAliveMs,
+  }: {
+    completions: Pick<CompletionsPort, 'submitAndWait' | 'checkVariant' | 'streamingOn' | 'submit' | 'follow' | 'outcome' | 'cancel'>;
+    holds: HoldLimits;
+    keepAliveMs: number;
+  },
 ): Promise<void> {
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {
       config: { scope: 'completions:write', budget: 'write' },
       schema: {
-        summary: 'OpenAI-compatible chat completion (answers whole; stream: true is refused)',
+        summary: 'OpenAI-compatible chat completion (answers whole; stream: true streams once the operator turned streaming on)',
+        description:
+          'With `stream: true` (400 unless `chatbridge settings streaming on`): `chat.completion.chunk` events, keep-alive comments while the job waits, ' +
+          '`data: [DONE]` at the end; an `error` chunk in the envelope if the job fails; closing the stream before the answer cancels the job.',
         headers: IdempotencyHeaders,
         body: ChatCompletionRequest,
-        response: { 200: ChatCompletion, default: ErrorEnvelope },
+        response: { 200: { ...EVENT_STREAM_RESPONSE, content: { 'application/json': { schema: ChatCompletion }, ...EVENT_STREAM_RESPONSE.content } }, default: ErrorEnvelope },
       },
     },
     async (request, reply) => {
       const { model, messages, stream } = request.body;
-      if (stream === true) throw invalid('stream', 'stream: true is not supported; answers are delivered whole.');
+      if (stream === true && !completions.streamingOn()) {
+        throw invalid('stream', 'stream: true is off on this service; answers are delivered whole (the operator turns it on: chatbridge settings streaming on).');
+      }
       const { provider, variant } = modelChoice(model);
       completions.checkVariant(provider, variant, request.accountId, 'model');
       const prompt = flattenMessages(messages);
       const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true });
+      if (stream === true) {
+        const includeUsage = request.body.stream_options?.include_usage === true;
+        return answerChatStream(request, reply, { completions, holds, keepAliveMs }, submission, model, includeUsage);
+      }
       const done = await holds.during(request, () => completions.submitAndWait(submission, clientGone(request, reply)));
       return {
         id: done.id,

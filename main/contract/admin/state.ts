@@ -21,6 +21,7 @@ export const AdminSettings = Type.Object({
   provider_caps: Type.Record(Type.String(), Cap),
   retention_days: RetentionDays,
   pause_ms: PauseMs,
+  streaming: Type.Boolean({ description: 'POST /v1/chat/completions answers stream: true with chat.completion.chunk events (off: 400)' }),
 });
 export type AdminSettings = Static<typeof AdminSettings>;
 
@@ -41,6 +42,7 @@ export const SettingsPatch = Type.Object(
     global_cap: Type.Optional(Cap),
     retention_days: Type.Optional(RetentionDays),
     pause_ms: Type.Optional(PauseMs),
+    streaming: Type.Optional(Type.Boolean()),
     provider_caps: Type.Optional(
       Type.Object(Object.fromEntries(PROVIDERS.map((p) => [p, Type.Optional(Cap)])), { additionalProperties: false }),
     ),

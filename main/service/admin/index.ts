@@ -6,7 +6,6 @@ import type { LogBook } from '../../logs/log-book.js';
 import type { AgentPool } from '../../queue/agent-pool.js';
 import type { ClusterAgents } from '../../queue/cluster-agents.js';
 import type { HourlyUsage } from '../../queue/hourly-usage.js';
-import type { JobEvents } from '../../queue/job-events.js';
 import type { JobStore } from '../../queue/job-store.js';
 import type { Scheduler } from '../../queue/scheduler.js';
 import type { SettingsStore } from '../../settings/settings-store.js';
@@ -43,7 +42,6 @@ export function adminConsoles(deps: {
   report: StatusReport;
   completions: Completions;
   scheduler: Scheduler;
-  events: JobEvents;
   webhooks: WebhookDeliveries;
   signingSecret: SigningSecret;
   log: LogBook;
@@ -53,7 +51,7 @@ export function adminConsoles(deps: {
   /** This device's name on a shared database; null on a data dir of its own. */
   deviceName: () => string | null;
 }) {
-  const { version, dataDir, store, pool, cluster, usage, settings, keys, accounts, profile, report, completions, scheduler, events, log, clock } = deps;
+  const { version, dataDir, store, pool, cluster, usage, settings, keys, accounts, profile, report, completions, scheduler, log, clock } = deps;
   const agents = new AgentsConsole({ pool, usage, store, scheduler, log });
   const state = new StateConsole({ version, dataDir, profile, settings, agents, report });
   const webhooks = new WebhooksConsole({ webhooks: deps.webhooks, signingSecret: deps.signingSecret });
@@ -68,7 +66,7 @@ export function adminConsoles(deps: {
     webhooks,
     logs,
     usage: deps.usageReport,
-    live: new LiveFeed({ state, agents, jobs, logs, events, pool, cluster, settings }),
+    live: new LiveFeed({ state, agents, jobs, logs, events: store.events, pool, cluster, settings }),
   };
 }
 

@@ -31,6 +31,7 @@ export class StateConsole {
         provider_caps: s.providerCaps,
         retention_days: s.retentionDays,
         pause_ms: s.pauseMs,
+        streaming: s.streaming,
       },
       agents: this.deps.agents.list(),
       status: await this.deps.report.status(EVERY_ACCOUNT),
@@ -45,6 +46,7 @@ export class StateConsole {
     if (patch.global_cap !== undefined) await settings.setGlobalCap(patch.global_cap);
     if (patch.retention_days !== undefined) await settings.setRetentionDays(patch.retention_days);
     if (patch.pause_ms !== undefined) await settings.setPauseMs(patch.pause_ms);
+    if (patch.streaming !== undefined) await settings.setStreaming(patch.streaming);
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
       if (cap !== undefined) await settings.setProviderCap(provider as Provider, cap);
     }

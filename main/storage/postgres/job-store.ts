@@ -7,6 +7,7 @@ import {
   type Claim,
   type ConversationRow,
   type Deletion,
+  type DeltaRow,
   type JobRow,
   type JobView,
   JOB_VIEW_COLUMNS,
@@ -23,8 +24,9 @@ import { planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, ty
 import type { SentPrompt } from '../../core/agent.js';
 import type { JobStore } from '../../queue/job-store.js';
 import { isFinal } from '../../queue/state-machine.js';
-import { Listeners } from '../../core/listeners.js';
+import { JobEvents } from '../../queue/job-events.js';
 import { commitAnnouncing, JobNotices } from './job-notices.js';
+import { appendDelta, DeltaNotices, deltasSince, dropDeltas, dropFinishedDeltas } from './job-deltas.js';
 import { applyMove, attemptsOf, lockJob, one } from './job-moves.js';
 import { capsLock, trySweepLock } from './locks.js';
 import { Rollback, submitJob } from './job-submit.js';
@@ -37,10 +39,12 @@ type Client = pg.PoolClient;
  * beside this); a submission is job-submit.ts.
  */
 export class PgJobStore implements JobStore {
-  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
-  private readonly listeners = new Listeners<[StoreEvent]>();
+  /** Told after each commit; a listener that throws neither fails the committed call nor keeps the others from hearing. */
+  readonly events = new JobEvents();
   /** Other instances' moves, while listen() is on. */
   private notices: JobNotices | undefined;
+  /** Other instances' pieces of answers, while listen() is on. */
+  private deltaNotices: DeltaNotices | undefined;
 
   /**
    * `pool` comes from connect() (its BIGINTs are numbers) and is the store's to close.
@@ -300,10 +304,30 @@ export class PgJobStore implements JobStore {
     return new Map(rows.map((r) => [r.account_id, { today: r.today, hour: r.hour }]));
   }
 
+  // ---- the answer as it renders ----
+
+  async appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null> {
+    const row = await appendDelta(this.pool, this.deviceId, id, attempt, text);
+    if (row) this.events.publishDelta(row);
+    return row;
+  }
+
+  deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]> {
+    return deltasSince(this.pool, id, afterSeq);
+  }
+
+  dropDeltas(id: string): Promise<void> {
+    return dropDeltas(this.pool, id);
+  }
+
+  dropFinishedDeltas(): Promise<number> {
+    return dropFinishedDeltas(this.pool);
+  }
+
   // ---- events ----
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    return this.listeners.on(listener);
+    return this.events.onEvent(listener);
   }
 
   /**
@@ -311,13 +335,15 @@ export class PgJobStore implements JobStore {
    * (see JobNotices), besides this store's own. Holds one connection of the pool.
    */
   async listen(): Promise<void> {
-    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.listeners.emitApart(event)));
-    await this.notices.listen();
+    this.notices ??= new JobNotices(this.pool, this.deviceId, (events) => events.forEach((event) => this.events.publish(event)));
+    this.deltaNotices ??= new DeltaNotices(this.pool, this.deviceId, (row) => this.events.publishDelta(row));
+    await Promise.all([this.notices.listen(), this.deltaNotices.listen()]);
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.events.clear();
     this.notices?.close();
+    this.deltaNotices?.close();
     await this.pool.end();
   }
 
@@ -343,7 +369,7 @@ export class PgJobStore implements JobStore {
       throw error;
     }
     c.release();
-    for (const event of events) this.listeners.emitApart(event);
+    for (const event of events) this.events.publish(event);
     return value;
   }
 

@@ -93,6 +93,10 @@ export class PgSettingsStore implements SettingsStore {
     return this.set('paused', paused);
   }
 
+  setStreaming(on: boolean): Promise<void> {
+    return this.set('streaming', on);
+  }
+
   async setPauseMs(ms: number): Promise<void> {
     return this.set('pauseMs', checkPause(ms));
   }

@@ -7,9 +7,10 @@ import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
 import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove, type Loss } from '../../queue/job-moves.js';
 import type { SentPrompt } from '../../core/agent.js';
 import { isFinal } from '../../queue/state-machine.js';
-import { Listeners } from '../../core/listeners.js';
+import { JobEvents } from '../../queue/job-events.js';
 import { GroupCommit } from './group-commit.js';
 import { LiveJobs } from './live-jobs.js';
+import { SqliteDeltas } from './job-deltas.js';
 import { objectRows } from './object-rows.js';
 import {
   EVERY_ACCOUNT,
@@ -19,6 +20,7 @@ import {
   type Claim,
   type ConversationRow,
   type Deletion,
+  type DeltaRow,
   type IdempotencyClaim,
   type JobRow,
   type JobView,
@@ -49,19 +51,21 @@ export class SqliteJobStore implements JobStore {
   /** What polls read: the jobs not final yet (live-jobs.ts). */
   private readonly live = new LiveJobs();
   private readonly commits: GroupCommit;
-  /** A listener that throws must not turn a committed move into a failed call, nor keep the others from hearing it. */
-  private readonly listeners = new Listeners<[StoreEvent]>();
+  /** Told after each commit; a listener that throws neither fails the committed call nor keeps the others from hearing. */
+  readonly events = new JobEvents();
   /** Events of the transaction under way, published once it commits. */
   private unpublished: StoreEvent[] = [];
   private readonly s;
   /** The job writes of the moves, by the columns they set (see jobWrite). */
   private readonly jobWrites = new Map<string, Statement>();
+  private readonly deltas: SqliteDeltas;
 
   constructor(
     private readonly db: Db,
     private readonly outbox: SqliteWebhookOutbox,
   ) {
     this.commits = new GroupCommit(db, () => this.recount());
+    this.deltas = new SqliteDeltas(db);
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
@@ -147,7 +151,7 @@ export class SqliteJobStore implements JobStore {
 
   async submit(request: SubmitRequest): Promise<SubmitResult> {
     const result = await this.commits.run(() => this.submitInTransaction(request));
-    if (result.kind === 'created') this.listeners.emitApart({ job: result.job, from: null });
+    if (result.kind === 'created') this.events.publish({ job: result.job, from: null });
     return result;
   }
 
@@ -228,6 +232,26 @@ export class SqliteJobStore implements JobStore {
     this.s.pruneKeys.run(now - IDEMPOTENCY_TTL_MS);
   }
 
+  // ---- the answer as it renders ------------------------------------------------------------
+
+  async appendDelta(id: string, attempt: number, text: string): Promise<DeltaRow | null> {
+    const row = this.deltas.append(id, attempt, text);
+    if (row) this.events.publishDelta(row);
+    return row;
+  }
+
+  async deltasSince(id: string, afterSeq: number): Promise<DeltaRow[]> {
+    return this.deltas.since(id, afterSeq);
+  }
+
+  async dropDeltas(id: string): Promise<void> {
+    this.deltas.drop(id);
+  }
+
+  async dropFinishedDeltas(): Promise<number> {
+    return this.deltas.dropFinished();
+  }
+
   // ---- reads ----------------------------------------------------------------------------
 
   async get(id: string): Promise<JobRow | undefined> {
@@ -291,13 +315,13 @@ export class SqliteJobStore implements JobStore {
   // ---- events ---------------------------------------------------------------------------
 
   onEvent(listener: (event: StoreEvent) => void): () => void {
-    return this.listeners.on(listener);
+    return this.events.onEvent(listener);
   }
 
   /** Waits for the submissions already handed to the group commit; the database is its owner's to close. */
   async close(): Promise<void> {
     await this.commits.run(() => {});
-    this.listeners.clear();
+    this.events.clear();
   }
 
   // ---- a submission, and the plan of a move applied -------------------------------------
@@ -392,7 +416,7 @@ export class SqliteJobStore implements JobStore {
     }
     const events = this.unpublished;
     this.unpublished = [];
-    for (const event of events) this.listeners.emitApart(event);
+    for (const event of events) this.events.publish(event);
     return result;
   }
 

@@ -80,6 +80,10 @@ export class SqliteSettingsStore implements SettingsStore {
     this.set('paused', paused);
   }
 
+  async setStreaming(on: boolean): Promise<void> {
+    this.set('streaming', on);
+  }
+
   async setPauseMs(ms: number): Promise<void> {
     this.set('pauseMs', checkPause(ms));
   }

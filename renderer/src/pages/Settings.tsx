@@ -5,6 +5,7 @@ import { DesktopSettings } from '../components/DesktopSettings.js';
 import { LogView } from '../components/LogView.js';
 import { PauseField } from '../components/PauseField.js';
 import { RetentionField } from '../components/RetentionField.js';
+import { StreamingToggle } from '../components/StreamingToggle.js';
 import { forgetToken } from '../token.js';
 
 export function Settings({ admin, api }: { admin: AdminState; api: AdminApi }) {
@@ -61,6 +62,7 @@ export function Settings({ admin, api }: { admin: AdminState; api: AdminApi }) {
           </p>
         </div>
       </section>
+      <StreamingToggle on={admin.settings.streaming} onChange={(on) => changeSettings(api, { streaming: on })} />
       <DesktopSettings agents={admin.agents} />
       <section aria-labelledby="logs-title">
         <h2 id="logs-title">Logs</h2>

@@ -8,6 +8,7 @@ import { sql as agentRest } from './007-agent-rest.js';
 import { sql as accountSecrets } from './008-account-secrets.js';
 import { sql as variants } from './009-variants.js';
 import { sql as sentPrompt } from './010-sent-prompt.js';
+import { sql as jobDeltas } from './011-job-deltas.js';
 
 /**
  * The SQLite schema's steps, one numbered file each: each moves the schema one version
@@ -16,4 +17,4 @@ import { sql as sentPrompt } from './010-sent-prompt.js';
  * PostgreSQL steps (../../postgres/migrations/) keep the same tables and columns, but for
  * what only several instances need (test/store/schema-parity.test.ts).
  */
-export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt];
+export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt, jobDeltas];
