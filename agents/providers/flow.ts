@@ -14,6 +14,7 @@
  * conversation reopened, with nothing sent).
  */
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
+import { followAnswer } from './answer-deltas.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
@@ -27,7 +28,7 @@ import { newChatUrl, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 /** What a turn is asked to do; its signal is the context's. */
-export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent'>;
+export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta'>;
 
 /**
  * What an agent has learnt of its site's finished signal: once the signal has ended one of
@@ -136,7 +137,11 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
       return whatHappened(error);
     });
 
-  const outcome = await untilAborted(ctx, watchNewTurn(ctx, memory), () => stopUnlessCollected(ctx)).catch(whatHappened);
+  // The answer's sure pieces go out as it renders, until the watch ends: what follows is read whole.
+  const following = task.onDelta ? followAnswer(ctx, task.onDelta) : null;
+  const outcome = await untilAborted(ctx, watchNewTurn(ctx, memory), () => stopUnlessCollected(ctx))
+    .catch(whatHappened)
+    .finally(() => following?.stop());
   // Stop pressed, a site shows the cut answer as done: that ends nothing but the attempt.
   signal.throwIfAborted();
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);

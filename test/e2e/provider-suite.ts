@@ -17,6 +17,7 @@ import { startE2E, type E2E } from '../support/e2e.js';
 import { SkippingClock } from '../support/skipping-clock.js';
 import { until } from '../support/until.js';
 import { jobIdWhere } from '../support/store.js';
+import { openSse } from '../support/sse-client.js';
 
 /**
  * `full` is every test below, with two agents: npm test runs it on ChatGPT, and the drift
@@ -78,6 +79,21 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       );
       await page.close();
       expect(fromDom).toBe(r.body.response);
+    });
+
+    inOrder('tells the answer as the page renders it: the pieces, joined, are the response byte for byte', async ({ expect }) => {
+      // Bold, a nested fence, a table, a list: every kind of block, rendered over 3 s in steps.
+      const prompt = 'Stream check:\n\n```js\nconst x = `tick`;\n```\n| a | b |\n* star [[sim:ms=3000]]';
+      const posted = await ask({ prompt, wait: false });
+      expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+      const stream = await openSse(`${e.url}/v1/completions/${posted.body.id}/events`, { authorization: `Bearer ${e.key}` });
+      await stream.done;
+      const pieces = stream.events.filter((x) => x.event === 'delta').map((x) => (JSON.parse(x.data!) as { text: string }).text);
+      const job = JSON.parse(stream.events.filter((x) => x.event === 'job').at(-1)!.data!);
+      expect(job.status).toBe('succeeded');
+      expect(pieces.join('')).toBe(simulatedAnswer(name, provider, prompt, 1));
+      // The agent told some while the page rendered: the service adds only the rest, in one piece.
+      expect(pieces.length, JSON.stringify(pieces)).toBeGreaterThanOrEqual(2);
     });
 
     inOrder('continues a conversation on the agent that owns it', async ({ expect }) => {

@@ -1,10 +1,18 @@
 /**
  * In the page: an answer's DOM converted to Markdown, for when no copy control is usable.
  * Code blocks keep their language and exact text, from an editor's lines or the block's own Copy.
+ * While the answer renders, the same reading gives the blocks already done (`settledBlocks`).
  */
 import type { Helpers } from './types.js';
 
 export function addMarkdown(h: Helpers): void {
+  /**
+   * Set while an answer still renders: a block that only its Copy reads exactly (an editor,
+   * which draws the lines in view) is not clicked then, and reads as this mark, which ends
+   * what is certain. It never occurs in a page's text.
+   */
+  const UNREAD = '\u0000';
+  let rendering = false;
   const inline = (node: Node): string => {
     if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
     if (!(node instanceof Element)) return '';
@@ -140,12 +148,13 @@ export function addMarkdown(h: Helpers): void {
     return lines.map((l) => (l.textContent ?? '').replace(/\u00a0/g, ' ')).join('\n');
   };
   const codeText = (pre: Element): string => {
-    if (pre.querySelector(EDITOR_LINES)) return blockCopy(pre) ?? editorText(pre);
+    if (pre.querySelector(EDITOR_LINES)) return rendering ? UNREAD : (blockCopy(pre) ?? editorText(pre));
     const code = pre.querySelector('code');
     if (code) return code.textContent ?? '';
     // Neither a <code> nor an editor known by its classes (a build renamed them): a block
     // with its own Copy holds more than its code (a header, lines without newlines), and
     // that Copy is the exact source; a bare <pre> is its code.
+    if (rendering && pre.querySelector('button, [role="button"]')) return UNREAD;
     return blockCopy(pre) ?? pre.textContent ?? '';
   };
   const block = (node: Element): string[] => {
@@ -223,4 +232,18 @@ export function addMarkdown(h: Helpers): void {
   };
 
   h.toMarkdown = (element) => children(element).filter(Boolean).join('\n\n');
+
+  h.settledBlocks = (parts) => {
+    rendering = true;
+    let blocks: string[];
+    try {
+      // As answerMarkdown joins them: the parts that read as something, each its blocks.
+      blocks = parts.map((part) => children(part).filter(Boolean)).filter((b) => b.join('\n\n').trim() !== '').flat();
+    } finally {
+      rendering = false;
+    }
+    // The last block may still grow; a block read only by a click is not read yet.
+    const unread = blocks.findIndex((b) => b.includes(UNREAD));
+    return blocks.slice(0, Math.min(unread === -1 ? blocks.length : unread, blocks.length - 1));
+  };
 }

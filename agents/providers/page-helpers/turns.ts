@@ -129,6 +129,19 @@ export function addTurns(h: Helpers): void {
     return (parts.length > 0 ? parts : [turn]).map((part) => h.toMarkdown(part)).filter((md) => md.trim() !== '').join('\n\n');
   };
 
+  h.settledAnswer = (pack) => {
+    const turn = h.newTurn(pack);
+    // Before an answer cue finds the answer, or while a site's interim words stand in for it,
+    // nothing read is the answer's. A turn that is its answer (Perplexity's) is read whole, as
+    // answerMarkdown reads it.
+    if (!turn || h.find(pack.interim, turn)) return '';
+    const parts = h.answerParts(pack, turn);
+    if (parts.length === 0 && h.inScope(turn, pack.answer, turn) === turn) parts.push(turn);
+    if (parts.length === 0) return '';
+    const done = h.settledBlocks(parts);
+    return done.length === 0 ? '' : `${done.join('\n\n')}\n\n`;
+  };
+
   h.inTurn = (pack, role, scope, last = false) => {
     const turn = last ? (h.turns(pack).at(-1) ?? null) : h.newTurn(pack);
     return turn ? h.inScope(turn, pack[role], h.scopeOf(pack, turn, scope)) : null;

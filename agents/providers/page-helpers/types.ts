@@ -87,6 +87,12 @@ export interface PageHelpers {
   /** The turn's answer as Markdown: every part the first answer cue finds in it, joined (the whole turn if none). */
   answerMarkdown(pack: PagePack, turn: Element): string;
   /**
+   * While the new turn's answer renders, the Markdown of the part the page has finished with,
+   * read as answerMarkdown reads the whole (so the final answer begins with it), ending with the
+   * blank line before the block that follows; '' while nothing is certain.
+   */
+  settledAnswer(pack: PagePack): string;
+  /**
    * Resolves when the new turn ends, one way or another, or a role it needs cannot be found.
    * `markerExpected`: the agent has seen the finished signal end an answer of this site.
    */
@@ -153,6 +159,8 @@ export interface Helpers extends PageHelpers {
   inScope(turn: Element, cues: readonly PageCue[] | undefined, root: Element): Element | null;
   /** The elements holding the turn's answer: every one the first answer cue that finds any finds, outermost only. */
   answerParts(pack: PagePack, turn: Element): Element[];
+  /** The Markdown blocks of `parts` that an answer still rendering has finished: all but the last, up to a block only a click would read. */
+  settledBlocks(parts: Element[]): string[];
 }
 
 /** A module of the page helpers: adds its members to the shared object. Must be self-contained (see page-helpers.ts). */
