@@ -90,8 +90,9 @@ describe('chatbridge mcp', () => {
     expect(answer).toMatch(/^echo\(agt_\w+#1\): \[\[ms=2500\]\]\[\[stream=2\/200\]\] Review this plan$/);
     expect(about).toMatch(/^Answered by claude \(agent claude-1\), job job_\w+\. conversation_ref: cv_\w+ \(pass it to ask as conversation_ref/);
     expect(progress.some((m) => /^job job_\w+ is running on claude-1 \(claude\)$/.test(m))).toBe(true);
-    // Followed through its events: the answer as it renders (two pieces, then the rest), too.
-    expect(progress.filter((m) => /^job job_\w+: the answer is being written \(\d+ characters so far\)$/.test(m))).toHaveLength(3);
+    // Followed through its events: the answer as it renders (two pieces, which a busy machine
+    // may read together, seconds before the rest), too.
+    expect(progress.filter((m) => /^job job_\w+: the answer is being written \(\d+ characters so far\)$/.test(m)).length).toBeGreaterThanOrEqual(2);
 
     const firstId = /job (job_\w+)/.exec(about!)![1]!;
     expect(texts(await client.callTool({ name: 'cancel_job', arguments: { job_id: firstId } }))[0]).toBe(
