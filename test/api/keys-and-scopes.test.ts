@@ -4,7 +4,6 @@
  * only a key's hash is stored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { withDataDirDb } from '../support/data-dir-db.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -46,11 +45,13 @@ describe('API keys and their scopes', () => {
     expect((await t.api('DELETE', `/v1/completions/${id}`, { key: writer })).status).toBe(200);
   });
 
-  it('stores only the hash of a key', async () => {
+  // That the stored row holds the hash and no part of the secret is the key store contract's
+  // check on each engine (test/store/key-store-contract.ts); here, what the service shows of a key.
+  it('gives a key as cb_ and 40 characters, and shows no part of it again', async () => {
     t = await startTestService({ listen: false });
-    const rows = await withDataDirDb(t.dataDir, (db) => db.prepare('SELECT * FROM api_keys').all());
-    expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(t.key);
+    const keys = t.service.keys.list();
+    expect(keys).toHaveLength(1);
+    expect(JSON.stringify(keys)).not.toContain(t.key.slice(7));
     expect(t.key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
   });
 });

@@ -20,12 +20,12 @@ async function start(agents: Partial<Record<Provider, number>>) {
 }
 
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
-const job = async (id: string) => (await t.service.store.get(id))!;
+const job = async (id: string) => (await t.driver.job(id))!;
 
 describe('dispatch order', () => {
   it('runs higher priority first, then older; reports queue_position', async () => {
     await start({ chatgpt: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const ids: string[] = [];
     for (const [prompt, priority] of [['a', 0], ['b', 5], ['c', 5], ['d', -1], ['e', 100]] as const) {
       const r = await t.api('POST', '/v1/completions', { body: { prompt, priority, ...queued } });
@@ -36,7 +36,7 @@ describe('dispatch order', () => {
     const positions = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/completions/${id}`)).body.queue_position));
     expect(positions).toEqual([4, 2, 3, 5, 1]);
     // The scheduler hears the change: nobody wakes it by hand.
-    await t.service.settings.setPaused(false);
+    await t.driver.settings.setPaused(false);
     await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
     const done = (await t.api('GET', `/v1/completions/${ids[0]}`)).body;
@@ -60,10 +60,10 @@ describe('dispatch order', () => {
       expect(r.status).toBe(200);
     }
     expect(t.agents.map((a) => a.runs.length)).toEqual([2, 2, 2]);
-    await t.service.settings.setRotation('ordered');
+    await t.driver.settings.setRotation('ordered');
     for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 2, 2]);
-    await t.service.settings.setRotation('least_used');
+    await t.driver.settings.setRotation('least_used');
     for (let i = 0; i < 6; i++) await t.api('POST', '/v1/completions', { body: { prompt: `l${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 5, 5]);
   });
@@ -81,15 +81,15 @@ describe('dispatch order', () => {
 describe('attempts, timeouts and deadlines', () => {
   it('retries a failed attempt and keeps the original queue_ms', async () => {
     await start({ deepseek: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[fail-once=provider_error]]', ...queued } });
     clock.advance(2_500);
-    await t.service.settings.setPaused(false);
+    await t.driver.settings.setPaused(false);
     await until(async () => (await job(sub.body.id)).status === 'succeeded');
     const done = await job(sub.body.id);
     expect(done.attempts).toBe(2);
     expect(done.queue_ms).toBe(2_500);
-    const attempts = await t.service.store.attempts(sub.body.id);
+    const attempts = await t.driver.attempts(sub.body.id);
     expect(attempts.map((a) => [a.outcome, a.error_code])).toEqual([
       ['failed', 'PROVIDER_ERROR'],
       ['succeeded', null],
@@ -131,12 +131,12 @@ describe('attempts, timeouts and deadlines', () => {
     await until(async () => (await job(waiting.body.id)).status === 'succeeded');
     const expired = (await t.api('GET', `/v1/completions/${running.body.id}`)).body;
     expect(expired.error.code).toBe('JOB_TIMEOUT');
-    expect((await t.service.store.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
+    expect((await t.driver.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
   });
 
   it('holds wait:true for min(deadline, 600 s), then 504 while the job continues', async () => {
     await start({ perplexity: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 3_600_000 } });
     await until(() => t.service.events.size() === 1);
     clock.advance(599_999);
@@ -164,12 +164,12 @@ describe('attempts, timeouts and deadlines', () => {
 describe('cancel', () => {
   it('cancels a queued job at once; it never runs', async () => {
     await start({ chatgpt: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } });
     const r = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
-    await t.service.settings.setPaused(false);
+    await t.driver.settings.setPaused(false);
     await t.service.scheduler.settled();
     expect(t.agents[0]!.runs).toHaveLength(0);
     const again = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
@@ -181,14 +181,14 @@ describe('cancel', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
     await until(() => t.agents[0]!.runs.length === 1);
-    const id = (await t.service.store.recent(1))[0]!.id;
+    const id = (await t.driver.recent(1))[0]!.id;
     const r = await t.api('DELETE', `/v1/completions/${id}`);
     expect(r.body.status).toBe('cancelled');
     const waited = await pending;
     expect(waited.status).toBe(499);
     expect(waited.body.error.code).toBe('JOB_CANCELLED');
     await until(() => t.agents[0]!.runs[0]!.ended === 'cancelled');
-    expect((await t.service.store.attempts(id))[0]!.outcome).toBe('cancelled');
+    expect((await t.driver.attempts(id))[0]!.outcome).toBe('cancelled');
     // The agent takes the next job right after.
     const next = await t.api('POST', '/v1/completions', { body: { prompt: 'next' } });
     expect(next.status).toBe(200);
@@ -198,7 +198,7 @@ describe('cancel', () => {
 describe('hourly caps', () => {
   it('stops an agent at its cap, waits for the rolling hour, and reports the next slot', async () => {
     await start({ chatgpt: 1 });
-    t.service.pool.setCap(t.agents[0]!.id, 1);
+    t.driver.agents.setCap(t.agents[0]!.id, 1);
     const firstAt = clock.now();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'one' } })).status).toBe(200);
     clock.advance(60_000);
@@ -219,11 +219,11 @@ describe('hourly caps', () => {
 
   it('applies provider and global caps, and sends the job to an agent still under them', async () => {
     await start({ chatgpt: 1, claude: 1 });
-    await t.service.settings.setProviderCap('chatgpt', 1);
+    await t.driver.settings.setProviderCap('chatgpt', 1);
     await t.api('POST', '/v1/completions', { body: { prompt: 'a', provider: 'chatgpt' } });
     const b = await t.api('POST', '/v1/completions', { body: { prompt: 'b' } });
     expect(b.body.provider).toBe('claude');
-    await t.service.settings.setGlobalCap(2);
+    await t.driver.settings.setGlobalCap(2);
     const c = await t.api('POST', '/v1/completions', { body: { prompt: 'c', wait: false } });
     expect(c.body.error.code).toBe('PROVIDER_RATE_LIMITED');
     const status = (await t.api('GET', '/v1/status')).body;
@@ -245,7 +245,7 @@ describe('agent conditions', () => {
     expect(cooling.cooldown_until).not.toBeNull();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'q' } })).body.agent_id).toBe(second!.id);
     clock.advance(HOUR_MS);
-    await t.service.settings.setRotation('ordered');
+    await t.driver.settings.setRotation('ordered');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r' } })).body.agent_id).toBe(first!.id);
   });
 
