@@ -4,7 +4,7 @@
  * Service's fields or its database. A test that needs a fact no verb gives adds a verb here,
  * on a port's method; none runs SQL. One driver per running service (TestService.driver).
  */
-import type { JobRow } from '../../main/core/jobs.js';
+import type { AttemptRow, JobRow } from '../../main/core/jobs.js';
 import type { Provider } from '../../main/core/providers.js';
 import { isFinal } from '../../main/queue/state-machine.js';
 import type { Service } from '../../main/service/service.js';
@@ -69,4 +69,14 @@ export async function storedJob(dataDir: string, id: string) {
     job: await storage.jobs.get(id),
     attempts: await storage.jobs.attempts(id),
   }));
+}
+
+/**
+ * Every job a stopped or killed service left in its data dir, newest first, each with its
+ * attempts (oldest first): read through the storage's door, as a command reads it.
+ */
+export async function storedJobs(dataDir: string): Promise<{ job: JobRow; attempts: AttemptRow[] }[]> {
+  return withStorage({ dataDir, clock: systemClock, ids: randomIds, readOnly: true }, async ({ jobs }) =>
+    Promise.all((await jobs.recent(Number.MAX_SAFE_INTEGER)).map(async (job) => ({ job, attempts: await jobs.attempts(job.id) }))),
+  );
 }
