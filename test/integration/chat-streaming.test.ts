@@ -17,7 +17,7 @@ afterEach(async () => {
 async function start(options: Parameters<typeof startTestService>[0] = {}, streaming = true): Promise<{ t: TestService; client: OpenAI }> {
   const t = await startTestService({ agents: { chatgpt: 1 }, ...options });
   running.push(t);
-  if (streaming) await t.service.settings.setStreaming(true);
+  if (streaming) await t.driver.settings.setStreaming(true);
   return { t, client: new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 0, timeout: 20_000 }) };
 }
 
@@ -27,7 +27,7 @@ const chat = (t: TestService, body: Record<string, unknown>) =>
 describe('chat completions with stream: true', () => {
   it('is refused (400 INVALID_REQUEST on stream) while streaming is off, the default', async () => {
     const { t, client } = await start({}, false);
-    expect(t.service.settings.get().streaming).toBe(false);
+    expect(t.driver.settings.get().streaming).toBe(false);
     const error = await client.chat.completions.create({ model: 'service/auto', messages: [{ role: 'user', content: 'hi' }], stream: true }).then(
       () => null,
       (e: unknown) => e,

@@ -187,7 +187,7 @@ describe('holds per tenant', () => {
     const over = (await hold(t.key)) as { headers: Headers; body: { error: { code: string; message: string } } };
     expect(over.headers.get('retry-after')).toBe('10');
     expect(over.body.error.message).toMatch(/^This key already holds 3 requests open/);
-    const jobs = async () => (await t!.service.store.recent(100)).length;
+    const jobs = async () => (await t!.driver.recent(100)).length;
     expect((await within(t.api('POST', '/v1/completions', { body: { prompt: 'another' } })))?.status).toBe(429);
     expect((await within(t.api('POST', '/v1/chat/completions', { body: { model: 'service/auto', messages: [{ role: 'user', content: 'hi' }] } })))?.status).toBe(429);
     expect(await jobs()).toBe(1);
@@ -243,7 +243,7 @@ describe('keys and the admin token', () => {
   it("a key refused for a missing scope does not get a last use; an allowed request does", async () => {
     t = await startTestService({ listen: false });
     const readOnly = await t.createKey(['completions:read']);
-    const id = () => t!.service.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
+    const id = () => t!.driver.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
     expect((await t.api('POST', '/v1/completions', { key: readOnly, body: { prompt: 'x' } })).status).toBe(403);
     expect((await t.api('GET', '/admin/v1/state', { key: readOnly })).status).toBe(403);
     expect(id().last_used_at).toBeNull();

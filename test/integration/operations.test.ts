@@ -31,7 +31,7 @@ describe('health', () => {
 
   it('/readyz is 503 "agents" until every enabled agent is attached, and 503 "database" when it cannot write', async () => {
     t = await startTestService();
-    t.service.pool.create('claude', 'claude-1');
+    t.driver.agents.create('claude', 'claude-1');
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'agents' } });
     attachScriptedAgents(t.service, { claude: 1 });
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 200, body: { status: 'up' } });

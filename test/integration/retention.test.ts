@@ -135,8 +135,8 @@ describe('usage history', () => {
   it('records which key sent each job and filters by key and agent', async () => {
     await start({ chatgpt: 2 });
     const other = await t.createKey(['completions:write']);
-    const theirs = t.service.keys.list().find((k) => k.scopes.length === 1);
-    const mine = t.service.keys.list().find((k) => k.id !== theirs!.id);
+    const theirs = t.driver.keys.list().find((k) => k.scopes.length === 1);
+    const mine = t.driver.keys.list().find((k) => k.id !== theirs!.id);
     await t.api('POST', '/v1/completions', { body: { prompt: 'one' } });
     await t.api('POST', '/v1/completions', { body: { prompt: 'two' } });
     const fromOther = (await t.api('POST', '/v1/completions', { body: { prompt: 'three' }, key: other })).body;

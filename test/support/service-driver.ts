@@ -4,7 +4,7 @@
  * Service's fields or its database. A test that needs a fact no verb gives adds a verb here,
  * on a port's method; none runs SQL. One driver per running service (TestService.driver).
  */
-import type { AttemptRow, JobRow } from '../../main/core/jobs.js';
+import { EVERY_ACCOUNT, type AttemptRow, type JobRow } from '../../main/core/jobs.js';
 import type { Provider } from '../../main/core/providers.js';
 import { isFinal } from '../../main/queue/state-machine.js';
 import type { Service } from '../../main/service/service.js';
@@ -17,7 +17,7 @@ import type { ScriptedAgent } from './scripted-agent.js';
 export type ServiceDriver = ReturnType<typeof serviceDriver>;
 
 export function serviceDriver(service: Service, attach: (counts: Partial<Record<Provider, number>>) => ScriptedAgent[], clock?: ManualClock) {
-  const { store, outbox, settings, pool } = service;
+  const { store, outbox, settings, pool, keys } = service;
   return {
     /** The job as stored now; undefined once deleted or pruned. */
     job: (id: string) => store.get(id),
@@ -25,6 +25,8 @@ export function serviceDriver(service: Service, attach: (counts: Partial<Record<
     attempts: (id: string) => store.attempts(id),
     /** The newest jobs first. */
     recent: (limit = 100) => store.recent(limit),
+    /** How many jobs wait in the queue, of every account. */
+    queuedCount: () => store.queuedCount(EVERY_ACCOUNT),
     /** The job's webhook delivery (its state and schedule), if it has one. */
     delivery: (id: string) => outbox.get(id),
     /** Each try of the job's webhook delivery, oldest first. */
@@ -48,6 +50,8 @@ export function serviceDriver(service: Service, attach: (counts: Partial<Record<
     },
     /** The settings as the dashboard and the command line change them (pause, caps, rotation, variants, retention). */
     settings,
+    /** The API keys, as the command line and the dashboard make, list and revoke them. */
+    keys,
     /** This device's agents: their rows, states, caps, cooldowns and whether they are enabled. */
     agents: pool,
     /** Attaches scripted agents, reusing the rows named `<provider>-<n>` (a restarted service gets its agents back). */
