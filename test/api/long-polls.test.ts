@@ -34,7 +34,7 @@ describe('long polls', () => {
     expect(await gone).toBe('AbortError');
     await until(() => t.service.events.size() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
-    const id = (await jobIdWhere(t.service.store, (prompt) => prompt.startsWith('q')))!;
+    const id = (await jobIdWhere(t.driver, (prompt) => prompt.startsWith('q')))!;
     expect((await t.driver.job(id))!.status).toBe('succeeded');
   });
 
