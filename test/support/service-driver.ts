@@ -27,6 +27,8 @@ export function serviceDriver(service: Service, attach: (counts: Partial<Record<
     recent: (limit = 100) => store.recent(limit),
     /** How many jobs wait in the queue, of every account. */
     queuedCount: () => store.queuedCount(EVERY_ACCOUNT),
+    /** A conversation's row (its address on the provider's site) by its `conversation_ref`. */
+    conversation: (ref: string) => store.conversation(ref),
     /** The job's webhook delivery (its state and schedule), if it has one. */
     delivery: (id: string) => outbox.get(id),
     /** Each try of the job's webhook delivery, oldest first. */
