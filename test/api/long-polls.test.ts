@@ -32,7 +32,7 @@ describe('long polls', () => {
     await until(() => t.agents[0]!.runs.length === 2);
     controller.abort();
     expect(await gone).toBe('AbortError');
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
     const id = (await jobIdWhere(t.driver, (prompt) => prompt.startsWith('q')))!;
     expect((await t.driver.job(id))!.status).toBe('succeeded');

@@ -167,7 +167,7 @@ describe('agents from the dashboard', () => {
     control.steps.delete(agent.id);
     agent.setReadiness('idle');
     const held = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
-    await until(() => t.service.scheduler.isRunningOn(agent.id));
+    await until(() => t.driver.isRunningOn(agent.id));
     expect((await as('POST', `/admin/v1/agents/${agent.id}/check`)).body.state).toBe('busy');
     expect(looks).toBe(1);
     expect((await as('POST', '/admin/v1/agents/agt_nope/check')).status).toBe(404);

@@ -102,6 +102,6 @@ describe('chat completions with stream: true', () => {
     await until(async () => (await t.api('GET', `/v1/completions/${id}`)).body.status === 'cancelled');
     await until(() => t.agents[0]!.runs[0]!.ended !== undefined);
     expect(t.agents[0]!.runs[0]!.ended).toBe('cancelled');
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
   });
 });

@@ -48,7 +48,7 @@ describe('dispatch order', () => {
     await start({ chatgpt: 2 });
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'x', provider: 'claude', ...queued } });
     expect(r.status).toBe(202);
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await job(r.body.id)).status).toBe('queued');
     expect(t.agents.every((a) => a.runs.length === 0)).toBe(true);
   });
@@ -100,7 +100,7 @@ describe('attempts, timeouts and deadlines', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', timeout_ms: 5_000 } });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      await until(() => t.agents[0]!.runs.length === attempt && t.service.scheduler.isRunningOn(t.agents[0]!.id));
+      await until(() => t.agents[0]!.runs.length === attempt && t.driver.isRunningOn(t.agents[0]!.id));
       clock.advance(5_000);
     }
     const r = await pending;
@@ -138,9 +138,9 @@ describe('attempts, timeouts and deadlines', () => {
     await start({ perplexity: 1 });
     await t.driver.settings.setPaused(true);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 3_600_000 } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(599_999);
-    expect(t.service.events.size()).toBe(1);
+    expect(t.driver.waiting()).toBe(1);
     clock.advance(1);
     const r = await pending;
     expect(r.status).toBe(504);
@@ -153,7 +153,7 @@ describe('attempts, timeouts and deadlines', () => {
     await start({});
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 60_000, ...queued } });
     const pending = t.api('GET', `/v1/completions/${sub.body.id}?wait=true`);
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(60_000);
     const r = await pending;
     expect(r.status).toBe(200);
@@ -170,7 +170,7 @@ describe('cancel', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     await t.driver.settings.setPaused(false);
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect(t.agents[0]!.runs).toHaveLength(0);
     const again = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(again.status).toBe(200);
@@ -208,10 +208,10 @@ describe('hourly caps', () => {
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'two', deadline_ms: 3_600_000, ...queued } });
     const status = (await t.api('GET', '/v1/status')).body;
     expect(status.devices[0].agents[0].next_slot_at).toBe(new Date(firstAt + HOUR_MS).toISOString().replace('.000Z', 'Z'));
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(HOUR_MS - 60_001);
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
     clock.advance(1);
     await until(async () => (await job(sub.body.id)).status === 'succeeded');

@@ -47,7 +47,7 @@ describe('every agent for a job set aside with a changed site', () => {
     const [claude] = await start([['claude', 'claude-1'], ['chatgpt', 'chatgpt-1']]);
     claude!.setAside(COMPOSER_GONE);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     const job = (await t.driver.recent(1))[0]!;
     expect((await t.service.admin.jobs.detail(job.id)).waiting_because).toBe('every Claude agent is set aside until its page works again (see the Agents page)');
     clock.advance(SET_ASIDE_GRACE_MS - 1);
@@ -71,7 +71,7 @@ describe('every agent for a job set aside with a changed site', () => {
     const [claude] = await start([['claude', 'claude-1']]);
     claude!.setAside(COMPOSER_GONE);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(SET_ASIDE_GRACE_MS / 2);
     claude!.setReadiness('idle');
     const r = await pending;

@@ -251,7 +251,7 @@ describe("the operator's say over variants", () => {
     expect(queued.status).toBe(202);
     expect((await ask({ variant: 'thinking' })).body.status).toBe('succeeded');
     expect((await ask({})).body.status).toBe('succeeded');
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     const waiting = await t.api('GET', `/v1/completions/${queued.body.id}`);
     expect(waiting.body).toMatchObject({ status: 'queued', waiting_because: 'the hourly cap of chatgpt/pro (1 job an hour) is used up' });
     expect(Date.parse(waiting.body.waiting_until) - Date.now()).toBeGreaterThan(3_500_000);
@@ -259,7 +259,7 @@ describe("the operator's say over variants", () => {
     // Taken off, the cap holds nothing back.
     await t.driver.settings.setVariantCap('chatgpt/pro', null);
     t.service.scheduler.wake();
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await t.driver.job(queued.body.id))!.status).not.toBe('queued');
   });
 });

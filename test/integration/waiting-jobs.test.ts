@@ -28,7 +28,7 @@ describe('why a job waits', () => {
   it('no account for its provider: the 504 at the end of the hold, the job view and the log say so', async () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt', messages: [{ role: 'user', content: 'hi' }] } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     const [job] = await t.driver.recent(1);
     expect(await waitingBecause(job!.id)).toBe(`no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`);
     expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`]);
@@ -51,7 +51,7 @@ describe('why a job waits', () => {
     await start({ qwen: 1 });
     t.driver.agents.setEnabled(t.agents[0]!.id, false);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 10_000, timeout_ms: 5_000 } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(10_000);
     const r = await pending;
     expect(r.status).toBe(504);
@@ -122,10 +122,10 @@ describe('a wait: true hold that cannot end in an answer', () => {
     let settled = false;
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } }).finally(() => (settled = true));
     // The hold decides at once whether to end early: its listener is there, so it did not.
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     // Up to the last millisecond of the rest, the caller is still held.
     clock.advance(5 * 60_000 - 1);
-    expect(t.service.events.size()).toBe(1);
+    expect(t.driver.waiting()).toBe(1);
     expect(settled).toBe(false);
     clock.advance(1);
     expect((await pending).status).toBe(200);
@@ -135,7 +135,7 @@ describe('a wait: true hold that cannot end in an answer', () => {
     await start({ gemini: 1 });
     t.driver.agents.setEnabled(t.agents[0]!.id, false);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     t.driver.agents.setEnabled(t.agents[0]!.id, true);
     t.driver.agents.coolDown(t.agents[0]!.id, clock.now() + 60 * 60_000);
     expect((await pending).status).toBe(504);

@@ -17,7 +17,7 @@ import type { ScriptedAgent } from './scripted-agent.js';
 export type ServiceDriver = ReturnType<typeof serviceDriver>;
 
 export function serviceDriver(service: Service, attach: (counts: Partial<Record<Provider, number>>) => ScriptedAgent[], clock?: ManualClock) {
-  const { store, outbox, settings, pool, keys } = service;
+  const { store, outbox, settings, pool, keys, events, scheduler } = service;
   return {
     /** The job as stored now; undefined once deleted or pruned. */
     job: (id: string) => store.get(id),
@@ -50,6 +50,12 @@ export function serviceDriver(service: Service, attach: (counts: Partial<Record<
         void store.get(id).then((job) => job && isFinal(job.status) && done(null, job), (error: Error) => done(error));
       });
     },
+    /** How many listeners wait on jobs (a hold or a long poll: one each; an event stream: two). */
+    waiting: () => events.size(),
+    /** Resolves once the dispatch rounds asked for so far have run: await it after a step instead of sleeping. */
+    settled: () => scheduler.settled(),
+    /** Whether the agent is running a job now. */
+    isRunningOn: (agentId: string) => scheduler.isRunningOn(agentId),
     /** The settings as the dashboard and the command line change them (pause, caps, rotation, variants, retention). */
     settings,
     /** The API keys, as the command line and the dashboard make, list and revoke them. */
