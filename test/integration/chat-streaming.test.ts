@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { openSse } from '../support/sse-client.js';
 import { until } from '../support/until.js';
 
@@ -64,7 +64,7 @@ describe('chat completions with stream: true', () => {
     expect(s.status).toBe(200);
     await until(() => s.events.filter((e) => e.comment === 'keep-alive').length >= 2);
     expect(s.events.every((e) => e.comment === 'keep-alive')).toBe(true);
-    attachScriptedAgents(t.service, { chatgpt: 1 });
+    t.driver.attach({ chatgpt: 1 });
     await s.done;
     const data = s.events.filter((e) => e.data !== undefined).map((e) => e.data!);
     expect(data.at(-1)).toBe('[DONE]');

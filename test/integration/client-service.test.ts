@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatBridgeClient, type ClientClock } from '../../main/client/index.js';
 import type { Provider } from '../../main/core/providers.js';
-import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { faultProxy, type Fault, type FaultProxy, type Seen } from '../support/fault-proxy.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { failure } from '../support/scripted-http.js';
@@ -107,7 +107,7 @@ describe('chatbridge/client against the service, with faults', () => {
     await until(() => proxy.seen.some((s) => s.method === 'GET'), 5_000, 'the client to follow the job');
     const id = (await jobs())[0]!.id;
     expect(proxy.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /v1/completions', `GET /v1/completions/${id}?wait=true`]);
-    attachScriptedAgents(ts.service, { qwen: 1 }); // an account is added: the job runs
+    ts.driver.attach({ qwen: 1 }); // an account is added: the job runs
     await expect(answer).resolves.toMatchObject({ id, status: 'succeeded' });
     expect(posts(proxy)).toHaveLength(1);
     expect(await jobs()).toHaveLength(1);

@@ -12,7 +12,7 @@ import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
 import { Service } from '../../main/service/service.js';
 import { buildServer } from '../../main/api/server.js';
 import { type SweepResult } from '../../main/service/retention.js';
-import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
 import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
@@ -169,7 +169,7 @@ describe('the job object and errors (H)', () => {
     const again = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', wait: false }, headers });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id, status: 'queued' });
-    attachScriptedAgents(t.service, { qwen: 1 });
+    t.driver.attach({ qwen: 1 });
     expect((await t.api('GET', `/v1/completions/${id}?wait=true`)).body.status).toBe('succeeded');
   });
 

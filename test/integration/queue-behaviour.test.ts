@@ -31,13 +31,13 @@ describe('dispatch order', () => {
       const r = await t.api('POST', '/v1/completions', { body: { prompt, priority, ...queued } });
       expect(r.status).toBe(202);
       ids.push(r.body.id);
-      clock.advance(1_000);
+      t.driver.advance(1_000);
     }
     const positions = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/completions/${id}`)).body.queue_position));
     expect(positions).toEqual([4, 2, 3, 5, 1]);
     // The scheduler hears the change: nobody wakes it by hand.
     await t.driver.settings.setPaused(false);
-    await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
+    for (const id of ids) expect((await t.driver.ended(id)).status).toBe('succeeded');
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
     const done = (await t.api('GET', `/v1/completions/${ids[0]}`)).body;
     expect(done.queue_position).toBeUndefined();
@@ -83,9 +83,9 @@ describe('attempts, timeouts and deadlines', () => {
     await start({ deepseek: 1 });
     await t.driver.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[fail-once=provider_error]]', ...queued } });
-    clock.advance(2_500);
+    t.driver.advance(2_500);
     await t.driver.settings.setPaused(false);
-    await until(async () => (await job(sub.body.id)).status === 'succeeded');
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
     const done = await job(sub.body.id);
     expect(done.attempts).toBe(2);
     expect(done.queue_ms).toBe(2_500);
@@ -101,7 +101,7 @@ describe('attempts, timeouts and deadlines', () => {
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', timeout_ms: 5_000 } });
     for (let attempt = 1; attempt <= 3; attempt++) {
       await until(() => t.agents[0]!.runs.length === attempt && t.driver.isRunningOn(t.agents[0]!.id));
-      clock.advance(5_000);
+      t.driver.advance(5_000);
     }
     const r = await pending;
     expect(r.status).toBe(502);
@@ -124,11 +124,11 @@ describe('attempts, timeouts and deadlines', () => {
     const running = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', deadline_ms: 10_000, ...queued } });
     const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'q', deadline_ms: 20_000, ...queued } });
     await until(async () => (await job(running.body.id)).status === 'dispatched');
-    clock.advance(10_000);
+    t.driver.advance(10_000);
     expect((await job(running.body.id)).status).toBe('expired');
     await until(() => t.agents[0]!.runs[0]!.ended === 'expired');
     // The agent is free again, so the second job ran and finished before its deadline.
-    await until(async () => (await job(waiting.body.id)).status === 'succeeded');
+    expect((await t.driver.ended(waiting.body.id)).status).toBe('succeeded');
     const expired = (await t.api('GET', `/v1/completions/${running.body.id}`)).body;
     expect(expired.error.code).toBe('JOB_TIMEOUT');
     expect((await t.driver.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
@@ -139,9 +139,9 @@ describe('attempts, timeouts and deadlines', () => {
     await t.driver.settings.setPaused(true);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 3_600_000 } });
     await until(() => t.driver.waiting() === 1);
-    clock.advance(599_999);
+    t.driver.advance(599_999);
     expect(t.driver.waiting()).toBe(1);
-    clock.advance(1);
+    t.driver.advance(1);
     const r = await pending;
     expect(r.status).toBe(504);
     expect(r.body.error.code).toBe('JOB_TIMEOUT');
@@ -154,7 +154,7 @@ describe('attempts, timeouts and deadlines', () => {
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 60_000, ...queued } });
     const pending = t.api('GET', `/v1/completions/${sub.body.id}?wait=true`);
     await until(() => t.driver.waiting() === 1);
-    clock.advance(60_000);
+    t.driver.advance(60_000);
     const r = await pending;
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('expired');
@@ -201,7 +201,7 @@ describe('hourly caps', () => {
     t.driver.agents.setCap(t.agents[0]!.id, 1);
     const firstAt = clock.now();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'one' } })).status).toBe(200);
-    clock.advance(60_000);
+    t.driver.advance(60_000);
     const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'two', wait: false } });
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('PROVIDER_RATE_LIMITED');
@@ -210,11 +210,11 @@ describe('hourly caps', () => {
     expect(status.devices[0].agents[0].next_slot_at).toBe(new Date(firstAt + HOUR_MS).toISOString().replace('.000Z', 'Z'));
     await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
-    clock.advance(HOUR_MS - 60_001);
+    t.driver.advance(HOUR_MS - 60_001);
     await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
-    clock.advance(1);
-    await until(async () => (await job(sub.body.id)).status === 'succeeded');
+    t.driver.advance(1);
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
   });
 
   it('applies provider and global caps, and sends the job to an agent still under them', async () => {
@@ -244,7 +244,7 @@ describe('agent conditions', () => {
     const cooling = status.devices[0].agents.find((a: { id: string }) => a.id === first!.id);
     expect(cooling.cooldown_until).not.toBeNull();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'q' } })).body.agent_id).toBe(second!.id);
-    clock.advance(HOUR_MS);
+    t.driver.advance(HOUR_MS);
     await t.driver.settings.setRotation('ordered');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r' } })).body.agent_id).toBe(first!.id);
   });

@@ -79,7 +79,7 @@ describe('why a job waits', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('x-should-retry')).toBe('true');
     clock.advance(10 * 60_000);
-    await until(async () => (await t.driver.job(sub.body.id))!.status === 'succeeded');
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
   });
 });
 
