@@ -9,7 +9,7 @@ import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
 import { serviceDriver, type ServiceDriver } from './service-driver.js';
-import type { ManualClock } from './manual-clock.js';
+import { ManualClock } from './manual-clock.js';
 import type { ProfileName } from '../../main/core/profile-name.js';
 import type { Scope } from '../../main/contract/enumerations.js';
 
@@ -118,10 +118,9 @@ export async function startTestService(
     const secret = (await service.keys.create({ name, scopes: ['completions:read', 'completions:write'], expiresAt: null, accountId: id })).secret;
     return { id, key: secret };
   };
-  const clock = options.clock && 'advance' in options.clock ? (options.clock as ManualClock) : undefined;
   return {
     service,
-    driver: serviceDriver(service, (counts) => attachScriptedAgents(service, counts), clock),
+    driver: serviceDriver(service, (counts) => attachScriptedAgents(service, counts), options.clock instanceof ManualClock ? options.clock : undefined),
     url: service.baseUrl,
     dataDir,
     key,
