@@ -175,7 +175,7 @@ describeBeside('ChatBridge on Qwen', () => {
       // The page alone: through each block's own Copy the DOM reads back the same Markdown;
       // without those controls it says lines are missing rather than return fewer.
       const page = await e.browserAgents[0]!.page()!.context().newPage();
-      await page.goto((await e.driver.conversation(r.body.conversation_ref))!.address);
+      await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
       const read = () =>
         page.evaluate((pack) => {
           const h = window.__chatbridge!;
