@@ -18,9 +18,9 @@ describe('API keys on every endpoint', () => {
     const writeOnly = await s.t.createKey(['completions:write']);
     const noScopes = await s.t.createKey([]);
     const revoked = await s.t.createKey(['completions:read', 'completions:write']);
-    const auth = s.t.service.keys.authenticate(revoked);
+    const auth = s.t.driver.keys.authenticate(revoked);
     if (!auth.ok) throw new Error('the key to revoke does not authenticate');
-    expect(await s.t.service.keys.revoke(auth.key.id)).toBe(true);
+    expect(await s.t.driver.keys.revoke(auth.key.id)).toBe(true);
     const expired = await s.t.createKey(['completions:read', 'completions:write'], Date.now() - 1_000);
     const unknownKey = `cb_${rng.text(40, [...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'])}`;
     const good = s.keys[0]!;

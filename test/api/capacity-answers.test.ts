@@ -18,7 +18,7 @@ describe('capacity answers for wait:false without callback_url', () => {
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude', wait: false } });
     expect(r.status).toBe(503);
     expect(r.body.error).toMatchObject({ code: 'NO_AGENT_AVAILABLE', details: { provider: 'claude' } });
-    expect(await t.service.store.recent(10)).toHaveLength(0);
+    expect(await t.driver.recent(10)).toHaveLength(0);
     const ok = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', wait: false } });
     expect(ok.status).toBe(202);
     expect(Object.keys(ok.body).sort()).toEqual(['created_at', 'id', 'status']);
@@ -27,7 +27,7 @@ describe('capacity answers for wait:false without callback_url', () => {
 
   it('503 NO_DEVICE_ONLINE while paused; other jobs still queue', async () => {
     t = await startTestService({ listen: false, agents: { chatgpt: 1 } });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false } });
     expect(r.body.error.code).toBe('NO_DEVICE_ONLINE');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } })).status).toBe(202);

@@ -85,7 +85,7 @@ describe('Idempotency-Key, a service each', () => {
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(results.filter((r) => r.status === 202)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
-    expect(await t.service.store.recent(10)).toHaveLength(1);
+    expect(await t.driver.recent(10)).toHaveLength(1);
   });
 
   it('answers a repeat with the original job, and 409 for a different request', async () => {

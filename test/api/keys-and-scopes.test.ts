@@ -4,7 +4,6 @@
  * only a key's hash is stored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { withDataDirDb } from '../support/data-dir-db.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -18,8 +17,8 @@ describe('API keys and their scopes', () => {
     t = await startTestService({ listen: false, clock });
     const expiring = await t.createKey(['completions:read'], clock.now() + 1_000);
     const revoked = await t.createKey(['completions:read']);
-    const revokedId = (t.service.keys.authenticate(revoked) as { ok: true; key: { id: string } }).key.id;
-    await t.service.keys.revoke(revokedId);
+    const revokedId = (t.driver.keys.authenticate(revoked) as { ok: true; key: { id: string } }).key.id;
+    await t.driver.keys.revoke(revokedId);
     clock.advance(1_000);
     for (const key of [null, 'nope', `cb_${'x'.repeat(40)}`, revoked, expiring]) {
       const r = await t.api('GET', '/v1/status', { key });
@@ -46,11 +45,13 @@ describe('API keys and their scopes', () => {
     expect((await t.api('DELETE', `/v1/completions/${id}`, { key: writer })).status).toBe(200);
   });
 
-  it('stores only the hash of a key', async () => {
+  // That the stored row holds the hash and no part of the secret is the key store contract's
+  // check on each engine (test/store/key-store-contract.ts); here, what the service shows of a key.
+  it('gives a key as cb_ and 40 characters, and shows no part of it again', async () => {
     t = await startTestService({ listen: false });
-    const rows = await withDataDirDb(t.dataDir, (db) => db.prepare('SELECT * FROM api_keys').all());
-    expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(t.key);
+    const keys = t.driver.keys.list();
+    expect(keys).toHaveLength(1);
+    expect(JSON.stringify(keys)).not.toContain(t.key.slice(7));
     expect(t.key).toMatch(/^cb_[0-9A-Za-z]{40}$/);
   });
 });

@@ -32,10 +32,10 @@ describe('long polls', () => {
     await until(() => t.agents[0]!.runs.length === 2);
     controller.abort();
     expect(await gone).toBe('AbortError');
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
     await until(() => t.agents[0]!.runs[1]!.ended === 'answered');
-    const id = (await jobIdWhere(t.service.store, (prompt) => prompt.startsWith('q')))!;
-    expect((await t.service.store.get(id))!.status).toBe('succeeded');
+    const id = (await jobIdWhere(t.driver, (prompt) => prompt.startsWith('q')))!;
+    expect((await t.driver.job(id))!.status).toBe('succeeded');
   });
 
   it('reports a refusal as 502 PROMPT_REJECTED with the attempt record, and does not retry it', async () => {

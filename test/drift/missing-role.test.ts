@@ -44,7 +44,7 @@ for (const { provider, role, says } of CASES) {
     beforeAll(async () => {
       sim = await startSiteServer(SIM_SITES[provider]);
       t = await startTestService();
-      t.service.pool.create(provider, `${name} 1`);
+      t.driver.agents.create(provider, `${name} 1`);
       sites = new SiteBook(join(t.dataDir, 'sites'), () => {}, { [provider]: sim.url });
       await sites.open();
       runtime = new AgentRuntime(t.service.pool, new ChromiumHost(join(t.dataDir, 'profiles'), findBrowser()), sites, new DiagnosticsKeeper(diagnosticsRoot(t.dataDir)));

@@ -40,19 +40,19 @@ describeBeside('the rate-limit modal', () => {
     const { e } = await agents(2, onTestFinished);
     // When the agent went to rest, by the pool's own change events.
     const restedAt = new Map<string, number>();
-    e.service.pool.onChange(() => {
-      for (const a of e.browserAgents) if (!restedAt.has(a.id) && e.service.pool.state(a.id) === 'resting') restedAt.set(a.id, Date.now());
+    e.driver.agents.onChange(() => {
+      for (const a of e.browserAgents) if (!restedAt.has(a.id) && e.driver.agents.state(a.id) === 'resting') restedAt.set(a.id, Date.now());
     });
     const prompt = 'Throttled [[sim:rate-limit-modal]]';
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const attempts = await e.service.store.attempts(r.body.id);
+    const attempts = await e.driver.attempts(r.body.id);
     expect(attempts.map((a) => a.error_code)).toEqual(['PROVIDER_RATE_LIMITED', null]);
     const limited = attempts[0]!.agent_id;
     expect(r.body.agent_id).not.toBe(limited);
-    expect(e.service.pool.state(limited)).toBe('resting');
+    expect(e.driver.agents.state(limited)).toBe('resting');
     // The modal gives no time: the rest is the scheduler's hour.
-    expect(e.service.pool.cooldownUntil(limited)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(e.driver.agents.cooldownUntil(limited)).toBeGreaterThan(Date.now() + 50 * 60_000);
     // Sent once by the limited agent, never again from it; the modal was never closed.
     const sends = e.sim.log.sends.filter((s) => s.prompt === prompt);
     expect(sends.map((s) => s.kind)).toEqual(['rate-limit', 'answer']);
@@ -65,11 +65,11 @@ describeBeside('the rate-limit modal', () => {
   it('a rested agent that opens its page on the modal again stays resting; its next look does not close it', async ({ expect, onTestFinished }) => {
     const { e } = await agents(2, onTestFinished);
     const r = await ask(e, 'Throttled again [[sim:rate-limit-modal]]');
-    const limited = (await e.service.store.attempts(r.body.id))[0]!.agent_id;
+    const limited = (await e.driver.attempts(r.body.id))[0]!.agent_id;
     const agent = e.browserAgents.find((a) => a.id === limited)!;
     // A look at its page (as the pool's after the rest, or a person's) finds the modal on load.
     expect(await agent.recheck()).toBe(false);
-    expect(e.service.pool.state(limited)).toBe('resting');
+    expect(e.driver.agents.state(limited)).toBe('resting');
     expect(e.sim.log.dismissals).toEqual([]);
   }, 90_000);
 });
@@ -81,19 +81,19 @@ describeBeside('a limit or a lock the pack does not know', () => {
     const { e } = await agents(2, onTestFinished, {}, 'claude', { clock });
     const limited = await ask(e, 'Throttled [[sim:rate-limit-modal]]');
     expect(limited.status, JSON.stringify(limited.body)).toBe(200);
-    const first = (await e.service.store.attempts(limited.body.id))[0]!;
+    const first = (await e.driver.attempts(limited.body.id))[0]!;
     expect(first.error_code).toBe('PROVIDER_RATE_LIMITED');
     expect(first.detail).toMatch(/Too many requests/);
-    expect(e.service.pool.state(first.agent_id)).toBe('resting');
+    expect(e.driver.agents.state(first.agent_id)).toBe('resting');
 
     // The other agent takes the next job, and meets the lock: no agent is left, so the job waits to its deadline.
     const waiting = e.api('POST', '/v1/completions', { body: { prompt: 'Watched [[sim:suspicious]]', deadline_ms: 60_000 } });
-    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Watched [[sim:suspicious]]'));
-    const lockedAttempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.outcome !== null), 30_000, 'the locked attempt');
+    const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Watched [[sim:suspicious]]'));
+    const lockedAttempt = await until(async () => (await e.driver.attempts(id)).find((a) => a.outcome !== null), 30_000, 'the locked attempt');
     expect(lockedAttempt.error_code).toBe('CHALLENGE');
     const locked = e.browserAgents.find((a) => a.id === lockedAttempt.agent_id)!;
     expect(locked.detail()).toMatch(/^account locked: Claude says the account needs its owner/);
-    expect((await e.service.store.get(id))!.status).toBe('queued');
+    expect((await e.driver.job(id))!.status).toBe('queued');
     clock.skip(60_000);
     const watched = await waiting;
     expect(watched.status, JSON.stringify(watched.body)).toBe(504);
@@ -108,12 +108,12 @@ describeBeside('"Suspicious activity detected"', () => {
     const prompt = 'Watched [[sim:suspicious]]';
     const r = await ask(e, prompt);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const attempts = await e.service.store.attempts(r.body.id);
+    const attempts = await e.driver.attempts(r.body.id);
     expect(attempts.map((a) => a.error_code)).toEqual(['CHALLENGE', null]);
     const locked = e.browserAgents.find((a) => a.id === attempts[0]!.agent_id)!;
     expect(locked.readiness()).toBe('error');
     expect(locked.detail()).toMatch(/^account locked: ChatGPT says the account needs its owner: ".*Suspicious activity detected/);
-    expect(e.service.pool.nextCheckAt(locked.id)).toBeNull();
+    expect(e.driver.agents.nextCheckAt(locked.id)).toBeNull();
     expect(e.sim.log.dismissals).toEqual([]);
 
     // More jobs all go to the other agent.

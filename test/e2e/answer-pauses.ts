@@ -86,7 +86,7 @@ async function runLook(cases: PauseCase[]): Promise<PauseRow[]> {
           job = (await e.api('GET', `/v1/completions/${submitted.body.id}`)).body;
         }
         const tookMs = Date.now() - started;
-        const attempts = submitted.status === 202 ? await e.service.store.attempts(submitted.body.id) : [];
+        const attempts = submitted.status === 202 ? await e.driver.attempts(submitted.body.id) : [];
         return {
           ...c,
           status: job.status === 'succeeded' ? 200 : submitted.status,

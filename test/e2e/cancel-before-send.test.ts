@@ -18,8 +18,8 @@ describe('a job cancelled before its prompt is sent', () => {
     try {
       e.service.attachAgents(new RuntimeControl(e.runtime)); // the variants the pack offers, as serve has them
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
-      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Never mind'));
-      await until(async () => (await e.service.store.get(id))?.status === 'dispatched', 5_000, 'the job given to the agent');
+      const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Never mind'));
+      await until(async () => (await e.driver.job(id))?.status === 'dispatched', 5_000, 'the job given to the agent');
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
       expect((await waiting).status).toBe(499);
       // The one agent runs the next job once the cancelled one has left its page.
@@ -37,7 +37,7 @@ describe('a job cancelled before its prompt is sent', () => {
     try {
       e.service.attachAgents(new RuntimeControl(e.runtime));
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
-      const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Never mind'));
+      const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Never mind'));
       await until(() => e.sim.log.ignoredPickerClicks > 0, 10_000, 'the agent clicking the picker');
       const cancelledAt = Date.now();
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');

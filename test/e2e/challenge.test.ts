@@ -81,7 +81,7 @@ for (const provider of ['qwen', 'perplexity'] as Provider[]) {
     inOrder('reports the interstitial as a challenge: the agent is set aside, the job runs elsewhere', async ({ expect }) => {
       const r = await ask({ prompt: 'Checked [[sim:challenge]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const [first, second] = await e.service.store.attempts(r.body.id);
+      const [first, second] = await e.driver.attempts(r.body.id);
       expect(first).toMatchObject({ outcome: 'failed', error_code: 'CHALLENGE' });
       expect(second!.agent_id).not.toBe(first!.agent_id);
       const challenged = e.browserAgents.find((a) => a.id === first!.agent_id)!;
@@ -95,7 +95,7 @@ for (const provider of ['qwen', 'perplexity'] as Provider[]) {
     inOrder('reports the bare "Verifying..." interstitial, which has none of Cloudflare\'s scripts, as a challenge too', async ({ expect }) => {
       const r = await ask({ prompt: 'Verified [[sim:verifying]]' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const [first, second] = await e.service.store.attempts(r.body.id);
+      const [first, second] = await e.driver.attempts(r.body.id);
       expect(first).toMatchObject({ outcome: 'failed', error_code: 'CHALLENGE' });
       expect(second!.agent_id).not.toBe(first!.agent_id);
       const challenged = e.browserAgents.find((a) => a.id === first!.agent_id)!;

@@ -14,7 +14,7 @@ describe('chat streaming on the simulated site', () => {
   it('streams the answer to the openai client, and a stream closed mid-answer cancels the job and presses Stop', async () => {
     const e = await startE2E('chatgpt', 1);
     try {
-      await e.service.settings.setStreaming(true);
+      await e.driver.settings.setStreaming(true);
       const client = new OpenAI({ apiKey: e.key, baseURL: `${e.url}/v1`, maxRetries: 0, timeout: 60_000 });
       const stream = await client.chat.completions.create({ model: 'service/chatgpt', messages: [{ role: 'user', content: 'Stream a short answer' }], stream: true });
       let content = '';
@@ -32,10 +32,10 @@ describe('chat streaming on the simulated site', () => {
         body: JSON.stringify({ model: 'service/chatgpt', messages: [{ role: 'user', content: 'A long answer [[sim:ms=8000]]' }], stream: true }),
       });
       const sent = await until(() => e.sim.log.sends.find((x) => x.prompt.startsWith('A long answer')), 30_000, 'the prompt on the page');
-      const long = (await jobIdWhere(e.service.store, (prompt) => prompt.startsWith('A long answer')))!;
+      const long = (await jobIdWhere(e.driver, (prompt) => prompt.startsWith('A long answer')))!;
       await until(() => s.events.some((x) => x.data?.includes('"role":"assistant"')));
       s.close();
-      await until(async () => (await e.service.store.get(long))?.status === 'cancelled', 5_000, 'the job cancelled');
+      await until(async () => (await e.driver.job(long))?.status === 'cancelled', 5_000, 'the job cancelled');
       await until(() => e.sim.log.stops.some((x) => x.turn === sent.turn), 10_000, 'the Stop press');
     } finally {
       await e.stop();

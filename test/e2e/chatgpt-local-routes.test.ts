@@ -16,7 +16,7 @@ describe('ChatGPT with provisional /c/local- routes', () => {
   it('keeps the real address, not the provisional one, and continues there', async () => {
     const first = await e.api('POST', '/v1/completions', { body: { prompt: 'Provisional first' } });
     expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(200);
-    const address = (await e.service.store.conversation(first.body.conversation_ref))!.address;
+    const address = (await e.driver.conversation(first.body.conversation_ref))!.address;
     expect(new URL(address).pathname).toMatch(/^\/c\/[0-9a-f-]{36}$/);
     const next = await e.api('POST', '/v1/completions', { body: { prompt: 'Follow-up', mode: 'continue', conversation_ref: first.body.conversation_ref } });
     expect(next.status, JSON.stringify(next.body).slice(0, 300)).toBe(200);

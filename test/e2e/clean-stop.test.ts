@@ -6,11 +6,11 @@
  * conversation after each restart (the simulated site keeps it, as a real site does), and
  * the job succeeds with one attempt, its prompt sent once. The key stays the same each run.
  */
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { CLI, ctrlC, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
+import { storedJob } from '../support/service-driver.js';
 import { until } from '../support/until.js';
 
 const procs = trackProcesses('chatbridge-clean-stop-');
@@ -31,14 +31,9 @@ async function stop(server: Running): Promise<string> {
   return /\nstopped: (.*)\n$/.exec(server.out.stdout)?.[1] ?? `no stopped: line in ${JSON.stringify(server.out.stdout)}`;
 }
 
-/** Whether the job's attempt has recorded where its answer can be found again. */
-function sent(dataDir: string, jobId: string): boolean {
-  const db = new Database(join(dataDir, 'simulator', 'chatbridge.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(`SELECT 1 FROM attempts WHERE job_id = ? AND sent_conversation IS NOT NULL`).get(jobId) !== undefined;
-  } finally {
-    db.close();
-  }
+/** Whether the job's attempt has recorded where its answer can be found again (`serve --simulate` keeps its data in simulator/). */
+async function sent(dataDir: string, jobId: string): Promise<boolean> {
+  return (await storedJob(join(dataDir, 'simulator'), jobId)).attempts.some((a) => a.sent_conversation !== null);
 }
 
 describe('serve --simulate stopped with Ctrl-C', () => {

@@ -221,7 +221,7 @@ describe('dashboard in a browser', () => {
     await t.api('POST', '/v1/completions', { body: { prompt: 'A job for the lists [[ms=10]]' } });
     await t.api('POST', '/v1/completions', { body: { prompt: 'Waits for gemini', provider: 'gemini', wait: false, callback_url: 'https://127.0.0.1:9/h' } });
     await page.setViewportSize({ width: 420, height: 800 });
-    const [job] = await t.service.store.recent(1);
+    const [job] = await t.driver.recent(1);
     const pages: [string, string | RegExp][] = [
       ['overview', 'Overview'],
       ['agents', 'Agents'],

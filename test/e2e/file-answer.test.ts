@@ -18,7 +18,7 @@ describe('a Qwen answer that is a file', () => {
     expect(r.status, JSON.stringify(r.body).slice(0, 600)).toBe(502);
     expect(r.body.error.code, r.body.error.message).toBe('ANSWER_NOT_TEXT');
     expect(r.body.error.message).toContain('report-1.pdf');
-    const attempts = await e.service.store.attempts(r.body.error.details.job_id);
+    const attempts = await e.driver.attempts(r.body.error.details.job_id);
     // Sent once: another attempt would only make another file.
     expect(attempts).toHaveLength(1);
     expect(attempts[0]!.detail).toBe('Qwen answered with a file ("report-1.pdf"), not text; ChatBridge hands back text answers only.');

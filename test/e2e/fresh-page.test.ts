@@ -51,7 +51,7 @@ describeBeside('a lock beside the conversation that a fresh page does not show',
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.response).toBe(simulatedAnswer('Perplexity', 'perplexity', PROMPT, 1));
     expect(r.body.attempts).toBe(1);
-    expect(e.service.pool.state(agent.id)).toBe('idle');
+    expect(e.driver.agents.state(agent.id)).toBe('idle');
     // One fresh page looked at, the new chat, and nothing sent but the prompt.
     expect(freshPages).toEqual(['/']);
     expect(notes().filter((n) => /a fresh page of the site shows none/.test(n))).toHaveLength(1);
@@ -63,7 +63,7 @@ describeBeside('a lock beside the conversation that a fresh page does not show',
     e.override(BLIND_TO_PROMPTS);
     agent.page()!.context().newPage = () => Promise.reject(new Error('Target.createTarget is not available on an embedded agent view'));
     const r = await ask(e, PROMPT, { wait: false });
-    const attempt = await until(async () => (await e.service.store.attempts(r.body.id)).find((a) => a.outcome !== null), 30_000, 'the attempt');
+    const attempt = await until(async () => (await e.driver.attempts(r.body.id)).find((a) => a.outcome !== null), 30_000, 'the attempt');
     expect(attempt.error_code).toBe('CHALLENGE');
     expect(agent.awaitsPerson()).toBe(true);
     expect(notes().some((n) => /no fresh page could be looked at to confirm it: taken as shown/.test(n))).toBe(true);
@@ -76,7 +76,7 @@ describeBeside('a login wall beside the conversation that a fresh page shows too
     const clock = new SkippingClock();
     const { e, agent, freshPages } = await oneAgent('chatgpt', onTestFinished, {}, { clock });
     const r = await ask(e, 'Logged out [[sim:logout]]', { wait: false });
-    const attempt = await until(async () => (await e.service.store.attempts(r.body.id)).find((a) => a.outcome !== null), 30_000, 'the attempt');
+    const attempt = await until(async () => (await e.driver.attempts(r.body.id)).find((a) => a.outcome !== null), 30_000, 'the attempt');
     expect(attempt.error_code).toBe('LOGIN_REQUIRED');
     // With no other agent the job would wait for this one: it is not what this test is about.
     await e.api('DELETE', `/v1/completions/${r.body.id}`);
@@ -86,13 +86,13 @@ describeBeside('a login wall beside the conversation that a fresh page shows too
 
     // Its first look, a minute on: still logged out, and nothing sent.
     const sends = e.sim.log.sends.length;
-    const firstLook = e.service.pool.nextCheckAt(agent.id)!;
+    const firstLook = e.driver.agents.nextCheckAt(agent.id)!;
     expect(firstLook - clock.now()).toBeGreaterThan(LOGGED_OUT_DELAYS_MS[0]! - 5_000);
     clock.skip(LOGGED_OUT_DELAYS_MS[0]!);
-    await until(() => (e.service.pool.nextCheckAt(agent.id) ?? 0) > firstLook, 30_000, 'the first look');
+    await until(() => (e.driver.agents.nextCheckAt(agent.id) ?? 0) > firstLook, 30_000, 'the first look');
     expect(agent.readiness()).toBe('needs_login');
     expect(e.sim.log.sends.length).toBe(sends);
-    expect(e.service.pool.nextCheckAt(agent.id)! - clock.now()).toBeGreaterThan(LOGGED_OUT_DELAYS_MS[1]! - 5_000);
+    expect(e.driver.agents.nextCheckAt(agent.id)! - clock.now()).toBeGreaterThan(LOGGED_OUT_DELAYS_MS[1]! - 5_000);
 
     // The person logged in elsewhere in this profile: the next look finds the chat, and the agent takes jobs again.
     await agent.page()!.context().addCookies([e.sim.session()]);

@@ -17,7 +17,7 @@ describe('Gemini under /u/1/', () => {
   it('answers, keeps the /u/1/app/<id> address, and continues the conversation there', async () => {
     const first = await e.api('POST', '/v1/completions', { body: { prompt: 'Second account' } });
     expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(200);
-    const address = (await e.service.store.conversation(first.body.conversation_ref))!.address;
+    const address = (await e.driver.conversation(first.body.conversation_ref))!.address;
     expect(new URL(address).pathname).toMatch(/^\/u\/1\/app\/[0-9a-f]{16}$/);
     const next = await e.api('POST', '/v1/completions', { body: { prompt: 'And again', mode: 'continue', conversation_ref: first.body.conversation_ref } });
     expect(next.status, JSON.stringify(next.body).slice(0, 300)).toBe(200);
@@ -28,7 +28,7 @@ describe('Gemini under /u/1/', () => {
     const r = await e.api('POST', '/v1/completions', { body: { prompt: 'Broken [[sim:error-stuck]]', timeout_ms: 60_000 } });
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(502);
     expect(r.body.error.code).toBe('PROVIDER_ERROR');
-    const attempts = await e.service.store.attempts(r.body.error.details.job_id);
+    const attempts = await e.driver.attempts(r.body.error.details.job_id);
     expect(attempts.map((a) => a.error_code)).toEqual(['PROVIDER_ERROR', 'PROVIDER_ERROR', 'PROVIDER_ERROR']);
     for (const a of attempts) expect(a.ended_at! - a.started_at).toBeLessThan(30_000);
   }, 120_000);

@@ -56,7 +56,7 @@ describe('a long-thinking variant whose attempt reaches its timeout', () => {
     expect(e.sim.log.stops).toEqual([]);
     expect(e.sim.log.finishes).toHaveLength(1);
     expect(reopened).toHaveLength(1);
-    expect((await e.service.store.attempts(id)).map((a) => [a.outcome, a.detail])).toEqual([
+    expect((await e.driver.attempts(id)).map((a) => [a.outcome, a.detail])).toEqual([
       ['succeeded', "The answer finished after the attempt's 5 s: collected by reopening its conversation, nothing sent again. Finished on ChatGPT's own finished signal."],
     ]);
   }, 60_000);
@@ -79,7 +79,7 @@ describe('a long-thinking variant whose attempt reaches its timeout', () => {
     expect(job).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'TIMEOUT' } });
     expect(job.error.message).toMatch(/was reopened after the attempt's 5 s: the page showed no finished answer 120 s after reopening$/);
     expect(e.sim.log.sends.filter((s) => s.prompt === prompt)).toHaveLength(1);
-    expect((await e.service.store.attempts(id)).map((a) => [a.outcome, a.error_code])).toEqual([['timed_out', 'ANSWER_NOT_COLLECTED']]);
+    expect((await e.driver.attempts(id)).map((a) => [a.outcome, a.error_code])).toEqual([['timed_out', 'ANSWER_NOT_COLLECTED']]);
     // The job is over: the answer is stopped, and the agent takes the next job.
     await until(() => e.sim.log.stops.length === 1, 10_000, 'the Stop press');
     await until(() => e.browserAgents[0]!.readiness() === 'idle' && !e.service.scheduler.isRunningOn(e.browserAgents[0]!.id), 15_000, 'the agent free again');

@@ -34,7 +34,7 @@ describe('an agent that heals on its own', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(clock.now()).toBeGreaterThanOrEqual(lookAt);
     expect(Date.now() - started).toBeLessThan(30_000);
-    const attempts = await e.service.store.attempts(r.body.id);
+    const attempts = await e.driver.attempts(r.body.id);
     expect(attempts.map((a) => a.error_code ?? a.outcome)).toEqual(['CHALLENGE', 'succeeded']);
     expect(agent.readiness()).toBe('idle');
     expect((await e.service.admin.state.read()).agents[0]!.next_check_at).toBeNull();

@@ -56,7 +56,7 @@ describe('a changed site', () => {
     for (const a of attempts) expect(agents.find((x) => x.id === a.agent_id)!.state).toBe('error');
     expect(e.browserAgents.find((a) => a.id === attempts[0]!.agent_id)!.detail()).toMatch(/^site changed: Claude: cannot find the answer/);
     // …and when they look again on their own: the first look within 15 s of the failure.
-    for (const a of attempts) expect(e.service.pool.nextCheckAt(a.agent_id)! - Date.now()).toBeLessThanOrEqual(15_000);
+    for (const a of attempts) expect(e.driver.agents.nextCheckAt(a.agent_id)! - Date.now()).toBeLessThanOrEqual(15_000);
 
     // A bundle per attempt: screenshot, the DOM without the prompt, which cue matched.
     const root = diagnosticsRoot(e.dataDir);

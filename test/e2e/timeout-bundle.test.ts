@@ -39,9 +39,9 @@ describe('a hung attempt', () => {
     await until(() => existsSync(join(first, 'failure.json')), 15_000, 'the bundle');
     expect(e.sim.log.stops).toHaveLength(0);
     await until(() => e.sim.log.stops.length === 1, 5_000, 'the Stop press after the bundle');
-    expect((await e.service.store.attempts(id))[0]!.outcome).toBe('timed_out');
+    expect((await e.driver.attempts(id))[0]!.outcome).toBe('timed_out');
     // The job's next attempt hangs too: cancel it once it runs.
-    await until(async () => (await e.service.store.attempts(id)).length === 2 && e.sim.log.sends.filter((s) => s.prompt === prompt).length === 2, 15_000, 'the second attempt');
+    await until(async () => (await e.driver.attempts(id)).length === 2 && e.sim.log.sends.filter((s) => s.prompt === prompt).length === 2, 15_000, 'the second attempt');
     expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
     await until(() => e.browserAgents[0]!.readiness() === 'idle' && !e.service.scheduler.isRunningOn(e.browserAgents[0]!.id), 15_000, 'the agent free again');
 

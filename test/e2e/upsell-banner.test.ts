@@ -27,12 +27,12 @@ for (const provider of PROVIDERS) {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.response).toBe(simulatedAnswer(name, provider, prompt, 1));
       expect(r.body.attempts).toBe(1);
-      expect(e.service.pool.state(r.body.agent_id)).not.toBe('resting');
+      expect(e.driver.agents.state(r.body.agent_id)).not.toBe('resting');
 
       const limited = await e.api('POST', '/v1/completions', { body: { provider, prompt: 'Limited [[sim:limit]]', timeout_ms: 30_000 } });
-      const attempts = await e.service.store.attempts(limited.body.id ?? limited.body.error.details.job_id);
+      const attempts = await e.driver.attempts(limited.body.id ?? limited.body.error.details.job_id);
       expect(attempts[0]).toMatchObject({ error_code: 'PROVIDER_RATE_LIMITED' });
-      expect(e.service.pool.state(r.body.agent_id)).toBe('resting');
+      expect(e.driver.agents.state(r.body.agent_id)).toBe('resting');
     }, 60_000);
   });
 }

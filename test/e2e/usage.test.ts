@@ -30,9 +30,9 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   browser = await chromium.launch({ executablePath: findBrowser() });
   t = await startTestService({ agents: { chatgpt: 2, claude: 1, gemini: 1 } });
-  const agents = t.service.pool.list().map((a) => ({ id: a.id, provider: a.provider }));
-  const other = (await t.service.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null })).key.id;
-  const keys = [...t.service.keys.list().map((k) => k.id), other, 'admin'];
+  const agents = t.driver.agents.list().map((a) => ({ id: a.id, provider: a.provider }));
+  const other = (await t.driver.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null })).key.id;
+  const keys = [...t.driver.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
   // The 24-hour range begins on the hour 23 hours before the current one.
   await withDataDirDb(t.dataDir, async (db) => {
@@ -76,12 +76,12 @@ describe('Usage page in a browser', () => {
     expect(box!.width).toBeGreaterThan(900);
     await page.screenshot({ path: join(SHOTS, 'usage-24h.png'), fullPage: true });
 
-    const reportKey = t.service.keys.list().find((k) => k.name === 'nightly-report')!;
+    const reportKey = t.driver.keys.list().find((k) => k.name === 'nightly-report')!;
     await page.getByRole('combobox', { name: 'Key' }).selectOption(reportKey.id);
     await expect.poll(async () => Number(await jobsTile.textContent()), SLOW).toBeLessThan(1_000);
     const byKey = page.locator('section', { has: page.getByRole('heading', { name: 'By key' }) });
     expect(await byKey.locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(/^nightly-report\d+/)]);
-    const claude = t.service.pool.list().find((a) => a.provider === 'claude')!;
+    const claude = t.driver.agents.list().find((a) => a.provider === 'claude')!;
     await page.getByRole('combobox', { name: 'Agent' }).selectOption(claude.id);
     await expect.poll(() => perHour.locator('.recharts-legend-item').allTextContents(), SLOW).toEqual(['Claude']);
     await page.screenshot({ path: join(SHOTS, 'usage-24h-filtered.png'), fullPage: true });

@@ -36,7 +36,7 @@ describe('a variant through the API', () => {
       expect(refused.body.error.message).toContain('Variants offered: instant, thinking.');
       expect(e.sim.log.sends).toHaveLength(1);
       // The account is fine: the agent is ready for the next job, which the picker's default answers.
-      expect(e.service.pool.state(agentId)).toBe('idle');
+      expect(e.driver.agents.state(agentId)).toBe('idle');
       const plain = await e.api('POST', '/v1/completions', { body: { prompt: 'As it stands', provider: 'chatgpt' } });
       expect(plain.body).toMatchObject({ status: 'succeeded', variant: null });
     } finally {

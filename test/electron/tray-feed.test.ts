@@ -114,12 +114,12 @@ describe('feedTray on a running service', () => {
     tray.stop();
     const asked = tray.asked();
     const heard = new Promise<void>((resolve) => {
-      const off = t!.service.settings.onChange(() => {
+      const off = t!.driver.settings.onChange(() => {
         off();
         resolve();
       });
     });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     await heard;
     expect(tray.asked()).toBe(asked);
     expect(tray.waiting()).toBe(0);
@@ -127,7 +127,7 @@ describe('feedTray on a running service', () => {
 
   it('coalesces a burst of job changes into a few refreshes', async () => {
     t = await startTestService({ agents: { chatgpt: 1 } });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const tray = watchTray(t.service);
     for (let i = 0; i < 20; i++) {
       await t.api('POST', '/v1/completions', { body: { prompt: `p${i}`, wait: false, callback_url: 'https://127.0.0.1:9/hook' } });

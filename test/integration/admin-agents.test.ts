@@ -167,11 +167,11 @@ describe('agents from the dashboard', () => {
     control.steps.delete(agent.id);
     agent.setReadiness('idle');
     const held = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
-    await until(() => t.service.scheduler.isRunningOn(agent.id));
+    await until(() => t.driver.isRunningOn(agent.id));
     expect((await as('POST', `/admin/v1/agents/${agent.id}/check`)).body.state).toBe('busy');
     expect(looks).toBe(1);
     expect((await as('POST', '/admin/v1/agents/agt_nope/check')).status).toBe(404);
-    await t.api('DELETE', `/v1/completions/${(await t.service.store.recent(1))[0]!.id}`);
+    await t.api('DELETE', `/v1/completions/${(await t.driver.recent(1))[0]!.id}`);
     expect((await held).status).toBe(499);
   });
 
@@ -300,7 +300,7 @@ describe('agents from the dashboard', () => {
     expect((await as('POST', `/admin/v1/agents/${id}/check`)).body.state).toBe('busy');
     expect((await running).status).toBe(200);
     // Resting after a usage limit: a recheck that finds the page ready ends the rest; one that does not leaves it.
-    t.service.pool.coolDown(id, Date.now() + 3_600_000);
+    t.driver.agents.coolDown(id, Date.now() + 3_600_000);
     control.healthy = false;
     expect((await as('POST', `/admin/v1/agents/${id}/check`)).body.cooldown_until).not.toBeNull();
     control.healthy = true;

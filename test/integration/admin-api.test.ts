@@ -77,7 +77,7 @@ describe('dashboard API', () => {
     // Chat streaming: off by default, turned on here.
     expect(changed.body.settings.streaming).toBe(false);
     expect((await as('PATCH', '/admin/v1/settings', { streaming: true })).body.settings.streaming).toBe(true);
-    expect(t.service.settings.get().streaming).toBe(true);
+    expect(t.driver.settings.get().streaming).toBe(true);
     expect((await as('PATCH', '/admin/v1/settings', { streaming: 'yes' })).body.error.details.field).toBe('streaming');
 
     const id = state.agents[0].id;
@@ -123,7 +123,7 @@ describe('dashboard API', () => {
     expect(detail.job.response).toMatch(/^echo\(/);
     expect(detail.attempts[0]).toMatchObject({ attempt: 1, outcome: 'succeeded' });
     // How long it ran, in ms from the server: the attempt row's own times, not the whole-second timestamps.
-    const [row] = await t.service.store.attempts(jobs[1].id);
+    const [row] = await t.driver.attempts(jobs[1].id);
     expect(detail.attempts[0].run_ms).toBe(row!.ended_at! - row!.started_at);
     expect((await as('GET', `/admin/v1/jobs/${jobs[0].id}`)).body.attempts[0].run_ms).toBeNull();
     expect(detail.webhook).toBeNull();
@@ -140,8 +140,8 @@ describe('dashboard API', () => {
     const ran = await t.api('POST', '/v1/completions', { body: { prompt: 'fails once, then answers [[fail-once=provider_error]] [[ms=30]]' } });
     expect(ran.body.attempts).toBe(2);
     const detail = (await as('GET', `/admin/v1/jobs/${ran.body.id}`)).body;
-    const job = (await t.service.store.get(ran.body.id))!;
-    const [first, second] = await t.service.store.attempts(ran.body.id);
+    const job = (await t.driver.job(ran.body.id))!;
+    const [first, second] = await t.driver.attempts(ran.body.id);
     expect(detail.attempts.map((a: { waited_ms: number }) => a.waited_ms)).toEqual([first!.started_at - job.created_at, second!.started_at - first!.ended_at!]);
     expect(detail.took_ms).toBe(job.finished_at! - job.created_at);
     const listed = (await as('GET', '/admin/v1/jobs?limit=1')).body.jobs[0];

@@ -56,7 +56,7 @@ describe('guardrails through the admin API', () => {
     const set = await as('PATCH', `/admin/v1/agents/${id}`, { proxy: 'http://alice:hunter22@proxy.example:3128' });
     expect(set.status).toBe(200);
     expect(set.body.proxy).toBe('http://a…:••••@proxy.example:3128');
-    expect(t.service.pool.get(id)!.proxy).toBe('http://alice:hunter22@proxy.example:3128');
+    expect(t.driver.agents.get(id)!.proxy).toBe('http://alice:hunter22@proxy.example:3128');
     const everything = JSON.stringify([(await as('GET', '/admin/v1/state')).body, (await as('GET', '/admin/v1/logs')).body]);
     expect(everything).toContain('proxy.example:3128');
     expect(everything).not.toContain('hunter22');

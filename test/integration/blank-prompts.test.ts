@@ -41,7 +41,7 @@ describe('prompts without visible text', () => {
       expect(r.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'messages' } });
       expect(r.body.error.message).toMatch(/no visible text/);
     }
-    expect(await t.service.store.recent(10)).toHaveLength(0);
+    expect(await t.driver.recent(10)).toHaveLength(0);
     expect(t.agents.every((a) => a.readiness() === 'idle')).toBe(true);
     // A prompt with text next to the blanks still goes.
     const ok = await t.api('POST', '/v1/completions', { body: { prompt: ' \u200b hello ' } });

@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { openSse } from '../support/sse-client.js';
 import { until } from '../support/until.js';
 
@@ -17,7 +17,7 @@ afterEach(async () => {
 async function start(options: Parameters<typeof startTestService>[0] = {}, streaming = true): Promise<{ t: TestService; client: OpenAI }> {
   const t = await startTestService({ agents: { chatgpt: 1 }, ...options });
   running.push(t);
-  if (streaming) await t.service.settings.setStreaming(true);
+  if (streaming) await t.driver.settings.setStreaming(true);
   return { t, client: new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 0, timeout: 20_000 }) };
 }
 
@@ -27,7 +27,7 @@ const chat = (t: TestService, body: Record<string, unknown>) =>
 describe('chat completions with stream: true', () => {
   it('is refused (400 INVALID_REQUEST on stream) while streaming is off, the default', async () => {
     const { t, client } = await start({}, false);
-    expect(t.service.settings.get().streaming).toBe(false);
+    expect(t.driver.settings.get().streaming).toBe(false);
     const error = await client.chat.completions.create({ model: 'service/auto', messages: [{ role: 'user', content: 'hi' }], stream: true }).then(
       () => null,
       (e: unknown) => e,
@@ -64,7 +64,7 @@ describe('chat completions with stream: true', () => {
     expect(s.status).toBe(200);
     await until(() => s.events.filter((e) => e.comment === 'keep-alive').length >= 2);
     expect(s.events.every((e) => e.comment === 'keep-alive')).toBe(true);
-    attachScriptedAgents(t.service, { chatgpt: 1 });
+    t.driver.attach({ chatgpt: 1 });
     await s.done;
     const data = s.events.filter((e) => e.data !== undefined).map((e) => e.data!);
     expect(data.at(-1)).toBe('[DONE]');
@@ -102,6 +102,6 @@ describe('chat completions with stream: true', () => {
     await until(async () => (await t.api('GET', `/v1/completions/${id}`)).body.status === 'cancelled');
     await until(() => t.agents[0]!.runs[0]!.ended !== undefined);
     expect(t.agents[0]!.runs[0]!.ended).toBe('cancelled');
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
   });
 });

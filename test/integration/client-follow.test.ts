@@ -105,7 +105,7 @@ describe('ChatBridgeClient.stream', () => {
     const client = new ChatBridgeClient({ baseUrl: t.url, apiKey: t.key });
     const request = { model: 'service/chatgpt', messages: [{ role: 'user' as const, content: 'Chunks [[stream=2/20]]' }] };
     await expect(collect(client.stream(request) as AsyncIterable<never>)).rejects.toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
-    await t.service.settings.setStreaming(true);
+    await t.driver.settings.setStreaming(true);
     const chunks = [];
     for await (const chunk of client.stream(request)) chunks.push(chunk);
     const job = await client.get(chunks[0]!.id);

@@ -6,9 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatBridgeClient, type ClientClock } from '../../main/client/index.js';
-import { EVERY_ACCOUNT } from '../../main/core/jobs.js';
 import type { Provider } from '../../main/core/providers.js';
-import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
+import { startTestService, type TestService } from '../support/harness.js';
 import { faultProxy, type Fault, type FaultProxy, type Seen } from '../support/fault-proxy.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { failure } from '../support/scripted-http.js';
@@ -37,7 +36,7 @@ async function setUp(options: { agents?: Partial<Record<Provider, number>>; serv
   cleanups.push(() => proxy.close());
   const clock = new FastClock();
   const client = new ChatBridgeClient({ baseUrl: proxy.url, apiKey: ts.key, clock });
-  return { ts, proxy, clock, client, jobs: async () => await ts.service.store.recent(100) };
+  return { ts, proxy, clock, client, jobs: async () => await ts.driver.recent(100) };
 }
 
 const posts = (proxy: FaultProxy) => proxy.seen.filter((s) => s.method === 'POST');
@@ -103,12 +102,12 @@ describe('chatbridge/client against the service, with faults', () => {
     const serviceClock = new ManualClock();
     const { ts, proxy, client, jobs } = await setUp({ agents: {}, serviceClock });
     const answer = client.submit({ prompt: 'waits for an account', provider: 'qwen' });
-    await until(async () => (await ts.service.store.queuedCount(EVERY_ACCOUNT)) === 1, 5_000, 'the job to be queued');
+    await until(async () => (await ts.driver.queuedCount()) === 1, 5_000, 'the job to be queued');
     serviceClock.advance(600_000); // the longest hold ends; the job stays queued
     await until(() => proxy.seen.some((s) => s.method === 'GET'), 5_000, 'the client to follow the job');
     const id = (await jobs())[0]!.id;
     expect(proxy.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /v1/completions', `GET /v1/completions/${id}?wait=true`]);
-    attachScriptedAgents(ts.service, { qwen: 1 }); // an account is added: the job runs
+    ts.driver.attach({ qwen: 1 }); // an account is added: the job runs
     await expect(answer).resolves.toMatchObject({ id, status: 'succeeded' });
     expect(posts(proxy)).toHaveLength(1);
     expect(await jobs()).toHaveLength(1);

@@ -47,7 +47,7 @@ describe('GET /v1/completions/{id}/events', () => {
     // Every event has an id; the last says the whole answer was carried.
     expect(s.events.every((e) => e.id)).toBe(true);
     expect(s.events.at(-1)!.id).toBe(`${final.response.length}-succeeded-1`);
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
   });
 
   it('resumes from Last-Event-ID: the rest of the answer and the job once, nothing repeated', async () => {
@@ -87,9 +87,9 @@ describe('GET /v1/completions/{id}/events', () => {
     const t = await start({ agents: {}, keepAliveMs: 20 });
     const id = await submit(t, 'waits');
     const streams = await Promise.all([1, 2, 3].map(() => follow(t, id)));
-    await until(() => t.service.events.size() === 6);
+    await until(() => t.driver.waiting() === 6);
     for (const s of streams) s.close();
-    await until(() => t.service.events.size() === 0);
+    await until(() => t.driver.waiting() === 0);
   });
 
   it('answers in the envelope before a stream begins: no key, no read scope, bad Last-Event-ID, unknown job, bad Host', async () => {

@@ -15,7 +15,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, CALLBACK, inPool, jobRow, openReadOnly, pollUntil as until, serverProcesses, sigkill, sigterm, stopWith, type AttemptRow, type Res } from '../support/restartable-server.js';
+import { api, CALLBACK, inPool, pollUntil as until, serverProcesses, sigkill, sigterm, stopWith, type Res } from '../support/restartable-server.js';
+import { storedJob, storedJobs } from '../support/service-driver.js';
 
 const { tempDir, createKey, startServer } = serverProcesses('chatbridge-crash-');
 
@@ -108,15 +109,14 @@ describe('crash recovery (service in its own process)', () => {
     for (const h of lo) expect(heldResults.get(h.tag), `held ${h.tag} was still open at the kill`).toBeInstanceOf(Error);
 
     // What the dead process left on disk: every accepted job, hundreds queued, some running.
-    let db = openReadOnly(dir);
-    const byId = db.prepare(`SELECT id, status, attempts, prompt FROM jobs WHERE id = ?`);
-    const missing = [...accepted.keys()].filter((id) => !byId.get(id));
+    const atKill = (await storedJobs(dir)).map((s) => s.job);
+    const byId = new Map(atKill.map((job) => [job.id, job]));
+    const missing = [...accepted.keys()].filter((id) => !byId.has(id));
     expect(missing, 'accepted jobs missing from the database after SIGKILL').toEqual([]);
-    for (const [id, prompt] of accepted) expect((byId.get(id) as { prompt: string }).prompt).toBe(prompt);
-    const queuedAtKill = db.prepare(`SELECT COUNT(*) FROM jobs WHERE status = 'queued'`).pluck().get() as number;
-    const runningAtKill = db.prepare(`SELECT id, attempts FROM jobs WHERE status = 'dispatched'`).all() as { id: string; attempts: number }[];
-    const totalAtKill = db.prepare(`SELECT COUNT(*) FROM jobs`).pluck().get() as number;
-    db.close();
+    for (const [id, prompt] of accepted) expect(byId.get(id)!.prompt).toBe(prompt);
+    const queuedAtKill = atKill.filter((job) => job.status === 'queued').length;
+    const runningAtKill = atKill.filter((job) => job.status === 'dispatched').map((job) => ({ id: job.id, attempts: job.attempts }));
+    const totalAtKill = atKill.length;
     expect(queuedAtKill).toBeGreaterThanOrEqual(200);
     expect(runningAtKill.length).toBeGreaterThanOrEqual(2);
     expect(runningAtKill.length).toBeLessThanOrEqual(5);
@@ -173,45 +173,38 @@ describe('crash recovery (service in its own process)', () => {
 
     expect(await sigterm(server)).toEqual({ code: 0, signal: null });
 
-    // The attempts table tells the same story.
-    db = openReadOnly(dir);
-    try {
-      const attemptsOf = db.prepare(`SELECT * FROM attempts WHERE job_id = ? ORDER BY attempt`);
-      for (const { id, attempts } of runningAtKill) {
-        const rows = attemptsOf.all(id) as AttemptRow[];
-        if (collected.includes(id)) {
-          expect(rows).toHaveLength(attempts);
-          expect(rows[attempts - 1]).toMatchObject({ outcome: 'succeeded', sent_conversation: expect.stringMatching(/^script:\/\//) });
-          expect(rows[attempts - 1]!.detail).toMatch(/^The service stopped before the answer finished: collected by reopening its conversation/);
-        } else {
-          expect(rows).toHaveLength(attempts + 1);
-          expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
-        }
+    // The attempts tell the same story.
+    const atEnd = await storedJobs(dir);
+    const attemptsOf = new Map(atEnd.map((s) => [s.job.id, s.attempts]));
+    const allAttempts = atEnd.flatMap((s) => s.attempts);
+    for (const { id, attempts } of runningAtKill) {
+      const rows = attemptsOf.get(id)!;
+      if (collected.includes(id)) {
+        expect(rows).toHaveLength(attempts);
+        expect(rows[attempts - 1]).toMatchObject({ outcome: 'succeeded', sent_conversation: expect.stringMatching(/^script:\/\//) });
+        expect(rows[attempts - 1]!.detail).toMatch(/^The service stopped before the answer finished: collected by reopening its conversation/);
+      } else {
+        expect(rows).toHaveLength(attempts + 1);
+        expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
       }
-      // An attempt lost after its prompt went is never the reason for a second send.
-      const lost = db.prepare(`SELECT job_id, sent_turns_before FROM attempts WHERE outcome = 'agent_lost' ORDER BY job_id`).all();
-      expect(lost).toEqual(runningAtKill.filter((r) => !collected.includes(r.id)).map((r) => ({ job_id: r.id, sent_turns_before: null })).sort((a, b) => a.job_id.localeCompare(b.job_id)));
-      expect(db.prepare(`SELECT COUNT(*) FROM attempts WHERE ended_at IS NULL`).pluck().get()).toBe(0);
-      expect(db.prepare(`SELECT id, status FROM jobs WHERE status != 'succeeded'`).all()).toEqual([]);
-      expect(db.prepare(`SELECT COUNT(*) FROM jobs`).pluck().get()).toBeGreaterThanOrEqual(accepted.size);
-      // No job ran to success twice, and each has exactly one success.
-      expect(
-        db
-          .prepare(
-            `SELECT COUNT(*) FROM jobs j WHERE (SELECT COUNT(*) FROM attempts a WHERE a.job_id = j.id AND a.outcome = 'succeeded') != 1`,
-          )
-          .pluck()
-          .get(),
-      ).toBe(0);
-      // One job per held request, in spite of the retry after the crash.
-      const perHeld = db
-        .prepare(`SELECT json_extract(metadata, '$.held') AS tag, COUNT(*) AS n FROM jobs WHERE tag IS NOT NULL GROUP BY tag`)
-        .all() as { tag: string; n: number }[];
-      expect(perHeld).toHaveLength(held.length);
-      for (const row of perHeld) expect(row, `jobs for held ${row.tag}`).toMatchObject({ n: 1 });
-    } finally {
-      db.close();
     }
+    // An attempt lost after its prompt went is never the reason for a second send.
+    const byJob = (a: { job_id: string }, b: { job_id: string }) => a.job_id.localeCompare(b.job_id);
+    const lost = allAttempts.filter((a) => a.outcome === 'agent_lost').map((a) => ({ job_id: a.job_id, sent_turns_before: a.sent_turns_before }));
+    expect(lost.sort(byJob)).toEqual(runningAtKill.filter((r) => !collected.includes(r.id)).map((r) => ({ job_id: r.id, sent_turns_before: null })).sort(byJob));
+    expect(allAttempts.filter((a) => a.ended_at === null)).toEqual([]);
+    expect(atEnd.filter((s) => s.job.status !== 'succeeded').map((s) => ({ id: s.job.id, status: s.job.status }))).toEqual([]);
+    expect(atEnd.length).toBeGreaterThanOrEqual(accepted.size);
+    // No job ran to success twice, and each has exactly one success.
+    expect(atEnd.filter((s) => s.attempts.filter((a) => a.outcome === 'succeeded').length !== 1).map((s) => s.job.id)).toEqual([]);
+    // One job per held request, in spite of the retry after the crash.
+    const perHeld = new Map<string, number>();
+    for (const { job } of atEnd) {
+      const tag = (JSON.parse(job.metadata) as { held?: string | null }).held;
+      if (tag != null) perHeld.set(tag, (perHeld.get(tag) ?? 0) + 1);
+    }
+    expect(perHeld.size).toBe(held.length);
+    for (const [tag, n] of perHeld) expect(n, `jobs for held ${tag}`).toBe(1);
   }, 60_000);
 
   it('a clean stop while jobs run: what finishes within the grace is kept, an answer still written is collected after the restart, a prompt not sent goes back unspent', async () => {
@@ -241,7 +234,7 @@ describe('crash recovery (service in its own process)', () => {
       (r) => r,
       (e: Error) => e,
     );
-    await until('the held job stored', async () => jobRow(dir, `prompt = 'held [[ms=20]]'`), 5_000, 20);
+    await until('the held job stored', async () => (await storedJobs(dir)).some((s) => s.job.prompt === 'held [[ms=20]]'), 5_000, 20);
 
     const t0 = Date.now();
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
@@ -257,28 +250,25 @@ describe('crash recovery (service in its own process)', () => {
     expect(held).toMatchObject({ status: 504, body: { error: { code: 'JOB_TIMEOUT' } } });
     expect(existsSync(join(dir, 'server.json'))).toBe(false);
 
-    let db = openReadOnly(dir);
-    try {
-      const job = db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`);
-      const attempts = db.prepare(`SELECT attempt, outcome, error_code, detail, ended_at, sent_conversation FROM attempts WHERE job_id = ?`);
-      expect(job.get(finishing)).toEqual({ status: 'succeeded', attempts: 1 });
-      // Left answering, where the restart finds it: the attempt open, the conversation kept.
-      expect(job.get(writing)).toEqual({ status: 'dispatched', attempts: 1 });
-      expect(attempts.all(writing)).toEqual([{ attempt: 1, outcome: null, error_code: null, detail: null, ended_at: null, sent_conversation: expect.stringMatching(/^script:\/\/agt_/) }]);
-      expect(job.get(typing)).toEqual({ status: 'queued', attempts: 1 });
-      expect(attempts.all(typing)).toEqual([
-        {
-          attempt: 1,
-          outcome: 'agent_lost',
-          error_code: 'SERVICE_STOPPED',
-          detail: 'service stopped before the prompt went: back to the queue, not counted as an attempt.',
-          ended_at: expect.any(Number),
-          sent_conversation: null,
-        },
-      ]);
-    } finally {
-      db.close();
-    }
+    const stored = new Map((await storedJobs(dir)).map((s) => [s.job.id, s]));
+    const job = (id: string) => stored.get(id)!.job;
+    const attempts = (id: string) =>
+      stored.get(id)!.attempts.map(({ attempt, outcome, error_code, detail, ended_at, sent_conversation }) => ({ attempt, outcome, error_code, detail, ended_at, sent_conversation }));
+    expect(job(finishing)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // Left answering, where the restart finds it: the attempt open, the conversation kept.
+    expect(job(writing)).toMatchObject({ status: 'dispatched', attempts: 1 });
+    expect(attempts(writing)).toEqual([{ attempt: 1, outcome: null, error_code: null, detail: null, ended_at: null, sent_conversation: expect.stringMatching(/^script:\/\/agt_/) }]);
+    expect(job(typing)).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(attempts(typing)).toEqual([
+      {
+        attempt: 1,
+        outcome: 'agent_lost',
+        error_code: 'SERVICE_STOPPED',
+        detail: 'service stopped before the prompt went: back to the queue, not counted as an attempt.',
+        ended_at: expect.any(Number),
+        sent_conversation: null,
+      },
+    ]);
 
     server = await startServer(dir, AGENTS, 0, 60_000);
     const collected = await api(server.url, key, 'GET', `/v1/completions/${writing}?wait=true`);
@@ -293,7 +283,7 @@ describe('crash recovery (service in its own process)', () => {
 
     // Ctrl-C twice: the second ends the 60 s grace at once; the answer still written is left to collect.
     const hanging = await submit({ prompt: 'hanging [[hang]] [[collect=answer]]', provider: 'chatgpt' });
-    await until('the hanging job sent', async () => jobRow(dir, `id = '${hanging}' AND EXISTS (SELECT 1 FROM attempts a WHERE a.job_id = jobs.id AND a.sent_conversation IS NOT NULL)`), 5_000, 20);
+    await until('the hanging job sent', async () => (await storedJob(dir, hanging)).attempts.some((a) => a.sent_conversation !== null), 5_000, 20);
     const t1 = Date.now();
     server.child.kill('SIGINT');
     await until('the grace announced', async () => server.out.stderr.includes('press Ctrl-C again to stop now'), 5_000, 20);
@@ -344,15 +334,10 @@ describe('crash recovery (service in its own process)', () => {
     expect((await api(server.url, key, 'GET', `/v1/completions/${queued}`)).body).toMatchObject({ status: 'expired', attempts: 0 });
     expect(await sigterm(server)).toEqual({ code: 0, signal: null });
 
-    const db = openReadOnly(dir);
-    try {
-      const rows = db.prepare(`SELECT * FROM attempts WHERE job_id = ?`).all(running) as AttemptRow[];
-      expect(rows).toHaveLength(1);
-      expect(rows[0]!.ended_at).not.toBeNull();
-      expect(['agent_lost', 'timed_out']).toContain(rows[0]!.outcome);
-      expect(db.prepare(`SELECT COUNT(*) FROM attempts WHERE job_id = ?`).pluck().get(queued)).toBe(0);
-    } finally {
-      db.close();
-    }
+    const rows = (await storedJob(dir, running)).attempts;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.ended_at).not.toBeNull();
+    expect(['agent_lost', 'timed_out']).toContain(rows[0]!.outcome);
+    expect((await storedJob(dir, queued)).attempts).toHaveLength(0);
   }, 40_000);
 });

@@ -155,7 +155,7 @@ describe('diagnostic bundles go with their job', () => {
     for (const id of [old, fresh, 'job_purgedmeanwhile']) writeBundle(t.dataDir, id, 1);
     await t.service.retention.idle(); // the sweep at start
     const swept = new Promise<void>((resolve) => t.service.retention.onSweep(() => resolve()));
-    await t.service.settings.setRetentionDays(1);
+    await t.driver.settings.setRetentionDays(1);
     t.service.retention.wake();
     await swept;
     expect([existsSync(bundle(old)), existsSync(bundle('job_purgedmeanwhile')), existsSync(bundle(fresh))]).toEqual([false, false, true]);

@@ -12,10 +12,9 @@ import { DataDirError, openDatabase } from '../../main/storage/sqlite/db.js';
 import { Service } from '../../main/service/service.js';
 import { buildServer } from '../../main/api/server.js';
 import { type SweepResult } from '../../main/service/retention.js';
-import { attachScriptedAgents, startTestService, tempDataDir, type TestService } from '../support/harness.js';
+import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { until } from '../support/until.js';
-import { withDataDirDb } from '../support/data-dir-db.js';
 import { SqliteAccountStore } from '../../main/storage/sqlite/account-store.js';
 import { ChatBridgeClient } from '../../main/client/index.js';
 import { callTool } from '../../main/mcp/tools.js';
@@ -44,19 +43,6 @@ describe('the profile as a setting', () => {
       expect(t.service.profile.name).toBe('hosted');
     } finally {
       await stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  it('treats a data dir with keys from before profiles as personal', async () => {
-    const dataDir = tempDataDir();
-    try {
-      t = await startTestService({ listen: false, dataDir });
-      await stop();
-      await withDataDirDb(dataDir, (db) => db.prepare(`DELETE FROM settings WHERE name = 'profile'`).run());
-      const refused = await Service.start({ dataDir, http: buildServer, profile: 'hosted' }).catch((e: unknown) => e);
-      expect((refused as Error).message).toMatch(/belongs to the personal profile/);
-    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
@@ -104,7 +90,7 @@ describe('accounts', () => {
     await until(async () => (await t!.api('GET', '/v1/status')).status === 401, 5_000, 'the key to be refused');
     const refused = await t.api('GET', `/v1/completions/${mine.body.id}`);
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
-    await until(async () => (await t!.service.store.get(mine.body.id))?.status === 'cancelled', 5_000, 'the queued job to be cancelled');
+    await until(async () => (await t!.driver.job(mine.body.id))?.status === 'cancelled', 5_000, 'the queued job to be cancelled');
     expect((await t.api('GET', `/v1/completions/${theirs.body.id}`, { key: other.key })).body.status).toBe('queued');
   });
 
@@ -183,7 +169,7 @@ describe('the job object and errors (H)', () => {
     const again = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', wait: false }, headers });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id, status: 'queued' });
-    attachScriptedAgents(t.service, { qwen: 1 });
+    t.driver.attach({ qwen: 1 });
     expect((await t.api('GET', `/v1/completions/${id}?wait=true`)).body.status).toBe('succeeded');
   });
 
@@ -196,13 +182,13 @@ describe('the job object and errors (H)', () => {
     expect(failed.body.error.details.job_id).toMatch(/^job_/);
 
     const held = t.api('POST', '/v1/completions', { body: { prompt: '[[hang]] p', provider: 'chatgpt' } });
-    const running = await until(async () => (await t!.service.store.recent(10)).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
+    const running = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
     expect((await t.api('DELETE', `/v1/completions/${running.id}`)).body.status).toBe('cancelled');
     expect((await held).body.error).toMatchObject({ code: 'JOB_CANCELLED', details: { job_id: running.id, status: 'cancelled' } });
 
     // No qwen agent: the hold ends at 600 s with the job queued, then the deadline expires it.
     const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 900_000 } });
-    const waiting = await until(async () => (await t!.service.store.recent(10)).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
+    const waiting = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
     await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
     clock.advance(600_000);
     expect((await hold).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { job_id: waiting.id, status: 'queued' } });
@@ -215,9 +201,9 @@ describe('the job object and errors (H)', () => {
   it("504s say why a job waits without naming the operator's agents or devices; agent_id errors neither", async () => {
     const clock = new ManualClock();
     t = await startTestService({ listen: false, profile: 'hosted', clock, agents: { chatgpt: 1 } });
-    const agent = t.service.pool.list()[0]!;
-    t.service.pool.rename(agent.id, 'basement-laptop-7');
-    t.service.pool.setEnabled(agent.id, false);
+    const agent = t.driver.agents.list()[0]!;
+    t.driver.agents.rename(agent.id, 'basement-laptop-7');
+    t.driver.agents.setEnabled(agent.id, false);
     const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, deadline_ms: 900_000 } });
     await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
     clock.advance(600_000);
@@ -281,7 +267,7 @@ describe('retention per account (H)', () => {
     const short = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: brief.key });
     const kept = await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
     expect([short.body.status, kept.body.status]).toEqual(['succeeded', 'succeeded']);
-    const prunedCount = async () => (await t!.service.store.recent(10)).filter((j) => j.content_pruned_at !== null).length;
+    const prunedCount = async () => (await t!.driver.recent(10)).filter((j) => j.content_pruned_at !== null).length;
     clock.advance(DAY_MS - 60_000);
     await sweep();
     expect(await prunedCount()).toBe(0); // a minute short of the day
@@ -314,7 +300,7 @@ describe('isolation between accounts (H)', () => {
       expect((await as('GET', `/v1/completions/${id}?wait=true`)).body.error).toMatchObject(notFound);
       expect((await as('DELETE', `/v1/completions/${id}`)).body.error).toMatchObject(notFound);
     }
-    expect((await t.service.store.get(waiting.body.id))!.status).toBe('queued'); // the DELETE did nothing
+    expect((await t.driver.job(waiting.body.id))!.status).toBe('queued'); // the DELETE did nothing
     const continued = await as('POST', '/v1/completions', { prompt: 'p', mode: 'continue', conversation_ref: done.body.conversation_ref });
     expect(continued.status).toBe(400);
     expect(continued.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'conversation_ref' } });
@@ -354,7 +340,7 @@ describe('fairness between accounts (H)', () => {
 describe('/v1/status (H)', () => {
   it("shows the per-provider figures all accounts share and the caller's own queue, nothing of the operator's agents", async () => {
     t = await startTestService({ profile: 'hosted', agents: { claude: 2 } });
-    await t.service.settings.setProviderCap('claude', 50);
+    await t.driver.settings.setProviderCap('claude', 50);
     const other = await t.createAccount('other');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' }, key: other.key })).status).toBe(200);
     await t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', ...queued } });

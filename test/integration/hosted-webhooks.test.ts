@@ -56,8 +56,8 @@ async function receiver(respond?: Responder) {
 
 /** The delivery log of the job once its first attempt is recorded. */
 async function firstAttempt(id: string) {
-  await until(async () => (await t!.service.outbox.attempts(id)).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
-  return (await t!.service.outbox.attempts(id))[0]!;
+  await until(async () => (await t!.driver.deliveryAttempts(id)).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
+  return (await t!.driver.deliveryAttempts(id))[0]!;
 }
 
 describe('webhooks (H)', () => {
@@ -87,7 +87,7 @@ describe('webhooks (H)', () => {
       expect(attempt.status_code).toBeNull();
       expect(attempt.error).toMatch(/not a public address/);
       // The five-attempt schedule goes on (a receiver may be fixed), each attempt refused the same way.
-      expect(await t!.service.outbox.get(r.body.id)).toMatchObject({ state: 'pending', round_attempts: 1 });
+      expect(await t!.driver.delivery(r.body.id)).toMatchObject({ state: 'pending', round_attempts: 1 });
     }
     expect(hook.received).toHaveLength(0);
   });
@@ -101,7 +101,7 @@ describe('webhooks (H)', () => {
     expect(attempt.status_code).toBe(307);
     expect(redirecting.received).toHaveLength(1);
     expect(target.received).toHaveLength(0);
-    expect((await t!.service.outbox.get(r.body.id))!.state).toBe('pending');
+    expect((await t!.driver.delivery(r.body.id))!.state).toBe('pending');
   });
 });
 
@@ -204,7 +204,7 @@ describe("the operator's deny-list", () => {
 
   it('keeps every webhook from a denied receiver, private ones allowed or not, by IP literal or by name', async () => {
     await start(true);
-    await t!.service.settings.setWebhookDeny(['127.0.0.0/8']);
+    await t!.driver.settings.setWebhookDeny(['127.0.0.0/8']);
     const hook = await receiver();
     const port = new URL(hook.url()).port;
     for (const url of [hook.url(), `https://localhost:${port}/hook`, `https://[::ffff:0:7f00:1]:${port}/hook`]) {
@@ -214,7 +214,7 @@ describe("the operator's deny-list", () => {
     }
     expect(hook.received).toHaveLength(0);
     // Taken off the list, the receiver is called.
-    await t!.service.settings.setWebhookDeny([]);
+    await t!.driver.settings.setWebhookDeny([]);
     const r = await t!.api('POST', '/v1/completions', { body: { prompt: 'p', callback_url: hook.url() } });
     expect((await firstAttempt(r.body.id)).status_code).toBe(204);
   });

@@ -155,7 +155,7 @@ describe('many long polls', () => {
       expect(accepted.status).toBe(202);
       const id = accepted.body.id as string;
       const holds = Array.from({ length: 500 }, () => t!.api('GET', `/v1/completions/${id}?wait=true`));
-      await until(() => t!.service.events.size() === 500, 10_000, '500 waiting callers');
+      await until(() => t!.driver.waiting() === 500, 10_000, '500 waiting callers');
       expect((await t.api('DELETE', `/v1/completions/${id}`)).status).toBe(200);
       const answers = await Promise.all(holds);
       expect(answers.every((a) => a.status === 200 && a.body.status === 'cancelled')).toBe(true);
@@ -181,25 +181,25 @@ describe('holds per tenant', () => {
     const within = async (answer: Promise<{ status: number }>) => Promise.race([answer, new Promise<undefined>((res) => setTimeout(res, 1_000))]);
 
     const held = [hold(t.key), hold(t.key), hold(t.key)];
-    await until(() => t!.service.events.size() === 3, 10_000, '3 waiting callers');
+    await until(() => t!.driver.waiting() === 3, 10_000, '3 waiting callers');
     const refused = await within(hold(t.key));
     expect(refused?.status).toBe(429);
     const over = (await hold(t.key)) as { headers: Headers; body: { error: { code: string; message: string } } };
     expect(over.headers.get('retry-after')).toBe('10');
     expect(over.body.error.message).toMatch(/^This key already holds 3 requests open/);
-    const jobs = async () => (await t!.service.store.recent(100)).length;
+    const jobs = async () => (await t!.driver.recent(100)).length;
     expect((await within(t.api('POST', '/v1/completions', { body: { prompt: 'another' } })))?.status).toBe(429);
     expect((await within(t.api('POST', '/v1/chat/completions', { body: { model: 'service/auto', messages: [{ role: 'user', content: 'hi' }] } })))?.status).toBe(429);
     expect(await jobs()).toBe(1);
 
     // The account's other key has room for one more, the account's cap; another account is apart.
     held.push(hold(other));
-    await until(() => t!.service.events.size() === 4, 10_000, '4 waiting callers');
+    await until(() => t!.driver.waiting() === 4, 10_000, '4 waiting callers');
     expect((await within(hold(other)))?.status).toBe(429);
     const strangers = stranger.key;
     const theirs = await t.api('POST', '/v1/completions', { key: strangers, body: { prompt: 'theirs', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
     const theirHold = t.api('GET', `/v1/completions/${theirs.body.id}?wait=true`, { key: strangers });
-    await until(() => t!.service.events.size() === 5, 10_000, '5 waiting callers');
+    await until(() => t!.driver.waiting() === 5, 10_000, '5 waiting callers');
 
     // Once the holds end, their slots are free again.
     expect((await t.api('DELETE', `/v1/completions/${id}`)).status).toBe(200);
@@ -221,7 +221,7 @@ describe('holds per client address', () => {
     const hold = (key: string, id: string, client: string) =>
       t!.api('GET', `/v1/completions/${id}?wait=true`, { key, headers: { 'x-forwarded-for': `198.51.100.9, ${client}` } });
     const held = [...[1, 2, 3].map(() => hold(a.key, jobA, '203.0.113.7')), hold(b.key, jobB, '203.0.113.7'), hold(b.key, jobB, '203.0.113.7')];
-    await until(() => t!.service.events.size() === 5, 10_000, '5 waiting callers');
+    await until(() => t!.driver.waiting() === 5, 10_000, '5 waiting callers');
 
     // Each key and account has room, the client address none.
     const over = await hold(b.key, jobB, '203.0.113.7');
@@ -232,7 +232,7 @@ describe('holds per client address', () => {
     ]);
     // Another client has room.
     held.push(hold(b.key, jobB, '203.0.113.8'));
-    await until(() => t!.service.events.size() === 6, 10_000, 'the other client waiting');
+    await until(() => t!.driver.waiting() === 6, 10_000, 'the other client waiting');
 
     for (const [key, id] of [[a.key, jobA], [b.key, jobB]]) expect((await t.api('DELETE', `/v1/completions/${id}`, { key })).status).toBe(200);
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
@@ -243,7 +243,7 @@ describe('keys and the admin token', () => {
   it("a key refused for a missing scope does not get a last use; an allowed request does", async () => {
     t = await startTestService({ listen: false });
     const readOnly = await t.createKey(['completions:read']);
-    const id = () => t!.service.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
+    const id = () => t!.driver.keys.list().find((k) => k.name === 'test' && k.scopes.length === 1)!;
     expect((await t.api('POST', '/v1/completions', { key: readOnly, body: { prompt: 'x' } })).status).toBe(403);
     expect((await t.api('GET', '/admin/v1/state', { key: readOnly })).status).toBe(403);
     expect(id().last_used_at).toBeNull();

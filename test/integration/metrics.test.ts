@@ -45,7 +45,7 @@ describe('GET /metrics', () => {
       message: "This route is the operator's: it takes the admin token or a key made without an account, not an account's key.",
     });
     await scrape(t, readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim());
-    const operator = (await t.service.keys.create({ name: 'prometheus', scopes: ['metrics:read'], expiresAt: null, accountId: null })).secret;
+    const operator = (await t.driver.keys.create({ name: 'prometheus', scopes: ['metrics:read'], expiresAt: null, accountId: null })).secret;
     await scrape(t, operator);
   });
 
@@ -74,7 +74,7 @@ describe('GET /metrics', () => {
     expect(v('chatbridge_jobs_accepted_total', { provider: 'claude' })).toBe(2);
     expect(v('chatbridge_jobs_accepted_total', { provider: 'any' })).toBe(1);
 
-    const anyRan = (await t.service.store.recent(10)).find((j) => j.prompt === 'any provider')!.provider!;
+    const anyRan = (await t.driver.recent(10)).find((j) => j.prompt === 'any provider')!.provider!;
     expect(v('chatbridge_jobs_finished_total', { provider: 'chatgpt', status: 'succeeded' })).toBe(4 + (anyRan === 'chatgpt' ? 1 : 0));
     expect(v('chatbridge_jobs_finished_total', { provider: 'claude', status: 'failed' })).toBe(1);
     expect(v('chatbridge_jobs_finished_total', { provider: 'claude', status: 'cancelled' })).toBe(1);
@@ -120,8 +120,8 @@ describe('GET /metrics', () => {
     const a = await startTestService();
     const b = await startTestService();
     running.push(a, b);
-    await a.service.settings.setGlobalCap(10);
-    await a.service.settings.setProviderCap('claude', 3);
+    await a.driver.settings.setGlobalCap(10);
+    await a.driver.settings.setProviderCap('claude', 3);
     expect((await a.api('POST', '/v1/completions', { body: { prompt: 'waits', wait: false, callback_url: HOOK } })).status).toBe(202);
     const ma = await scrape(a);
     expect(sampleValue(ma, 'chatbridge_hourly_cap', { provider: 'all' })).toBe(10);

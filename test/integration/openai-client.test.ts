@@ -211,7 +211,7 @@ describe('the official openai client', () => {
   });
 
   /** The jobs made from one prompt: what the SDK's own repeats cost. */
-  const jobsOf = async (prompt: string) => (await t.service.store.recent(500)).filter((j) => j.prompt === prompt);
+  const jobsOf = async (prompt: string) => (await t.driver.recent(500)).filter((j) => j.prompt === prompt);
 
   it("with the SDK's own retries on, a refused prompt is one job: final outcomes say x-should-retry: false", async () => {
     const retrying = new OpenAI({ apiKey: t.key, baseURL: `${t.url}/v1`, maxRetries: 2, timeout: 20_000 });

@@ -49,7 +49,7 @@ describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
   });
   afterAll(async () => t?.stop());
 
-  const jobsOf = async (prompt: string) => (await t.service.store.recent(500)).filter((j) => j.prompt === prompt);
+  const jobsOf = async (prompt: string) => (await t.driver.recent(500)).filter((j) => j.prompt === prompt);
 
   it('a refused prompt is one job, not three', async () => {
     const prompt = 'refuse me [[fail=rejected]]';

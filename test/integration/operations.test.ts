@@ -7,7 +7,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serverProof } from '../../main/keys/admin-token.js';
-import { attachScriptedAgents, startTestService, type TestService } from '../support/harness.js';
+import { startTestService, type TestService } from '../support/harness.js';
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -31,9 +31,9 @@ describe('health', () => {
 
   it('/readyz is 503 "agents" until every enabled agent is attached, and 503 "database" when it cannot write', async () => {
     t = await startTestService();
-    t.service.pool.create('claude', 'claude-1');
+    t.driver.agents.create('claude', 'claude-1');
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 503, body: { status: 'down', reason: 'agents' } });
-    attachScriptedAgents(t.service, { claude: 1 });
+    t.driver.attach({ claude: 1 });
     expect(await t.api('GET', '/readyz', { key: null })).toMatchObject({ status: 200, body: { status: 'up' } });
     // When the data dir's database answers false is test/store/sqlite-answers.test.ts's.
     const answers = vi.spyOn(t.service.storage, 'answers').mockResolvedValue(false);

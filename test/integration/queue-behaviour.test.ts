@@ -20,24 +20,24 @@ async function start(agents: Partial<Record<Provider, number>>) {
 }
 
 const queued = { wait: false, callback_url: 'https://127.0.0.1:9/hook' };
-const job = async (id: string) => (await t.service.store.get(id))!;
+const job = async (id: string) => (await t.driver.job(id))!;
 
 describe('dispatch order', () => {
   it('runs higher priority first, then older; reports queue_position', async () => {
     await start({ chatgpt: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const ids: string[] = [];
     for (const [prompt, priority] of [['a', 0], ['b', 5], ['c', 5], ['d', -1], ['e', 100]] as const) {
       const r = await t.api('POST', '/v1/completions', { body: { prompt, priority, ...queued } });
       expect(r.status).toBe(202);
       ids.push(r.body.id);
-      clock.advance(1_000);
+      t.driver.advance(1_000);
     }
     const positions = await Promise.all(ids.map(async (id) => (await t.api('GET', `/v1/completions/${id}`)).body.queue_position));
     expect(positions).toEqual([4, 2, 3, 5, 1]);
     // The scheduler hears the change: nobody wakes it by hand.
-    await t.service.settings.setPaused(false);
-    await until(async () => (await Promise.all(ids.map(job))).every((j) => j.status === 'succeeded'));
+    await t.driver.settings.setPaused(false);
+    for (const id of ids) expect((await t.driver.ended(id)).status).toBe('succeeded');
     expect(t.agents[0]!.runs.map((r) => r.prompt)).toEqual(['e', 'b', 'c', 'a', 'd']);
     const done = (await t.api('GET', `/v1/completions/${ids[0]}`)).body;
     expect(done.queue_position).toBeUndefined();
@@ -48,7 +48,7 @@ describe('dispatch order', () => {
     await start({ chatgpt: 2 });
     const r = await t.api('POST', '/v1/completions', { body: { prompt: 'x', provider: 'claude', ...queued } });
     expect(r.status).toBe(202);
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await job(r.body.id)).status).toBe('queued');
     expect(t.agents.every((a) => a.runs.length === 0)).toBe(true);
   });
@@ -60,10 +60,10 @@ describe('dispatch order', () => {
       expect(r.status).toBe(200);
     }
     expect(t.agents.map((a) => a.runs.length)).toEqual([2, 2, 2]);
-    await t.service.settings.setRotation('ordered');
+    await t.driver.settings.setRotation('ordered');
     for (let i = 0; i < 3; i++) await t.api('POST', '/v1/completions', { body: { prompt: `o${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 2, 2]);
-    await t.service.settings.setRotation('least_used');
+    await t.driver.settings.setRotation('least_used');
     for (let i = 0; i < 6; i++) await t.api('POST', '/v1/completions', { body: { prompt: `l${i}` } });
     expect(t.agents.map((a) => a.runs.length)).toEqual([5, 5, 5]);
   });
@@ -81,15 +81,15 @@ describe('dispatch order', () => {
 describe('attempts, timeouts and deadlines', () => {
   it('retries a failed attempt and keeps the original queue_ms', async () => {
     await start({ deepseek: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[fail-once=provider_error]]', ...queued } });
-    clock.advance(2_500);
-    await t.service.settings.setPaused(false);
-    await until(async () => (await job(sub.body.id)).status === 'succeeded');
+    t.driver.advance(2_500);
+    await t.driver.settings.setPaused(false);
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
     const done = await job(sub.body.id);
     expect(done.attempts).toBe(2);
     expect(done.queue_ms).toBe(2_500);
-    const attempts = await t.service.store.attempts(sub.body.id);
+    const attempts = await t.driver.attempts(sub.body.id);
     expect(attempts.map((a) => [a.outcome, a.error_code])).toEqual([
       ['failed', 'PROVIDER_ERROR'],
       ['succeeded', null],
@@ -100,8 +100,8 @@ describe('attempts, timeouts and deadlines', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', timeout_ms: 5_000 } });
     for (let attempt = 1; attempt <= 3; attempt++) {
-      await until(() => t.agents[0]!.runs.length === attempt && t.service.scheduler.isRunningOn(t.agents[0]!.id));
-      clock.advance(5_000);
+      await until(() => t.agents[0]!.runs.length === attempt && t.driver.isRunningOn(t.agents[0]!.id));
+      t.driver.advance(5_000);
     }
     const r = await pending;
     expect(r.status).toBe(502);
@@ -124,24 +124,24 @@ describe('attempts, timeouts and deadlines', () => {
     const running = await t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]', deadline_ms: 10_000, ...queued } });
     const waiting = await t.api('POST', '/v1/completions', { body: { prompt: 'q', deadline_ms: 20_000, ...queued } });
     await until(async () => (await job(running.body.id)).status === 'dispatched');
-    clock.advance(10_000);
+    t.driver.advance(10_000);
     expect((await job(running.body.id)).status).toBe('expired');
     await until(() => t.agents[0]!.runs[0]!.ended === 'expired');
     // The agent is free again, so the second job ran and finished before its deadline.
-    await until(async () => (await job(waiting.body.id)).status === 'succeeded');
+    expect((await t.driver.ended(waiting.body.id)).status).toBe('succeeded');
     const expired = (await t.api('GET', `/v1/completions/${running.body.id}`)).body;
     expect(expired.error.code).toBe('JOB_TIMEOUT');
-    expect((await t.service.store.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
+    expect((await t.driver.attempts(running.body.id))[0]!.outcome).toBe('timed_out');
   });
 
   it('holds wait:true for min(deadline, 600 s), then 504 while the job continues', async () => {
     await start({ perplexity: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 3_600_000 } });
-    await until(() => t.service.events.size() === 1);
-    clock.advance(599_999);
-    expect(t.service.events.size()).toBe(1);
-    clock.advance(1);
+    await until(() => t.driver.waiting() === 1);
+    t.driver.advance(599_999);
+    expect(t.driver.waiting()).toBe(1);
+    t.driver.advance(1);
     const r = await pending;
     expect(r.status).toBe(504);
     expect(r.body.error.code).toBe('JOB_TIMEOUT');
@@ -153,8 +153,8 @@ describe('attempts, timeouts and deadlines', () => {
     await start({});
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', deadline_ms: 60_000, ...queued } });
     const pending = t.api('GET', `/v1/completions/${sub.body.id}?wait=true`);
-    await until(() => t.service.events.size() === 1);
-    clock.advance(60_000);
+    await until(() => t.driver.waiting() === 1);
+    t.driver.advance(60_000);
     const r = await pending;
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('expired');
@@ -164,13 +164,13 @@ describe('attempts, timeouts and deadlines', () => {
 describe('cancel', () => {
   it('cancels a queued job at once; it never runs', async () => {
     await start({ chatgpt: 1 });
-    await t.service.settings.setPaused(true);
+    await t.driver.settings.setPaused(true);
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } });
     const r = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
-    await t.service.settings.setPaused(false);
-    await t.service.scheduler.settled();
+    await t.driver.settings.setPaused(false);
+    await t.driver.settled();
     expect(t.agents[0]!.runs).toHaveLength(0);
     const again = await t.api('DELETE', `/v1/completions/${sub.body.id}`);
     expect(again.status).toBe(200);
@@ -181,14 +181,14 @@ describe('cancel', () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
     await until(() => t.agents[0]!.runs.length === 1);
-    const id = (await t.service.store.recent(1))[0]!.id;
+    const id = (await t.driver.recent(1))[0]!.id;
     const r = await t.api('DELETE', `/v1/completions/${id}`);
     expect(r.body.status).toBe('cancelled');
     const waited = await pending;
     expect(waited.status).toBe(499);
     expect(waited.body.error.code).toBe('JOB_CANCELLED');
     await until(() => t.agents[0]!.runs[0]!.ended === 'cancelled');
-    expect((await t.service.store.attempts(id))[0]!.outcome).toBe('cancelled');
+    expect((await t.driver.attempts(id))[0]!.outcome).toBe('cancelled');
     // The agent takes the next job right after.
     const next = await t.api('POST', '/v1/completions', { body: { prompt: 'next' } });
     expect(next.status).toBe(200);
@@ -198,32 +198,32 @@ describe('cancel', () => {
 describe('hourly caps', () => {
   it('stops an agent at its cap, waits for the rolling hour, and reports the next slot', async () => {
     await start({ chatgpt: 1 });
-    t.service.pool.setCap(t.agents[0]!.id, 1);
+    t.driver.agents.setCap(t.agents[0]!.id, 1);
     const firstAt = clock.now();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'one' } })).status).toBe(200);
-    clock.advance(60_000);
+    t.driver.advance(60_000);
     const refused = await t.api('POST', '/v1/completions', { body: { prompt: 'two', wait: false } });
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('PROVIDER_RATE_LIMITED');
     const sub = await t.api('POST', '/v1/completions', { body: { prompt: 'two', deadline_ms: 3_600_000, ...queued } });
     const status = (await t.api('GET', '/v1/status')).body;
     expect(status.devices[0].agents[0].next_slot_at).toBe(new Date(firstAt + HOUR_MS).toISOString().replace('.000Z', 'Z'));
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
-    clock.advance(HOUR_MS - 60_001);
-    await t.service.scheduler.settled();
+    t.driver.advance(HOUR_MS - 60_001);
+    await t.driver.settled();
     expect((await job(sub.body.id)).status).toBe('queued');
-    clock.advance(1);
-    await until(async () => (await job(sub.body.id)).status === 'succeeded');
+    t.driver.advance(1);
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
   });
 
   it('applies provider and global caps, and sends the job to an agent still under them', async () => {
     await start({ chatgpt: 1, claude: 1 });
-    await t.service.settings.setProviderCap('chatgpt', 1);
+    await t.driver.settings.setProviderCap('chatgpt', 1);
     await t.api('POST', '/v1/completions', { body: { prompt: 'a', provider: 'chatgpt' } });
     const b = await t.api('POST', '/v1/completions', { body: { prompt: 'b' } });
     expect(b.body.provider).toBe('claude');
-    await t.service.settings.setGlobalCap(2);
+    await t.driver.settings.setGlobalCap(2);
     const c = await t.api('POST', '/v1/completions', { body: { prompt: 'c', wait: false } });
     expect(c.body.error.code).toBe('PROVIDER_RATE_LIMITED');
     const status = (await t.api('GET', '/v1/status')).body;
@@ -244,8 +244,8 @@ describe('agent conditions', () => {
     const cooling = status.devices[0].agents.find((a: { id: string }) => a.id === first!.id);
     expect(cooling.cooldown_until).not.toBeNull();
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'q' } })).body.agent_id).toBe(second!.id);
-    clock.advance(HOUR_MS);
-    await t.service.settings.setRotation('ordered');
+    t.driver.advance(HOUR_MS);
+    await t.driver.settings.setRotation('ordered');
     expect((await t.api('POST', '/v1/completions', { body: { prompt: 'r' } })).body.agent_id).toBe(first!.id);
   });
 

@@ -98,7 +98,7 @@ describe('deleting a job', () => {
     await start();
     const running = (await t.api('POST', '/v1/completions', { body: { prompt: '[[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' } })).body;
     const queued = (await t.api('POST', '/v1/completions', { body: { prompt: 'behind', wait: false, callback_url: 'https://127.0.0.1:9/hook' } })).body;
-    await until(async () => (await t.service.store.get(running.id))!.status === 'dispatched');
+    await until(async () => (await t.driver.job(running.id))!.status === 'dispatched');
     const waiting = t.api('GET', `/v1/completions/${running.id}?wait=true`);
 
     for (const [job, status] of [[running, 'dispatched'], [queued, 'queued']] as const) {
@@ -107,13 +107,13 @@ describe('deleting a job', () => {
       expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { status }, request_id: expect.any(String) });
       expect(refused.body.error.message).toMatch(/cancel it first/);
     }
-    expect((await t.service.store.get(running.id))!.status).toBe('dispatched');
+    expect((await t.driver.job(running.id))!.status).toBe('dispatched');
     expect((await t.api('DELETE', `/admin/v1/jobs/${queued.id}`)).status).toBe(403); // an API key is not the admin token
 
     // The caller waiting on the running job is answered by the cancel, never left hanging.
     expect((await t.api('DELETE', `/v1/completions/${running.id}`)).body.status).toBe('cancelled');
     expect((await waiting).body).toMatchObject({ id: running.id, status: 'cancelled' });
-    await until(() => t.service.outbox.get(running.id));
+    await until(() => t.driver.delivery(running.id));
     expect((await as('DELETE', `/admin/v1/jobs/${running.id}`)).status).toBe(204);
 
     const gone = await t.api('GET', `/v1/completions/${running.id}`);
@@ -121,12 +121,12 @@ describe('deleting a job', () => {
     expect(gone.body.error.code).toBe('NOT_FOUND');
     expect((await as('GET', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
     expect((await as('DELETE', `/admin/v1/jobs/${running.id}`)).status).toBe(404);
-    expect(await t.service.store.attempts(running.id)).toEqual([]);
-    expect(await t.service.outbox.get(running.id)).toBeUndefined();
+    expect(await t.driver.attempts(running.id)).toEqual([]);
+    expect(await t.driver.delivery(running.id)).toBeUndefined();
     expect((await as('GET', '/admin/v1/jobs')).body.jobs.map((j: { id: string }) => j.id)).not.toContain(running.id);
 
     // The queued job ran meanwhile; finished, it can go too.
-    await until(async () => (await t.service.store.get(queued.id))!.status === 'succeeded');
+    await until(async () => (await t.driver.job(queued.id))!.status === 'succeeded');
     expect((await as('DELETE', `/admin/v1/jobs/${queued.id}`)).status).toBe(204);
   });
 });
@@ -135,14 +135,14 @@ describe('usage history', () => {
   it('records which key sent each job and filters by key and agent', async () => {
     await start({ chatgpt: 2 });
     const other = await t.createKey(['completions:write']);
-    const theirs = t.service.keys.list().find((k) => k.scopes.length === 1);
-    const mine = t.service.keys.list().find((k) => k.id !== theirs!.id);
+    const theirs = t.driver.keys.list().find((k) => k.scopes.length === 1);
+    const mine = t.driver.keys.list().find((k) => k.id !== theirs!.id);
     await t.api('POST', '/v1/completions', { body: { prompt: 'one' } });
     await t.api('POST', '/v1/completions', { body: { prompt: 'two' } });
     const fromOther = (await t.api('POST', '/v1/completions', { body: { prompt: 'three' }, key: other })).body;
     const fromAdmin = (await as('POST', '/v1/completions', { prompt: 'four' })).body;
-    expect((await t.service.store.get(fromOther.id))!.api_key_id).toBe(theirs!.id);
-    expect((await t.service.store.get(fromAdmin.id))!.api_key_id).toBe('admin');
+    expect((await t.driver.job(fromOther.id))!.api_key_id).toBe(theirs!.id);
+    expect((await t.driver.job(fromAdmin.id))!.api_key_id).toBe('admin');
 
     const all = (await as('GET', '/admin/v1/usage')).body;
     expect(all.bucket_ms).toBe(3_600_000);

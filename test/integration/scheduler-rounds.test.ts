@@ -4,14 +4,13 @@
  * the queue meanwhile is skipped without costing the agent's hourly cap, and a shutdown
  * during a round puts the job it dispatched back in the queue, its attempt `SERVICE_STOPPED` (not spent).
  */
-import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Claim, JobRow } from '../../main/core/jobs.js';
 import type { Service } from '../../main/service/service.js';
 import { startTestService, tempDataDir, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { storedJob } from '../support/service-driver.js';
 import { until } from '../support/until.js';
 
 let t: TestService | undefined;
@@ -58,10 +57,10 @@ describe('dispatch rounds on a slow store', () => {
     expect(gate.seen.calls).toBe(1); // no second round while the first is under way
     gate.open();
 
-    await until(async () => (await t!.service.store.get(b))?.status === 'succeeded', 5_000, 'b to run');
+    expect((await t!.driver.ended(b)).status).toBe('succeeded');
     expect(gate.seen).toEqual({ calls: 2, active: 0, mostAtOnce: 1 });
     expect(agent.runs.map((r) => r.prompt)).toEqual(['b']);
-    expect(await t.service.store.get(a)).toMatchObject({ status: 'cancelled', attempts: 0 });
+    expect(await t.driver.job(a)).toMatchObject({ status: 'cancelled', attempts: 0 });
     // Only b's dispatch counts against the cap of 1 an hour.
     expect((await t.service.admin.state.read()).agents[0]).toMatchObject({ cap_per_hour: 1, used_this_hour: 1 });
   });
@@ -85,13 +84,9 @@ describe('dispatch rounds on a slow store', () => {
       await stopping;
       expect(local.agents[0]!.runs).toEqual([]);
 
-      const db = new Database(join(dataDir, 'chatbridge.db'), { readonly: true });
-      try {
-        expect(db.prepare(`SELECT status, attempts FROM jobs WHERE id = ?`).get(id)).toEqual({ status: 'queued', attempts: 1 });
-        expect(db.prepare(`SELECT outcome, error_code FROM attempts WHERE job_id = ?`).all(id)).toEqual([{ outcome: 'agent_lost', error_code: 'SERVICE_STOPPED' }]);
-      } finally {
-        db.close();
-      }
+      const stored = await storedJob(dataDir, id);
+      expect(stored.job).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(stored.attempts).toEqual([expect.objectContaining({ outcome: 'agent_lost', error_code: 'SERVICE_STOPPED' })]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

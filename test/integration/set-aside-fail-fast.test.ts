@@ -34,8 +34,8 @@ async function start(names: [Provider, string][]): Promise<ExplainingAgent[]> {
   clock = new ManualClock();
   t = await startTestService({ listen: false, clock });
   return names.map(([provider, name]) => {
-    const agent = new ExplainingAgent(t.service.pool.create(provider, name).id, provider);
-    t.service.pool.attach(agent);
+    const agent = new ExplainingAgent(t.driver.agents.create(provider, name).id, provider);
+    t.driver.agents.attach(agent);
     return agent;
   });
 }
@@ -47,12 +47,12 @@ describe('every agent for a job set aside with a changed site', () => {
     const [claude] = await start([['claude', 'claude-1'], ['chatgpt', 'chatgpt-1']]);
     claude!.setAside(COMPOSER_GONE);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
-    await until(() => t.service.events.size() === 1);
-    const job = (await t.service.store.recent(1))[0]!;
+    await until(() => t.driver.waiting() === 1);
+    const job = (await t.driver.recent(1))[0]!;
     expect((await t.service.admin.jobs.detail(job.id)).waiting_because).toBe('every Claude agent is set aside until its page works again (see the Agents page)');
     clock.advance(SET_ASIDE_GRACE_MS - 1);
     await tick();
-    expect((await t.service.store.get(job.id))!.status).toBe('queued');
+    expect((await t.driver.job(job.id))!.status).toBe('queued');
     clock.advance(1);
     const r = await pending;
     expect(SET_ASIDE_GRACE_MS).toBeLessThan(15_000);
@@ -71,7 +71,7 @@ describe('every agent for a job set aside with a changed site', () => {
     const [claude] = await start([['claude', 'claude-1']]);
     claude!.setAside(COMPOSER_GONE);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'claude' } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(SET_ASIDE_GRACE_MS / 2);
     claude!.setReadiness('idle');
     const r = await pending;
@@ -87,7 +87,7 @@ describe('every agent for a job set aside with a changed site', () => {
     expect(sub.status).toBe(202);
     clock.advance(60_000);
     await tick();
-    expect((await t.service.store.get(sub.body.id))!.status).toBe('queued');
+    expect((await t.driver.job(sub.body.id))!.status).toBe('queued');
     expect((await t.api('GET', `/v1/completions/${sub.body.id}`)).body.waiting_because).toBe(
       'no Claude agent is ready: logged out or set aside until its page works again (see the Agents page)',
     );
@@ -95,11 +95,11 @@ describe('every agent for a job set aside with a changed site', () => {
     loggedOut!.setAside(COMPOSER_GONE);
     const setAsideAt = clock.now();
     await until(async () => {
-      if ((await t.service.store.get(sub.body.id))!.status === 'failed') return true;
+      if ((await t.driver.job(sub.body.id))!.status === 'failed') return true;
       clock.advance(500);
       return false;
     });
     expect(clock.now() - setAsideAt).toBeLessThan(15_000);
-    expect((await t.service.store.get(sub.body.id))!.error_code).toBe('PROVIDER_UI_CHANGED');
+    expect((await t.driver.job(sub.body.id))!.error_code).toBe('PROVIDER_UI_CHANGED');
   });
 });

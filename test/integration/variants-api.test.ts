@@ -28,7 +28,7 @@ afterEach(async () => t?.stop());
 async function start(agents: Partial<Record<Provider, number>>, profile: ProfileName = 'personal'): Promise<TestService> {
   t = await startTestService({ listen: false, agents, variants: (p) => CATALOG[p] ?? [], profile });
   // The agents are tried in the user's order, so a test knows which refuses first.
-  await t.service.settings.setRotation('ordered');
+  await t.driver.settings.setRotation('ordered');
   return t;
 }
 
@@ -70,7 +70,7 @@ describe('asking for a variant', () => {
     const times = async (body: Record<string, unknown>) => {
       const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', wait: false, ...body } });
       expect(r.status, JSON.stringify(r.body)).toBe(202);
-      const job = (await t.service.store.get(r.body.id))!;
+      const job = (await t.driver.job(r.body.id))!;
       return [job.timeout_ms, job.deadline_at - job.created_at];
     };
     expect(await times({ provider: 'chatgpt', variant: 'pro' })).toEqual([PRO_MS, 3_600_000]);
@@ -81,7 +81,7 @@ describe('asking for a variant', () => {
     expect(await times({})).toEqual([180_000, 900_000]);
     // Chat completions take no timeout_ms: under the variant, its limit.
     const chat = await t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt/pro', messages: [{ role: 'user', content: 'hi' }] } });
-    expect((await t.service.store.get(chat.body.id))!.timeout_ms).toBe(PRO_MS);
+    expect((await t.driver.job(chat.body.id))!.timeout_ms).toBe(PRO_MS);
 
     const refused = async (body: Record<string, unknown>) => {
       const r = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...body } });
@@ -111,7 +111,7 @@ describe('asking for a variant', () => {
     const chat = await t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt/pro', messages: [{ role: 'user', content: 'hi' }] } });
     expect(chat.status).toBe(200);
     expect(chat.body.model).toBe('service/chatgpt/pro');
-    expect((await t.service.store.get(chat.body.id))!).toMatchObject({ req_provider: 'chatgpt', variant: 'pro', model_used: 'model-pro' });
+    expect((await t.driver.job(chat.body.id))!).toMatchObject({ req_provider: 'chatgpt', variant: 'pro', model_used: 'model-pro' });
 
     for (const model of ['service/chatgpt/turbo', 'service/chatgpt/', 'service/nosuch/pro', 'service/auto/pro', 'chatgpt/pro']) {
       const refused = await t.api('POST', '/v1/chat/completions', { body: { model, messages: [{ role: 'user', content: 'hi' }] } });
@@ -131,14 +131,14 @@ describe('an agent whose account lacks the variant', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'succeeded', agent_id: plus!.id, model_used: 'model-pro' });
     expect(free!.runs.map((run) => run.ended)).toEqual(['variant_unavailable']);
-    const attempts = await t.service.store.attempts(r.body.id);
+    const attempts = await t.driver.attempts(r.body.id);
     expect(attempts.map((a) => [a.agent_id, a.error_code])).toEqual([
       [free!.id, 'VARIANT_UNAVAILABLE'],
       [plus!.id, null],
     ]);
     // Not rested nor set aside: the account is fine.
-    expect(t.service.pool.state(free!.id)).toBe('idle');
-    expect(t.service.pool.cooldownUntil(free!.id)).toBeNull();
+    expect(t.driver.agents.state(free!.id)).toBe('idle');
+    expect(t.driver.agents.cooldownUntil(free!.id)).toBeNull();
 
     // Known now: the next job for that variant goes to the agent that offers it at once.
     const again = await t.api('POST', '/v1/completions', { body: { prompt: 'q', provider: 'chatgpt', variant: 'pro' } });
@@ -161,7 +161,7 @@ describe('an agent whose account lacks the variant', () => {
     expect(r.body.error.message).toContain('Variants offered: instant.');
     // Each agent tried once (refusals spend no attempt, so all three could), none answered.
     for (const agent of [a, b, c]) expect(agent!.runs.map((run) => run.ended)).toEqual(['variant_unavailable']);
-    const [job] = await t.service.store.recent(1);
+    const [job] = await t.driver.recent(1);
     expect(job).toMatchObject({ status: 'failed', variant: 'pro', model_used: null, attempts: 3 });
   });
 
@@ -170,7 +170,7 @@ describe('an agent whose account lacks the variant', () => {
     const [slow, other] = t.agents;
     const r = await t.api('POST', '/v1/completions', { body: { prompt: `p [[no-picker-on=${slow!.id}]]`, provider: 'chatgpt', variant: 'pro' } });
     expect(r.body).toMatchObject({ status: 'succeeded', agent_id: other!.id });
-    const [refusal] = await t.service.store.attempts(r.body.id);
+    const [refusal] = await t.driver.attempts(r.body.id);
     expect(refusal).toMatchObject({ agent_id: slow!.id, error_code: 'VARIANT_UNAVAILABLE' });
     expect(refusal!.detail).not.toContain('Variants offered');
     // Another variant still goes to the first agent in order; the refused one goes elsewhere until it is seen offered.
@@ -216,7 +216,7 @@ describe("the operator's say over variants", () => {
     });
     expect((await chat('service/chatgpt/pro')).body.error).toMatchObject({ code: 'FORBIDDEN', details: { field: 'model', allowed: [] } });
 
-    await t.service.settings.setTenantVariants(['deepseek/deepthink', 'chatgpt/thinking']);
+    await t.driver.settings.setTenantVariants(['deepseek/deepthink', 'chatgpt/thinking']);
     const models = await t.api('GET', '/v1/models');
     expect(models.body.data.map((m: { id: string }) => m.id)).toEqual([
       'service/auto',
@@ -237,7 +237,7 @@ describe("the operator's say over variants", () => {
 
   it('holds the jobs of a variant to its hourly cap: the next one waits (or is refused now), saying why; other jobs run', async () => {
     await start({ chatgpt: 2 });
-    await t.service.settings.setVariantCap('chatgpt/pro', 1);
+    await t.driver.settings.setVariantCap('chatgpt/pro', 1);
     const ask = (body: Record<string, unknown>) => t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'chatgpt', ...body } });
     expect((await ask({ variant: 'pro' })).body.status).toBe('succeeded');
 
@@ -251,15 +251,15 @@ describe("the operator's say over variants", () => {
     expect(queued.status).toBe(202);
     expect((await ask({ variant: 'thinking' })).body.status).toBe('succeeded');
     expect((await ask({})).body.status).toBe('succeeded');
-    await t.service.scheduler.settled();
+    await t.driver.settled();
     const waiting = await t.api('GET', `/v1/completions/${queued.body.id}`);
     expect(waiting.body).toMatchObject({ status: 'queued', waiting_because: 'the hourly cap of chatgpt/pro (1 job an hour) is used up' });
     expect(Date.parse(waiting.body.waiting_until) - Date.now()).toBeGreaterThan(3_500_000);
 
     // Taken off, the cap holds nothing back.
-    await t.service.settings.setVariantCap('chatgpt/pro', null);
+    await t.driver.settings.setVariantCap('chatgpt/pro', null);
     t.service.scheduler.wake();
-    await t.service.scheduler.settled();
-    expect((await t.service.store.get(queued.body.id))!.status).not.toBe('queued');
+    await t.driver.settled();
+    expect((await t.driver.job(queued.body.id))!.status).not.toBe('queued');
   });
 });

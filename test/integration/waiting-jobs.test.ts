@@ -28,8 +28,8 @@ describe('why a job waits', () => {
   it('no account for its provider: the 504 at the end of the hold, the job view and the log say so', async () => {
     await start({ claude: 1 });
     const pending = t.api('POST', '/v1/chat/completions', { body: { model: 'service/chatgpt', messages: [{ role: 'user', content: 'hi' }] } });
-    await until(() => t.service.events.size() === 1);
-    const [job] = await t.service.store.recent(1);
+    await until(() => t.driver.waiting() === 1);
+    const [job] = await t.driver.recent(1);
     expect(await waitingBecause(job!.id)).toBe(`no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`);
     expect(warnings()).toEqual([`Job ${job!.id} waits: no ChatGPT account is paired (add one in the dashboard or with ${CLI_NAME} agents add chatgpt)`]);
 
@@ -49,9 +49,9 @@ describe('why a job waits', () => {
 
   it('an expired job that never started says why; its 504 says not to retry', async () => {
     await start({ qwen: 1 });
-    t.service.pool.setEnabled(t.agents[0]!.id, false);
+    t.driver.agents.setEnabled(t.agents[0]!.id, false);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 10_000, timeout_ms: 5_000 } });
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     clock.advance(10_000);
     const r = await pending;
     expect(r.status).toBe(504);
@@ -63,7 +63,7 @@ describe('why a job waits', () => {
   it('a resting agent is not idle anywhere, and a job for it says until when it waits', async () => {
     await start({ gemini: 1, claude: 1 });
     const gemini = t.agents.find((a) => a.provider === 'gemini')!;
-    t.service.pool.coolDown(gemini.id, clock.now() + 10 * 60_000);
+    t.driver.agents.coolDown(gemini.id, clock.now() + 10 * 60_000);
     const status = (await t.api('GET', '/v1/status')).body;
     expect(status.providers.gemini.agents_idle).toBe(0);
     expect(status.agents.idle).toBe(1);
@@ -79,7 +79,7 @@ describe('why a job waits', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('x-should-retry')).toBe('true');
     clock.advance(10 * 60_000);
-    await until(async () => (await t.service.store.get(sub.body.id))!.status === 'succeeded');
+    expect((await t.driver.ended(sub.body.id)).status).toBe('succeeded');
   });
 });
 
@@ -88,9 +88,9 @@ describe('a wait: true hold that cannot end in an answer', () => {
     await start({ gemini: 1, chatgpt: 1 });
     const gemini = t.agents.find((a) => a.provider === 'gemini')!;
     const restsUntil = clock.now() + 20 * 60_000;
-    t.service.pool.coolDown(gemini.id, restsUntil);
+    t.driver.agents.coolDown(gemini.id, restsUntil);
     // Another provider's job queued first is not ahead of it.
-    t.service.pool.setEnabled(t.agents.find((a) => a.provider === 'chatgpt')!.id, false);
+    t.driver.agents.setEnabled(t.agents.find((a) => a.provider === 'chatgpt')!.id, false);
     const other = await t.api('POST', '/v1/completions', { body: { prompt: 'other', provider: 'chatgpt', ...queued } });
     expect(other.status).toBe(202);
 
@@ -118,14 +118,14 @@ describe('a wait: true hold that cannot end in an answer', () => {
 
   it('holds while the rest ends before the hold does, and answers after it', async () => {
     await start({ gemini: 1 });
-    t.service.pool.coolDown(t.agents[0]!.id, clock.now() + 5 * 60_000);
+    t.driver.agents.coolDown(t.agents[0]!.id, clock.now() + 5 * 60_000);
     let settled = false;
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } }).finally(() => (settled = true));
     // The hold decides at once whether to end early: its listener is there, so it did not.
-    await until(() => t.service.events.size() === 1);
+    await until(() => t.driver.waiting() === 1);
     // Up to the last millisecond of the rest, the caller is still held.
     clock.advance(5 * 60_000 - 1);
-    expect(t.service.events.size()).toBe(1);
+    expect(t.driver.waiting()).toBe(1);
     expect(settled).toBe(false);
     clock.advance(1);
     expect((await pending).status).toBe(200);
@@ -133,11 +133,11 @@ describe('a wait: true hold that cannot end in an answer', () => {
 
   it('ends early when an agent goes to rest after the hold began', async () => {
     await start({ gemini: 1 });
-    t.service.pool.setEnabled(t.agents[0]!.id, false);
+    t.driver.agents.setEnabled(t.agents[0]!.id, false);
     const pending = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'gemini' } });
-    await until(() => t.service.events.size() === 1);
-    t.service.pool.setEnabled(t.agents[0]!.id, true);
-    t.service.pool.coolDown(t.agents[0]!.id, clock.now() + 60 * 60_000);
+    await until(() => t.driver.waiting() === 1);
+    t.driver.agents.setEnabled(t.agents[0]!.id, true);
+    t.driver.agents.coolDown(t.agents[0]!.id, clock.now() + 60 * 60_000);
     expect((await pending).status).toBe(504);
   });
 });
@@ -150,7 +150,7 @@ describe('x-should-retry', () => {
     expect(rejected.headers.get('x-should-retry')).toBe('false');
 
     const hanging = t.api('POST', '/v1/completions', { body: { prompt: 'p [[hang]]' } });
-    const running = await until(async () => (await t.service.store.recent(10)).find((j) => j.prompt === 'p [[hang]]' && j.status === 'dispatched'));
+    const running = await until(async () => (await t.driver.recent(10)).find((j) => j.prompt === 'p [[hang]]' && j.status === 'dispatched'));
     await t.api('DELETE', `/v1/completions/${running.id}`);
     const cancelled = await hanging;
     expect(cancelled.status).toBe(499);

@@ -53,10 +53,10 @@ const quiet = async () => {
   await sender.settled();
   expect(sender.inFlightCount()).toBe(0);
 };
-const delivery = async (id: string) => (await t!.service.outbox.get(id))!;
+const delivery = async (id: string) => (await t!.driver.delivery(id))!;
 /** Waits until `n` attempts of the job are recorded and none is in flight. */
 const recorded = (id: string, n: number) =>
-  until(async () => (await t!.service.outbox.attempts(id)).length >= n && t!.service.webhookSender.inFlightCount() === 0, 5_000, `${n} recorded attempts`);
+  until(async () => (await t!.driver.deliveryAttempts(id)).length >= n && t!.service.webhookSender.inFlightCount() === 0, 5_000, `${n} recorded attempts`);
 
 async function submitQueued(body: Record<string, unknown>): Promise<string> {
   const r = await t!.api('POST', '/v1/completions', { body: { wait: false, ...body } });
@@ -99,7 +99,7 @@ describe('the request', () => {
 
     await recorded(r.body.id, 1);
     expect(await delivery(r.body.id)).toMatchObject({ state: 'delivered', round: 1, round_attempts: 1, next_at: null });
-    expect(await t!.service.outbox.attempts(r.body.id)).toEqual([
+    expect(await t!.driver.deliveryAttempts(r.body.id)).toEqual([
       { job_id: r.body.id, attempt: 1, round: 1, started_at: clock.now(), duration_ms: 0, status_code: 204, error: null },
     ]);
   });
@@ -118,15 +118,15 @@ describe('the request', () => {
     ids.failed = failed.body.error.details.job_id;
 
     ids.cancelledRunning = await submitQueued({ prompt: 'long [[hang]]', callback_url, metadata: meta('cancelledRunning') });
-    await until(async () => (await t!.service.store.get(ids.cancelledRunning!))!.status === 'dispatched');
+    await until(async () => (await t!.driver.job(ids.cancelledRunning!))!.status === 'dispatched');
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledRunning}`)).body.status).toBe('cancelled');
 
-    await t!.service.settings.setPaused(true);
+    await t!.driver.settings.setPaused(true);
     ids.cancelledQueued = await submitQueued({ prompt: 'never runs', callback_url, metadata: meta('cancelledQueued') });
     expect((await t!.api('DELETE', `/v1/completions/${ids.cancelledQueued}`)).body.status).toBe('cancelled');
     ids.expired = await submitQueued({ prompt: 'too late', callback_url, deadline_ms: 10_000, metadata: meta('expired') });
     await hook.waitFor(4);
-    expect(await t!.service.outbox.get(ids.expired)).toBeUndefined(); // not final yet: no delivery
+    expect(await t!.driver.delivery(ids.expired)).toBeUndefined(); // not final yet: no delivery
     clock.advance(10_000);
     await hook.waitFor(5);
 
@@ -146,8 +146,8 @@ describe('the request', () => {
     }
     expect(byCase.get('succeeded').response).toMatch(/^echo\(/);
     expect(byCase.get('cancelledQueued').attempts).toBe(0);
-    expect((await t!.service.store.get(plain))!.status).toBe('succeeded');
-    expect(await t!.service.outbox.get(plain)).toBeUndefined(); // no callback_url, no delivery
+    expect((await t!.driver.job(plain))!.status).toBe('succeeded');
+    expect(await t!.driver.delivery(plain)).toBeUndefined(); // no callback_url, no delivery
     await quiet();
     expect(hook.received).toHaveLength(5);
   });
@@ -155,7 +155,7 @@ describe('the request', () => {
   it('a job cancelled while queued is delivered as cancelled, never having run', async () => {
     await start({ claude: 1 });
     const hook = await receiver();
-    await t!.service.settings.setPaused(true);
+    await t!.driver.settings.setPaused(true);
     const id = await submitQueued({ prompt: 'changed my mind', callback_url: hook.url(), metadata: { k: 'v' } });
     await t!.api('DELETE', `/v1/completions/${id}`);
     const [got] = await hook.waitFor(1);
@@ -190,7 +190,7 @@ describe('failures and the retry schedule', () => {
     await hook.waitFor(2);
     await recorded(id, 2);
     expect(await delivery(id)).toMatchObject({ state: 'delivered', round_attempts: 2, next_at: null });
-    expect((await t!.service.outbox.attempts(id)).map((a) => [a.started_at - started, a.status_code, a.error])).toEqual([
+    expect((await t!.driver.deliveryAttempts(id)).map((a) => [a.started_at - started, a.status_code, a.error])).toEqual([
       [0, 500, null],
       [30_000, 200, null],
     ]);
@@ -210,7 +210,7 @@ describe('failures and the retry schedule', () => {
       clock.advance(gap);
       await recorded(id, i + 2);
     }
-    expect((await t!.service.outbox.attempts(id)).map((a) => a.started_at - started)).toEqual([0, 30_000, 330_000, 2_130_000, 9_330_000]);
+    expect((await t!.driver.deliveryAttempts(id)).map((a) => a.started_at - started)).toEqual([0, 30_000, 330_000, 2_130_000, 9_330_000]);
     expect(await delivery(id)).toMatchObject({ state: 'failed', round_attempts: 5, next_at: null });
     clock.advance(24 * 3_600_000);
     await quiet();
@@ -230,7 +230,7 @@ describe('failures and the retry schedule', () => {
     await quiet();
     expect(hook.received).toHaveLength(1);
     expect(elsewhere.received).toHaveLength(0);
-    expect((await t!.service.outbox.attempts(id))[0]).toMatchObject({ status_code: 302, error: null });
+    expect((await t!.driver.deliveryAttempts(id))[0]).toMatchObject({ status_code: 302, error: null });
     expect(await delivery(id)).toMatchObject({ state: 'pending', next_at: clock.now() + 30_000 });
   });
 
@@ -248,10 +248,10 @@ describe('failures and the retry schedule', () => {
     await hook.waitFor(1);
     clock.advance(9_999);
     await sleep(50);
-    expect(await t!.service.outbox.attempts(id)).toHaveLength(0);
+    expect(await t!.driver.deliveryAttempts(id)).toHaveLength(0);
     clock.advance(1);
     await recorded(id, 1);
-    expect((await t!.service.outbox.attempts(id))[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
+    expect((await t!.driver.deliveryAttempts(id))[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s', duration_ms: 10_000 });
     clock.advance(2_000);
     release();
     await sleep(50);
@@ -277,8 +277,8 @@ describe('failures and the retry schedule', () => {
     const untrusted = await submitQueued({ prompt: 'who are you', callback_url: hook.url() });
     await recorded(refused, 1);
     await recorded(untrusted, 1);
-    expect((await t.service.outbox.attempts(refused))[0]!.error).toMatch(/ECONNREFUSED/);
-    expect((await t.service.outbox.attempts(untrusted))[0]!.error).toMatch(/self-signed certificate/);
+    expect((await t.driver.deliveryAttempts(refused))[0]!.error).toMatch(/ECONNREFUSED/);
+    expect((await t.driver.deliveryAttempts(untrusted))[0]!.error).toMatch(/self-signed certificate/);
     expect(hook.received).toHaveLength(0); // the TLS handshake failed before any request
     expect(await delivery(untrusted)).toMatchObject({ state: 'pending', round_attempts: 1 });
   });
@@ -336,7 +336,7 @@ describe('durability and redelivery', () => {
     await start({ chatgpt: 1 }, { dataDir, at: clock.now() });
     await hook.waitFor(2);
     await recorded(id, 1);
-    expect((await t!.service.outbox.attempts(id)).map((a) => a.status_code)).toEqual([204]);
+    expect((await t!.driver.deliveryAttempts(id)).map((a) => a.status_code)).toEqual([204]);
     expect((await delivery(id)).state).toBe('delivered');
   });
 
@@ -358,7 +358,7 @@ describe('durability and redelivery', () => {
     expect(hook.received[1]!.body.equals(hook.received[0]!.body)).toBe(true);
 
     const plain = await submitQueued({ prompt: 'no hook [[hang]]' });
-    await t!.service.settings.setPaused(true);
+    await t!.driver.settings.setPaused(true);
     const waiting = await submitQueued({ prompt: 'later', callback_url: hook.url() });
     await expect(t!.service.webhooks.log('job_nope')).rejects.toThrow(new NoDelivery('No job job_nope.'));
     await expect(t!.service.webhooks.redeliver(plain)).rejects.toThrow(/has no callback_url/);
@@ -370,7 +370,7 @@ describe('load', () => {
   it('500 jobs finishing at once are each delivered exactly once to a healthy receiver', async () => {
     await start({ chatgpt: 1 });
     const hook = await receiver();
-    await t!.service.settings.setPaused(true);
+    await t!.driver.settings.setPaused(true);
     const ids = new Set<string>();
     for (let batch = 0; batch < 10; batch++) {
       const accepted = await Promise.all(
@@ -397,7 +397,7 @@ describe('load', () => {
     await start({ chatgpt: 1 });
     const stuck = await receiver(() => new Promise(() => {}));
     const healthy = await receiver();
-    await t!.service.settings.setPaused(true);
+    await t!.driver.settings.setPaused(true);
     for (let i = 0; i < 20; i++) await submitQueued({ prompt: `stuck ${i}`, callback_url: stuck.url(), deadline_ms: 10_000 });
     clock.advance(10_000);
     await stuck.waitFor(8);

@@ -8,6 +8,8 @@ import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
+import { serviceDriver, type ServiceDriver } from './service-driver.js';
+import { ManualClock } from './manual-clock.js';
 import type { ProfileName } from '../../main/core/profile-name.js';
 import type { Scope } from '../../main/contract/enumerations.js';
 
@@ -48,6 +50,8 @@ export interface ApiResponse<T = any> {
 
 export interface TestService {
   service: Service;
+  /** Submit, wait, look at jobs and deliveries, attach agents, change settings, move the clock: what tests do with the service. */
+  driver: ServiceDriver;
   /** Where it listens; '' for a service started with `listen: false`. */
   url: string;
   dataDir: string;
@@ -116,6 +120,7 @@ export async function startTestService(
   };
   return {
     service,
+    driver: serviceDriver(service, (counts) => attachScriptedAgents(service, counts), options.clock instanceof ManualClock ? options.clock : undefined),
     url: service.baseUrl,
     dataDir,
     key,

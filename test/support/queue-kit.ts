@@ -1,13 +1,7 @@
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import type { JobRow, NewJob } from '../../main/core/jobs.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
-import { personalProfile } from '../../main/contract/profile.js';
-import { AgentPool } from '../../main/queue/agent-pool.js';
-import { HourlyUsage } from '../../main/queue/hourly-usage.js';
-import { RotationPicker } from '../../main/queue/rotation.js';
-import { Scheduler } from '../../main/queue/scheduler.js';
-import { VariantOffers } from '../../main/queue/variant-offers.js';
-import { Completions } from '../../main/service/completions.js';
+import { assemble } from '../../main/service/assembly.js';
 import { serveStorageInMemory } from '../../main/storage/storage.js';
 import { ManualClock } from './manual-clock.js';
 import { newJob } from './new-job.js';
@@ -20,10 +14,10 @@ const steadyIds: IdGenerator = { ...randomIds, pick: () => 0 };
 export type QueueKit = Awaited<ReturnType<typeof queueKit>>;
 
 /**
- * The queue as Service assembles it (store, agent pool, hourly usage, scheduler, Completions)
- * on the real SQLite store in memory, with scripted agents and a manual clock: no disk, no
- * HTTP, no sleeping. `settled()` is the scheduler's: await it after each step. `kept`: the
- * storage and clock of a kit run before (restart).
+ * The queue as Service has it (main/service/assembly.ts builds both) on the real SQLite
+ * store in memory, with scripted agents and a manual clock: no disk, no HTTP, no sleeping,
+ * and only the scheduler started (no webhooks, no retention sweeps). `settled()` is the
+ * scheduler's: await it after each step. `kept`: the storage and clock of a kit run before (restart).
  */
 export async function queueKit(
   agents: Partial<Record<Provider, number>>,
@@ -32,25 +26,14 @@ export async function queueKit(
 ) {
   const clock = kept?.clock ?? new ManualClock();
   const storage = kept?.storage ?? (await serveStorageInMemory({ clock, ids: steadyIds }));
-  const store = storage.jobs;
-  const pool = new AgentPool(storage.agents, clock, steadyIds);
-  const usage = new HourlyUsage(clock);
-  await usage.follow(store);
-  const roundErrors: Error[] = [];
-  const scheduler = new Scheduler(
-    store,
-    pool,
-    usage,
-    new RotationPicker(usage, steadyIds),
-    () => storage.settings.get(),
-    clock,
-    steadyIds,
-    (error) => roundErrors.push(error),
-    new VariantOffers(),
-    variants,
-  );
-  const cluster = storage.devices(pool, { name: 'test', baseUrl: () => null }, (error) => roundErrors.push(error));
-  const completions = new Completions(store, scheduler, cluster, storage.settings, personalProfile, clock, steadyIds, variants);
+  const parts = await assemble({ dataDir: ':memory:', storage, clock, ids: steadyIds, variants });
+  const { store, pool, scheduler, completions } = parts;
+  // The service's own warnings (a failed dispatch round, above all; job and agent news is no error): a test expects none.
+  const roundErrors: string[] = [];
+  const stopHearing = parts.log.subscribe((entry) => {
+    if (entry.source === 'service' && entry.level !== 'info') roundErrors.push(entry.message);
+  });
+  await parts.usage.follow(store);
   const scripted: ScriptedAgent[] = [];
   for (const [provider, count] of Object.entries(agents) as [Provider, number][]) {
     for (let i = 1; i <= count; i++) {
@@ -61,6 +44,15 @@ export async function queueKit(
     }
   }
   await scheduler.start();
+  /** Everything but the storage, which a restart keeps. */
+  const release = () => {
+    completions.close();
+    parts.setAsideJobs.stop();
+    pool.stop();
+    parts.stopListening();
+    parts.metrics.stop();
+    stopHearing();
+  };
   return {
     clock,
     storage,
@@ -70,18 +62,18 @@ export async function queueKit(
     completions,
     events: store.events,
     agents: scripted,
-    /** Dispatch rounds that failed: a test expects none. */
+    /** The service's own warnings: a test expects none. */
     roundErrors,
     /** A queued job created now on the clock, as a submission makes it. */
     submit: (job: Partial<NewJob> = {}): Promise<JobRow> => submit(store, newJob({ created_at: clock.now(), ...job })),
     /** The job as stored now. */
     job: async (id: string): Promise<JobRow> => (await store.get(id))!,
     settled: () => scheduler.settled(),
+    release,
 
     async close(): Promise<void> {
-      completions.close();
       await scheduler.stop();
-      pool.stop();
+      release();
       await storage.close();
     },
   };
@@ -89,10 +81,9 @@ export async function queueKit(
 
 /**
  * The service run again on `kit`'s storage and clock, once the test has stopped its
- * scheduler: the agents `agents` names (new scripted ones for the same rows), a new pool and scheduler.
+ * scheduler: the agents `agents` names (new scripted ones for the same rows), a new assembly.
  */
 export async function restartKit(kit: QueueKit, agents: Partial<Record<Provider, number>>, variants?: VariantCatalog): Promise<QueueKit> {
-  kit.completions.close();
-  kit.pool.stop();
+  kit.release();
   return queueKit(agents, variants, { storage: kit.storage, clock: kit.clock });
 }

@@ -1,13 +1,11 @@
 /**
  * The real service in its own process (dist/test/support/scripted-server.js: `serve` with
- * scripted agents instead of browsers), to kill, stop and restart on one data dir, and its
- * database read as another process reads it. A file calls `serverProcesses()` at its top
+ * scripted agents instead of browsers), to kill, stop and restart on one data dir (what it
+ * left there: service-driver.ts's storedJobs). A file calls `serverProcesses()` at its top
  * level: its processes and temp dirs are cleaned after each test.
  *
  * Needs dist/ built (`npm test` builds before `vitest run`).
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import { CLI, listening, SCRIPTED_SERVER, trackProcesses, type Exit, type Running } from './processes.js';
 
@@ -53,15 +51,6 @@ export async function stopWith(server: Server, signal: NodeJS.Signals, withinMs 
 
 export const sigterm = (server: Server) => stopWith(server, 'SIGTERM');
 
-/** Whether the data dir's database has a job `where` says, read as another process reads it. */
-export function jobRow(dataDir: string, where: string): boolean {
-  const db = openReadOnly(dataDir);
-  try {
-    return db.prepare(`SELECT 1 FROM jobs WHERE ${where}`).get() !== undefined;
-  } finally {
-    db.close();
-  }
-}
 
 
 export interface Res {
@@ -113,16 +102,4 @@ export async function pollUntil<T>(what: string, probe: () => Promise<T | undefi
   }
 }
 
-export function openReadOnly(dataDir: string): Database.Database {
-  return new Database(join(dataDir, 'chatbridge.db'), { readonly: true, fileMustExist: true });
-}
 
-export interface AttemptRow {
-  job_id: string;
-  attempt: number;
-  ended_at: number | null;
-  outcome: string | null;
-  error_code: string | null;
-  detail: string | null;
-  sent_conversation: string | null;
-}

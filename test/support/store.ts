@@ -8,7 +8,7 @@ export async function submit(store: JobStore, job: NewJob): Promise<JobRow> {
   return result.job;
 }
 
-/** The id of the newest job whose prompt passes `test`, among the newest `within`; undefined when none does. */
-export async function jobIdWhere(store: JobStore, test: (prompt: string) => boolean, within = 100): Promise<string | undefined> {
+/** The id of the newest job whose prompt passes `test`, among the newest `within` (of a store or a service driver); undefined when none does. */
+export async function jobIdWhere(store: Pick<JobStore, 'recent'>, test: (prompt: string) => boolean, within = 100): Promise<string | undefined> {
   return (await store.recent(within)).find((j) => test(j.prompt))?.id;
 }

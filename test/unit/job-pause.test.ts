@@ -114,14 +114,14 @@ describe('the scheduler and the pause', () => {
   it('gives a pausing agent no job until its pause is over, and a waiting job says why', async () => {
     const clock = new ManualClock();
     t = await startTestService({ clock, agents: { claude: 1 } });
-    await t.service.settings.setPauseMs(10_000);
+    await t.driver.settings.setPauseMs(10_000);
     const agent = t.agents[0]!;
     const first = await t.api('POST', '/v1/completions', { body: { prompt: 'one', provider: 'claude' } });
     expect(first.status).toBe(200);
     const second = await t.api('POST', '/v1/completions', { body: { prompt: 'two', provider: 'claude', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
     expect(second.status).toBe(202);
 
-    const pauseUntil = t.service.pool.pauseUntil(agent.id)!;
+    const pauseUntil = t.driver.agents.pauseUntil(agent.id)!;
     expect(pauseUntil - clock.now()).toBeGreaterThanOrEqual(10_000);
     expect(pauseUntil - clock.now()).toBeLessThanOrEqual(15_000);
     const view = (await t.service.admin.state.read()).agents[0]!;

@@ -357,7 +357,7 @@ describeBeside('a ChatGPT agent on what the 2026 site does', () => {
 
   const ask = (body: Record<string, unknown>) => e.api('POST', '/v1/completions', { body: { provider: 'chatgpt', ...body } });
   const answer = (prompt: string, turn = 1) => simulatedAnswer('ChatGPT', 'chatgpt', prompt, turn);
-  const addressOf = async (ref: string) => new URL((await e.service.store.conversation(ref))!.address);
+  const addressOf = async (ref: string) => new URL((await e.driver.conversation(ref))!.address);
 
   inOrder('answers under the A/B chooser with the first answer, and sends once', async ({ expect }) => {
     const prompt = 'Compare [[sim:ab]]';
@@ -419,7 +419,7 @@ describeBeside('a ChatGPT agent on what the 2026 site does', () => {
     const r = await ask({ prompt });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const page = await e.browserAgents[0]!.page()!.context().newPage();
-    await page.goto((await e.service.store.conversation(r.body.conversation_ref))!.address);
+    await page.goto((await e.driver.conversation(r.body.conversation_ref))!.address);
     await page.locator('.cm-content').first().waitFor();
     const fromDom = await pageWorld(page).run((h) => h.toMarkdown(document.querySelector('[data-dil-message-id]')!), undefined);
     await page.close();

@@ -129,7 +129,7 @@ describeBeside('ChatBridge on the 2026 Claude page', () => {
     // The page really had only the newest rows: 6 of the conversation's 10.
     const agent = e.browserAgents.find((a) => a.id === first.body.agent_id)!;
     const page = await agent.page()!.context().newPage();
-    await page.goto((await e.service.store.conversation(first.body.conversation_ref))!.address);
+    await page.goto((await e.driver.conversation(first.body.conversation_ref))!.address);
     expect(await page.locator('[data-testid="transcript-row"]').count()).toBe(6);
     expect(await page.locator('[data-testid="transcript-row"]').first().getAttribute('data-index')).toBe('4');
     await page.close();
@@ -149,8 +149,8 @@ describeBeside('ChatBridge on the 2026 Claude page', () => {
     await tab.close();
 
     const waiting = ask({ prompt: 'Pinned', agent_id: limited.id });
-    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Pinned'));
-    const attempt = await until(async () => (await e.service.store.attempts(id)).find((a) => a.ended_at !== null), 20_000, 'the attempt');
+    const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Pinned'));
+    const attempt = await until(async () => (await e.driver.attempts(id)).find((a) => a.ended_at !== null), 20_000, 'the attempt');
     expect(attempt).toMatchObject({ agent_id: limited.id, outcome: 'failed', error_code: 'PROVIDER_RATE_LIMITED' });
     // Told by the page as it opened, not by a readiness wait running out.
     expect(attempt.ended_at! - attempt.started_at).toBeLessThan(10_000);
@@ -158,7 +158,7 @@ describeBeside('ChatBridge on the 2026 Claude page', () => {
     const cooled = status.devices[0].agents.find((a: { id: string }) => a.id === limited.id);
     expect(new Date(cooled.cooldown_until).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' })).toBe(at);
     expect(Date.parse(cooled.cooldown_until)).toBeGreaterThan(Date.now() + 15 * 60_000);
-    expect((await e.service.store.get(id))!.status).toBe('queued');
+    expect((await e.driver.job(id))!.status).toBe('queued');
     // The other agent takes the next job.
     const next = await ask({ prompt: 'Elsewhere' });
     expect(next.status, JSON.stringify(next.body)).toBe(200);
@@ -167,6 +167,6 @@ describeBeside('ChatBridge on the 2026 Claude page', () => {
     const told = await waiting;
     expect(told.status).toBe(504);
     expect(told.body.error.message).toMatch(/resting/);
-    expect((await e.service.store.get(id))!.status).toBe('queued');
+    expect((await e.driver.job(id))!.status).toBe('queued');
   }, 40_000);
 });

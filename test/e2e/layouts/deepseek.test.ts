@@ -143,7 +143,7 @@ for (const layout of ['virtual-list', 'virtual-list-hashed']) {
       }
       // The list held the newest four rows of eight, the first exchanges gone.
       const page = await e.browserAgents[0]!.page()!.context().newPage();
-      await page.goto((await e.service.store.conversation(first.body.conversation_ref))!.address);
+      await page.goto((await e.driver.conversation(first.body.conversation_ref))!.address);
       const rows = page.locator('.ds-virtual-list-visible-items > *');
       expect(await rows.count()).toBe(4);
       expect(await rows.first().textContent()).toContain('Virtual 3');

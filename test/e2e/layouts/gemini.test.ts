@@ -165,11 +165,11 @@ describeBeside('ChatBridge on the anonymous Gemini page', () => {
     expect(new URL(agent.page()!.url()).pathname).toBe('/app');
 
     const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Only when signed in' } });
-    const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt === 'Only when signed in'));
+    const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Only when signed in'));
     // The rounds the submission asked for are over: one would have dispatched it by now.
     await e.service.scheduler.settled();
-    expect((await e.service.store.get(id))!.status).toBe('queued');
-    expect(await e.service.store.attempts(id)).toEqual([]);
+    expect((await e.driver.job(id))!.status).toBe('queued');
+    expect(await e.driver.attempts(id)).toEqual([]);
     expect(e.sim.log.sends.filter((s) => s.anonymous)).toEqual([]);
     // Signed in again, the agent answers the job in a saved conversation.
     await e.signIn(agent);
