@@ -47,11 +47,14 @@
  * Profile H, each with its own lock, would scale with instances until PostgreSQL's CPU per
  * submission (measured here) is the limit. The output says this again with the figures.
  *
+ * Here: the set-ups, their rounds and the waiter latency. The CPU and pg_stat_activity
+ * sampling is in cluster-cpu.ts, the totals and the report in cluster-report.ts, the sizes
+ * of a round and the shared types in cluster-types.ts.
+ *
  *   node dist/bench/cluster.js          (BENCH_VERBOSE=1 prints each round)
  */
 import type { Request } from 'autocannon';
-import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { randomIds } from '../main/core/ids.js';
@@ -62,14 +65,15 @@ import { migrate } from '../main/storage/postgres/schema.js';
 import { newJob } from '../test/support/new-job.js';
 import { postgresInstalled, startPostgres, type PgCluster } from '../test/support/postgres.js';
 import { makeCertificate, WebhookReceiver } from '../test/support/webhook-receiver.js';
+import { countStatements, cpuNow, postgresTicks, postmaster, sampleActivity } from './cluster-cpu.js';
+import { add, report, totals } from './cluster-report.js';
+import { CONNECTIONS, KEYS_PER_INSTANCE, ROUND, TIMED_ROUNDS, type Instance, type Round, type SetUp } from './cluster-types.js';
 import {
   KeyRing,
   SCRIPTED_SERVER,
   api,
   ascending,
   clockTicksPerSecond,
-  cpuTicks,
-  describeStatuses,
   fsKind,
   fsyncProbe,
   heading,
@@ -88,12 +92,7 @@ import {
   type Server,
 } from './support.js';
 
-const CONNECTIONS = 48; // splits evenly over 1, 2 and 3 instances
-const ROUND = 900; // below the account's 1 000-queued limit (LIMITS.queuedJobs)
 const WARMUP_ROUNDS = 1;
-const TIMED_ROUNDS = 3;
-const KEYS_PER_INSTANCE = 100;
-const SAMPLE_MS = 25;
 const LATENCY_WARMUP = 10;
 const LATENCY_JOBS = 100;
 
@@ -105,60 +104,6 @@ interface Hooks {
   url: string;
   expected: number;
 }
-
-/** An instance with its own API keys. */
-interface Instance {
-  server: Server;
-  keys: KeyRing;
-}
-
-/** A way of accepting submissions, timed round by round. */
-interface SetUp {
-  name: string;
-  /** The instances it spreads load over (none: the database alone). */
-  instances: Instance[];
-  /** The PostgreSQL database it runs on, to sample; none on SQLite. */
-  database?: string;
-  /** One round of ROUND submissions; its `empty` (untimed) leaves the queue as it was. */
-  round(): Promise<Round>;
-  totals: Totals;
-}
-
-interface Round {
-  accepted: number;
-  /** From the first response to the last (connection set-up excluded, as submit-and-get does). */
-  steadyMs: number;
-  latencies: number[];
-  statuses: Map<number, number>;
-  errors: number;
-  empty(): Promise<void>;
-}
-
-interface Totals {
-  accepted: number;
-  steadyAccepted: number;
-  steadyMs: number;
-  latencies: number[];
-  statuses: Map<number, number>;
-  errors: number;
-  roundRates: number[];
-  /** CPU seconds during the timed rounds. */
-  cpu: { instances: number; idle: number; postgres: number; generator: number; machine: number; wallS: number };
-  /** Sums of pg_stat_activity samples. */
-  activity: { samples: number; running: number; inTransaction: number; lockWait: number };
-}
-
-const totals = (): Totals => ({
-  accepted: 0,
-  steadyAccepted: 0,
-  steadyMs: 0,
-  latencies: [],
-  statuses: new Map(),
-  errors: 0,
-  roundRates: [],
-  cpu: { instances: 0, idle: 0, postgres: 0, generator: 0, machine: 0, wallS: 0 },
-  activity: { samples: 0, running: 0, inTransaction: 0, lockWait: 0 },
-});
 
 async function main(): Promise<void> {
   heading('cluster: instances on one PostgreSQL, against one on SQLite');
@@ -358,236 +303,7 @@ async function probeRound(store: PgJobStore, callbackUrl: string, statements: { 
   return { accepted: ids.length, steadyMs: last - first, latencies, statuses: new Map([[202, ids.length]]), errors: 0, empty };
 }
 
-// ---- CPU and database activity ------------------------------------------------------------
-
-interface CpuSnapshot {
-  instances: number;
-  /** The instances of the other set-ups, idle meanwhile (heartbeats, the SQLite one's webhook retries). */
-  idle: number;
-  postgres: number;
-  /** This process, in microseconds. */
-  generatorUs: number;
-  machine: number;
-}
-
-/** The postmaster's pid: the parent of this connection's backend. */
-async function postmaster(pool: pg.Pool): Promise<number> {
-  const backend = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-  return parentOf(backend)!;
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined; // gone meanwhile
-  }
-}
-
-/**
- * CPU ticks of the whole PostgreSQL server: the postmaster with the backends it reaped
- * (cutime, cstime) and every live child.
- */
-function postgresTicks(postmasterPid: number): number {
-  const stat = readFileSync(`/proc/${postmasterPid}/stat`, 'utf8');
-  const own = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
-  let ticks = own.reduce((a, b) => a + b, 0);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || parentOf(Number(entry)) !== postmasterPid) continue;
-    try {
-      ticks += cpuTicks(Number(entry));
-    } catch {
-      // exited between the listing and the read: its time is in the postmaster's cutime now
-    }
-  }
-  return ticks;
-}
-
-function machineTicks(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return f[0]! + f[1]! + f[2]! + (f[5] ?? 0) + (f[6] ?? 0); // user nice system irq softirq
-}
-
-function cpuNow(instances: Instance[], idle: Instance[], postgresPid: number): CpuSnapshot {
-  const usage = process.cpuUsage();
-  const ticks = (of: Instance[]) => of.reduce((n, i) => n + cpuTicks(i.server.pid), 0);
-  return {
-    instances: ticks(instances),
-    idle: ticks(idle),
-    postgres: postgresTicks(postgresPid),
-    generatorUs: usage.user + usage.system,
-    machine: machineTicks(),
-  };
-}
-
-/**
- * Samples pg_stat_activity of `database` every SAMPLE_MS until stopped, adding to `into`:
- * backends running a statement (on the CPU or writing), waiting inside a transaction for
- * their client's next statement, and waiting for an advisory lock (the account's queue lock).
- */
-function sampleActivity(pool: pg.Pool, database: string, into: Totals['activity']): { stop(): Promise<void> } {
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const { rows } = await pool.query<{ running: number; in_transaction: number; lock_wait: number }>(
-        `SELECT count(*) FILTER (WHERE state = 'active' AND wait_event IS DISTINCT FROM 'advisory') AS running,
-                count(*) FILTER (WHERE state = 'idle in transaction') AS in_transaction,
-                count(*) FILTER (WHERE state = 'active' AND wait_event = 'advisory') AS lock_wait
-         FROM pg_stat_activity WHERE datname = $1`,
-        [database],
-      );
-      into.samples++;
-      into.running += rows[0]!.running;
-      into.inTransaction += rows[0]!.in_transaction;
-      into.lockWait += rows[0]!.lock_wait;
-      await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
-}
-
-/** Counts the statements sent on `pool`'s connections (BEGIN and COMMIT included). */
-function countStatements(pool: pg.Pool): { count: number } {
-  const counter = { count: 0 };
-  const counted = new WeakSet<pg.PoolClient>();
-  pool.on('connect', (client) => {
-    if (counted.has(client)) return;
-    counted.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      counter.count++;
-      return query(...args);
-    };
-  });
-  return counter;
-}
-
 const dbName = (url: string) => new URL(url).pathname.slice(1);
-
-function add(t: Totals, round: Round, wallS: number, before: CpuSnapshot, after: CpuSnapshot): void {
-  const hz = clockTicksPerSecond();
-  t.accepted += round.accepted;
-  t.steadyAccepted += round.accepted - 1;
-  t.steadyMs += round.steadyMs;
-  for (const l of round.latencies) t.latencies.push(l);
-  mergeStatuses(t.statuses, round.statuses);
-  t.errors += round.errors;
-  t.roundRates.push(((round.accepted - 1) / round.steadyMs) * 1000);
-  t.cpu.instances += (after.instances - before.instances) / hz;
-  t.cpu.idle += (after.idle - before.idle) / hz;
-  t.cpu.postgres += (after.postgres - before.postgres) / hz;
-  t.cpu.generator += (after.generatorUs - before.generatorUs) / 1e6;
-  t.cpu.machine += (after.machine - before.machine) / hz;
-  t.cpu.wallS += wallS;
-}
-
-// ---- report -------------------------------------------------------------------------------
-
-function report(setUps: SetUp[], statementsPerSubmission: number): void {
-  const rate = (t: Totals) => (t.steadyAccepted / t.steadyMs) * 1000;
-  const [sqlite, one, two, three, alone] = setUps as [SetUp, SetUp, SetUp, SetUp, SetUp];
-  const perSubmission = (seconds: number, t: Totals) => ms((seconds * 1000) / t.accepted);
-  console.log(
-    `\n  ${CONNECTIONS} connections in all, spread evenly over a set-up's instances; ${TIMED_ROUNDS} timed rounds of ${ROUND} submissions per set-up,` +
-      `\n  interleaved, the queue emptied between rounds; ${KEYS_PER_INSTANCE} API keys per instance used round-robin.\n`,
-  );
-  printTable([
-    ['', 'submissions/s', 'per round', 'p50', 'p99', 'ratio to 1 PG instance', 'ratio to SQLite', 'non-2xx'],
-    ...setUps.map((s) => {
-      const t = s.totals;
-      const sorted = ascending(t.latencies);
-      const statuses = describeStatuses(t.statuses, t.errors);
-      return [
-        s.name,
-        num(rate(t)),
-        `${num(Math.min(...t.roundRates))}..${num(Math.max(...t.roundRates))}`,
-        ms(percentile(sorted, 50)),
-        ms(percentile(sorted, 99)),
-        s === sqlite ? '' : (rate(t) / rate(one.totals)).toFixed(2),
-        (rate(t) / rate(sqlite.totals)).toFixed(2),
-        statuses.non2xx ? statuses.text : '0',
-      ];
-    }),
-  ]);
-  console.log('  submissions/s count from a round\'s first response to its last; p50/p99 leave out each connection\'s first request (its connect).');
-  console.log('  "PostgreSQL alone": PgJobStore.submit called from this process on its own pool of 20, 48 at a time: the database\'s ceiling.');
-
-  console.log('\n  CPU per accepted submission (timed rounds), and how busy the machine was during them');
-  printTable([
-    ['', 'instances', 'PostgreSQL', 'load generator', 'machine busy', 'idle instances'],
-    ...setUps.map((s) => {
-      const c = s.totals.cpu;
-      return [
-        s.name,
-        s.instances.length ? perSubmission(c.instances, s.totals) : '',
-        s === sqlite ? '' : perSubmission(c.postgres, s.totals),
-        perSubmission(c.generator, s.totals),
-        `${((c.machine / c.wallS / availableParallelism()) * 100).toFixed(0)} %`,
-        `${((c.idle / c.wallS) * 100).toFixed(0)} % of a core`,
-      ];
-    }),
-  ]);
-  console.log(
-    "  instances: the set-up's scripted servers; load generator: this process (autocannon, or the probe's store); machine: every" +
-      "\n  process, of all cores; idle instances: the other set-ups' instances meanwhile (heartbeats, sweeps).",
-  );
-
-  console.log('\n  PostgreSQL backends of the set-up during its rounds, mean of samples every 25 ms (pg_stat_activity)');
-  printTable([
-    ['', 'running a statement', 'in a transaction, waiting for its instance', 'waiting for the account\'s queue lock'],
-    ...setUps
-      .filter((s) => s.database)
-      .map((s) => {
-        const a = s.totals.activity;
-        const avg = (n: number) => (n / Math.max(1, a.samples)).toFixed(1);
-        return [s.name, avg(a.running), avg(a.inTransaction), avg(a.lockWait)];
-      }),
-  ]);
-  console.log(
-    `  statements per submission in the store (counted on the probe's connections, BEGIN and COMMIT included): ${statementsPerSubmission.toFixed(1)};` +
-      "\n  over HTTP two more, outside the transaction: the key's request limit, and the 202 answer's queue_position (a count).",
-  );
-
-  // What the figures mean here and on separate machines, from what was measured.
-  const ratio = (s: SetUp) => (rate(s.totals) / rate(one.totals)).toFixed(2);
-  const activity = (s: SetUp) => {
-    const a = s.totals.activity;
-    const avg = (n: number) => (n / Math.max(1, a.samples)).toFixed(1);
-    return { holding: avg(a.running + a.inTransaction), running: avg(a.running), inTransaction: avg(a.inTransaction), waiting: avg(a.lockWait) };
-  };
-  const busy = activity(three);
-  const cpu = (s: SetUp, of: 'instances' | 'postgres' | 'generator') => ms((s.totals.cpu[of] * 1000) / s.totals.accepted);
-  const machineBusy = (s: SetUp) => `${((s.totals.cpu.machine / s.totals.cpu.wallS / availableParallelism()) * 100).toFixed(0)} %`;
-  const pgPerCore = 1000 / ((one.totals.cpu.postgres * 1000) / one.totals.accepted);
-  const lines = [
-    'What the ratios mean. Here the instances, PostgreSQL and the load generator share two cores, so a second or third',
-    'instance brings no CPU of its own; yet the machine was only ' + `${machineBusy(one)}, ${machineBusy(two)}, ${machineBusy(three)} busy in the rounds of 1, 2, 3 instances.`,
-    "What limits them is the account's queue lock: every submission takes it (the 1 000-queued limit, counted across",
-    'instances) and holds it until its COMMIT, and Profile F has one account, so the database accepts one submission at a',
-    `time: with 3 instances ${busy.holding} backends on average are in a submission (${busy.running} running a statement, ${busy.inTransaction} waiting inside the`,
-    `transaction for its instance's next statement) while ${busy.waiting} wait for the lock. Each submission holds it ~${ms(1000 / rate(one.totals))} with one`,
-    `instance; more instances add waiters, and work: 2 and 3 instances give ${ratio(two)} and ${ratio(three)} x one (each instance hears the`,
-    `others' moves and re-reads the jobs; CPU a submission, instances ${cpu(one, 'instances')}, ${cpu(two, 'instances')}, ${cpu(three, 'instances')}; PostgreSQL ${cpu(one, 'postgres')}, ${cpu(two, 'postgres')}, ${cpu(three, 'postgres')}).`,
-    `The database alone, no HTTP, reaches ${num(rate(alone.totals))}/s: its ceiling for one account here. SQLite's one instance: ${num(rate(sqlite.totals))}/s`,
-    '(its group commit: one transaction for many submissions).',
-    `On separate machines the CPU is not shared (per submission here: instances ${cpu(one, 'instances')}, PostgreSQL ${cpu(one, 'postgres')}, load`,
-    `generator ${cpu(one, 'generator')}), but one account's submissions stay serial: each holds the lock over the round trips from`,
-    `its count of queued jobs to its COMMIT (of its ${statementsPerSubmission.toFixed(0)} statements), then over a network (~0.1-0.5 ms each on a LAN, against`,
-    "~0.05 ms on loopback), plus the COMMIT's WAL flush. Expect one account's submissions/s near or below the database-alone",
-    'figure whatever the number of instances (ratios ~1, or below with the fan-out of notices). More instances add agents',
-    '(browsers) and capacity for reads; accounts of Profile H, each with its own lock, would scale with instances until',
-    `PostgreSQL's CPU is the limit (~${num(pgPerCore)}/s per core at ${cpu(one, 'postgres')} a submission). One account's rate would rise if an`,
-    'instance took the lock once for a group of submissions (a group commit, as the SQLite store does), or kept the',
-    'queued count in a row updated just before COMMIT.',
-  ];
-  console.log('\n' + lines.map((line) => `  ${line}`).join('\n'));
-}
 
 // ---- completion -> waiter latency ---------------------------------------------------------
 
