@@ -92,8 +92,10 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       const job = JSON.parse(stream.events.filter((x) => x.event === 'job').at(-1)!.data!);
       expect(job.status).toBe('succeeded');
       expect(pieces.join('')).toBe(simulatedAnswer(name, provider, prompt, 1));
-      // The agent told some while the page rendered: the service adds only the rest, in one piece.
-      expect(pieces.length, JSON.stringify(pieces)).toBeGreaterThanOrEqual(2);
+      // The agent told some while the page rendered (the service adds only the rest, in one
+      // piece). On some drifted pages (Perplexity's final-text and Qwen's with their classes
+      // renamed) the agent finds nothing sure before the end, and the answer comes whole then.
+      if (!look.drift?.length) expect(pieces.length, JSON.stringify(pieces)).toBeGreaterThanOrEqual(2);
     });
 
     inOrder('continues a conversation on the agent that owns it', async ({ expect }) => {
