@@ -2,7 +2,8 @@
  * Event streams and clients that stop reading (issue 33, "Limits"): writes never wait for a
  * client, so a reader that stops delays no other follower of its job nor of another job, and
  * it is cut once over a MiB waits for it in the process, or once its socket drained nothing
- * for four keep-alive periods. The reader here is a raw socket that never reads; an agent
+ * for four keep-alive periods (a chat stream cut so cancels its job, as a hang-up does). The
+ * reader here is a raw socket that never reads; an agent
  * floods the answer in 64 KiB pieces, as the kernel holds some MB on loopback before a write
  * backs up.
  */
@@ -64,12 +65,18 @@ const submit = async (t: TestService, prompt: string, provider: string): Promise
 const follow = (t: TestService, id: string) => openSse(`${t.url}/v1/completions/${id}/events`, { authorization: `Bearer ${t.key}` });
 const joined = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => JSON.parse(e.data!).text as string).join('');
 
-/** Asks for the job's events on a socket that then reads nothing; `rest()` reads what came until the server closed it. */
-function stoppedReader(t: TestService, id: string) {
+/** Asks for the job's events (or, given a body, a streamed chat completion) on a socket that then reads nothing; `rest()` reads what came until the server closed it. */
+function stoppedReader(t: TestService, id: string, chat?: object) {
   const { hostname, port } = new URL(t.url);
   const socket = net.connect(Number(port), hostname);
   sockets.push(socket);
-  socket.write(`GET /v1/completions/${id}/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${t.key}\r\n\r\n`);
+  const head = `Host: ${hostname}:${port}\r\nAuthorization: Bearer ${t.key}\r\n`;
+  const body = JSON.stringify(chat);
+  socket.write(
+    chat
+      ? `POST /v1/chat/completions HTTP/1.1\r\n${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      : `GET /v1/completions/${id}/events HTTP/1.1\r\n${head}\r\n`,
+  );
   socket.pause();
   return {
     rest: () =>
@@ -118,5 +125,13 @@ describe('event streams and readers that stop', () => {
     // The job goes on: its answer is not the stream's to end.
     expect((await t.api('GET', `/v1/completions/${id}`)).body.status).toBe('dispatched');
     flood.release();
+  }, 60_000);
+
+  it('a chat stream whose reader stopped is cut as one that hung up: its job is cancelled', async () => {
+    const { t } = await start(50, 400, 20);
+    await t.service.settings.setStreaming(true);
+    stoppedReader(t, '', { model: 'service/chatgpt', messages: [{ role: 'user', content: 'flood a chat' }], stream: true });
+    const job = await until(async () => (await t.service.store.recent(10)).find((j) => j.prompt === 'flood a chat'), 10_000, 'the job');
+    await until(async () => (await t.service.store.get(job.id))?.status === 'cancelled', 20_000, 'the job cancelled');
   }, 60_000);
 });
