@@ -3,9 +3,8 @@
  * client, so a reader that stops delays no other follower of its job nor of another job, and
  * it is cut once over a MiB waits for it in the process, or once its socket drained nothing
  * for four keep-alive periods (a chat stream cut so cancels its job, as a hang-up does). The
- * reader here is a raw socket that never reads; an agent
- * floods the answer in 64 KiB pieces, as the kernel holds some MB on loopback before a write
- * backs up.
+ * reader here is a raw socket that never reads; an agent floods the answer in 64 KiB pieces,
+ * as the kernel holds some MB on loopback before a write backs up.
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
