@@ -247,6 +247,7 @@ export class ChatBridgeClient {
           }),
         refusal: async (res) => this.refusalOf({ status: res.statusCode ?? 0, headers: res.headers, body: await bodyOf(res) }, url),
         wait: (signal) => this.wait(id, { signal }),
+        pause: (tries, signal) => sleep(this.clock, backoffMs(tries, this.random), signal),
       },
       options,
     );

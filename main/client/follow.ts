@@ -22,11 +22,14 @@ export interface FollowPorts {
   /** The error a non-200 answer is (read from its body). */
   refusal(res: IncomingMessage): Promise<ChatBridgeError>;
   wait(signal?: AbortSignal): Promise<Job>;
+  /** The wait before open number `tries` + 1 after `tries` could not connect (the client's back-off). */
+  pause(tries: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**
  * The job's events until it is final. A stream cut before the end is opened again from the
- * last event's id (`Last-Event-ID`: nothing is repeated or missed); after `resumes` cuts, or
+ * last event's id (`Last-Event-ID`: nothing is repeated or missed), at once after a cut, after
+ * the client's back-off when no connection could be had; after `resumes` cuts, or
  * when the service has no event stream (an older one: 404 on the route, not on the job),
  * the job is long-polled to its end instead, and the rest of the answer after the characters
  * already told comes as one last delta, so the deltas still join to the response.
@@ -40,6 +43,9 @@ export async function* followEvents(ports: FollowPorts, options: FollowOptions =
       res = await ports.open(lastId, options.signal);
     } catch (error) {
       if (options.signal?.aborted) throw error;
+      // No connection: the service may be restarting. Waiting its back-off before the next
+      // open resumes the stream once it is back, instead of spending the resumes at once.
+      if (cuts < (options.resumes ?? 3)) await ports.pause(cuts, options.signal);
       continue;
     }
     if (res.statusCode !== 200) {

@@ -1,7 +1,7 @@
 /**
  * The official Python `openai` package against the service, for what its own repeats do:
  * it obeys x-should-retry, and numbers its tries in x-stainless-retry-count as the JS SDK
- * does. Python is not part of the project: the test runs with an interpreter that has
+ * does, and streams. Python is not part of the project: the test runs with an interpreter that has
  * `openai` (CHATBRIDGE_TEST_PYTHON, else python3) and is skipped when there is none.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -31,9 +31,23 @@ except openai.APIStatusError as e:
     print(json.dumps({"status": e.status_code, "code": e.body["code"] if isinstance(e.body, dict) else None}))
 `;
 
-function python(args: string[]): Promise<Record<string, unknown>> {
+/** Streams one chat completion; prints the chunks' id and their contents (empty ones left out) as JSON. */
+const STREAM_SCRIPT = `
+import json, sys, openai
+url, key, model, prompt = sys.argv[1:5]
+client = openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
+stream = client.chat.completions.create(model=model, messages=[{"role": "user", "content": prompt}], stream=True)
+ids, pieces = set(), []
+for chunk in stream:
+    ids.add(chunk.id)
+    if chunk.choices and chunk.choices[0].delta.content:
+        pieces.append(chunk.choices[0].delta.content)
+print(json.dumps({"ids": sorted(ids), "pieces": pieces}))
+`;
+
+function python(args: string[], script = SCRIPT): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ['-c', SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
@@ -62,5 +76,19 @@ describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
     const answer = await python([t.url, t.key, 'service/chatgpt', prompt, '1']);
     expect(answer.content).toMatch(/slow one/);
     expect((await jobsOf(prompt)).map((j) => j.id)).toEqual([answer.id]);
+  });
+
+  it('streams an answer in several content chunks, joined equal to the same prompt answered whole', async () => {
+    await t.service.settings.setStreaming(true);
+    try {
+      const prompt = 'stream me [[stream=4/150]]';
+      const streamed = (await python([t.url, t.key, 'service/chatgpt', prompt], STREAM_SCRIPT)) as { ids: string[]; pieces: string[] };
+      expect(streamed.pieces.length).toBeGreaterThanOrEqual(3);
+      const whole = await python([t.url, t.key, 'service/chatgpt', prompt, '20']);
+      expect(streamed.pieces.join('')).toBe(whole.content);
+      expect(streamed.ids).toHaveLength(1);
+    } finally {
+      await t.service.settings.setStreaming(false);
+    }
   });
 });
