@@ -130,7 +130,7 @@ describe('event streams and readers that stop', () => {
     const { t } = await start(50, 400, 20);
     await t.service.settings.setStreaming(true);
     stoppedReader(t, '', { model: 'service/chatgpt', messages: [{ role: 'user', content: 'flood a chat' }], stream: true });
-    const job = await until(async () => (await t.service.store.recent(10)).find((j) => j.prompt === 'flood a chat'), 10_000, 'the job');
-    await until(async () => (await t.service.store.get(job.id))?.status === 'cancelled', 20_000, 'the job cancelled');
+    const job = await until(async () => (await t.driver.recent(10)).find((j) => j.prompt === 'flood a chat'), 10_000, 'the job');
+    await until(async () => (await t.driver.job(job.id))?.status === 'cancelled', 20_000, 'the job cancelled');
   }, 60_000);
 });
