@@ -95,7 +95,8 @@ describe('event streams and readers that stop', () => {
     const id = await submit(t, 'flood', 'chatgpt');
     const stuck = stoppedReader(t, id);
     const reader = await follow(t, id);
-    const other = await submit(t, 'Other [[stream=3/50]]', 'claude');
+    // Long enough that its follower, which asks after it began, sees it run (a job already final shows only its end).
+    const other = await submit(t, 'Other [[ms=1500]][[stream=3/50]]', 'claude');
     const otherReader = await follow(t, other);
     // All 6.4 MiB reach the reading follower before the agent answers: nobody waits on the stuck one.
     await until(() => joined(reader.events).length === PIECE.length * 100, 20_000, 'every piece at the reader');
