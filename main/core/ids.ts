@@ -53,8 +53,36 @@ function timePrefix(ms: number): string {
   return out;
 }
 
+/** The last job id's time and random part: ids made in one millisecond follow each other. */
+let lastJob = { ms: -1, rest: '' };
+
+/** `rest` + 1 in base62 (null past the last one: all `z`). */
+function nextBase62(rest: string): string | null {
+  const digits = rest.split('');
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const at = BASE62.indexOf(digits[i]!);
+    if (at < 61) {
+      digits[i] = BASE62[at + 1]!;
+      return digits.join('');
+    }
+    digits[i] = '0';
+  }
+  return null;
+}
+
+/**
+ * A job id: its time, then a random part. Jobs made in the same millisecond by this process
+ * (a script's burst, one account's queue) take the last one's random part plus one, so that
+ * "older first, then lower id" is the order they were made in, not a coin toss.
+ */
+function jobId(nowMs: number): string {
+  const rest = (nowMs === lastJob.ms && nextBase62(lastJob.rest)) || randomBase62(14);
+  lastJob = { ms: nowMs, rest };
+  return `job_${timePrefix(nowMs)}${rest}`;
+}
+
 export const randomIds: IdGenerator = {
-  job: (nowMs) => `job_${timePrefix(nowMs)}${randomBase62(14)}`,
+  job: jobId,
   agent: () => `agt_${randomBase62(16)}`,
   conversation: () => `cv_${randomBase62(24)}`,
   request: () => `req_${randomBase62(20)}`,
