@@ -99,7 +99,14 @@ describe('event streams and readers that stop', () => {
     const other = await submit(t, 'Other [[ms=1500]][[stream=3/50]]', 'claude');
     const otherReader = await follow(t, other);
     // All 6.4 MiB reach the reading follower before the agent answers: nobody waits on the stuck one.
-    await until(() => joined(reader.events).length === PIECE.length * 100, 20_000, 'every piece at the reader');
+    // Counted as events come (joining 6.4 MiB at every look would cost more than the stream).
+    let seen = 0;
+    let chars = 0;
+    const count = () => {
+      for (; seen < reader.events.length; seen++) if (reader.events[seen]!.event === 'delta') chars += (JSON.parse(reader.events[seen]!.data!) as { text: string }).text.length;
+      return chars === PIECE.length * 100;
+    };
+    await until(count, 40_000, 'every piece at the reader');
     await otherReader.done;
     expect(joined(otherReader.events)).toBe((await t.api('GET', `/v1/completions/${other}`)).body.response);
     // The stuck reader is cut: only the reader's two listeners are left.
