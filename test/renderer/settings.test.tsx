@@ -67,6 +67,8 @@ describe('Settings, streaming', () => {
     await waitFor(() => expect(api.updateSettings).toHaveBeenCalledWith({ streaming: true }));
     expect(await screen.findByText(/closes its stream before the answer cancels the job/)).toBeTruthy();
     expect(toggle().checked).toBe(true);
+    // The box is disabled while its change is saved: a person clicks again once it is not.
+    await waitFor(() => expect(toggle().disabled).toBe(false));
     fireEvent.click(toggle());
     await waitFor(() => expect(api.updateSettings).toHaveBeenLastCalledWith({ streaming: false }));
   });
