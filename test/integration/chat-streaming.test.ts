@@ -86,6 +86,21 @@ describe('chat completions with stream: true', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'PROMPT_REJECTED', request_id: expect.stringMatching(/^req_/) });
   });
 
+  it('pieces that turn out not to be the answer end the stream in an error chunk, never a stop the client would keep', async () => {
+    const { client } = await start();
+    const stream = await client.chat.completions.create({ model: 'service/chatgpt', messages: [{ role: 'user', content: 'wrong [[stream-wrong]][[ms=50]]' }], stream: true });
+    let content = '';
+    const error = await (async () => {
+      for await (const c of stream) content += c.choices[0]?.delta.content ?? '';
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(content).toBe('not the answer');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: 'JOB_FAILED', message: expect.stringMatching(/GET \/v1\/completions\/job_/) });
+  });
+
   it('errors before the stream begins are JSON with their status', async () => {
     const { t } = await start();
     const bad = await chat(t, { model: 'service/nope', messages: [{ role: 'user', content: 'x' }], stream: true });

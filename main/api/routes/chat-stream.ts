@@ -40,11 +40,19 @@ export async function answerChatStream(
       const stream = openEventStream(request, reply, keepAliveMs);
       let begun = false;
       let ended = false;
+      /** The content sent: a job whose answer does not begin with it is not told `stop`. */
+      let sent = '';
       const begin = () => {
         if (!begun) stream.send(chunk({ role: 'assistant', content: '' }, null));
         begun = true;
       };
       const final = async (done: JobView) => {
+        if (done.status === 'succeeded' && done.response !== null && done.response !== sent) {
+          // The pieces were not the answer's start (counted and logged where they were stored):
+          // a client must not keep them as the answer, so the stream ends in an error naming where it is.
+          stream.send(JSON.stringify(envelope('JOB_FAILED', `The streamed pieces were not the answer; the whole answer is at GET /v1/completions/${job.id}.`, String(request.id))));
+          return;
+        }
         if (done.status === 'succeeded') {
           begin();
           stream.send(chunk({}, 'stop'));
@@ -62,6 +70,7 @@ export async function answerChatStream(
         send: async (event) => {
           if (event.kind === 'delta') {
             begin();
+            sent += event.text;
             stream.send(chunk({ content: event.text }, null));
           } else if (['succeeded', 'failed', 'cancelled', 'expired'].includes(event.job.status)) await final(event.job);
           else if (event.job.status === 'dispatched') begin();
