@@ -1,3 +1,4 @@
+import type { AttachmentFile } from './attachments.js';
 import type { Provider } from './providers.js';
 
 /**
@@ -20,6 +21,12 @@ export interface AgentTask {
    * default, or the model of the conversation continued).
    */
   variant: string | null;
+  /**
+   * The job's files, in order, to put through the page's own file control and see shown
+   * attached (upload finished) before the prompt is typed; empty for none. A file the page
+   * refuses or does not show in time fails the attempt `attachment_failed`, nothing sent.
+   */
+  attachments?: readonly AttachmentFile[];
   /**
    * Hears of the prompt as it goes to the page, and again once the page shows the
    * conversation's own address: where `Agent.collect` finds the answer should the attempt
@@ -93,6 +100,7 @@ export type AgentFailureKind =
   | 'agent_lost' // the page or browser died
   | 'site_changed' // a control the agent needs could not be found by any cue: the site changed
   | 'not_text' // the answer is a file, an image or a canvas: final, since sending again makes another
+  | 'attachment_failed' // the page refused a file or did not show it attached in time: nothing was sent
   | 'variant_unavailable'; // the account's picker does not offer the variant, or the choice could not be verified: nothing was sent
 
 export class AgentFailure extends Error {

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   PROVIDER_UI_CHANGED: 502,
   ANSWER_NOT_TEXT: 502,
   VARIANT_UNAVAILABLE: 502,
+  // The page refused a job's file or did not show it attached (decisions.md, "Attachments").
+  ATTACHMENT_FAILED: 502,
   // A long-thinking variant's answer did not come within its attempt, which is never sent again (decisions.md, "Models and modes").
   TIMEOUT: 502,
   NO_DEVICE_ONLINE: 503,
@@ -43,6 +45,7 @@ export type JobFailureCode =
   | 'PROVIDER_UI_CHANGED'
   | 'ANSWER_NOT_TEXT'
   | 'VARIANT_UNAVAILABLE'
+  | 'ATTACHMENT_FAILED'
   | 'TIMEOUT';
 
 export class ApiError extends Error {

@@ -25,6 +25,8 @@ export function attemptRecordFor(kind: AgentFailureKind): { outcome: AttemptOutc
       return { outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' };
     case 'variant_unavailable':
       return { outcome: 'failed', errorCode: 'VARIANT_UNAVAILABLE' };
+    case 'attachment_failed':
+      return { outcome: 'failed', errorCode: 'ATTACHMENT_FAILED' };
   }
 }
 
@@ -80,6 +82,10 @@ export function decideAfterFailure(attemptErrorCodes: readonly string[], maxAtte
   if (latest === 'ANSWER_NOT_TEXT') {
     // The prompt was answered, only not in words: sent again, it would make another file.
     return { retry: false, code: 'ANSWER_NOT_TEXT', message: context.detail ?? 'The provider answered with something other than text.' };
+  }
+  if (latest === 'ATTACHMENT_FAILED') {
+    // Nothing was sent; the page would refuse the same file again, and every upload counts against the account's quota.
+    return { retry: false, code: 'ATTACHMENT_FAILED', message: context.detail ?? 'The page did not take one of the files.' };
   }
   if (latest === 'VARIANT_UNAVAILABLE') {
     // Nothing was sent, and the account is fine: another agent that may offer the variant tries, without spending an attempt.

@@ -12,6 +12,12 @@ describe('retry policy', () => {
     expect(attemptRecordFor('not_text')).toEqual({ outcome: 'failed', errorCode: 'ANSWER_NOT_TEXT' });
   });
 
+  it('ends a job at once when the page refused a file or did not show it attached: nothing was sent, and the same file would be refused again', () => {
+    const detail = 'Claude refused report.pdf: "File too large"';
+    expect(attemptRecordFor('attachment_failed')).toEqual({ outcome: 'failed', errorCode: 'ATTACHMENT_FAILED' });
+    expect(decideAfterFailure(['ATTACHMENT_FAILED'], 3, { detail })).toEqual({ retry: false, code: 'ATTACHMENT_FAILED', message: detail });
+  });
+
   it('never sends a long-thinking variant’s prompt again once it went: its answer is collected, or the job ends TIMEOUT', () => {
     const sent = { conversation: 'https://chatgpt.com/c/1', turnsBefore: 0 };
     expect(whenTimeRunsOut(true, sent)).toBe('collect');
