@@ -11,6 +11,7 @@ import { deviceId } from '../core/runtime-files.js';
 import { randomIds, type IdGenerator } from '../core/ids.js';
 import type { ProfileName } from '../core/profile-name.js';
 import type { VariantCatalog } from '../core/providers.js';
+import type { AttachmentCatalog, AttachmentRules } from '../core/attachments.js';
 import { VERSION } from '../core/package-root.js';
 import { profileNamed } from '../contract/profile.js';
 import { DiagnosticBundles } from '../diagnostics/bundles.js';
@@ -59,6 +60,8 @@ export interface AssemblyOptions {
   database?: { url: string; deviceName: string; grants?: GrantsPolicy };
   /** The variants a job may ask for until agents are attached, which then tell their packs' (tests of scripted agents set it). */
   variants?: VariantCatalog;
+  /** What each provider's site takes as files until agents are attached, which then tell their packs' (without it: any file within the contract's limits). */
+  attachmentRules?: AttachmentCatalog;
   /** Storage already open (the tests' queue kit: in memory, or kept across a restart); without it the data dir or `database` is opened. */
   storage?: ServedStorage;
 }
@@ -82,6 +85,9 @@ export async function assemble(options: AssemblyOptions) {
   // The variants of each provider's pack: ServiceOptions.variants until agents are attached, then their packs'.
   let catalog: VariantCatalog = options.variants ?? (() => []);
   const variants: VariantCatalog = (provider) => catalog(provider);
+  // What each provider's site takes as files: ServiceOptions.attachmentRules until agents are attached, then their packs'.
+  let rulesInForce: AttachmentCatalog = options.attachmentRules ?? (() => ANY_FILE);
+  const attachmentRules: AttachmentCatalog = (provider) => rulesInForce(provider);
 
   const log = new LogBook(clock);
   const { jobs: store, settings, accounts, keys, outbox, signingSecret, accountSecrets } = storage;
@@ -150,12 +156,16 @@ export async function assemble(options: AssemblyOptions) {
     webhooks, signingSecret, log, usageReport, diagnostics, clock, deviceName: () => served.deviceName,
   });
   return {
-    storage, dataDir, profile, clock, ids, served, log, store, events: store.events, settings, accounts, keys, outbox,
+    storage, dataDir, profile, clock, ids, served, log, attachmentRules, store, events: store.events, settings, accounts, keys, outbox,
     signingSecret, accountSecrets, pool, cluster, usage, scheduler, setAsideJobs, completions, webhookSender, webhooks,
     metrics, retention, report, admin,
     /** The variants the attached agents' packs offer replace the ones the options gave. */
     useVariants(next: VariantCatalog): void {
       catalog = next;
+    },
+    /** The file rules the attached agents' packs give replace the ones the options gave. */
+    useAttachmentRules(next: AttachmentCatalog): void {
+      rulesInForce = next;
     },
     /** Stops the logs' feeds and the reactions to changes: closing agents at a stop is shutdown, not news. */
     stopListening(): void {
@@ -163,6 +173,9 @@ export async function assemble(options: AssemblyOptions) {
     },
   };
 }
+
+/** The rules of a provider no pack has spoken for: the contract's limits alone. */
+const ANY_FILE: AttachmentRules = { types: null, maxFileBytes: null, maxFiles: null };
 
 /** The data dir's database, or the shared PostgreSQL `options.database` names. */
 function openServedStorage(options: AssemblyOptions, clock: Clock, ids: IdGenerator): Promise<ServedStorage> {
