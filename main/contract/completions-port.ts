@@ -8,6 +8,7 @@ import type { Provider } from '../core/providers.js';
 import type { WaitReason } from '../core/wait-reason.js';
 import type { CompletionRequest } from './schemas.js';
 import type { Follower, StreamPosition } from './job-stream.js';
+import type { NewAttachment } from '../core/attachments.js';
 
 export interface Submission {
   /** The validated body, defaults applied. */
@@ -27,6 +28,11 @@ export interface Submission {
   automaticRepeat?: boolean;
   /** (H) The key's account, whose queue, idempotency keys and conversations these are; null in Profile F. */
   accountId: string | null;
+  /**
+   * The job's files, decoded and checked against the contract's limits, in the order the
+   * request gave them (native `attachments`, multipart parts, or chat content parts); none: empty or absent.
+   */
+  attachments?: readonly NewAttachment[];
 }
 
 export interface Submitted {
