@@ -1,5 +1,6 @@
 import { isProvider, PROVIDERS, type Provider } from '../core/providers.js';
 import { MAX_PAUSE_MS, MAX_RETENTION_DAYS, type Rotation } from '../contract/enumerations.js';
+import { ATTACHMENT_LIMITS } from '../core/attachments.js';
 
 export interface Settings {
   /** Hourly caps; null means no cap. Per-agent caps live on the agent rows. */
@@ -27,6 +28,12 @@ export interface Settings {
    * cancels its job, which a client that only meant to look would not expect.
    */
   streaming: boolean;
+  /**
+   * The most a job's file may have, and its files together, in bytes: the contract's 20 MiB
+   * and 50 MiB unless the operator lowered them (a small disk, a slow uplink to the sites).
+   */
+  attachmentMaxFileBytes: number;
+  attachmentMaxTotalBytes: number;
 }
 
 /**
@@ -75,6 +82,15 @@ export function checkCap(cap: number | null): number | null {
   return cap;
 }
 
+/** A limit on files is whole bytes from 1 to the contract's own (20 MiB a file, 50 MiB together). */
+export function checkAttachmentLimit(which: 'file' | 'total', bytes: number): number {
+  const most = which === 'file' ? ATTACHMENT_LIMITS.maxFileBytes : ATTACHMENT_LIMITS.maxTotalBytes;
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > most) {
+    throw new RangeError(`The limit on ${which === 'file' ? 'a file' : 'a job\'s files together'} is whole bytes from 1 to ${most} (${most / 1024 / 1024} MiB)`);
+  }
+  return bytes;
+}
+
 /** Retention is whole days from 1 to MAX_RETENTION_DAYS, or null (kept forever). */
 export function checkRetention(days: number | null): number | null {
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS)) {
@@ -93,6 +109,8 @@ const DEFAULTS: Omit<Settings, 'pauseMs'> = {
   variantCaps: {},
   webhookDeny: [],
   streaming: false,
+  attachmentMaxFileBytes: ATTACHMENT_LIMITS.maxFileBytes,
+  attachmentMaxTotalBytes: ATTACHMENT_LIMITS.maxTotalBytes,
 };
 
 /**
@@ -110,6 +128,8 @@ export interface SettingsStore {
   setPaused(paused: boolean): Promise<void>;
   /** Turns chat streaming (`stream: true`) on or off. */
   setStreaming(on: boolean): Promise<void>;
+  /** Lowers (or restores) a limit on a job's files; rejects with a RangeError outside checkAttachmentLimit's range. */
+  setAttachmentLimit(which: 'file' | 'total', bytes: number): Promise<void>;
   /** Rejects with a RangeError outside checkPause's range. */
   setPauseMs(ms: number): Promise<void>;
   /** Rejects with a RangeError outside checkRetention's range. */
@@ -138,6 +158,8 @@ export function settingsFrom(stored: Partial<Record<keyof Settings, unknown>>): 
     rotation: s.rotation ?? DEFAULTS.rotation,
     paused: s.paused ?? DEFAULTS.paused,
     streaming: s.streaming ?? DEFAULTS.streaming,
+    attachmentMaxFileBytes: s.attachmentMaxFileBytes ?? DEFAULTS.attachmentMaxFileBytes,
+    attachmentMaxTotalBytes: s.attachmentMaxTotalBytes ?? DEFAULTS.attachmentMaxTotalBytes,
     // null is a choice (keep forever), so only a missing entry takes the default.
     retentionDays: s.retentionDays === undefined ? DEFAULTS.retentionDays : s.retentionDays,
     pauseMs: s.pauseMs ?? defaultPauseMs(),

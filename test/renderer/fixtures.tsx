@@ -51,6 +51,8 @@ export function adminState(agents: AgentView[] = [], over: Partial<AdminState['s
       retention_days: 90,
       pause_ms: 10_000,
       streaming: false,
+      attachment_max_file_bytes: 20 * 1024 * 1024,
+      attachment_max_total_bytes: 50 * 1024 * 1024,
       ...over,
     },
     agents,

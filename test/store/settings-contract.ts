@@ -26,6 +26,7 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
     it('starts from the defaults', () => {
       expect(store.get()).toEqual(settingsFrom({}));
       expect(store.get()).toMatchObject({ globalCap: null, rotation: 'round_robin', paused: false, retentionDays: 90, streaming: false });
+      expect(store.get()).toMatchObject({ attachmentMaxFileBytes: 20 * 1024 * 1024, attachmentMaxTotalBytes: 50 * 1024 * 1024 });
     });
 
     it('shows each change once its setter resolves, here and to another store on the database', async () => {
@@ -36,10 +37,23 @@ export function settingsContract(name: string, makeStore: () => Promise<Settings
       await store.setPauseMs(12_000);
       await store.setRetentionDays(null);
       await store.setStreaming(true);
-      const expected = { globalCap: 40, rotation: 'least_used', paused: true, pauseMs: 12_000, retentionDays: null, streaming: true };
+      await store.setAttachmentLimit('file', 5_000_000);
+      await store.setAttachmentLimit('total', 9_000_000);
+      const expected = {
+        globalCap: 40, rotation: 'least_used', paused: true, pauseMs: 12_000, retentionDays: null, streaming: true,
+        attachmentMaxFileBytes: 5_000_000, attachmentMaxTotalBytes: 9_000_000,
+      };
       expect(store.get()).toMatchObject(expected);
       expect(store.get().providerCaps).toMatchObject({ claude: 7, chatgpt: null });
       expect((await t.another()).get()).toEqual(store.get());
+    });
+
+    it('refuses a limit on files of no bytes, of a fraction, or over the contract\'s', async () => {
+      await expect(store.setAttachmentLimit('file', 0)).rejects.toThrow(RangeError);
+      await expect(store.setAttachmentLimit('file', 20 * 1024 * 1024 + 1)).rejects.toThrow(RangeError);
+      await expect(store.setAttachmentLimit('total', 1.5)).rejects.toThrow(RangeError);
+      await expect(store.setAttachmentLimit('total', 50 * 1024 * 1024 + 1)).rejects.toThrow(RangeError);
+      expect(store.get().attachmentMaxFileBytes).toBe(20 * 1024 * 1024);
     });
 
     it("changes one provider's cap and keeps the others, even one set by another store", async () => {

@@ -5,6 +5,7 @@ import { Nullable, Status } from '../schemas.js';
 import { AgentView } from './agents.js';
 import { Cap, PauseMs } from './shared.js';
 import { MAX_RETENTION_DAYS, ROTATIONS } from '../enumerations.js';
+import { ATTACHMENT_LIMITS } from '../../core/attachments.js';
 
 const RetentionDays = Nullable(
   Type.Integer({
@@ -14,6 +15,17 @@ const RetentionDays = Nullable(
   }),
 );
 
+const AttachmentMaxFileBytes = Type.Integer({
+  minimum: 1,
+  maximum: ATTACHMENT_LIMITS.maxFileBytes,
+  description: 'The most a file of a job may have, in bytes (at most the contract\'s 20 MiB, the default)',
+});
+const AttachmentMaxTotalBytes = Type.Integer({
+  minimum: 1,
+  maximum: ATTACHMENT_LIMITS.maxTotalBytes,
+  description: 'The most a job\'s files may have together, in bytes (at most the contract\'s 50 MiB, the default)',
+});
+
 export const AdminSettings = Type.Object({
   paused: Type.Boolean(),
   rotation: Type.Unsafe<(typeof ROTATIONS)[number]>({ type: 'string', enum: [...ROTATIONS] }),
@@ -22,6 +34,8 @@ export const AdminSettings = Type.Object({
   retention_days: RetentionDays,
   pause_ms: PauseMs,
   streaming: Type.Boolean({ description: 'POST /v1/chat/completions answers stream: true with chat.completion.chunk events (off: 400)' }),
+  attachment_max_file_bytes: AttachmentMaxFileBytes,
+  attachment_max_total_bytes: AttachmentMaxTotalBytes,
 });
 export type AdminSettings = Static<typeof AdminSettings>;
 
@@ -43,6 +57,8 @@ export const SettingsPatch = Type.Object(
     retention_days: Type.Optional(RetentionDays),
     pause_ms: Type.Optional(PauseMs),
     streaming: Type.Optional(Type.Boolean()),
+    attachment_max_file_bytes: Type.Optional(AttachmentMaxFileBytes),
+    attachment_max_total_bytes: Type.Optional(AttachmentMaxTotalBytes),
     provider_caps: Type.Optional(
       Type.Object(Object.fromEntries(PROVIDERS.map((p) => [p, Type.Optional(Cap)])), { additionalProperties: false }),
     ),

@@ -32,6 +32,8 @@ export class StateConsole {
         retention_days: s.retentionDays,
         pause_ms: s.pauseMs,
         streaming: s.streaming,
+        attachment_max_file_bytes: s.attachmentMaxFileBytes,
+        attachment_max_total_bytes: s.attachmentMaxTotalBytes,
       },
       agents: this.deps.agents.list(),
       status: await this.deps.report.status(EVERY_ACCOUNT),
@@ -47,6 +49,8 @@ export class StateConsole {
     if (patch.retention_days !== undefined) await settings.setRetentionDays(patch.retention_days);
     if (patch.pause_ms !== undefined) await settings.setPauseMs(patch.pause_ms);
     if (patch.streaming !== undefined) await settings.setStreaming(patch.streaming);
+    if (patch.attachment_max_file_bytes !== undefined) await settings.setAttachmentLimit('file', patch.attachment_max_file_bytes);
+    if (patch.attachment_max_total_bytes !== undefined) await settings.setAttachmentLimit('total', patch.attachment_max_total_bytes);
     for (const [provider, cap] of Object.entries(patch.provider_caps ?? {})) {
       if (cap !== undefined) await settings.setProviderCap(provider as Provider, cap);
     }

@@ -3,7 +3,7 @@ import type { Provider } from '../../core/providers.js';
 import { checkDeniedRange } from '../../webhooks/public-address.js';
 import { SharedTable } from './shared-table.js';
 import type { TableChanges } from './table-changes.js';
-import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkAttachmentLimit, checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 import type { Rotation } from '../../contract/enumerations.js';
 
 const TABLE = 'settings';
@@ -95,6 +95,10 @@ export class PgSettingsStore implements SettingsStore {
 
   setStreaming(on: boolean): Promise<void> {
     return this.set('streaming', on);
+  }
+
+  async setAttachmentLimit(which: 'file' | 'total', bytes: number): Promise<void> {
+    return this.set(which === 'file' ? 'attachmentMaxFileBytes' : 'attachmentMaxTotalBytes', checkAttachmentLimit(which, bytes));
   }
 
   async setPauseMs(ms: number): Promise<void> {

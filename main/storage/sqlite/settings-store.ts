@@ -1,5 +1,5 @@
 import type { Provider } from '../../core/providers.js';
-import { checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
+import { checkAttachmentLimit, checkCap, checkPause, checkRetention, checkVariantName, settingsFrom, type Settings, type SettingsStore } from '../../settings/settings-store.js';
 import { checkDeniedRange } from '../../webhooks/public-address.js';
 import type { Db } from './db.js';
 import { Listeners } from '../../core/listeners.js';
@@ -82,6 +82,10 @@ export class SqliteSettingsStore implements SettingsStore {
 
   async setStreaming(on: boolean): Promise<void> {
     this.set('streaming', on);
+  }
+
+  async setAttachmentLimit(which: 'file' | 'total', bytes: number): Promise<void> {
+    this.set(which === 'file' ? 'attachmentMaxFileBytes' : 'attachmentMaxTotalBytes', checkAttachmentLimit(which, bytes));
   }
 
   async setPauseMs(ms: number): Promise<void> {
