@@ -33,6 +33,11 @@ export interface Submission {
    * request gave them (native `attachments`, multipart parts, or chat content parts); none: empty or absent.
    */
   attachments?: readonly NewAttachment[];
+  /**
+   * Where the request wrote each of `attachments` (`attachments.2.data`,
+   * `messages.0.content.1.image_url.url`), for a refusal's `details.field`.
+   */
+  attachmentFields?: readonly string[];
 }
 
 export interface Submitted {

@@ -113,7 +113,7 @@ export async function assemble(options: AssemblyOptions) {
   const setAsideJobs = new SetAsideJobs(store, pool, cluster, clock, (error) =>
     log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
   );
-  const completions = new Completions(store, scheduler, cluster, settings, profile, clock, ids, variants);
+  const completions = new Completions(store, scheduler, cluster, settings, profile, clock, ids, variants, attachmentRules);
   const webhookSender = new WebhookSender(
     outbox,
     deliverySecrets(signingSecret, accountSecrets),

@@ -16,7 +16,8 @@ import type { Submission, Submitted } from '../contract/completions-port.js';
 import { JobPlacement } from './job-placement.js';
 import { followJob } from './job-follow.js';
 import type { Follower, StreamPosition } from '../contract/job-stream.js';
-import { checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
+import { checkAttachments, checkCallbackUrl, idempotencyClaim, jobTimes } from './submission.js';
+import type { AttachmentCatalog } from '../core/attachments.js';
 
 /**
  * The jobs API without HTTP: submit, read, cancel and wait. POST /v1/completions with
@@ -44,6 +45,8 @@ export class Completions {
     private readonly ids: IdGenerator,
     /** The variant ids of each provider's pack, that a job may ask for. */
     private readonly variants: VariantCatalog,
+    /** What each provider's site takes as files, that a job's files are checked against. */
+    private readonly attachmentRules: AttachmentCatalog,
   ) {
     const recheck = () => {
       for (const hold of [...this.holds]) hold.recheck();
@@ -63,6 +66,7 @@ export class Completions {
     this.checkVariant(b.provider, b.variant, s.accountId);
     const times = jobTimes(b, this.variants);
     checkCallbackUrl(b.callback_url);
+    checkAttachments(s.attachments ?? [], s.attachmentFields ?? [], b.provider, this.attachmentRules, this.settings.get());
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }

@@ -1,6 +1,7 @@
 /** What a submission (main/contract/completions-port.ts) is checked and keyed by: the idempotency entry it looks up, its callback_url, its times. */
 import { LIMITS } from '../core/limits.js';
-import { invalid } from '../core/errors.js';
+import { ApiError, invalid } from '../core/errors.js';
+import { filesRefused, type AttachmentCatalog, type AttachmentMeta } from '../core/attachments.js';
 import type { IdempotencyClaim } from '../core/jobs.js';
 import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
 import type { Submission } from '../contract/completions-port.js';
@@ -80,4 +81,55 @@ export function jobTimes(
 function longVariants(catalog: VariantCatalog): string {
   const long = PROVIDERS.flatMap((p) => catalog(p).flatMap((v) => (v.timeoutMs ? [`${p}/${v.id} up to ${v.timeoutMs}`] : [])));
   return long.length > 0 ? long.join(', ') : 'none in the packs in force';
+}
+
+/** The operator's limits on a job's files (settings attachments): at most the contract's. */
+export interface FileLimits {
+  attachmentMaxFileBytes: number;
+  attachmentMaxTotalBytes: number;
+}
+
+/**
+ * A job's files against the operator's limits (413, as the contract's own), then against
+ * what the provider's site takes (decisions.md: 400 naming the file and the limit). Without
+ * a provider, the job is refused only when no provider's site takes them all; routing then
+ * picks among those that do. `fields[i]` is where the request wrote the i-th file.
+ */
+export function checkAttachments(
+  files: readonly AttachmentMeta[],
+  fields: readonly string[],
+  provider: Provider | null,
+  catalog: AttachmentCatalog,
+  limits: FileLimits,
+): void {
+  if (files.length === 0) return;
+  const listField = fields[0]?.split('.')[0] ?? 'attachments';
+  const fieldOf = (file: AttachmentMeta) => fields[files.indexOf(file)] ?? listField;
+  let total = 0;
+  for (const file of files) {
+    if (file.bytes > limits.attachmentMaxFileBytes) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `File "${file.filename}" is ${file.bytes} bytes; this service takes at most ${limits.attachmentMaxFileBytes} bytes a file.`, {
+        field: fieldOf(file),
+        limit: limits.attachmentMaxFileBytes,
+      });
+    }
+    total += file.bytes;
+    if (total > limits.attachmentMaxTotalBytes) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `The files are over ${limits.attachmentMaxTotalBytes} bytes together, the most this service takes, from file "${file.filename}" on.`, {
+        field: fieldOf(file),
+        limit: limits.attachmentMaxTotalBytes,
+      });
+    }
+  }
+  if (provider !== null) {
+    const why = filesRefused(catalog(provider), files);
+    if (why === null) return;
+    // The first file refused on its own is the one to name; a count over the site's limit names the list.
+    const culprit = files.find((file) => filesRefused(catalog(provider), [file]) !== null);
+    throw new ApiError('INVALID_REQUEST', `${provider} cannot take these files: ${why}.`, { field: culprit ? fieldOf(culprit) : listField, provider });
+  }
+  const refusals = PROVIDERS.map((p) => [p, filesRefused(catalog(p), files)] as const);
+  if (refusals.every(([, why]) => why !== null)) {
+    throw invalid(listField, `No provider takes these files: ${refusals.map(([p, why]) => `${p}: ${why}`).join('; ')}.`);
+  }
 }

@@ -289,7 +289,7 @@ describe('the agents of devices sharing one PostgreSQL', () => {
     const scheduler = new Scheduler(b.store, b.pool, usage, new RotationPicker(usage, randomIds), () => settings.get(), clock, randomIds, (error) => {
       throw error;
     });
-    const completions = new Completions(b.store, scheduler, b.agents, settings, profileNamed('personal'), clock, randomIds, () => []);
+    const completions = new Completions(b.store, scheduler, b.agents, settings, profileNamed('personal'), clock, randomIds, () => [], () => ({ types: null, maxFileBytes: null, maxFiles: null }));
     const submit = (over: Partial<CompletionRequest>) =>
       completions.submit({
         body: { ...completionDefaults(), prompt: 'p', wait: false, ...over },
