@@ -27,7 +27,12 @@ export function registerOpenApi(app: FastifyInstance, version: string, title: st
     },
     transform: ({ schema, url, route }) => {
       const shown = url.startsWith('/v1/');
-      const body = schema?.body ? { body: withOptionalDefaults(plain(schema.body)) } : {};
+      const json = schema?.body ? withOptionalDefaults(plain(schema.body)) : undefined;
+      // A route that also takes multipart/form-data (POST /v1/completions) shows both forms.
+      const multipart = route.config?.multipartBody;
+      const body = json
+        ? { body: multipart ? { content: { 'application/json': { schema: json }, 'multipart/form-data': { schema: multipart } } } : json }
+        : {};
       return { url, schema: { ...schema, ...body, hide: !shown, security: route.config?.scope ? [{ bearer: [] }] : [] } };
     },
   });

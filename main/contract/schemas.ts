@@ -6,6 +6,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { LIMITS } from '../core/limits.js';
 import { PROVIDERS } from '../core/providers.js';
 import { JOB_STATUSES, type JobStatus } from '../core/jobs.js';
+import { ATTACHMENT_LIMITS } from '../core/attachments.js';
 
 /** OpenAPI 3.0's `nullable`, which Ajv understands, keeps "X or null" a single, readable rule. */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -17,6 +18,31 @@ export const ProviderName = Type.Unsafe<(typeof PROVIDERS)[number]>({ type: 'str
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, whole seconds' });
 
 // ---- POST /v1/completions -------------------------------------------------------------
+
+/** A file of a JSON submission (decisions.md, "Attachments"); the route checks and decodes it (main/api/attachment-input.ts). */
+export const AttachmentInput = Type.Object(
+  {
+    filename: Type.String({
+      minLength: 1,
+      maxLength: ATTACHMENT_LIMITS.filenameChars,
+      description: 'The name the page shows: 1 to 255 characters, no / or \\, no control character',
+    }),
+    media_type: Type.String({ minLength: 1, maxLength: 255, description: 'Its MIME type, such as image/png or application/pdf' }),
+    data: Type.String({
+      description: 'Its bytes in standard base64 (padded, no line breaks): decoded at most 20 MiB a file and 50 MiB together, or less where the operator set less',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AttachmentInput = Static<typeof AttachmentInput>;
+
+/** A file of a job as every reader sees it: never its data. */
+export const AttachmentMeta = Type.Object({
+  filename: Type.String(),
+  media_type: Type.String(),
+  bytes: Type.Integer({ description: 'Its size, decoded' }),
+  sha256: Type.String({ description: 'Its SHA-256, lower-case hex' }),
+});
 
 /** The submission with a profile's `priority` range (api.md Limits); `CompletionRequest` is Profile F's. */
 export function completionRequestSchema(priority: { min: number; max: number }) {
@@ -70,6 +96,14 @@ export const CompletionRequest = Type.Object(
     conversation_ref: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.conversationRefChars, default: null })),
     callback_url: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.callbackUrlChars, default: null, description: 'https URL' })),
     metadata: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: 'At most 4 096 bytes as JSON; echoed verbatim' }),
+    attachments: Type.Optional(
+      Type.Array(AttachmentInput, {
+        maxItems: ATTACHMENT_LIMITS.maxFiles,
+        description:
+          "Files to attach to the prompt, in this order, through the page's own file control: at most 10. The request's body limit is then 70 MiB " +
+          '(1 MiB without files). A provider whose site does not take a file is refused with 400 naming the file and the limit',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -122,6 +156,7 @@ export const Job = Type.Object({
   waiting_until: Type.Optional(Timestamp),
   error: Nullable(ErrorSummary),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  attachments: Type.Optional(Type.Array(AttachmentMeta, { description: "The job's files: name, type, size and SHA-256, never their data" })),
 });
 export type Job = Static<typeof Job>;
 
@@ -171,8 +206,30 @@ export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
 export const CHAT_MODELS = ['service/auto', ...PROVIDERS.map((p) => `service/${p}`)] as const;
 
+/**
+ * OpenAI's content parts: text, and files as data URLs (decisions.md, "Attachments"). Loose
+ * here, each part is checked by the route (main/api/chat-files.ts), which names the part at fault.
+ */
 const ContentPart = Type.Object(
-  { type: Type.String(), text: Type.Optional(Type.String()) },
+  {
+    type: Type.String({ description: 'text, image_url or file' }),
+    text: Type.Optional(Type.String()),
+    image_url: Type.Optional(
+      Type.Object(
+        { url: Type.String({ description: 'data:<type>;base64,<data>; a remote http(s) URL is refused (nothing is fetched)' }) },
+        { additionalProperties: true },
+      ),
+    ),
+    file: Type.Optional(
+      Type.Object(
+        {
+          filename: Type.Optional(Type.String()),
+          file_data: Type.Optional(Type.String({ description: 'data:<type>;base64,<data>' })),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
   { additionalProperties: true },
 );
 

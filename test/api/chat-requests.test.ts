@@ -45,9 +45,12 @@ describe('POST /v1/chat/completions with hostile requests', () => {
       chat(`content ${JSON.stringify(content)}`, { model: 'service/auto', messages: [{ role: 'user', content }] }, bad(['messages.0.content', 'messages.0.content.0']));
     }
     chat('no content', { model: 'service/auto', messages: [{ role: 'user' }] }, bad('messages.0.content'));
-    for (const parts of [[{ type: 'image_url', image_url: { url: 'https://x/y.png' } }], [{ type: 'text' }], [{ type: 'text', text: 5 }], [{ type: 'input_audio' }]]) {
+    for (const parts of [[{ type: 'text' }], [{ type: 'text', text: 5 }]]) {
       chat(`content parts ${JSON.stringify(parts).slice(0, 40)}`, { model: 'service/auto', messages: [{ role: 'user', content: parts }] }, bad(['messages.0.content', 'messages.0.content.0', 'messages.0.content.0.text']));
     }
+    // A part of no kind this service takes, and a remote image (attachments.test.ts has every file part).
+    chat('audio part', { model: 'service/auto', messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] }, bad('messages.0.content.0.type'));
+    chat('remote image', { model: 'service/auto', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }, bad('messages.0.content.0.image_url.url'));
     chat('text content parts', { model: 'service/auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] }] }, chatSuccess('service/auto'));
     // No text at all: there is nothing to send.
     chat('empty content', { model: 'service/auto', messages: [{ role: 'user', content: '' }] }, bad(['messages', 'messages.0.content']));

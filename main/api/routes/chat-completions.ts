@@ -16,12 +16,15 @@ import { clientGone, submissionOf } from './completions.js';
 import type { HoldLimits } from '../holds.js';
 import { answerChatStream } from './chat-stream.js';
 import { EVENT_STREAM_RESPONSE } from './completion-events.js';
+import { ATTACHMENT_LIMITS } from '../../core/attachments.js';
+import { chatCarriesFiles, FILE_PARTS, filesOfMessages, messagesDescribed } from '../chat-files.js';
 
 const LABELS = { system: 'System', developer: 'System', user: 'User', assistant: 'Assistant' } as const;
 
 /**
  * Flattens chat messages into one prompt (decisions.md): a lone user message as it is,
- * otherwise "System: …", "User: …", "Assistant: …" blocks separated by blank lines.
+ * otherwise "System: …", "User: …", "Assistant: …" blocks separated by blank lines. File
+ * parts are not text: they are the job's attachments (chat-files.ts).
  */
 export function flattenMessages(messages: ChatMessage[]): string {
   const texts = messages.map((m, i) => {
@@ -47,11 +50,13 @@ export function flattenMessages(messages: ChatMessage[]): string {
 
 function textOfParts(parts: { type: string; text?: string }[], i: number): string {
   return parts
-    .map((p, j) => {
-      if (p.type !== 'text' || typeof p.text !== 'string') {
-        throw invalid(`messages.${i}.content.${j}`, 'Only text content parts are supported.');
+    .flatMap((p, j) => {
+      if (FILE_PARTS.has(p.type)) return [];
+      if (p.type !== 'text') {
+        throw invalid(`messages.${i}.content.${j}.type`, `A content part is text, image_url or file, not "${p.type}".`);
       }
-      return p.text;
+      if (typeof p.text !== 'string') throw invalid(`messages.${i}.content.${j}.text`, 'A text content part needs its text, a string.');
+      return [p.text];
     })
     .join('\n');
 }
@@ -78,12 +83,16 @@ export async function chatCompletionRoutes(
   app.post<{ Body: ChatCompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/chat/completions',
     {
-      config: { scope: 'completions:write', budget: 'write' },
+      config: { scope: 'completions:write', budget: 'write', carriesFiles: chatCarriesFiles },
+      bodyLimit: ATTACHMENT_LIMITS.bodyBytes,
       schema: {
         summary: 'OpenAI-compatible chat completion (answers whole; stream: true streams once the operator turned streaming on)',
         description:
           'With `stream: true` (400 unless `chatbridge settings streaming on`): `chat.completion.chunk` events, keep-alive comments while the job waits, ' +
-          '`data: [DONE]` at the end; an `error` chunk in the envelope if the job fails; closing the stream before the answer cancels the job.',
+          '`data: [DONE]` at the end; an `error` chunk in the envelope if the job fails; closing the stream before the answer cancels the job.\n\n' +
+          'A message\'s `content` may be an array of content parts: `text`, `image_url` (`{ url: "data:<type>;base64,…" }`) and `file` ' +
+          '(`{ filename, file_data: "data:<type>;base64,…" }`). Every file of every message is attached, in order; a remote URL is refused ' +
+          '(nothing is fetched). The body limit is 70 MiB with files, 1 MiB without.',
         headers: IdempotencyHeaders,
         body: ChatCompletionRequest,
         response: { 200: { ...EVENT_STREAM_RESPONSE, content: { 'application/json': { schema: ChatCompletion }, ...EVENT_STREAM_RESPONSE.content } }, default: ErrorEnvelope },
@@ -96,8 +105,16 @@ export async function chatCompletionRoutes(
       }
       const { provider, variant } = modelChoice(model);
       completions.checkVariant(provider, variant, request.accountId, 'model');
+      // Files first: a refused file part is named even in a message without text.
+      const { files, fields } = filesOfMessages(messages);
       const prompt = flattenMessages(messages);
-      const submission = submissionOf(request, '/v1/chat/completions', { ...completionDefaults(), prompt, provider, variant, wait: true });
+      const rawBody = files.length > 0 ? { ...request.body, messages: messagesDescribed(messages, files) } : (request.body as Record<string, unknown>);
+      const submission = submissionOf(
+        request,
+        '/v1/chat/completions',
+        { ...completionDefaults(), prompt, provider, variant, wait: true },
+        { files, fields, rawBody },
+      );
       if (stream === true) {
         const includeUsage = request.body.stream_options?.include_usage === true;
         return answerChatStream(request, reply, { completions, holds, keepAliveMs }, submission, model, includeUsage);

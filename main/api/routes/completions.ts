@@ -5,6 +5,10 @@ import type { JobView } from '../../core/jobs.js';
 import type { Profile } from '../../contract/profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../../contract/schemas.js';
 import type { RouteAccess } from '../auth.js';
+import { ATTACHMENT_LIMITS, type NewAttachment } from '../../core/attachments.js';
+import { invalid } from '../../core/errors.js';
+import { decodeNativeAttachments, metaOf } from '../attachment-input.js';
+import { MULTIPART_SUBMISSION, registerMultipartBodyParser } from '../multipart-body.js';
 
 /** The route's description; what `wait: false` without `callback_url` does is the profile's. */
 const submitDescription = (profile: Profile) => `Submits a prompt as a durable job.
@@ -14,6 +18,10 @@ const submitDescription = (profile: Profile) => `Submits a prompt as a durable j
   A job that cannot start yet waits in the queue; a 504's message says why it waits.
 - \`wait: false\` with a \`callback_url\` answers 202 at once; the job is POSTed to the URL when final.
 ${profile.cannotStartNowNote}
+
+Files go in \`attachments\` (base64), or send the request as \`multipart/form-data\`: a \`request\` part holding this JSON without
+\`attachments\`, then one part per file (\`curl -F 'request={"prompt":"…"}' -F 'file=@report.pdf'\`). The body limit is 70 MiB with files,
+1 MiB without.
 
 Send an \`Idempotency-Key\` to repeat the request safely: the same key returns the same job.`;
 
@@ -41,18 +49,48 @@ function automaticRepeat(request: FastifyRequest): boolean | undefined {
   return /^\d+$/.test(count) && Number(count) > 0;
 }
 
-/** The submission of `body` that a request to `path` makes: its caller, its key's account, its Idempotency-Key. */
-export function submissionOf(request: FastifyRequest, path: string, body: CompletionRequest): Submission {
+/** A request's files, where it wrote each, and its body as an idempotency key compares it (the files by their SHA-256, not their data). */
+export interface AttachedFiles {
+  files: NewAttachment[];
+  fields: string[];
+  rawBody: Record<string, unknown>;
+}
+
+/** The submission of `body` that a request to `path` makes: its caller, its key's account, its Idempotency-Key, its files. */
+export function submissionOf(request: FastifyRequest, path: string, body: CompletionRequest, attached?: AttachedFiles): Submission {
   const key = request.headers['idempotency-key'];
+  const withFiles = attached && attached.files.length > 0 ? { attachments: attached.files, attachmentFields: attached.fields } : {};
   return {
     body,
     idempotencyKey: typeof key === 'string' ? key : undefined,
     path,
-    rawBody: request.body as Record<string, unknown>,
+    rawBody: attached?.rawBody ?? (request.body as Record<string, unknown>),
     apiKeyId: request.keyId,
     automaticRepeat: automaticRepeat(request),
     accountId: request.accountId,
+    ...withFiles,
   };
+}
+
+/**
+ * A native submission's files, from its JSON `attachments` or its multipart parts; the body
+ * without them (the job's fields), and with their descriptions for the idempotency key.
+ */
+function nativeFiles(request: FastifyRequest<{ Body: CompletionRequest }>): { body: CompletionRequest; attached: AttachedFiles } {
+  const { attachments, ...body } = request.body;
+  const multipart = request.multipartFiles;
+  if (multipart !== null && attachments !== undefined) {
+    throw invalid('attachments', 'A multipart request sends its files as parts: its "request" part has no attachments.');
+  }
+  const { files, fields } = multipart !== null ? { files: multipart, fields: multipart.map((_, i) => `attachments.${i}`) } : decodeNativeAttachments(attachments ?? []);
+  const rawBody = files.length > 0 ? { ...body, attachments: files.map(metaOf) } : body;
+  return { body: body as CompletionRequest, attached: { files, fields, rawBody } };
+}
+
+/** Whether a native body carries files (a multipart one's are counted by its parser). */
+function nativeCarriesFiles(body: unknown): boolean {
+  const attachments = (body as { attachments?: unknown } | null)?.attachments;
+  return Array.isArray(attachments) && attachments.length > 0;
 }
 
 export interface CompletionRoutesOptions {
@@ -66,11 +104,13 @@ export async function completionRoutes(app: FastifyInstance, { completions, prof
   const present = async (job: JobView) =>
     profile.jobObject(job, completions.agentName(job), await completions.queuePosition(job), completions.waitReason(job) ?? undefined);
   const { request: SubmissionBody, job: Job, accepted: Accepted } = profile.schemas;
+  registerMultipartBodyParser(app);
 
   app.post<{ Body: CompletionRequest; Headers: { 'idempotency-key'?: string } }>(
     '/v1/completions',
     {
-      config: write,
+      config: { ...write, carriesFiles: nativeCarriesFiles, multipartBody: MULTIPART_SUBMISSION },
+      bodyLimit: ATTACHMENT_LIMITS.bodyBytes,
       schema: {
         summary: 'Submit a job',
         description: submitDescription(profile),
@@ -80,8 +120,9 @@ export async function completionRoutes(app: FastifyInstance, { completions, prof
       },
     },
     async (request, reply) => {
-      const submission = submissionOf(request, '/v1/completions', request.body);
-      if (!request.body.wait) {
+      const { body, attached } = nativeFiles(request);
+      const submission = submissionOf(request, '/v1/completions', body, attached);
+      if (!body.wait) {
         const { job, created } = await completions.submit(submission);
         return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
