@@ -1,4 +1,6 @@
-import { ChatBridgeError, isFinal, modelChoice, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { statSync } from 'node:fs';
+import { ChatBridgeError, isFinal, modelChoice, readAttachment, type AttachmentInput, type ChatBridgeClient, type Job, type SubmitRequest } from '../client/index.js';
+import { ATTACHMENT_LIMITS } from '../core/attachments.js';
 import { hasVisibleText } from '../core/text.js';
 import { parse, UsageError } from './args.js';
 import { askClient, KEY_HINT } from './connection.js';
@@ -39,10 +41,12 @@ export async function ask(args: string[]): Promise<number> {
       continue: { type: 'string' },
       json: { type: 'boolean' },
       'no-wait': { type: 'boolean' },
+      file: { type: 'string', multiple: true },
     },
     1,
   );
   const prompt = await promptOf(positionals[0]);
+  const attachments = await filesOf(values.file ?? []);
   const { client, flag } = await askClient(values['data-dir'], process.env);
   const { provider, variant } = choiceOf(values.provider, values.model);
   const request: SubmitRequest = {
@@ -50,6 +54,7 @@ export async function ask(args: string[]): Promise<number> {
     ...(provider ? { provider: provider as SubmitRequest['provider'] } : {}),
     ...(variant ? { variant } : {}),
     ...(values.continue ? { mode: 'continue', conversation_ref: values.continue } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
   };
   const progress = new Progress(process.stderr);
   const interrupted = new AbortController();
@@ -105,6 +110,30 @@ function choiceOf(provider: string | undefined, model: string | undefined): { pr
   if (!choice) throw new UsageError(`--model takes PROVIDER/VARIANT, such as chatgpt/thinking (not "${model}").`);
   if (provider !== undefined && provider !== choice.provider) throw new UsageError(`--model ${model} is a ${choice.provider} model, but --provider says ${provider}.`);
   return { provider: choice.provider, ...(choice.variant ? { variant: choice.variant } : {}) };
+}
+
+/**
+ * `--file PATH`, each read whole (its type guessed from its name's ending); a file that
+ * cannot be, or is over the contract's limits, is refused in one line before anything is sent.
+ */
+async function filesOf(paths: string[]): Promise<AttachmentInput[]> {
+  if (paths.length > ATTACHMENT_LIMITS.maxFiles) throw new UsageError(`${paths.length} --file: a job takes at most ${ATTACHMENT_LIMITS.maxFiles} files.`);
+  const files: AttachmentInput[] = [];
+  for (const path of paths) {
+    let bytes: number;
+    try {
+      const found = statSync(path);
+      if (!found.isFile()) throw new UsageError(`--file ${path}: not a file.`);
+      bytes = found.size;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`--file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'cannot be read'}.`);
+    }
+    if (bytes > ATTACHMENT_LIMITS.maxFileBytes) throw new UsageError(`--file ${path}: ${bytes} bytes, over the ${ATTACHMENT_LIMITS.maxFileBytes / 1024 / 1024} MiB a file may have.`);
+    if (bytes === 0) throw new UsageError(`--file ${path}: the file is empty.`);
+    files.push(await readAttachment(path).catch(() => Promise.reject(new UsageError(`--file ${path}: cannot be read.`))));
+  }
+  return files;
 }
 
 async function promptOf(arg: string | undefined): Promise<string> {

@@ -109,8 +109,9 @@ chatbridge accounts disable ACCT_ID [--database URL]
   dashboard: `chatbridge dashboard
   The dashboard link of the running server, signed in: serve prints it only on a terminal
   (never to a log or a file, never in the hosted profile), since it holds the admin token.`,
-  ask: `chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]
+  ask: `chatbridge ask "PROMPT" [--file PATH]… [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]
   Asks the running service one question and prints the answer; PROMPT - reads stdin.
+  --file PATH attaches a file (repeat it for more, at most 10; its type is guessed from its name).
   CHATBRIDGE_URL overrides the service's address, CHATBRIDGE_API_KEY is the key sent.`,
   mcp: `chatbridge mcp [--max-wait 5m]
   A Model Context Protocol server on stdio over the running service (needs CHATBRIDGE_API_KEY).`,
@@ -121,6 +122,7 @@ chatbridge accounts disable ACCT_ID [--database URL]
   settings: `chatbridge settings retention [--days N|none] [--database URL]
 chatbridge settings pause [--min 10s] [--database URL]
 chatbridge settings streaming [on|off] [--database URL]
+chatbridge settings attachments [--max-file SIZE] [--max-total SIZE] [--database URL]
 chatbridge settings variants [allow|deny PROVIDER/VARIANT…] [--database URL]
 chatbridge settings variants cap PROVIDER/VARIANT N|none [--database URL]
 chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…] [--database URL]
@@ -129,6 +131,8 @@ chatbridge settings webhooks [deny|undeny ADDRESS|RANGE…] [--database URL]
              up to half again is added at random; 0 for none); agents set ID --pause overrides it
   streaming  whether POST /v1/chat/completions answers stream: true (off: 400); a caller that
              closes its stream before the answer cancels the job
+  attachments  the most a job's file may have, and its files together (5MiB, 500KiB, or
+             default: 20 MiB and 50 MiB, the most there is); a job over them gets 413
   variants   which variants (chatgpt/thinking, …) the accounts of a hosted service may ask for
              (none until allowed), and hourly caps of the jobs asking for a variant
   webhooks   addresses and ranges (203.0.113.0/24, 2001:db8::/32) no webhook is ever sent to
@@ -175,10 +179,10 @@ Usage:
   chatbridge sites check [--provider P] [--send] [--json]   which cue finds each role on each agent's page
   chatbridge dashboard                   the dashboard link (signed in) of the running server
   chatbridge admin-token [--rotate]      the dashboard link; --rotate makes a new one (open dashboards must reopen)
-  chatbridge ask "PROMPT" [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
+  chatbridge ask "PROMPT" [--file PATH]… [--provider P] [--model P/VARIANT] [--continue REF] [--json] [--no-wait]   (PROMPT - reads stdin)
   chatbridge mcp [--max-wait 5m]         an MCP server on stdio (needs CHATBRIDGE_API_KEY)
   chatbridge usage [--since 7d] [--by provider|agent|key] [--json]
-  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings variants [allow|deny|cap …]
+  chatbridge settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings attachments [--max-file 5MiB] | settings variants [allow|deny|cap …]
   chatbridge jobs delete JOB_ID | jobs purge --before DATE
   chatbridge webhooks log JOB_ID | webhooks redeliver JOB_ID | webhooks secret [--rotate]
   chatbridge migrate --database URL      creates or upgrades the shared PostgreSQL schema

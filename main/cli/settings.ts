@@ -2,11 +2,12 @@ import { parse, parsePause, UsageError } from './args.js';
 import { DATABASE_OPTION } from './database.js';
 import { settingsVariants } from './settings-variants.js';
 import { settingsWebhooks } from './settings-webhooks.js';
+import { settingsAttachments } from './settings-attachments.js';
 import { withSettings } from './shared-settings.js';
 import { CLI } from '../core/cli-name.js';
 import { MAX_RETENTION_DAYS } from '../contract/enumerations.js';
 
-const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
+const USE = `Use: ${CLI} settings retention [--days N|none] | settings pause [--min 10s] | settings streaming [on|off] | settings attachments [--max-file SIZE] [--max-total SIZE] | settings variants [allow|deny|cap …] | settings webhooks [deny|undeny …]`;
 
 /**
  * `chatbridge settings retention`: shows, or with --days sets, how long prompts and answers
@@ -18,6 +19,7 @@ export async function settings(args: string[]): Promise<void> {
   if (sub === 'variants') return settingsVariants(rest);
   if (sub === 'webhooks') return settingsWebhooks(rest);
   if (sub === 'streaming') return settingsStreaming(rest);
+  if (sub === 'attachments') return settingsAttachments(rest);
   if (sub !== 'retention' && sub !== 'pause') throw new UsageError(USE);
   const { values } = parse(rest, { 'data-dir': { type: 'string' }, ...DATABASE_OPTION, days: { type: 'string' }, min: { type: 'string' } });
   if (values[sub === 'pause' ? 'days' : 'min'] !== undefined) throw new UsageError(USE);

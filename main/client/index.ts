@@ -11,8 +11,11 @@ export { ChatBridgeError, NETWORK_ERROR } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhook.js';
 export type { HeaderSource, VerifyOptions, WebhookFailure } from './webhook.js';
 export { isFinal, modelChoice } from './types.js';
+export { attachment, filePart, mediaTypeOf, readAttachment } from './attachments.js';
 export type {
   Accepted,
+  AttachmentInput,
+  AttachmentMeta,
   ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionRequest,

@@ -4,6 +4,7 @@
  */
 import type {
   Accepted,
+  AttachmentInput,
   ChatCompletion,
   ChatCompletionRequest,
   CompletionRequest,
@@ -13,7 +14,10 @@ import type {
   Status,
 } from '../contract/schemas.js';
 
-export type { Accepted, ChatCompletion, ChatCompletionRequest, HostedStatus, Job, ModelList, Status };
+export type { Accepted, AttachmentInput, ChatCompletion, ChatCompletionRequest, HostedStatus, Job, ModelList, Status };
+
+/** A file of a job as the job object describes it: name, type, size and SHA-256, never its data. */
+export type AttachmentMeta = NonNullable<Job['attachments']>[number];
 
 /** POST /v1/completions: the prompt, and any of the optional fields (the service fills in defaults). */
 export type SubmitRequest = Pick<CompletionRequest, 'prompt'> & Partial<Omit<CompletionRequest, 'prompt'>>;
