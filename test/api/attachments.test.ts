@@ -357,3 +357,18 @@ describe('idempotency with files', () => {
     expect(other.status).toBe(409);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('shows attachments on the request (JSON and multipart), chat file parts, and the job’s files without data', async () => {
+    const res = await t.service.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    const doc = JSON.parse(res.body);
+    const submit = doc.paths['/v1/completions'].post;
+    expect(Object.keys(submit.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+    expect(submit.requestBody.content['application/json'].schema.properties.attachments.items.required).toEqual(['filename', 'media_type', 'data']);
+    expect(submit.requestBody.content['multipart/form-data'].schema.required).toEqual(['request']);
+    const files = submit.responses['200'].content['application/json'].schema.properties.attachments;
+    expect(Object.keys(files.items.properties)).toEqual(['filename', 'media_type', 'bytes', 'sha256']);
+    const part = doc.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema.properties.messages.items.properties.content.anyOf[1].items;
+    expect(Object.keys(part.properties)).toEqual(['type', 'text', 'image_url', 'file']);
+  });
+});
