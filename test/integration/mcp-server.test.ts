@@ -69,7 +69,7 @@ describe('chatbridge mcp', () => {
     }
     const ask = tools.find((t) => t.name === 'ask')!;
     expect(ask.inputSchema.required).toEqual(['prompt']);
-    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'model', 'conversation_ref']);
+    expect(Object.keys(ask.inputSchema.properties!)).toEqual(['prompt', 'provider', 'model', 'conversation_ref', 'files']);
     expect(JSON.stringify(ask.inputSchema.properties!.provider)).toContain('"perplexity"');
     // The models the service offers now: its logged-in provider's variants.
     expect((ask.inputSchema.properties!.model as { enum: string[] }).enum).toEqual(['claude/opus', 'claude/sonnet']);
