@@ -7,6 +7,7 @@ import { describe, it } from 'vitest';
 import type { Expect } from '../support/contract-answers.js';
 import { HOOK, JSON_TYPE, MAX_BODY, validSubmission } from '../support/hostile-values.js';
 import { expectStillServing, hostileService, post, type Case } from '../support/request-cases.js';
+import { multipart } from '../support/attachment-requests.js';
 
 describe('the 1 MiB body limit over the network', () => {
   const s = hostileService('socket');
@@ -30,6 +31,29 @@ describe('the 1 MiB body limit over the network', () => {
     ];
     await s.expectNoProblems(cases);
   }, 60_000);
+
+  it('with files: 70 MiB, of which all but 1 MiB files; a part over 20 MiB is cut there; chunked or not', async () => {
+    const MiB = 1024 * 1024;
+    const accepted = validSubmission({ wait: false, callback_url: HOOK });
+    const tooLarge: Expect = { status: [413], code: ['PAYLOAD_TOO_LARGE'] };
+    const withFiles = (prompt: string, ...sizes: number[]) =>
+      JSON.stringify({
+        prompt, wait: false, callback_url: HOOK,
+        attachments: sizes.map((n, i) => ({ filename: `f${i}.bin`, media_type: 'application/octet-stream', data: Buffer.alloc(n, i).toString('base64') })),
+      });
+    const request = { name: 'request', data: JSON.stringify({ prompt: 'mp', wait: false, callback_url: HOOK }) };
+    const bigPart = multipart([request, { name: 'file', filename: 'huge.bin', type: 'application/octet-stream', data: Buffer.alloc(21 * MiB) }]);
+    const okParts = multipart([request, { name: 'file', filename: 'ten.bin', type: 'application/octet-stream', data: Buffer.alloc(10 * MiB, 3) }]);
+    const cases: Case[] = [
+      post('/v1/completions', '30 MiB of files', withFiles('f', 12 * MiB, 10 * MiB), accepted),
+      { ...post('/v1/completions', '30 MiB of files chunked', withFiles('f', 12 * MiB, 10 * MiB), accepted), chunked: true },
+      { ...post('/v1/completions', 'over 70 MiB chunked', withFiles('f', 18 * MiB, 18 * MiB, 18 * MiB), tooLarge), chunked: true },
+      { ...post('/v1/completions', '2 MiB of prompt beside a file', withFiles('p'.repeat(2 * MiB), 1_000), tooLarge), chunked: true },
+      { ...post('/v1/completions', 'multipart 10 MiB', '', accepted, { 'content-type': okParts.contentType }), body: okParts.body },
+      { ...post('/v1/completions', 'multipart part of 21 MiB', '', tooLarge, { 'content-type': bigPart.contentType }), body: bigPart.body, chunked: true },
+    ];
+    await s.expectNoProblems(cases);
+  }, 120_000);
 
   it('still answers normal requests afterwards', () => expectStillServing(s.t));
 });
