@@ -66,7 +66,8 @@ export class Completions {
     this.checkVariant(b.provider, b.variant, s.accountId);
     const times = jobTimes(b, this.variants);
     checkCallbackUrl(b.callback_url);
-    checkAttachments(s.attachments ?? [], s.attachmentFields ?? [], b.provider, this.attachmentRules, this.settings.get());
+    // The provider the job is bound to: named, or that of its agent or conversation.
+    checkAttachments(s.attachments ?? [], s.attachmentFields ?? [], constraint.req_provider, this.attachmentRules, this.settings.get());
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }

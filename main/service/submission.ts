@@ -3,7 +3,7 @@ import { LIMITS } from '../core/limits.js';
 import { ApiError, invalid } from '../core/errors.js';
 import { filesRefused, type AttachmentCatalog, type AttachmentMeta } from '../core/attachments.js';
 import type { IdempotencyClaim } from '../core/jobs.js';
-import { PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
+import { isProvider, PROVIDERS, type Provider, type VariantCatalog } from '../core/providers.js';
 import type { Submission } from '../contract/completions-port.js';
 import { IDEMPOTENCY_TTL_MS, requestHash } from '../queue/idempotency.js';
 
@@ -98,7 +98,8 @@ export interface FileLimits {
 export function checkAttachments(
   files: readonly AttachmentMeta[],
   fields: readonly string[],
-  provider: Provider | null,
+  /** The provider the job is bound to (named, or its agent's or its conversation's); null: any. */
+  provider: string | null,
   catalog: AttachmentCatalog,
   limits: FileLimits,
 ): void {
@@ -121,11 +122,12 @@ export function checkAttachments(
       });
     }
   }
-  if (provider !== null) {
-    const why = filesRefused(catalog(provider), files);
+  if (provider !== null && isProvider(provider)) {
+    const rules = catalog(provider);
+    const why = filesRefused(rules, files);
     if (why === null) return;
     // The first file refused on its own is the one to name; a count over the site's limit names the list.
-    const culprit = files.find((file) => filesRefused(catalog(provider), [file]) !== null);
+    const culprit = files.find((file) => filesRefused(rules, [file]) !== null);
     throw new ApiError('INVALID_REQUEST', `${provider} cannot take these files: ${why}.`, { field: culprit ? fieldOf(culprit) : listField, provider });
   }
   const refusals = PROVIDERS.map((p) => [p, filesRefused(catalog(p), files)] as const);

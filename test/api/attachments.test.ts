@@ -178,6 +178,9 @@ describe("the operator's limits and the providers' sites", () => {
     expectRefused(answer, 400, 'attachments.1.data', /chatgpt.*"report\.pdf".*image\/\*/);
     expectRefused(await native({ provider: 'chatgpt', attachments: [png, png, png] }), 400, 'attachments', /at most 2/);
     expectRefused(await native({ provider: 'gemini', attachments: [png] }), 400, 'attachments.0.data', /takes no files/);
+    // Bound to ChatGPT by its agent rather than by name: the same rules.
+    const agentId = t.agents.find((a) => a.provider === 'chatgpt')!.id;
+    expectRefused(await native({ agent_id: agentId, attachments: [pdf] }), 400, 'attachments.0.data', /chatgpt.*"report\.pdf"/);
     expect((await native({ provider: 'claude', attachments: [png, pdf] })).status).toBe(202);
   });
 
