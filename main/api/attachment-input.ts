@@ -9,9 +9,10 @@ import { createHash } from 'node:crypto';
 import { ApiError, invalid } from '../core/errors.js';
 import { ATTACHMENT_LIMITS, type NewAttachment } from '../core/attachments.js';
 
-// Control characters: C0, DEL and C1. A name is shown in a file chooser and typed nowhere,
-// but a line break or an escape in it would reach the page, the logs of a site and terminals.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Control characters: C0, DEL and C1, and the bidirectional controls that make a name read
+// as another ("gpj.exe" shown as "exe.jpg"). A name is shown in a file chooser and typed
+// nowhere, but a line break or an escape in it would reach the page, a site's logs, terminals.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** Refuses a file name that is empty, over 255 characters, a path, or holds a control character. */
 export function checkFilename(name: string, field: string): string {
@@ -22,7 +23,7 @@ export function checkFilename(name: string, field: string): string {
     throw invalid(field, `${field} "${name}" is a path: give the file's name alone, without / or \\.`);
   }
   if (name === '.' || name === '..') throw invalid(field, `${field} "${name}" is not a file name.`);
-  if (CONTROL.test(name)) throw invalid(field, `${field} holds a control character (a line break, a tab or the like).`);
+  if (CONTROL.test(name)) throw invalid(field, `${field} holds a control character (a line break, a tab, a right-to-left mark or the like).`);
   return name;
 }
 

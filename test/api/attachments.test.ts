@@ -109,7 +109,7 @@ describe('native JSON attachments', () => {
   });
 
   it('refuses a name that is a path, empty, too long or holds a control character', async () => {
-    for (const filename of ['dir/a.txt', '..\\a.txt', '..', 'a\nb.txt', 'tab\t.txt', '\u0085x', 'x'.repeat(256), '']) {
+    for (const filename of ['dir/a.txt', '..\\a.txt', '..', 'a\nb.txt', 'tab\t.txt', '\u0085x', 'photo\u202egpj.exe', 'x'.repeat(256), '']) {
       const answer = await native({ attachments: [{ filename, media_type: 'text/plain', data: 'aGk=' }] });
       expectRefused(answer, 400, 'attachments.0.filename');
     }
