@@ -52,3 +52,35 @@ export interface AttachmentRules {
 
 /** A provider's rules in the packs in force; null: its site takes no files. */
 export type AttachmentCatalog = (provider: Provider) => AttachmentRules | null;
+
+/**
+ * Whether a provider's site takes every one of a job's files: null when it does, else why not,
+ * naming the first file refused and the limit it breaks (said to the caller in a 400 at
+ * submission; used by routing to pass over providers). `rules` null: the site takes no files.
+ * A job without files is taken by any provider.
+ */
+export function filesRefused(rules: AttachmentRules | null, files: readonly AttachmentMeta[]): string | null {
+  if (files.length === 0) return null;
+  if (rules === null) return `the provider's site takes no files (file "${files[0]!.filename}")`;
+  if (rules.maxFiles !== null && files.length > rules.maxFiles) {
+    return `${files.length} files, but the provider's site takes at most ${rules.maxFiles} a message`;
+  }
+  for (const file of files) {
+    if (rules.maxFileBytes !== null && file.bytes > rules.maxFileBytes) {
+      return `file "${file.filename}" is ${file.bytes} bytes, but the provider's site takes at most ${rules.maxFileBytes} bytes a file`;
+    }
+    if (rules.types !== null && !rules.types.some((pattern) => typeMatches(pattern, file))) {
+      return `file "${file.filename}" (${file.media_type}) is not a type the provider's site takes (${rules.types.join(', ')})`;
+    }
+  }
+  return null;
+}
+
+/** A pattern of AttachmentRules.types against a file: its media type (parameters aside) or its name's ending. */
+function typeMatches(pattern: string, file: AttachmentMeta): boolean {
+  const wanted = pattern.trim().toLowerCase();
+  if (wanted.startsWith('.')) return file.filename.toLowerCase().endsWith(wanted);
+  const mediaType = file.media_type.split(';')[0]!.trim().toLowerCase();
+  if (wanted.endsWith('/*')) return mediaType.startsWith(wanted.slice(0, -1));
+  return mediaType === wanted;
+}
