@@ -1,6 +1,6 @@
-import type { NewAttachment } from '../../main/core/attachments.js';
 /** The job moves' planner, with no database: rows in, writes and the event out. */
 import { describe, expect, it } from 'vitest';
+import type { NewAttachment } from '../../main/core/attachments.js';
 import type { AttemptEnd, AttemptRow, JobRow, NewJob } from '../../main/core/jobs.js';
 import {
   deliveryFor,
