@@ -121,7 +121,7 @@ export const EVERY_ACCOUNT = Symbol('every account');
 export type Viewer = string | null | typeof EVERY_ACCOUNT;
 
 /** What a queued job needs for the scheduler to match it with an agent. */
-export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id' | 'variant'>;
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id' | 'variant' | 'attachments'>;
 
 /** What the scheduler knows about the attempt that just failed, beyond its code. */
 export interface FailureContext {

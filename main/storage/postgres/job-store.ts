@@ -238,7 +238,7 @@ export class PgJobStore implements JobStore {
 
   async queuedInOrder(): Promise<QueuedJob[]> {
     const { rows } = await this.pool.query<QueuedJob>(
-      `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
+      `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant, attachments FROM jobs
        WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
     );
     return rows;

@@ -80,9 +80,11 @@ export class SqliteJobStore implements JobStore {
       get: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE id = ?`)),
       view: objectRows<JobView>(db.prepare(`SELECT ${JOB_VIEW_COLUMNS} FROM jobs WHERE id = ?`)),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
-      queuedInOrder: db.prepare(
-        `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
-         WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
+      queuedInOrder: objectRows<QueuedJob>(
+        db.prepare(
+          `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant, attachments FROM jobs
+           WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
+        ),
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
       oldestQueuedOf: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued' AND account_id IS ?`).pluck(),
@@ -293,7 +295,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async queuedInOrder(): Promise<QueuedJob[]> {
-    return this.s.queuedInOrder.all() as QueuedJob[];
+    return this.s.queuedInOrder.all();
   }
 
   /** From memory: the 1 000-job limit is checked on every submission. */
