@@ -4,6 +4,10 @@
  * (delete, purge). Both engines run it (job-store-contract.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { AgentFailure } from '../../main/core/agent.js';
+import { writeAttemptFiles } from '../../main/queue/attempt-files.js';
 import { describe, expect, it } from 'vitest';
 import { STORED_CHUNK_BYTES, type NewAttachment } from '../../main/core/attachments.js';
 import type { JobStore } from '../../main/queue/job-store.js';
@@ -86,6 +90,22 @@ export function filesContract(f: StoreFixture): void {
       expect(await f.store.get(withFiles.id)).toMatchObject({ prompt: '', content_pruned_at: T0 + 9000, attachments: files().map(({ data: _, ...meta }) => meta) });
       // A live job's files stay.
       expect(await f.t.fileRows(kept.id)).toBe(5);
+    });
+
+    it("an attempt's folder gets them byte for byte under their own names, and a file the store lost fails it attachment_failed", async () => {
+      const sent = files();
+      const job = await submit({}, { queuedLimit: 1000, attachments: sent });
+      const written = await writeAttemptFiles(f.store, job, 1);
+      expect(written.files.map((w) => basename(w.path))).toEqual(sent.map((s) => s.filename));
+      for (const [i, w] of written.files.entries()) expect(readFileSync(w.path).equals(sent[i]!.data)).toBe(true);
+      await written.remove();
+      expect(written.files.some((w) => existsSync(w.path))).toBe(false);
+      // Its bytes gone under it (another instance pruned it): the attempt cannot give the page the file.
+      await f.store.cancel(job.id, T0 + 10);
+      await f.store.pruneContent(T0 + 20, T0 + 30, 10);
+      const lost = await writeAttemptFiles(f.store, (await f.store.get(job.id))!, 2).catch((e: unknown) => e);
+      expect(lost).toBeInstanceOf(AgentFailure);
+      expect(lost).toMatchObject({ kind: 'attachment_failed', message: expect.stringContaining('"scan.bin"') });
     });
 
     it('deleting or purging a job removes its bytes', async () => {
