@@ -46,6 +46,8 @@ export function filesContract(f: StoreFixture): void {
       expect((await f.store.get(job.id))!.attachments).toEqual(described);
       expect((await f.store.view(job.id))!.attachments).toEqual(described);
       expect((await f.store.recent(1))[0]!.attachments).toEqual(described);
+      // What routing reads: the queued jobs with their files described.
+      expect((await f.store.queuedInOrder()).find((q) => q.id === job.id)!.attachments).toEqual(described);
       expect(JSON.stringify(await f.store.get(job.id))).not.toContain('"data"');
       for (const [position, file] of sent.entries()) expect((await bytesOf(f.store, job.id, position)).equals(file.data)).toBe(true);
       expect(await f.t.fileRows(job.id)).toBe(3 + 1 + 1);
