@@ -84,7 +84,7 @@ export class Scheduler {
     /** The packs' variants: a long-thinking one's attempt is collected, never sent again (whenTimeRunsOut). */
     variants: VariantCatalog = () => [],
     /** What each provider's site takes as files (the packs'): a job's files route it. */
-    private readonly attachmentRules: AttachmentCatalog = () => ({ types: null, maxFileBytes: null, maxFiles: null }),
+    readonly attachmentRules: AttachmentCatalog = () => ({ types: null, maxFileBytes: null, maxFiles: null }),
   ) {
     this.rounds = new OneAtATime(() => this.dispatchRound(), onError, 'turn');
     this.attempts = new Attempts(store, pool, settings, clock, ids, onError, offers, variants, (job) => this.candidates(job));

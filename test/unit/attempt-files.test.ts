@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttachmentCatalog, NewAttachment } from '../../main/core/attachments.js';
 import { sweepStaleAttemptFolders } from '../../main/queue/attempt-files.js';
+import { completionDefaults } from '../../main/contract/schemas.js';
 import { queueKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;
@@ -99,6 +100,24 @@ describe('routing a job with files', () => {
     expect((await k.job(plain.id)).agent_id).toBe(gemini!.id);
     expect(gemini!.runs.map((r) => r.prompt)).toEqual(['plain']);
     expect(k.scheduler.candidates(await k.job(tooBig.id))).toEqual([]);
+    // Its caller is told why it waits: a person must pair an account whose site takes the files.
+    expect(k.completions.waitReason(await k.job(tooBig.id))).toMatchObject({ needsPerson: true, text: expect.stringContaining("no paired account's site takes its files") });
+  });
+
+  it('a job that must start now is refused when no free agent\'s site takes its files', async () => {
+    const k = (kit = await queueKit({ chatgpt: 1 }, undefined, undefined, rules));
+    const submission = (attachments: NewAttachment[]) => ({
+      body: { ...completionDefaults(), prompt: `now ${attachments[0]!.filename}`, wait: false },
+      idempotencyKey: undefined,
+      path: '/v1/completions',
+      rawBody: {},
+      apiKeyId: 'key_test',
+      accountId: null,
+      attachments,
+    });
+    await expect(k.completions.submit(submission([file('a.pdf', Buffer.from('%PDF'), 'application/pdf')]))).rejects.toMatchObject({ code: 'NO_AGENT_AVAILABLE' });
+    expect(await k.store.recent(10)).toEqual([]);
+    expect((await k.completions.submit(submission([file('a.png', png, 'image/png')]))).created).toBe(true);
   });
 });
 
