@@ -36,13 +36,6 @@ export const AttachmentInput = Type.Object(
 );
 export type AttachmentInput = Static<typeof AttachmentInput>;
 
-/** A file of a job as every reader sees it: never its data. */
-export const AttachmentMeta = Type.Object({
-  filename: Type.String(),
-  media_type: Type.String(),
-  bytes: Type.Integer({ description: 'Its size, decoded' }),
-  sha256: Type.String({ description: 'Its SHA-256, lower-case hex' }),
-});
 
 /** The submission with a profile's `priority` range (api.md Limits); `CompletionRequest` is Profile F's. */
 export function completionRequestSchema(priority: { min: number; max: number }) {
@@ -136,6 +129,14 @@ export const JobStatusName = Type.Unsafe<JobStatus>({ type: 'string', enum: [...
 
 export const ErrorSummary = Type.Object({ code: Type.String(), message: Type.String() });
 
+/** A file of a job as every reader of the job is shown it (decisions.md "Attachments"): never its data. */
+export const AttachmentSummary = Type.Object({
+  filename: Type.String(),
+  media_type: Type.String(),
+  bytes: Type.Integer({ minimum: 0, description: 'Its size decoded' }),
+  sha256: Type.String({ description: 'Its SHA-256, lower-case hex' }),
+});
+
 export const Job = Type.Object({
   id: Type.String({ description: 'job_…' }),
   status: JobStatusName,
@@ -156,7 +157,7 @@ export const Job = Type.Object({
   waiting_until: Type.Optional(Timestamp),
   error: Nullable(ErrorSummary),
   metadata: Type.Record(Type.String(), Type.Unknown()),
-  attachments: Type.Optional(Type.Array(AttachmentMeta, { description: "The job's files: name, type, size and SHA-256, never their data" })),
+  attachments: Type.Array(AttachmentSummary, { description: 'The files sent with the prompt, in order; [] when none' }),
 });
 export type Job = Static<typeof Job>;
 

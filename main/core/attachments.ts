@@ -84,3 +84,22 @@ function typeMatches(pattern: string, file: AttachmentMeta): boolean {
   if (wanted.endsWith('/*')) return mediaType.startsWith(wanted.slice(0, -1));
   return mediaType === wanted;
 }
+
+/** A file's description alone, without its bytes or path: what a job row keeps and every reader is shown. */
+export function attachmentMeta({ filename, media_type, bytes, sha256 }: AttachmentMeta): AttachmentMeta {
+  return { filename, media_type, bytes, sha256 };
+}
+
+/**
+ * The bytes of a stored file are kept in chunks of this size (the last shorter): a reader
+ * holds one chunk at a time, whatever the file's size.
+ */
+export const STORED_CHUNK_BYTES = 1024 * 1024;
+
+/** A file's bytes cut in stored chunks: views of `data`, nothing copied. */
+export function storedChunks(data: Buffer): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < data.length; at += STORED_CHUNK_BYTES) chunks.push(data.subarray(at, at + STORED_CHUNK_BYTES));
+  // An empty file is one empty chunk: its presence says the file was stored.
+  return chunks.length > 0 ? chunks : [data];
+}

@@ -5,6 +5,7 @@ import { variantCapUsedUp } from './variant-caps.js';
 import { isUsable, type ClusterAgents } from './cluster-agents.js';
 import { matches, type JobConstraint, type Scheduler } from './scheduler.js';
 import { CLI } from '../core/cli-name.js';
+import { filesRefused } from '../core/attachments.js';
 
 /** A wait that only a person can end. */
 const person = (text: string): WaitReason => ({ text, until: null, needsPerson: true });
@@ -23,9 +24,15 @@ export function waitReason(
   const provider = job.req_provider && isProvider(job.req_provider) ? PROVIDER_NAMES[job.req_provider] : null;
   const pinned = job.req_agent_id ? cluster.get(job.req_agent_id) : undefined;
   const who = pinned ? `its agent ${pinned.name}` : provider ? `every ${provider} agent` : 'every agent';
-  const candidates = cluster.online().filter((a) => matches(a, job));
+  const candidates = cluster.online().filter((a) => matches(a, job, scheduler.attachmentRules));
   if (candidates.length === 0) {
-    const offline = cluster.devices().filter((d) => !d.online && d.agents.some((a) => matches(a, job)));
+    // Agents of the job's choice are there, but no site of theirs takes its files.
+    const refusing = cluster.online().find((a) => matches(a, job));
+    if (refusing && job.attachments?.length) {
+      const why = filesRefused(scheduler.attachmentRules(refusing.provider), job.attachments);
+      return person(`no paired account's site takes its files (${PROVIDER_NAMES[refusing.provider]}: ${why})`);
+    }
+    const offline = cluster.devices().filter((d) => !d.online && d.agents.some((a) => matches(a, job, scheduler.attachmentRules)));
     if (offline.length > 0) {
       const whose = pinned ? `the device of its agent ${pinned.name} is` : `every device with ${provider ? `a ${provider}` : 'an'} agent is`;
       return person(`${whose} offline (${offline.map((d) => d.name).join(', ')})`);

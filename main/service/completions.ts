@@ -71,7 +71,7 @@ export class Completions {
     if (Buffer.byteLength(JSON.stringify(b.metadata)) > LIMITS.metadataBytes) {
       throw invalid('metadata', `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON.`);
     }
-    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow({ ...constraint, variant: b.variant }) : undefined;
+    const refusal = !b.wait && b.callback_url === null ? this.placement.whyCannotStartNow({ ...constraint, variant: b.variant, attachments: s.attachments ?? [] }) : undefined;
     const now = this.clock.now();
     const idempotency = idempotencyClaim(s);
     const result = await this.store.submit({
@@ -92,6 +92,8 @@ export class Completions {
         account_id: s.accountId,
         variant: b.variant,
       },
+      // Stored beside the job in its transaction; nothing here keeps the buffers after.
+      attachments: s.attachments ?? [],
       ...(idempotency ? { idempotency } : {}),
       queuedLimit: LIMITS.queuedJobs,
       refuseNew: refusal !== undefined && !this.profile.keepsRefusedJobs,

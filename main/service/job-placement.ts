@@ -76,7 +76,7 @@ export class JobPlacement {
     if (online.length === 0 && this.cluster.devices().some((d) => d.agents.length > 0)) {
       return new ApiError('NO_DEVICE_ONLINE', 'No device with agents is online; start ChatBridge on one of them.');
     }
-    const ready = online.filter((a) => a.ready && matches(a, constraint));
+    const ready = online.filter((a) => a.ready && matches(a, constraint, this.scheduler.attachmentRules));
     if (ready.length === 0) {
       return new ApiError('NO_AGENT_AVAILABLE', `No ${provider ? `${provider} ` : ''}agent is free to start the job now.`, details);
     }

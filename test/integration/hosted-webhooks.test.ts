@@ -70,7 +70,7 @@ describe('webhooks (H)', () => {
     expect(got!.headers['user-agent']).toBe('chatbridge-webhooks/1');
     const body = JSON.parse(got!.body.toString('utf8'));
     expect(Object.keys(body).sort()).toEqual(
-      ['agent_id', 'attempts', 'conversation_ref', 'created_at', 'error', 'finished_at', 'id', 'metadata', 'model_used', 'provider', 'queue_ms', 'response', 'run_ms', 'status', 'variant'].sort(),
+      ['agent_id', 'attachments', 'attempts', 'conversation_ref', 'created_at', 'error', 'finished_at', 'id', 'metadata', 'model_used', 'provider', 'queue_ms', 'response', 'run_ms', 'status', 'variant'].sort(),
     );
     expect(body).toMatchObject({ id: r.body.id, status: 'succeeded', provider: null, metadata: { k: 'v' }, variant: null, model_used: null, created_at: r.body.created_at });
     expect(body.created_at).toMatch(/\.\d{3}Z$/);
