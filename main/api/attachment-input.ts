@@ -105,11 +105,6 @@ export function checkFileSet(files: readonly NewAttachment[], fields: readonly s
   });
 }
 
-/** A file as every reader of its job sees it, and as its idempotency hash counts it: never its data. */
-export function metaOf(file: NewAttachment): { filename: string; media_type: string; bytes: number; sha256: string } {
-  return { filename: file.filename, media_type: file.media_type, bytes: file.bytes, sha256: file.sha256 };
-}
-
 /** Native JSON's `attachments`, already shaped by the schema: each checked and decoded, in order. */
 export function decodeNativeAttachments(list: readonly { filename: string; media_type: string; data: string }[]): {
   files: NewAttachment[];

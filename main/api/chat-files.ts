@@ -4,9 +4,9 @@
  * order. A remote URL is refused: the service fetches nothing on a caller's behalf.
  */
 import { invalid } from '../core/errors.js';
-import type { NewAttachment } from '../core/attachments.js';
+import { attachmentMeta, type NewAttachment } from '../core/attachments.js';
 import type { ChatMessage } from '../contract/schemas.js';
-import { checkFileSet, checkFilename, checkMediaType, decodeBase64, describedFile, metaOf } from './attachment-input.js';
+import { checkFileSet, checkFilename, checkMediaType, decodeBase64, describedFile } from './attachment-input.js';
 
 /** The content parts that carry a file. */
 export const FILE_PARTS = new Set(['image_url', 'file']);
@@ -89,6 +89,6 @@ export function messagesDescribed(messages: readonly ChatMessage[], files: reado
   return messages.map((message) =>
     typeof message.content === 'string'
       ? message
-      : { ...message, content: (message.content as Part[]).map((part) => (FILE_PARTS.has(part.type) ? { type: part.type, attachment: metaOf(files[next++]!) } : part)) },
+      : { ...message, content: (message.content as Part[]).map((part) => (FILE_PARTS.has(part.type) ? { type: part.type, attachment: attachmentMeta(files[next++]!) } : part)) },
   );
 }

@@ -5,9 +5,9 @@ import type { JobView } from '../../core/jobs.js';
 import type { Profile } from '../../contract/profile.js';
 import { CompletionRequest, ErrorEnvelope, IdempotencyHeaders, JobParams, WaitQuery } from '../../contract/schemas.js';
 import type { RouteAccess } from '../auth.js';
-import { ATTACHMENT_LIMITS, type NewAttachment } from '../../core/attachments.js';
+import { ATTACHMENT_LIMITS, attachmentMeta, type NewAttachment } from '../../core/attachments.js';
 import { invalid } from '../../core/errors.js';
-import { decodeNativeAttachments, metaOf } from '../attachment-input.js';
+import { decodeNativeAttachments } from '../attachment-input.js';
 import { MULTIPART_SUBMISSION, registerMultipartBodyParser } from '../multipart-body.js';
 
 /** The route's description; what `wait: false` without `callback_url` does is the profile's. */
@@ -83,7 +83,7 @@ function nativeFiles(request: FastifyRequest<{ Body: CompletionRequest }>): { bo
     throw invalid('attachments', 'A multipart request sends its files as parts: its "request" part has no attachments.');
   }
   const { files, fields } = multipart !== null ? { files: multipart, fields: multipart.map((_, i) => `attachments.${i}`) } : decodeNativeAttachments(attachments ?? []);
-  const rawBody = files.length > 0 ? { ...body, attachments: files.map(metaOf) } : body;
+  const rawBody = files.length > 0 ? { ...body, attachments: files.map(attachmentMeta) } : body;
   return { body: body as CompletionRequest, attached: { files, fields, rawBody } };
 }
 
