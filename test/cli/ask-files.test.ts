@@ -2,7 +2,8 @@
  * Files through `chatbridge ask --file` and the MCP `ask` tool's `files`, each as a process
  * against a scripted HTTP server named by CHATBRIDGE_URL: what reaches the API (each file's
  * name, type guessed from its ending, and bytes in base64), and a file that cannot be read
- * refused in one line with nothing sent.
+ * refused in one line with nothing sent. Then through the scripted service: the agent's
+ * answer lists each file as it found it on disk, byte for byte.
  *
  * Needs dist/ built (`tsc` runs before `vitest run` in `npm test`).
  */
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, runCommand } from '../support/processes.js';
+import { createHash } from 'node:crypto';
+import { CLI, listening, runCommand, SCRIPTED_SERVER, trackProcesses } from '../support/processes.js';
 import { scriptedHttp, type ScriptedHttp } from '../support/scripted-http.js';
 
 const JOB = {
@@ -118,5 +120,30 @@ describe('the MCP ask tool with files', () => {
     expect(texts(answers[1])[0]).toMatch(/^INVALID_REQUEST: files\.0\.path ".*missing\.png": there is no such file/);
     expect(texts(answers[2])[0]).toMatch(/^INVALID_REQUEST: files/);
     expect(posted()).toEqual([]);
+  });
+});
+
+describe('through the scripted service', () => {
+  const procs = trackProcesses('chatbridge-ask-files-service-');
+  const line = (name: string, data: Buffer) => `- attachment: ${name} (${data.length} bytes, sha256 ${createHash('sha256').update(data).digest('hex')})`;
+
+  it('ask --file and the MCP ask tool: the answer lists every file, byte for byte', async () => {
+    const home = procs.tempDir();
+    const server = await listening(procs.launch([SCRIPTED_SERVER, '--data-dir', home, '--port', '0', '--agents', 'claude=1']));
+    const created = await runCommand(['keys', 'create', '--name', 'files', '--scopes', 'completions:read,completions:write', '--data-dir', home], home);
+    const env = { CHATBRIDGE_URL: server.url, CHATBRIDGE_API_KEY: created.stdout.trimEnd().split('\n').pop()! };
+    const lines = [line('shot.png', bytes.png), line('notes été.md', bytes.notes), line('blob.weird', bytes.blob)];
+
+    const r = await runCommand(['ask', 'What do these say?', '--file', files.png, '--file', files.notes, '--file', files.blob], home, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').slice(-3)).toEqual(lines);
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...(process.env as Record<string, string>), ...env } });
+    const client = new Client({ name: 'chatbridge-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const result = await client.callTool({ name: 'ask', arguments: { prompt: 'And now?', files: [{ path: files.notes }, { path: files.png }] } });
+    const answer = (result as { content: { text: string }[] }).content[1]!.text;
+    expect(answer.trimEnd().split('\n').slice(-2)).toEqual([lines[1], lines[0]]);
   });
 });
