@@ -375,3 +375,58 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(part.properties)).toEqual(['type', 'text', 'image_url', 'file']);
   });
 });
+
+describe('every provider, every way in', () => {
+  const PROVIDERS = ['chatgpt', 'claude', 'gemini', 'deepseek', 'qwen', 'perplexity'] as const;
+  let all: TestService;
+  beforeAll(async () => {
+    // No rules given: every site takes any file within the contract's limits.
+    all = await startTestService({ listen: false, agents: Object.fromEntries(PROVIDERS.map((p) => [p, 1])) });
+  });
+  afterAll(() => all?.stop());
+
+  const inject = async (url: string, payload: string | Buffer, contentType: string) => {
+    const res = await all.service.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${all.key}`, 'content-type': contentType }, payload });
+    return { status: res.statusCode, body: JSON.parse(res.body) };
+  };
+  const lines = (files: TestFile[]) => files.map((f) => `- attachment: ${f.filename} (${f.data.length} bytes, sha256 ${sha256(f.data)})`);
+  const lastLines = (text: string, n: number) => text.trimEnd().split('\n').slice(-n);
+
+  it('native JSON, multipart and chat parts reach each provider’s agent byte for byte, and the job describes them', async () => {
+    const files = sampleFiles();
+    // Multipart carries a part's media type without its parameters.
+    const plain = files.map((f) => ({ ...f, media_type: f.media_type.split(';')[0]! }));
+    for (const provider of PROVIDERS) {
+      const json = await inject('/v1/completions', JSON.stringify({ prompt: 'Read these.', provider, attachments: files.map(asJson) }), 'application/json');
+      expect(json.status, `${provider} json ${JSON.stringify(json.body)}`).toBe(200);
+      expect(lastLines(json.body.response, 3), `${provider} json`).toEqual(lines(files));
+      expect(json.body.attachments).toEqual(files.map((f) => ({ filename: f.filename, media_type: f.media_type, bytes: f.data.length, sha256: sha256(f.data) })));
+
+      const { body, contentType } = multipart([{ name: 'request', data: JSON.stringify({ prompt: 'Read these.', provider }) }, ...plain.map((f) => filePart(f))]);
+      const parts = await inject('/v1/completions', body, contentType);
+      expect(parts.status, `${provider} multipart`).toBe(200);
+      expect(lastLines(parts.body.response, 3), `${provider} multipart`).toEqual(lines(plain));
+
+      const chatFiles = [{ ...files[0]!, filename: 'image-1.png' }, files[1]!, files[2]!];
+      const chatAnswer = await inject(
+        '/v1/chat/completions',
+        JSON.stringify({
+          model: `service/${provider}`,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Read these.' },
+                { type: 'image_url', image_url: { url: dataUrl(files[0]!) } },
+                ...files.slice(1).map((f) => ({ type: 'file', file: { filename: f.filename, file_data: dataUrl(f) } })),
+              ],
+            },
+          ],
+        }),
+        'application/json',
+      );
+      expect(chatAnswer.status, `${provider} chat`).toBe(200);
+      expect(lastLines(chatAnswer.body.choices[0].message.content, 3), `${provider} chat`).toEqual(lines(chatFiles));
+    }
+  }, 60_000);
+});
