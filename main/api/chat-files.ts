@@ -36,7 +36,9 @@ function fromDataUrl(url: unknown, field: string, filename: string | null, kind:
   if (!head) throw invalid(field, `${field} is a data URL without ;base64: give the file's bytes in base64 (data:<type>;base64,…).`);
   const typeText = head[1]!;
   if (typeText.trim() === '') throw invalid(field, `${field} has no media type: write it, as in data:image/png;base64,….`);
-  const mediaType = checkMediaType(typeText, field);
+  // A copy of its own: a string cut from the URL would keep the whole URL, data and all,
+  // alive for as long as the job's description is kept.
+  const mediaType = Buffer.from(checkMediaType(typeText, field)).toString();
   const name = filename ?? nameFor(kind, n, mediaType);
   return describedFile(name, mediaType, decodeBase64(url.slice(head[0].length), field, name));
 }

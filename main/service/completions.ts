@@ -98,6 +98,8 @@ export class Completions {
       queuedLimit: LIMITS.queuedJobs,
       refuseNew: refusal !== undefined && !this.profile.keepsRefusedJobs,
     });
+    // The files are the store's now: a request held while its job runs keeps none of them.
+    delete s.attachments;
     switch (result.kind) {
       case 'found':
         return { job: result.job, created: false };

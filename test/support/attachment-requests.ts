@@ -58,7 +58,8 @@ export function watchSubmissions(service: Service): { submissions: Submission[];
   const submissions: Submission[] = [];
   const submit = service.completions.submit.bind(service.completions);
   vi.spyOn(service.completions, 'submit').mockImplementation((s) => {
-    submissions.push(s);
+    // As it was handed over: the service lets go of the files once the store has them.
+    submissions.push({ ...s });
     return submit(s);
   });
   const store = vi.spyOn(service.store, 'submit');

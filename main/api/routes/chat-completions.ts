@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { CompletionsPort } from '../../contract/completions-port.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CompletionsPort, Submission } from '../../contract/completions-port.js';
 import type { Provider } from '../../core/providers.js';
 import { charLength, hasVisibleText } from '../../core/text.js';
 import { invalid, ApiError } from '../../core/errors.js';
@@ -61,6 +61,25 @@ function textOfParts(parts: { type: string; text?: string }[], i: number): strin
     .join('\n');
 }
 
+/**
+ * The submission a chat request makes: its messages flattened, its file parts decoded. The
+ * request's messages then hold each file's description instead of its data, so that a request
+ * held while its job runs keeps none (the submission has the files until the store does).
+ */
+function chatSubmission(request: FastifyRequest<{ Body: ChatCompletionRequest }>, provider: Provider | null, variant: string | null): Submission {
+  const { messages } = request.body;
+  // Files first: a refused file part is named even in a message without text.
+  const { files, fields } = filesOfMessages(messages);
+  const prompt = flattenMessages(messages);
+  if (files.length > 0) request.body = { ...request.body, messages: messagesDescribed(messages, files) as ChatMessage[] };
+  return submissionOf(
+    request,
+    '/v1/chat/completions',
+    { ...completionDefaults(), prompt, provider, variant, wait: true },
+    { files, fields, rawBody: request.body as Record<string, unknown> },
+  );
+}
+
 /** The provider and variant a model names: `service/auto`, `service/<provider>` or `service/<provider>/<variant>` (the schema checked its form). */
 export function modelChoice(model: string): { provider: Provider | null; variant: string | null } {
   const [, provider, variant] = model.split('/');
@@ -99,22 +118,13 @@ export async function chatCompletionRoutes(
       },
     },
     async (request, reply) => {
-      const { model, messages, stream } = request.body;
+      const { model, stream } = request.body;
       if (stream === true && !completions.streamingOn()) {
         throw invalid('stream', 'stream: true is off on this service; answers are delivered whole (the operator turns it on: chatbridge settings streaming on).');
       }
       const { provider, variant } = modelChoice(model);
       completions.checkVariant(provider, variant, request.accountId, 'model');
-      // Files first: a refused file part is named even in a message without text.
-      const { files, fields } = filesOfMessages(messages);
-      const prompt = flattenMessages(messages);
-      const rawBody = files.length > 0 ? { ...request.body, messages: messagesDescribed(messages, files) } : (request.body as Record<string, unknown>);
-      const submission = submissionOf(
-        request,
-        '/v1/chat/completions',
-        { ...completionDefaults(), prompt, provider, variant, wait: true },
-        { files, fields, rawBody },
-      );
+      const submission = chatSubmission(request, provider, variant);
       if (stream === true) {
         const includeUsage = request.body.stream_options?.include_usage === true;
         return answerChatStream(request, reply, { completions, holds, keepAliveMs }, submission, model, includeUsage);

@@ -73,18 +73,21 @@ export function submissionOf(request: FastifyRequest, path: string, body: Comple
 }
 
 /**
- * A native submission's files, from its JSON `attachments` or its multipart parts; the body
- * without them (the job's fields), and with their descriptions for the idempotency key.
+ * A native submission and its files, from its JSON `attachments` or its multipart parts. The
+ * request lets go of them (its body is the job's fields alone from here on), so that a request
+ * held while its job runs keeps no file data: the submission has the files until the store does.
  */
-function nativeFiles(request: FastifyRequest<{ Body: CompletionRequest }>): { body: CompletionRequest; attached: AttachedFiles } {
+function nativeSubmission(request: FastifyRequest<{ Body: CompletionRequest }>): Submission {
   const { attachments, ...body } = request.body;
   const multipart = request.multipartFiles;
   if (multipart !== null && attachments !== undefined) {
     throw invalid('attachments', 'A multipart request sends its files as parts: its "request" part has no attachments.');
   }
   const { files, fields } = multipart !== null ? { files: multipart, fields: multipart.map((_, i) => `attachments.${i}`) } : decodeNativeAttachments(attachments ?? []);
+  request.body = body as CompletionRequest;
+  request.multipartFiles = null;
   const rawBody = files.length > 0 ? { ...body, attachments: files.map(attachmentMeta) } : body;
-  return { body: body as CompletionRequest, attached: { files, fields, rawBody } };
+  return submissionOf(request, '/v1/completions', body as CompletionRequest, { files, fields, rawBody });
 }
 
 /** Whether a native body carries files (a multipart one's are counted by its parser). */
@@ -120,9 +123,8 @@ export async function completionRoutes(app: FastifyInstance, { completions, prof
       },
     },
     async (request, reply) => {
-      const { body, attached } = nativeFiles(request);
-      const submission = submissionOf(request, '/v1/completions', body, attached);
-      if (!body.wait) {
+      const submission = nativeSubmission(request);
+      if (!submission.body.wait) {
         const { job, created } = await completions.submit(submission);
         return created ? reply.code(202).send(profile.acceptedBody(job, completions.agentName(job))) : present(job);
       }
