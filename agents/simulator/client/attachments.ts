@@ -30,7 +30,7 @@ export interface AttachControls {
   notice(text: string): void;
   /** Where dropping files attaches them. */
   dropZone: HTMLElement;
-  /** Shows Send disabled while an upload runs (or stops showing it: the skin's mode is as it was). */
+  /** Shows Send disabled while an upload runs and the mode is 'ready' (false: gives back what blocking changed; called right after the skin's setMode). */
   blockSend(blocked: boolean): void;
   /** Chips changed (DeepSeek shows its hint only under cards). */
   changed?(count: number): void;
@@ -66,7 +66,6 @@ export function attachments(look: AttachLook, ui: SkinUi, changed: () => void): 
   /** The message being written, as the server files its uploads. */
   const draft = crypto.randomUUID();
   const items: Item[] = [];
-  let mode: ComposerMode = 'empty';
 
   const update = () => {
     controls.changed?.(items.length);
@@ -161,8 +160,8 @@ export function attachments(look: AttachLook, ui: SkinUi, changed: () => void): 
       return items.length > 0 && !busy();
     },
     modeSet(next) {
-      mode = next;
-      controls.blockSend(busy() && mode !== 'generating');
+      // In other modes the skin shows Send disabled or not at all by itself.
+      controls.blockSend(busy() && next === 'ready');
     },
     take() {
       const files = items.filter((item) => item.id !== null).map((item) => item.id!);

@@ -36,13 +36,16 @@ export const perplexityAttach: AttachLook = {
       },
       notice: transientNotice((text) => document.body.appendChild(el('div', { role: 'alert', 'data-testid': 'toast' }, text))),
       dropZone: box,
-      // The skin sets Submit anew with each mode: nothing to give back.
+      // The skin leaves Submit alone while its mode stays 'ready': its state is ours to give back.
       blockSend: sendBlocker(
         () => {
           send.setAttribute('disabled', '');
           send.classList.add('pointer-events-none');
         },
-        () => {},
+        () => {
+          send.removeAttribute('disabled');
+          send.classList.remove('pointer-events-none');
+        },
       ),
     };
   },
