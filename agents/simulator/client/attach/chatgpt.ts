@@ -21,7 +21,8 @@ export const chatgptAttach: AttachLook = {
     });
     const chips = el('div', { class: 'flex flex-wrap gap-2 composer-attachments' });
     form.prepend(chips, el('div', { class: 'hidden' }, generic));
-    form.append(plus);
+    // At the composer's leading edge, right after the editor, before the skin's own buttons.
+    ui.composer.element.after(plus);
     // The image-only inputs beside the form (the photo picker, the camera).
     form.after(
       fileInput({ class: 'sr-only select-none', tabindex: '-1', 'aria-hidden': 'true', id: 'upload-photos', accept: 'image/*', multiple: '' }, attach),
