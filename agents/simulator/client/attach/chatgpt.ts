@@ -13,7 +13,8 @@ export const chatgptAttach: AttachLook = {
     const appShell = window.__SIM_BOOT.layout.startsWith('app-shell');
     const hiddenStyle = 'border:0;clip:rect(0,0,0,0);clip-path:inset(50%);height:1px;margin:0 -1px -1px 0;overflow:hidden;padding:0;position:absolute;width:1px;white-space:nowrap';
     const generic = fileInput({ multiple: '', tabindex: '-1', style: hiddenStyle, ...(appShell ? {} : { id: 'upload-files' }) }, attach);
-    const plus = el('button', { type: 'button', id: 'composer-plus-btn', 'data-testid': 'composer-plus-btn', 'aria-label': 'Add files and more', 'aria-haspopup': 'menu', 'aria-expanded': 'false', class: 'composer-btn' }, '+');
+    // The app-shell build carries no test ids (chatgpt-app-shell.ts): the button keeps its id only.
+    const plus = el('button', { type: 'button', id: 'composer-plus-btn', ...(appShell ? {} : { 'data-testid': 'composer-plus-btn' }), 'aria-label': 'Add files and more', 'aria-haspopup': 'menu', 'aria-expanded': 'false', class: 'composer-btn' }, '+');
     popupMenu(plus, () => {
       const item = el('div', { role: 'menuitem', tabindex: '-1', class: 'group __menu-item' }, 'Upload from computer');
       item.addEventListener('click', () => generic.click());
