@@ -5,6 +5,7 @@
  */
 import type { DriftKind } from './drift-kinds.js';
 import type { AccountNoticeKind } from './account-notices.js';
+import type { AttachLook } from './attachments.js';
 import type { MarkdownLook } from './markdown.js';
 import type { VariantBoot } from './variant-picker.js';
 
@@ -35,11 +36,29 @@ export interface SkinUi {
   addAssistantTurn(): AssistantTurn;
   showLoginWall(): void;
   showLimitBanner(text: string): void;
+  /**
+   * File controls the skin draws itself, handed to its attach look (attach/*.ts), which draws
+   * the rest: found here, as built, they need no lookup on a page the drift has rewritten.
+   */
+  fileSlots?: FileSlots;
+}
+
+export interface FileSlots {
+  input?: HTMLInputElement;
+  /** The button that opens the input (or its menu). */
+  button?: HTMLElement;
+  /** The send control as the page shows it, where `sendButton` stands in for it. */
+  send?: HTMLElement;
+  /** Where the attach trigger and the input go (Qwen's mode select). */
+  modeSelect?: HTMLElement;
+  dropZone?: HTMLElement;
 }
 
 /** A provider's page; `MarkdownLook`: how it renders what answers hold (code blocks, links) its own way. */
 export interface Skin extends MarkdownLook {
   mount(root: HTMLElement): SkinUi;
+  /** Its file controls: input, chips, refusal notice, drop zone (attachments.ts, attach/*.ts). */
+  attach: AttachLook;
 }
 
 /** What the site server embeds in each page. */
