@@ -15,6 +15,7 @@
  */
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import { followAnswer } from './answer-deltas.js';
+import { attachFiles, readyToSend } from './attach-files.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
@@ -28,7 +29,7 @@ import { newChatUrl, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 /** What a turn is asked to do; its signal is the context's. */
-export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta'>;
+export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta' | 'attachments'>;
 
 /**
  * What an agent has learnt of its site's finished signal: once the signal has ended one of
@@ -109,6 +110,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   signal.throwIfAborted();
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(ctx, task.variant);
+  // The job's files are in, each shown attached and uploaded, before a word is typed.
+  const attached = await attachFiles(ctx, task.attachments ?? []);
   // What is on the page now is history: the answer is the first assistant turn that is not.
   const turnsBefore = await pageWorld(page).run((h, json) => h.markTurns(h.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
@@ -116,6 +119,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   // site's reload with its interstitial). What the page shows is then what happened.
   const whatHappened = async (error: unknown): Promise<never> => {
     if (signal.aborted) throw error;
+    // The page refused a file: its notice may read like a limit banner ("upload limit reached"), but it is the file's.
+    if (error instanceof AgentFailure && error.kind === 'attachment_failed') throw error;
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     const blocked = await blockerAfterMove(ctx);
     const standing = blocked && (await heeded(ctx, blocked));
@@ -124,7 +129,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   };
   let pressed = false;
   await insertPrompt(ctx, task.prompt)
-    .then(() => {
+    .then(async () => {
+      if (attached) await readyToSend(ctx, attached);
       signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
       reportSent(ctx, task, turnsBefore);
       pressed = true;
