@@ -1,5 +1,11 @@
 /** The `attachments` section of the selector packs, and how the flow tells a file's chip (attach-files.ts matchChips). */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AgentRuntime } from '../../agents/runtime/agent-runtime.js';
+import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
+import { SiteBook } from '../../agents/providers/site-book.js';
 import { cutShows, matchChips } from '../../agents/providers/attach-files.js';
 import { BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { checkOverride, checkPack, compileSite, InvalidPack, mergeOverride } from '../../agents/providers/pack-schema.js';
@@ -58,6 +64,23 @@ describe('the built-in packs’ attachments', () => {
     expect(site.attachments?.rules).toEqual({ types: null, maxFileBytes: 20_000_000, maxFiles: 3 });
     expect(site.page.attachRefusal).toEqual([{ kind: 'text', css: '.toast', text: ['cannot upload', 'i', expect.any(Number)] }]);
     expect(site.page.attachChip).toEqual(PROVIDER_SITES.chatgpt.page.attachChip);
+  });
+});
+
+describe('the agents’ control', () => {
+  it('gives each provider’s rules from its pack in force, a user’s override included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cb-att-packs-'));
+    try {
+      writeFileSync(join(dir, 'qwen.json'), JSON.stringify({ attachments: { maxFiles: { value: 2, source: 'my account', checked: '2026-11-28' } } }));
+      const book = new SiteBook(dir);
+      await book.open();
+      const control = new RuntimeControl({ site: (p: (typeof PROVIDERS)[number]) => book.site(p) } as unknown as AgentRuntime);
+      expect(control.attachmentRules('qwen')).toEqual({ types: null, maxFileBytes: 20_971_520, maxFiles: 2 });
+      expect(control.attachmentRules('perplexity')?.types).toContain('.ipynb');
+      book.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
