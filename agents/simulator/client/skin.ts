@@ -5,6 +5,7 @@
  */
 import type { DriftKind } from './drift-kinds.js';
 import type { AccountNoticeKind } from './account-notices.js';
+import type { AttachLook } from './attachments.js';
 import type { MarkdownLook } from './markdown.js';
 import type { VariantBoot } from './variant-picker.js';
 
@@ -40,6 +41,8 @@ export interface SkinUi {
 /** A provider's page; `MarkdownLook`: how it renders what answers hold (code blocks, links) its own way. */
 export interface Skin extends MarkdownLook {
   mount(root: HTMLElement): SkinUi;
+  /** Its file controls: input, chips, refusal notice, drop zone (attachments.ts, attach/*.ts). */
+  attach: AttachLook;
 }
 
 /** What the site server embeds in each page. */

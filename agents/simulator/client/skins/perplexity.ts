@@ -45,6 +45,7 @@
  * line, the error card, the refusal notice, the sign-in modal.
  */
 import { startApp } from '../app.js';
+import { perplexityAttach } from '../attach/perplexity.js';
 import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { AssistantTurn, Composer, ComposerMode, Skin } from '../skin.js';
@@ -184,6 +185,7 @@ function wireCodeCopies(root: HTMLElement): void {
 }
 
 const perplexity: Skin = {
+  attach: perplexityAttach,
   renderCode,
   // An answer's link, as the real page of 2026-05 has it.
   linkAttributes: { rel: 'nofollow noopener', class: 'reset interactable cursor-pointer decoration-1 underline-offset-1 text-super hover:underline', target: '_blank' },

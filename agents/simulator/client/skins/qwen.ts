@@ -27,6 +27,7 @@
  * limit toast (an Ant Design message, the site is built on antd), the session-expired dialog.
  */
 import { startApp } from '../app.js';
+import { qwenAttach } from '../attach/qwen.js';
 import { el, show } from '../dom.js';
 import { escapeHtml, renderMarkdown } from '../markdown.js';
 import { SECOND_RESPONSE_LEAD, secondResponse } from '../second-response.js';
@@ -77,6 +78,7 @@ pre.qwen-markdown-code{padding:0;background:#f6f6f8;border-radius:8px;overflow:h
 `;
 
 const qwen: Skin = {
+  attach: qwenAttach,
   renderCode,
   linkAttributes: { class: 'qwen-markdown-link', target: '_blank', rel: 'noreferrer' }, // real page 2026-05
   mount(root) {
