@@ -145,3 +145,18 @@ describeBeside('a file the page refuses, one that never finishes, a cancel while
     }, 60_000);
   }
 });
+
+describeBeside('a paste card beside the job’s files', () => {
+  it('ChatGPT: the long prompt the composer made a file is removed and pasted again as text; the job’s file stays attached and goes', async (context) => {
+    const { expect } = context;
+    const a = await account(context, 'chatgpt', { pasteToFileAt: 2_000 });
+    const files = [file('Pasted markdown.md', 'text/markdown', Buffer.from('# the caller’s own file, named as a paste card is\n'))];
+    const prompt = `Long one [[sim:ms=40]]\n\n${'line\twith a tab and  two spaces\n'.repeat(120)}end`;
+    const result = await a.run({ prompt, attachments: files });
+    expect(a.sim.log.sends).toHaveLength(1);
+    expect(a.sim.log.sends[0]!.prompt).toBe(prompt);
+    expect(a.sim.log.sends[0]!.attachment).toBeUndefined();
+    expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(received(files).map(attachmentLine));
+    expect(result.text).toBe(simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1, received(files)));
+  }, 60_000);
+});
