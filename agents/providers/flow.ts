@@ -9,7 +9,8 @@
  * and waits only through it. Beside it: page-facts.ts (what a notice on the page means, a role's element),
  * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
  * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first),
- * prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
+ * attach-files.ts (a job's files put through the page's own control and seen attached, their
+ * uploads done, before the prompt is typed), prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
  * can be found again, told as it goes) and collect.ts (an answer collected from its
  * conversation reopened, with nothing sent).
  */
