@@ -50,6 +50,15 @@ for (const provider of ['chatgpt', 'gemini'] as const satisfies readonly Provide
         attachments,
       });
 
+    inOrder('a site check names the control files go in by', async ({ expect }) => {
+      const check = await new RuntimeControl(e.runtime).checkSite(e.browserAgents[0]!.id, { send: false });
+      const via = check.roles.find((r) => r.role.startsWith('attachments.'));
+      // ChatGPT's default layout is the app-shell build, whose input has no id (the 2026-02 capture): the pack's second cue.
+      const [role, key, index, kind] = provider === 'gemini' ? (['attachments.opener', 'attachOpener', 0, 'aria'] as const) : (['attachments.fileInput', 'fileInput', 1, 'structure'] as const);
+      expect(via).toEqual({ role, status: 'found', cue: { index, kind, css: e.site.page[key]![index]!.css } });
+      expect(check.ok).toBe(true);
+    }, 60_000);
+
     inOrder('an image, a non-ASCII text and a 300 KB binary reach the page and the answer byte for byte', async ({ expect }) => {
       const files = [
         file('screenshot.png', 'image/png', PNG),

@@ -15,8 +15,11 @@ export function addAttachments(h: Helpers): void {
   /** The chips matched to the caller's files. */
   let own: Element[] = [];
 
-  h.fileInput = (pack) => {
-    for (const cue of pack.fileInput ?? []) {
+  /** The first file input a `fileInput` cue finds, and which cue. */
+  const fileInputs = (pack: Parameters<Helpers['fileInput']>[0]): { input: Element; cue: number } | null => {
+    const cues = pack.fileInput ?? [];
+    for (let i = 0; i < cues.length; i++) {
+      const cue = cues[i]!;
       let all: Element[];
       try {
         all = Array.from(document.querySelectorAll(cue.css));
@@ -25,10 +28,12 @@ export function addAttachments(h: Helpers): void {
       }
       const name = h.regex(cue.name);
       const input = all.find((el) => el instanceof HTMLInputElement && el.type === 'file' && !el.disabled && (!name || name.test(h.accessibleName(el))));
-      if (input) return input;
+      if (input) return { input, cue: i };
     }
     return null;
   };
+  h.fileInput = (pack) => fileInputs(pack)?.input ?? null;
+  h.fileInputCue = (pack) => fileInputs(pack)?.cue ?? -1;
 
   /** The chips now: every one the first chip cue that finds any finds. */
   const chips = (pack: Parameters<Helpers['fileInput']>[0]): Element[] => {

@@ -150,6 +150,8 @@ export interface PageHelpers {
   copyChannel(): Element;
   /** The page's own file input by the pack's `attachments` cues (hidden, so found without being visible). */
   fileInput(pack: PagePack): Element | null;
+  /** Which `fileInput` cue finds it (its index), or -1. */
+  fileInputCue(pack: PagePack): number;
   /** Remembers the chips and refusal notices on the page now: `attachmentsSeen` reports only what comes after. */
   markAttachments(pack: PagePack): void;
   /** The chips and refusal notices that came since `markAttachments`. */
