@@ -192,6 +192,30 @@ describe('simulated sites take files', () => {
     }
   }
 
+  it('claude: refuses a type it does not take and more files than a message takes, in its words; its input is the bottom one once the chat is open', async () => {
+    const sp = await openSimPage(browser, 'claude', { look: { fileLimits: { perMessage: 2 } } });
+    const words = FILE_RULES.claude.words;
+    try {
+      const archive: TestFile = { name: 'bundle.zip', mimeType: 'application/zip', buffer: randomBytes(64) };
+      await sp.page.setInputFiles(SITE.claude.input!, [archive]);
+      await expect.poll(() => sp.page.locator(SITE.claude.notice).textContent()).toBe(words.wrongType(archive.name));
+      const three = ['a.txt', 'b.txt', 'c.txt'].map((name) => ({ ...text, name }));
+      await sp.page.setInputFiles(SITE.claude.input!, three);
+      await until(() => sp.sim.log.uploads.filter((u) => u.state === 'stored').length === 2, 5_000, 'two files stored');
+      const refused = sp.sim.log.uploads.filter((u) => u.state === 'refused' && u.name !== archive.name);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.refusal).toBe(words.tooMany(refused[0]!.name, 2));
+      await expect.poll(() => sp.page.locator(SITE.claude.notice).textContent()).toBe(words.tooMany(refused[0]!.name, 2));
+      await expect.poll(() => sp.page.locator(`${SITE.claude.chip}:not([aria-busy])`).count()).toBe(2);
+      await typeInto(sp.page, 'claude', 'Two of three [[sim:ms=60]]');
+      const { send } = await sendAndRead(sp, 'claude');
+      expect(send.files).toHaveLength(2);
+      expect(await sp.page.locator('input[type=file]#chat-input-file-upload-bottom[data-testid=file-upload]').count()).toBe(1);
+    } finally {
+      await sp.close();
+    }
+  });
+
   it('perplexity: a cancel during an upload drops the file; the chip says Remove once finished', async () => {
     const sp = await openSimPage(browser, 'perplexity');
     try {

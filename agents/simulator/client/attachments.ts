@@ -34,6 +34,8 @@ export interface AttachControls {
   blockSend(blocked: boolean): void;
   /** Chips changed (DeepSeek shows its hint only under cards). */
   changed?(count: number): void;
+  /** A send took the files (Claude's composer is now a conversation's). */
+  sent?(): void;
 }
 
 export interface AttachLook {
@@ -166,6 +168,7 @@ export function attachments(look: AttachLook, ui: SkinUi, changed: () => void): 
     take() {
       const files = items.filter((item) => item.id !== null).map((item) => item.id!);
       for (const item of [...items]) forget(item);
+      controls.sent?.();
       update();
       return { draft, files };
     },

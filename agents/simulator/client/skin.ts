@@ -36,6 +36,22 @@ export interface SkinUi {
   addAssistantTurn(): AssistantTurn;
   showLoginWall(): void;
   showLimitBanner(text: string): void;
+  /**
+   * File controls the skin draws itself, handed to its attach look (attach/*.ts), which draws
+   * the rest: found here, as built, they need no lookup on a page the drift has rewritten.
+   */
+  fileSlots?: FileSlots;
+}
+
+export interface FileSlots {
+  input?: HTMLInputElement;
+  /** The button that opens the input (or its menu). */
+  button?: HTMLElement;
+  /** The send control as the page shows it, where `sendButton` stands in for it. */
+  send?: HTMLElement;
+  /** Where the attach trigger and the input go (Qwen's mode select). */
+  modeSelect?: HTMLElement;
+  dropZone?: HTMLElement;
 }
 
 /** A provider's page; `MarkdownLook`: how it renders what answers hold (code blocks, links) its own way. */

@@ -13,7 +13,8 @@ export const chatgptAttach: AttachLook = {
     const appShell = window.__SIM_BOOT.layout.startsWith('app-shell');
     const hiddenStyle = 'border:0;clip:rect(0,0,0,0);clip-path:inset(50%);height:1px;margin:0 -1px -1px 0;overflow:hidden;padding:0;position:absolute;width:1px;white-space:nowrap';
     const generic = fileInput({ multiple: '', tabindex: '-1', style: hiddenStyle, ...(appShell ? {} : { id: 'upload-files' }) }, attach);
-    const plus = el('button', { type: 'button', id: 'composer-plus-btn', 'data-testid': 'composer-plus-btn', 'aria-label': 'Add files and more', 'aria-haspopup': 'menu', 'aria-expanded': 'false', class: 'composer-btn' }, '+');
+    // The app-shell build carries no test ids (chatgpt-app-shell.ts): the button keeps its id only.
+    const plus = el('button', { type: 'button', id: 'composer-plus-btn', ...(appShell ? {} : { 'data-testid': 'composer-plus-btn' }), 'aria-label': 'Add files and more', 'aria-haspopup': 'menu', 'aria-expanded': 'false', class: 'composer-btn' }, '+');
     popupMenu(plus, () => {
       const item = el('div', { role: 'menuitem', tabindex: '-1', class: 'group __menu-item' }, 'Upload from computer');
       item.addEventListener('click', () => generic.click());
@@ -21,7 +22,8 @@ export const chatgptAttach: AttachLook = {
     });
     const chips = el('div', { class: 'flex flex-wrap gap-2 composer-attachments' });
     form.prepend(chips, el('div', { class: 'hidden' }, generic));
-    form.append(plus);
+    // At the composer's leading edge, right after the editor, before the skin's own buttons.
+    ui.composer.element.after(plus);
     // The image-only inputs beside the form (the photo picker, the camera).
     form.after(
       fileInput({ class: 'sr-only select-none', tabindex: '-1', 'aria-hidden': 'true', id: 'upload-photos', accept: 'image/*', multiple: '' }, attach),

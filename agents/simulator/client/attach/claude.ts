@@ -39,6 +39,9 @@ export const claudeAttach: AttachLook = {
         band.replaceChildren(el('div', { role: 'status', 'aria-live': 'polite' }, text));
       },
       dropZone: fieldset,
+      sent() {
+        input.id = 'chat-input-file-upload-bottom';
+      },
       blockSend: sendBlocker(
         () => {
           send.disabled = true;

@@ -5,6 +5,7 @@
  * that only the text is read; refusals in a toast.
  */
 import { el } from '../dom.js';
+import type { FileSlots } from '../skin.js';
 import { DEEPSEEK_EXTENSIONS } from '../file-types.js';
 import { extensionOf, sendBlocker, transientNotice, wireInput, type AttachLook } from '../attachments.js';
 
@@ -12,13 +13,11 @@ export const deepseekAttach: AttachLook = {
   mount(ui, attach) {
     const textarea = ui.composer.element;
     const box = textarea.parentElement!;
-    const input = box.querySelector<HTMLInputElement>('input[type=file]')!;
+    const { input, button, send } = ui.fileSlots as Required<FileSlots>;
     input.setAttribute('accept', DEEPSEEK_EXTENSIONS.split(' ').map((ext) => `.${ext}`).join(','));
     wireInput(input, attach);
-    const button = input.previousElementSibling as HTMLElement;
     button.classList.add('ds-button--iconLabelPrimary');
     button.addEventListener('click', () => input.click());
-    const send = input.nextElementSibling as HTMLElement;
     const chips = el('div', { class: 'ds-attachments', style: 'display:flex;flex-wrap:wrap;gap:8px' });
     const hint = el('div', { class: 'ds-attachment-hint', style: 'display:none' }, '仅识别附件中的文字');
     textarea.before(chips, hint);

@@ -5,16 +5,15 @@
  * in a toast.
  */
 import { el } from '../dom.js';
+import type { FileSlots } from '../skin.js';
 import { PERPLEXITY_EXTENSIONS } from '../file-types.js';
 import { popupMenu, sendBlocker, transientNotice, wireInput, type AttachLook } from '../attachments.js';
 
 export const perplexityAttach: AttachLook = {
   mount(ui, attach) {
-    const box = ui.composer.element.closest<HTMLElement>('.bg-raised')!;
-    const input = box.querySelector<HTMLInputElement>('input[type=file]')!;
+    const { input, button } = ui.fileSlots as Required<FileSlots>;
     input.setAttribute('accept', PERPLEXITY_EXTENSIONS.split(' ').map((ext) => `.${ext}`).join(','));
     wireInput(input, attach);
-    const button = box.querySelector<HTMLElement>('button[aria-label="Add files or tools"]')!;
     button.setAttribute('aria-haspopup', 'menu');
     button.setAttribute('aria-expanded', 'false');
     // The input sits beside its button.
@@ -25,6 +24,8 @@ export const perplexityAttach: AttachLook = {
       return el('div', { role: 'menu' }, item);
     });
     const chips = el('div', { class: 'flex flex-wrap gap-2 file-chips' });
+    // The composer box: the editor's container's parent.
+    const box = ui.composer.element.parentElement!.parentElement!;
     box.prepend(chips);
     const send = ui.sendButton;
     return {

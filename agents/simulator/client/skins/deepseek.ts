@@ -174,6 +174,7 @@ const deepseek: Skin = {
     };
 
     return {
+      fileSlots: { input: fileInput as HTMLInputElement, button: attach, send: slot },
       composer,
       sendButton,
       stopButton,

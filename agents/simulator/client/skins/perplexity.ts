@@ -210,6 +210,7 @@ const perplexity: Skin = {
     const composer = lexicalComposer(editor, placeholder);
     const fileInput = el('input', { type: 'file', multiple: '', accept: '.md,.txt,.pdf,.csv,.json,.png,.jpg', style: 'display: none;' });
 
+    const addFiles = el('button', { type: 'button', 'aria-label': 'Add files or tools' }, '+');
     const voice = button('Use voice mode', WAVE_ICON, { class: 'bg-super text-inverse rounded-full' });
     const sendButton = button('Submit', spriteIcon('arrow-up'), { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
     const stopButton = button('Stop', spriteIcon('player-stop-filled'), { 'data-testid': 'stop-button', class: 'bg-super text-inverse rounded-full' });
@@ -222,7 +223,7 @@ const perplexity: Skin = {
       el(
         'div',
         { class: 'flex items-center gap-2' },
-        el('button', { type: 'button', 'aria-label': 'Add files or tools' }, '+'),
+        addFiles,
         el(
           'div',
           { role: 'radiogroup', class: 'flex' },
@@ -314,6 +315,7 @@ const perplexity: Skin = {
     };
 
     return {
+      fileSlots: { input: fileInput as HTMLInputElement, button: addFiles },
       composer,
       sendButton,
       stopButton,

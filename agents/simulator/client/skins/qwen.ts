@@ -137,10 +137,10 @@ const qwen: Skin = {
             { class: 'layout-main-chat-panel' },
             sprite,
             header,
-            el('main', { class: 'main-content' }, el('div', { class: 'chat-layout chat-desktop' }, el('div', { class: 'chat-content' }, el('div', { class: 'chat-left' }, scroller, input)))),
+            el('main', { class: 'main-content' }, el('div', { class: 'chat-layout chat-desktop' }, el('div', { class: 'chat-content', id: 'dropzone-container' }, el('div', { class: 'chat-left' }, scroller, input)))),
             toasts,
           )
-        : el('div', { id: 'root' }, sprite, header, el('div', { class: 'chat-messages-container' }, scroller), input, toasts),
+        : el('div', { id: 'root' }, sprite, header, el('div', { class: 'chat-content', id: 'dropzone-container' }, el('div', { class: 'chat-messages-container' }, scroller), input), toasts),
     );
 
     const setMode = (next: ComposerMode) => {
@@ -289,7 +289,15 @@ const qwen: Skin = {
       return turn;
     };
 
+    // The mode select holds the attach trigger and the file input (attach/qwen.ts); the
+    // chat-panel page has it, the others get the same input area.
+    let modeSelect = input.querySelector<HTMLElement>('.mode-select');
+    if (!modeSelect) {
+      modeSelect = el('div', { class: 'mode-select' });
+      textarea.before(el('div', { class: 'message-input-container-area' }, modeSelect));
+    }
     return {
+      fileSlots: { modeSelect, dropZone: root.querySelector<HTMLElement>('#dropzone-container')! },
       composer,
       sendButton: send,
       stopButton: stop,
