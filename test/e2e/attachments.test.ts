@@ -5,7 +5,8 @@
  * for byte (the simulated answer's `- attachment:` lines). On each site's default layout, an
  * upload the page refuses, one that never finishes within the (shortened) upload wait, and a
  * cancel while a file uploads each end the attempt with nothing typed or sent: the site's log
- * shows the upload and no send. One browser serves the whole file; each test a page of its own.
+ * shows the upload and no send. The same on a page whose test ids and classes a release renamed
+ * and hashed at once. One browser serves the whole file; each test a page of its own.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -105,6 +106,23 @@ describeBeside('a job’s files reach the page, byte for byte, on every layout',
         expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(files.map((f) => attachmentLine({ name: f.filename, bytes: f.bytes, sha256: f.sha256 })));
       }, 60_000);
     }
+  }
+});
+
+describeBeside('a job’s files on a rebuilt page (test ids renamed and classes hashed at once)', () => {
+  for (const provider of PROVIDERS) {
+    it(`${SIM_SITES[provider].name}: the files go in and a refusal is still read`, async (context) => {
+      const { expect } = context;
+      const a = await account(context, provider, { drift: ['testids', 'classes'] });
+      const files = threeFiles();
+      const prompt = 'Rebuilt page [[sim:ms=40]]';
+      const result = await a.run({ prompt, attachments: files });
+      expect(result.text).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1, received(files)));
+      const broken = file('broken[[sim:upload-fail]].txt', 'text/plain', Buffer.from('never kept'));
+      const refused = await failure(a.run({ prompt: 'Refused [[sim:ms=40]]', attachments: [broken] }));
+      expect((refused as AgentFailure).message).toBe(`${SIM_SITES[provider].name} refused ${broken.filename}: "${FILE_RULES[provider].words.failed(broken.filename)}"; nothing was sent.`);
+      expect(a.sim.log.sends).toHaveLength(1);
+    }, 60_000);
   }
 });
 
