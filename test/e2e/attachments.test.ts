@@ -73,8 +73,9 @@ async function account(context: TestContext, provider: Provider, look: SimLook =
     sim,
     page,
     site,
-    async run(task: Pick<AgentTask, 'prompt' | 'attachments'>, limits: FlowLimits = FLOW_LIMITS, signal: AbortSignal = AbortSignal.timeout(45_000)): Promise<AgentResult> {
-      await openNewChat(flowContext(page, site));
+    async run(task: Pick<AgentTask, 'prompt' | 'attachments'>, limits: FlowLimits = FLOW_LIMITS, signal: AbortSignal = AbortSignal.timeout(45_000), conversation: string | null = null): Promise<AgentResult> {
+      if (conversation) await page.goto(conversation);
+      else await openNewChat(flowContext(page, site));
       await waitUntilReady(flowContext(page, site, { limits }));
       return runTurn(flowContext(page, site, { limits, signal }), { ...task, variant: null, label: 'attachments-test' });
     },
@@ -177,4 +178,21 @@ describeBeside('a paste card beside the job’s files', () => {
     expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(received(files).map(attachmentLine));
     expect(result.text).toBe(simulatedAnswer('ChatGPT', 'chatgpt', prompt, 1, received(files)));
   }, 60_000);
+});
+
+describeBeside('files in a conversation continued', () => {
+  for (const provider of ['claude', 'gemini'] as const) {
+    it(`${SIM_SITES[provider].name}: a second turn takes its own files, the first turn's not sent again`, async (context) => {
+      const { expect } = context;
+      const a = await account(context, provider);
+      const first = [file('first.txt', 'text/plain', Buffer.from('first'))];
+      const answered = await a.run({ prompt: 'First [[sim:ms=40]]', attachments: first });
+      const second = [file('second.csv', 'text/csv', Buffer.from('a;b\nä;ö\n'))];
+      const prompt = 'Second [[sim:ms=40]]';
+      const result = await a.run({ prompt, attachments: second }, FLOW_LIMITS, AbortSignal.timeout(45_000), answered.conversation);
+      expect(result.conversation).toBe(answered.conversation);
+      expect(result.text).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 2, received(second)));
+      expect(a.sim.log.sends.map((s) => s.files!.map((f) => f.name))).toEqual([['first.txt'], ['second.csv']]);
+    }, 60_000);
+  }
 });
