@@ -196,3 +196,22 @@ describeBeside('files in a conversation continued', () => {
     }, 60_000);
   }
 });
+
+describeBeside('the page’s own limits', () => {
+  for (const provider of ['claude', 'deepseek'] as const) {
+    it(`${SIM_SITES[provider].name}: one file too many, and one too large, each refused in the page's words naming it`, async (context) => {
+      const { expect } = context;
+      // Lowered, so no test needs a large file: 2 a message, 100 KiB a file.
+      const limits = { perMessage: 2, maxBytes: 100 * 1024 };
+      const a = await account(context, provider, { fileLimits: limits });
+      const words = FILE_RULES[provider].words;
+      const three = ['one.txt', 'two.txt', 'three.txt'].map((n) => file(n, 'text/plain', Buffer.from(n)));
+      const tooMany = await failure(a.run({ prompt: 'Three [[sim:ms=40]]', attachments: three }));
+      expect((tooMany as AgentFailure).message).toBe(`${SIM_SITES[provider].name} refused three.txt: "${words.tooMany('three.txt', 2)}"; nothing was sent.`);
+      const large = file('large.pdf', 'application/pdf', randomBytes(100 * 1024 + 1));
+      const tooLarge = await failure(a.run({ prompt: 'Large [[sim:ms=40]]', attachments: [large] }));
+      expect((tooLarge as AgentFailure).message).toBe(`${SIM_SITES[provider].name} refused large.pdf: "${words.tooLarge('large.pdf', limits.maxBytes)}"; nothing was sent.`);
+      expect(a.sim.log.sends).toEqual([]);
+    }, 60_000);
+  }
+});
