@@ -125,7 +125,7 @@ export function attachmentCueLists(section: AttachmentsOverride | undefined): [s
   });
 }
 
-/** What a schema cannot say: the cues the way in needs, in a whole pack (`complete`) or once merged. */
+/** What a schema cannot say: the cues a whole pack's way in needs (an override leans on the pack's; a cue it lacks after all fails the attempt in the page, naming what is missing). */
 export function attachmentProblems(section: AttachmentsOverride): string[] {
   if (section.via === 'input' && !section.fileInput) return ['/attachments: via "input" needs fileInput'];
   if (section.via === 'chooser' && (!section.opener || !section.menuItem)) return ['/attachments: via "chooser" needs opener and menuItem'];
