@@ -4,6 +4,7 @@
  */
 import type { AttemptRow, JobView } from '../core/jobs.js';
 import { timestamp, timestampMs } from '../core/timestamps.js';
+import { attachmentMeta } from '../core/attachments.js';
 import type { AttemptRecord, HostedJob, Job } from './schemas.js';
 
 /** A job's attempts, one record each (the 502's `details.attempts` in Profile F, the dashboard's job detail). */
@@ -46,6 +47,8 @@ export function jobObject(row: JobView, agentName: string | null, queuePosition?
     created_at: timestamp(row.created_at),
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    // Described only: the store holds the bytes, and no reader of a job gets them.
+    attachments: row.attachments.map(attachmentMeta),
   };
   // decisions.md: finished_at is absent, not null, while the job is unfinished.
   if (row.finished_at !== null) job.finished_at = timestamp(row.finished_at);

@@ -102,6 +102,14 @@ export const JobStatusName = Type.Unsafe<JobStatus>({ type: 'string', enum: [...
 
 export const ErrorSummary = Type.Object({ code: Type.String(), message: Type.String() });
 
+/** A file of a job as every reader of the job is shown it (decisions.md "Attachments"): never its data. */
+export const AttachmentSummary = Type.Object({
+  filename: Type.String(),
+  media_type: Type.String(),
+  bytes: Type.Integer({ minimum: 0, description: 'Its size decoded' }),
+  sha256: Type.String({ description: 'Its SHA-256, lower-case hex' }),
+});
+
 export const Job = Type.Object({
   id: Type.String({ description: 'job_…' }),
   status: JobStatusName,
@@ -122,6 +130,7 @@ export const Job = Type.Object({
   waiting_until: Type.Optional(Timestamp),
   error: Nullable(ErrorSummary),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  attachments: Type.Array(AttachmentSummary, { description: 'The files sent with the prompt, in order; [] when none' }),
 });
 export type Job = Static<typeof Job>;
 

@@ -3,6 +3,7 @@
  * of its port (main/queue/job-store.ts). Types and constants only: both stores (SQLite,
  * PostgreSQL), the queue and the HTTP layer share them without importing one another.
  */
+import type { AttachmentMeta, NewAttachment } from './attachments.js';
 
 /** The job statuses of api.md "States and transitions"; main/queue/state-machine.ts moves between them. */
 export const JOB_STATUSES = ['queued', 'dispatched', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
@@ -44,6 +45,8 @@ export interface JobRow {
   variant: string | null;
   /** The model the page said answered (ChatGPT's model slug); null where the page does not say. */
   model_used: string | null;
+  /** The job's files, in order, as described (the store keeps their bytes beside the job); [] when none. */
+  attachments: AttachmentMeta[];
 }
 
 /**
@@ -57,7 +60,7 @@ const VIEW_FIELDS: Record<keyof JobView, true> = {
   id: true, status: true, req_provider: true, req_agent_id: true, conversation_in: true, priority: true, timeout_ms: true,
   deadline_at: true, max_attempts: true, callback_url: true, metadata: true, created_at: true, attempts: true, queue_ms: true,
   run_ms: true, agent_id: true, provider: true, response: true, conversation_ref: true, error_code: true, error_message: true,
-  finished_at: true, content_pruned_at: true, api_key_id: true, account_id: true, variant: true, model_used: true,
+  finished_at: true, content_pruned_at: true, api_key_id: true, account_id: true, variant: true, model_used: true, attachments: true,
 };
 
 /** The columns a SELECT of a JobView names: every column of `jobs` but `prompt`. */
@@ -118,7 +121,7 @@ export const EVERY_ACCOUNT = Symbol('every account');
 export type Viewer = string | null | typeof EVERY_ACCOUNT;
 
 /** What a queued job needs for the scheduler to match it with an agent. */
-export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id' | 'variant'>;
+export type QueuedJob = Pick<JobRow, 'id' | 'req_provider' | 'req_agent_id' | 'conversation_in' | 'account_id' | 'variant' | 'attachments'>;
 
 /** What the scheduler knows about the attempt that just failed, beyond its code. */
 export interface FailureContext {
@@ -165,6 +168,11 @@ export interface IdempotencyClaim {
 export interface SubmitRequest {
   /** id and created_at chosen by the caller (ids.job(now), clock.now()). */
   job: NewJob;
+  /**
+   * The job's files with their bytes, in order: their description goes on the job row, their
+   * bytes beside it, in the same transaction. The store keeps no reference to the buffers.
+   */
+  attachments?: readonly NewAttachment[];
   idempotency?: IdempotencyClaim;
   /** At most this many jobs of job.account_id queued (LIMITS.queuedJobs), counted inside the transaction. */
   queuedLimit: number;

@@ -9,6 +9,7 @@ import { HOUR_MS } from './hourly-usage.js';
 import type { JobStore } from './job-store.js';
 import { attemptRecordFor, NOT_COLLECTED, whenTimeRunsOut } from './retry-policy.js';
 import type { VariantOffers } from './variant-offers.js';
+import { sweepStaleAttemptFolders, writeAttemptFiles, type AttemptFiles } from './attempt-files.js';
 
 interface Running {
   agentId: string;
@@ -95,6 +96,11 @@ export class Attempts {
     return [...this.writes];
   }
 
+  /** Removes the files of attempts a crashed process left on this machine (its folders outlive it). */
+  async sweepLeftFiles(): Promise<void> {
+    await sweepStaleAttemptFolders().catch(this.onError);
+  }
+
   /** Runs the attempt the store just dispatched `job` to, on `agent`. */
   start(job: JobRow, agent: Agent): void {
     this.pool.setBusy(agent.id, true);
@@ -167,14 +173,20 @@ export class Attempts {
     const running: Running = { agentId: agent.id, attempt, controller, sent: null, recorded: Promise.resolve(), deltas: Promise.resolve() };
     this.running.set(job.id, running);
     const timeout = this.clock.setTimer(() => this.timeRanOut(job, running, agent), job.timeout_ms);
+    // The job's files, written from the store for this attempt alone; removed however it ends.
+    let files: AttemptFiles | undefined;
     try {
       const conversation = job.conversation_in ? ((await this.store.conversation(job.conversation_in))?.address ?? null) : null;
+      // Counted with the writes (Scheduler.settled waits for them): the files are read from the store.
+      files = await this.written(writeAttemptFiles(this.store, job, attempt));
+      if (controller.signal.aborted) throw controller.signal.reason;
       const result = await agent.run({
         prompt: job.prompt,
         conversation,
         signal: controller.signal,
         label: `${job.id}-${attempt}`,
         variant: job.variant,
+        attachments: files.files,
         onSent: (sent) => this.heardSent(job.id, running, sent),
         onDelta: (text) => this.heardDelta(job.id, running, text),
       });
@@ -207,6 +219,7 @@ export class Attempts {
       if (outcome !== 'succeeded' && outcome !== 'cancelled') await this.endAttempt(job.id, attempt, { outcome, errorCode, detail, retryElsewhere });
     } finally {
       timeout.cancel();
+      if (files) await this.written(files.remove()).catch(this.onError);
       if (this.running.get(job.id) === running) this.running.delete(job.id);
       this.pool.jobDone(agent.id, this.settings().pauseMs);
     }

@@ -1,6 +1,7 @@
 import type { AttemptEnd, AttemptOutcome, AttemptRow, AttemptStart, Claim, ConversationRow, FailureContext, JobRow, JobStatus, NewJob, StoreEvent } from '../core/jobs.js';
 import { decideAfterFailure, NOT_COLLECTED, SERVICE_STOPPED } from './retry-policy.js';
 import { isFinal, transition, type JobEvent } from './state-machine.js';
+import { attachmentMeta, type AttachmentMeta } from '../core/attachments.js';
 
 /**
  * Each job move planned once, for every engine: from the rows a move read in its transaction
@@ -80,8 +81,8 @@ export class StaleMove extends Error {
   }
 }
 
-/** The row a submission inserts: the job as given, nothing run yet. */
-export function newJobRow(job: NewJob): JobRow {
+/** The row a submission inserts: the job as given, its files described, nothing run yet. */
+export function newJobRow(job: NewJob, files: readonly AttachmentMeta[] = []): JobRow {
   return {
     id: job.id,
     status: 'queued',
@@ -111,6 +112,7 @@ export function newJobRow(job: NewJob): JobRow {
     account_id: job.account_id ?? null,
     variant: job.variant ?? null,
     model_used: null,
+    attachments: files.map(attachmentMeta),
   };
 }
 

@@ -78,9 +78,9 @@ export interface JobStore {
   /** Deletes up to `limit` jobs that finished before `before`, oldest first; returns how many. */
   purgeFinishedBefore(before: number, limit: number): Promise<number>;
   /**
-   * Retention: removes the prompt and response of up to `limit` jobs of `account` that
-   * finished before `before`, oldest first; returns how many. Timings, attempts, usage figures
-   * and the conversation stay.
+   * Retention: removes the prompt, response and files' bytes of up to `limit` jobs of `account` that
+   * finished before `before`, oldest first; returns how many. Timings, attempts, usage figures,
+   * the conversation and the files' descriptions stay.
    */
   pruneContent(before: number, now: number, limit: number, account?: string | null): Promise<number>;
   /** Drops idempotency entries older than the 24 h TTL. */
@@ -109,6 +109,13 @@ export interface JobStore {
   /** The job as its caller is shown it, without the prompt: what every poll reads. */
   view(id: string): Promise<JobView | undefined>;
   attempts(id: string): Promise<AttemptRow[]>;
+  /**
+   * The bytes of file `position` of job `id` (its place in `attachments`), chunk after chunk
+   * in order, each read on its own when asked for (STORED_CHUNK_BYTES at most): an attempt
+   * writes them to a file without holding the whole file. Ends when the file's chunks end;
+   * nothing when the job's files are gone (pruned or deleted).
+   */
+  fileChunks(id: string, position: number): AsyncIterable<Buffer>;
   conversation(ref: string): Promise<ConversationRow | undefined>;
   /** The newest jobs first, for the dashboard. */
   recent(limit: number): Promise<JobRow[]>;

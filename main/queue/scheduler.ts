@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { IdGenerator } from '../core/ids.js';
 import type { VariantCatalog } from '../core/providers.js';
+import { filesRefused, type AttachmentCatalog, type AttachmentMeta } from '../core/attachments.js';
 import type { Settings } from '../settings/settings-store.js';
 import type { AgentPool, AgentRecord } from './agent-pool.js';
 import { Attempts } from './attempts.js';
@@ -33,6 +34,8 @@ export interface JobConstraint {
   req_agent_id: string | null;
   /** The variant asked for: agents known not to offer it are passed over while another may. */
   variant?: string | null;
+  /** The job's files: only agents whose provider's site takes them all may run it. */
+  attachments?: readonly AttachmentMeta[];
 }
 
 /**
@@ -80,6 +83,8 @@ export class Scheduler {
     readonly offers = new VariantOffers(),
     /** The packs' variants: a long-thinking one's attempt is collected, never sent again (whenTimeRunsOut). */
     variants: VariantCatalog = () => [],
+    /** What each provider's site takes as files (the packs'): a job's files route it. */
+    private readonly attachmentRules: AttachmentCatalog = () => ({ types: null, maxFileBytes: null, maxFiles: null }),
   ) {
     this.rounds = new OneAtATime(() => this.dispatchRound(), onError, 'turn');
     this.attempts = new Attempts(store, pool, settings, clock, ids, onError, offers, variants, (job) => this.candidates(job));
@@ -90,10 +95,11 @@ export class Scheduler {
 
   /**
    * Expires what passed its deadline while the service was down, takes up the answers left to
-   * collect (each waits for its agent), then starts dispatching.
+   * collect (each waits for its agent), removes the attempt files a crash left, then starts dispatching.
    */
   async start(): Promise<void> {
     await this.onDeadline();
+    await this.attempts.sweepLeftFiles();
     for (const left of await this.store.sentUncollected()) this.uncollected.set(left.job.id, left);
     this.wake();
   }
@@ -147,7 +153,7 @@ export class Scheduler {
    * Agents that match a job's constraint, eligible or not, in the user's order.
    */
   candidates(job: JobConstraint): AgentRecord[] {
-    return this.pool.list().filter((a) => matches(a, job));
+    return this.pool.list().filter((a) => matches(a, job, this.attachmentRules));
   }
 
   /** Whether `agent` could take one more job under every hourly cap (HourlyCapGate.underCaps). */
@@ -221,7 +227,7 @@ export class Scheduler {
     const plannedVariants: (string | null)[] = [];
     const lastServed = new Map<string, string | null>();
     for (const job of roundRobinByAccount(await this.store.queuedInOrder(), this.lastServed)) {
-      const matching = this.offering(job, ready.filter((a) => matches(a, job)));
+      const matching = this.offering(job, ready.filter((a) => matches(a, job, this.attachmentRules)));
       if (matching.length === 0) continue;
       const variant = job.req_provider ? variantName(job.req_provider, job.variant) : null;
       const allowed = matching.filter((a) => this.underCaps(a, settings, planned));
@@ -304,8 +310,12 @@ export class Scheduler {
   }
 }
 
-/** Whether `agent` may run `job`: the agent it is pinned to, else one of the provider asked for, if any. */
-export function matches(agent: Pick<AgentRecord, 'id' | 'provider'>, job: JobConstraint): boolean {
-  if (job.req_agent_id) return agent.id === job.req_agent_id;
-  return !job.req_provider || agent.provider === job.req_provider;
+/**
+ * Whether `agent` may run `job`: the agent it is pinned to, else one of the provider asked
+ * for, if any; and, when the job has files and `rules` are given, only an agent whose
+ * provider's site takes them all (the provider asked for was held to them at submission).
+ */
+export function matches(agent: Pick<AgentRecord, 'id' | 'provider'>, job: JobConstraint, rules?: AttachmentCatalog): boolean {
+  if (job.req_agent_id ? agent.id !== job.req_agent_id : job.req_provider && agent.provider !== job.req_provider) return false;
+  return !rules || !job.attachments?.length || filesRefused(rules(agent.provider), job.attachments) === null;
 }

@@ -109,6 +109,7 @@ export async function assemble(options: AssemblyOptions) {
     (error) => log.warn('service', `A dispatch round failed (the next change to the queue or the agents tries again): ${error.message}`),
     new VariantOffers(),
     variants,
+    attachmentRules,
   );
   const setAsideJobs = new SetAsideJobs(store, pool, cluster, clock, (error) =>
     log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),

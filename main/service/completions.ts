@@ -87,6 +87,8 @@ export class Completions {
         account_id: s.accountId,
         variant: b.variant,
       },
+      // Stored beside the job in its transaction; nothing here keeps the buffers after.
+      attachments: s.attachments ?? [],
       ...(idempotency ? { idempotency } : {}),
       queuedLimit: LIMITS.queuedJobs,
       refuseNew: refusal !== undefined && !this.profile.keepsRefusedJobs,

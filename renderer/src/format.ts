@@ -46,4 +46,11 @@ export function duration(ms: number, precise = true): string {
   return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
+/** 812 bytes, 300 KB, 2.5 MB: a file's size in the units a person reads (1 KB = 1 000 bytes, as file managers show). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1_000) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
+  const [value, unit] = bytes < 1_000_000 ? [bytes / 1_000, 'KB'] : [bytes / 1_000_000, 'MB'];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
+}
+
 export const isActive = (status: string) => status === 'queued' || status === 'dispatched';

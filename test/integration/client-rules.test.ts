@@ -55,6 +55,7 @@ function job(id: string, status: Job['status'], extra: Partial<Job> = {}): Job {
     created_at: '2026-11-21T10:00:00Z',
     error: null,
     metadata: {},
+    attachments: [],
     ...extra,
   };
 }

@@ -63,7 +63,7 @@ describe('the same client script against both profiles', () => {
         .filter((k) => JSON.stringify(personal[k]) !== JSON.stringify(hosted[k]))
         .map((k) => [k, { personal: personal[k], hosted: hosted[k] }]),
     );
-    const jobFields = 'agent_id,agent_name,attempts,conversation_ref,created_at,error,finished_at,id,metadata,model_used,provider,queue_ms,response,run_ms,status,variant';
+    const jobFields = 'agent_id,agent_name,attachments,attempts,conversation_ref,created_at,error,finished_at,id,metadata,model_used,provider,queue_ms,response,run_ms,status,variant';
     expect(differences).toEqual({
       // Job object: (H) content_pruned_at always present; timestamps with milliseconds; agent_name null; provider as requested.
       'job fields': { personal: jobFields, hosted: `${jobFields.replace('conversation_ref,', 'content_pruned_at,conversation_ref,')}` },
@@ -71,7 +71,7 @@ describe('the same client script against both profiles', () => {
       'job created_at': { personal: 'seconds', hosted: 'millis' },
       'provider of a job that named none': { personal: 'claude', hosted: null },
       // 202: (F) id, status, created_at; (H) the whole job.
-      '202 fields': { personal: 'created_at,id,status', hosted: 'agent_id,agent_name,attempts,content_pruned_at,conversation_ref,created_at,error,id,metadata,model_used,provider,queue_ms,response,run_ms,status,variant' },
+      '202 fields': { personal: 'created_at,id,status', hosted: 'agent_id,agent_name,attachments,attempts,content_pruned_at,conversation_ref,created_at,error,id,metadata,model_used,provider,queue_ms,response,run_ms,status,variant' },
       // queue_position: (F) the place in dispatch order; (H) the caller's queued jobs.
       queue_position: { personal: 1, hosted: 2 },
       // (H) the refused job stays queued, named in details.job_id.

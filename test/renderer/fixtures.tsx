@@ -102,6 +102,7 @@ export function jobDetail(summary: JobSummary, over: Partial<JobDetail> = {}): J
       created_at: summary.created_at,
       error: summary.error,
       metadata: {},
+      attachments: [],
     },
     prompt: summary.prompt_excerpt,
     content_pruned_at: null,

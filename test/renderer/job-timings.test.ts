@@ -27,6 +27,7 @@ function detail(status: JobDetail['job']['status'], attempts: Attempt[], took_ms
       created_at,
       error: null,
       metadata: {},
+      attachments: [],
     },
     attempts,
     took_ms,

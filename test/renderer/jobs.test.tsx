@@ -79,6 +79,40 @@ describe('Jobs', () => {
     expect(await screen.findByText('pending')).toBeTruthy();
   });
 
+  it("lists the files sent with the prompt: name, type, size and a short SHA-256, never their data", async () => {
+    const summary = job({ id: 'job_8', prompt_excerpt: 'Read these' });
+    const api = fakeApi(adminState());
+    const detail = jobDetail(summary);
+    const sha = 'ab'.repeat(32);
+    api.job.mockResolvedValue({
+      ...detail,
+      job: {
+        ...detail.job,
+        attachments: [
+          { filename: 'report – été.pdf', media_type: 'application/pdf', bytes: 2_500_000, sha256: sha },
+          { filename: 'note.txt', media_type: 'text/plain', bytes: 812, sha256: 'cd'.repeat(32) },
+        ],
+      },
+    });
+    renderPage('#/jobs/job_8', adminState(), [summary], api);
+    expect(await screen.findByText('2 files')).toBeTruthy();
+    const items = screen.getByRole('list', { name: '2 files' }).querySelectorAll('li');
+    expect([...items].map((li) => li.textContent)).toEqual([
+      'report – été.pdf application/pdf · 2.5 MB · sha256 abababababab…',
+      'note.txt text/plain · 812 bytes · sha256 cdcdcdcdcdcd…',
+    ]);
+    expect(screen.getByTitle(`SHA-256 ${sha}`)).toBeTruthy();
+  });
+
+  it('shows no file list for a job without files', async () => {
+    const summary = job({ id: 'job_6', prompt_excerpt: 'Just text' });
+    const api = fakeApi(adminState());
+    api.job.mockResolvedValue(jobDetail(summary));
+    renderPage('#/jobs/job_6', adminState(), [summary], api);
+    expect(await screen.findByText('Just text')).toBeTruthy();
+    expect(screen.queryByRole('list', { name: /files?$/ })).toBeNull();
+  });
+
   it('shows the variant asked for and the model that answered', async () => {
     const summary = job({ id: 'job_7', prompt_excerpt: 'Think hard' });
     const api = fakeApi(adminState());

@@ -13,6 +13,8 @@ export interface StoreUnderTest {
   store: JobStore;
   /** The job's webhook outbox row, as the store wrote it. */
   delivery(jobId: string): Promise<{ origin: string; state: string; round: number; next_at: number | null } | undefined>;
+  /** How many rows of bytes (chunks) of the job's files the database holds, read beside the port. */
+  fileRows(jobId: string): Promise<number>;
   /** Adds an account, disabled at `at` (accounts are another store's rows). */
   addDisabledAccount(id: string, at: number): Promise<void>;
   /** Closes what the factory opened besides the store (the store itself is closed by the suite). */

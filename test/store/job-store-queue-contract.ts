@@ -103,7 +103,7 @@ export function queueContract(f: StoreFixture): void {
       const highOld = await submit({ priority: 9, created_at: T0 + 10 });
       const sameTime = await submit({ priority: 9, created_at: T0 + 10 });
       expect((await f.store.queuedInOrder()).map((j) => j.id)).toEqual([highOld.id, sameTime.id, highNew.id, low.id]);
-      expect(await f.store.queuedInOrder()).toContainEqual({ id: low.id, req_provider: null, req_agent_id: null, conversation_in: null, account_id: null, variant: null });
+      expect(await f.store.queuedInOrder()).toContainEqual({ id: low.id, req_provider: null, req_agent_id: null, conversation_in: null, account_id: null, variant: null, attachments: [] });
     });
 
     it('moves each claimed job to dispatched with a new open attempt, in claim order', async () => {

@@ -32,13 +32,17 @@ afterAll(() => contractDb?.pool.end());
 jobStoreContract('PostgreSQL', async (): Promise<StoreUnderTest> => {
   contractDb ??= await freshDatabase();
   const { url, pool: admin } = contractDb;
-  await admin.query(`TRUNCATE jobs, attempts, job_deltas, conversations, idempotency, accounts, webhook_deliveries, webhook_attempts, devices`);
+  await admin.query(`TRUNCATE jobs, attempts, job_deltas, job_files, conversations, idempotency, accounts, webhook_deliveries, webhook_attempts, devices`);
   const store = new PgJobStore(await connect(url), 'dev_a');
   return {
     store,
     async delivery(jobId) {
       const { rows } = await admin.query(`SELECT origin, state, round, next_at FROM webhook_deliveries WHERE job_id = $1`, [jobId]);
       return rows[0];
+    },
+    async fileRows(jobId) {
+      const { rows } = await admin.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM job_files WHERE job_id = $1`, [jobId]);
+      return rows[0]!.n;
     },
     async addDisabledAccount(id, at) {
       await admin.query(`INSERT INTO accounts (id, name, disabled_at, created_at) VALUES ($1, $1, $2, $2)`, [id, at]);

@@ -30,7 +30,7 @@ usageHistoryContract('PostgreSQL', async () => {
     const url = await postgres.newDatabase();
     contractDb = { url, pool: await connect(url, { max: 2 }) };
   }
-  await contractDb.pool.query(`TRUNCATE jobs, attempts, job_deltas, conversations, idempotency, webhook_deliveries, webhook_attempts`);
+  await contractDb.pool.query(`TRUNCATE jobs, attempts, job_deltas, job_files, conversations, idempotency, webhook_deliveries, webhook_attempts`);
   const pool = await connect(contractDb.url);
   return { store: new PgJobStore(pool, 'dev_a'), history: new PgUsageHistory(pool) };
 });

@@ -50,7 +50,7 @@ webhookOutboxContract('PostgreSQL', async (): Promise<OutboxUnderTest> => {
     const url = await postgres.newDatabase();
     contractDb = { url, admin: await connect(url, { max: 1 }) };
   }
-  await contractDb.admin.query(`TRUNCATE jobs, attempts, job_deltas, webhook_deliveries, webhook_attempts`);
+  await contractDb.admin.query(`TRUNCATE jobs, attempts, job_deltas, job_files, webhook_deliveries, webhook_attempts`);
   const pool = await connect(contractDb.url);
   const store = new PgJobStore(pool, 'dev_a');
   return { outbox: new PgWebhookOutbox(pool, 'dev_a', new TableChanges(pool), LEASE_MS), store, close: () => store.close() };

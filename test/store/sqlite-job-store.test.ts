@@ -18,6 +18,9 @@ jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
     async delivery(jobId) {
       return outbox.get(jobId);
     },
+    async fileRows(jobId) {
+      return db.prepare(`SELECT COUNT(*) FROM job_files WHERE job_id = ?`).pluck().get(jobId) as number;
+    },
     async addDisabledAccount(id, at) {
       db.prepare(`INSERT INTO accounts (id, name, disabled_at, created_at) VALUES (?, ?, ?, ?)`).run(id, id, at, at);
     },

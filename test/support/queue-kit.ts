@@ -1,6 +1,7 @@
 import { randomIds, type IdGenerator } from '../../main/core/ids.js';
 import type { JobRow, NewJob } from '../../main/core/jobs.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
+import type { AttachmentCatalog, NewAttachment } from '../../main/core/attachments.js';
 import { assemble } from '../../main/service/assembly.js';
 import { serveStorageInMemory } from '../../main/storage/storage.js';
 import { ManualClock } from './manual-clock.js';
@@ -18,15 +19,17 @@ export type QueueKit = Awaited<ReturnType<typeof queueKit>>;
  * store in memory, with scripted agents and a manual clock: no disk, no HTTP, no sleeping,
  * and only the scheduler started (no webhooks, no retention sweeps). `settled()` is the
  * scheduler's: await it after each step. `kept`: the storage and clock of a kit run before (restart).
+ * `attachmentRules`: what each provider's site takes as files (none given: any file).
  */
 export async function queueKit(
   agents: Partial<Record<Provider, number>>,
   variants: VariantCatalog = () => [],
   kept?: { storage: Awaited<ReturnType<typeof serveStorageInMemory>>; clock: ManualClock },
+  attachmentRules?: AttachmentCatalog,
 ) {
   const clock = kept?.clock ?? new ManualClock();
   const storage = kept?.storage ?? (await serveStorageInMemory({ clock, ids: steadyIds }));
-  const parts = await assemble({ dataDir: ':memory:', storage, clock, ids: steadyIds, variants });
+  const parts = await assemble({ dataDir: ':memory:', storage, clock, ids: steadyIds, variants, ...(attachmentRules ? { attachmentRules } : {}) });
   const { store, pool, scheduler, completions } = parts;
   // The service's own warnings (a failed dispatch round, above all; job and agent news is no error): a test expects none.
   const roundErrors: string[] = [];
@@ -64,8 +67,9 @@ export async function queueKit(
     agents: scripted,
     /** The service's own warnings: a test expects none. */
     roundErrors,
-    /** A queued job created now on the clock, as a submission makes it. */
-    submit: (job: Partial<NewJob> = {}): Promise<JobRow> => submit(store, newJob({ created_at: clock.now(), ...job })),
+    /** A queued job created now on the clock, as a submission makes it, with its files if any. */
+    submit: (job: Partial<NewJob> = {}, attachments: readonly NewAttachment[] = []): Promise<JobRow> =>
+      submit(store, newJob({ created_at: clock.now(), ...job }), attachments),
     /** The job as stored now. */
     job: async (id: string): Promise<JobRow> => (await store.get(id))!,
     settled: () => scheduler.settled(),

@@ -9,6 +9,10 @@ import {
   type CollectTask,
 } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
+import type { AttachmentMeta } from '../../main/core/attachments.js';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 
 /**
  * An agent for testing the queue without a browser. The prompt scripts it:
@@ -30,13 +34,17 @@ import type { Provider } from '../../main/core/providers.js';
  * (`onSent`), and a continued conversation keeps its address. A task with a
  * variant the agent's `offers` lacks is refused (VariantUnavailable, nothing answered);
  * one it offers answers with model `model-<variant>`.
+ * A task's files are read from disk as the run begins, as a page's file control would read
+ * them: each run records what it found there (name as on disk, size, SHA-256, the folder's
+ * mode), and the answer ends with one line a file, as a simulated site's does:
+ * `- attachment: <filename> (<bytes> bytes, sha256 <hex>)`.
  */
 /** Prompts that already failed once, shared by every agent: a retry elsewhere succeeds. */
 const failedOnce = new Set<string>();
 
 export class ScriptedAgent implements Agent {
   /** What each run was asked, and how it ended ('answered' or the abort reason / failure kind). */
-  readonly runs: { prompt: string; conversation: string | null; variant: string | null; ended?: string }[] = [];
+  readonly runs: { prompt: string; conversation: string | null; variant: string | null; files: FileSeen[]; ended?: string }[] = [];
   /** Each conversation reopened to collect an answer, and how that ended (as `runs`). */
   readonly collects: { prompt: string; conversation: string; ended?: string }[] = [];
   /** The variants the account offers; null: any. */
@@ -66,7 +74,8 @@ export class ScriptedAgent implements Agent {
   }
 
   run(task: AgentTask): Promise<AgentResult> {
-    const record: ScriptedAgent['runs'][number] = { prompt: task.prompt, conversation: task.conversation, variant: task.variant };
+    const files = (task.attachments ?? []).map(seen);
+    const record: ScriptedAgent['runs'][number] = { prompt: task.prompt, conversation: task.conversation, variant: task.variant, files };
     this.runs.push(record);
     return this.busy(record, task.signal, () => this.answer(task));
   }
@@ -121,7 +130,8 @@ export class ScriptedAgent implements Agent {
     if (ms > 0) await sleep(ms, task.signal);
     if (task.signal.aborted) throw task.signal.reason;
     const turn = (this.turns.get(conversation) ?? 0) + 1;
-    const text = `echo(${this.id}#${turn}): ${p}`;
+    const received = this.runs.at(-1)!.files.map((f) => `\n- attachment: ${f.filename} (${f.bytes} bytes, sha256 ${f.sha256})`).join('');
+    const text = `echo(${this.id}#${turn}): ${p}${received}`;
     const stream = /\[\[stream=(\d+)\/(\d+)\]\]/.exec(p);
     if (stream) {
       const n = Number(stream[1]);
@@ -138,6 +148,25 @@ export class ScriptedAgent implements Agent {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A file of a task as found on disk (its name there, its bytes' size and SHA-256), with where it was. */
+export interface FileSeen extends AttachmentMeta {
+  path: string;
+  /** The permission bits of the folder holding the file's own folder (the attempt's). */
+  folderMode: number;
+}
+
+function seen(file: AttachmentMeta & { path: string }): FileSeen {
+  const data = readFileSync(file.path);
+  return {
+    filename: basename(file.path),
+    media_type: file.media_type,
+    bytes: data.length,
+    sha256: createHash('sha256').update(data).digest('hex'),
+    path: file.path,
+    folderMode: statSync(dirname(dirname(file.path))).mode & 0o777,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

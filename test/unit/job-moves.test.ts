@@ -1,5 +1,6 @@
 /** The job moves' planner, with no database: rows in, writes and the event out. */
 import { describe, expect, it } from 'vitest';
+import type { NewAttachment } from '../../main/core/attachments.js';
 import type { AttemptEnd, AttemptRow, JobRow, NewJob } from '../../main/core/jobs.js';
 import {
   deliveryFor,
@@ -49,7 +50,14 @@ describe('the job moves planner', () => {
       attempts: 0,
       run_ms: 0,
       account_id: null,
+      attachments: [],
     });
+  });
+
+  it("describes a submission's files on its row, without their bytes", () => {
+    const file = { filename: 'a.txt', media_type: 'text/plain', bytes: 2, sha256: 'ab'.repeat(32) };
+    const sent: NewAttachment = { ...file, data: Buffer.from('hi') };
+    expect(newJobRow(newJob(), [sent]).attachments).toEqual([file]);
   });
 
   describe('dispatch', () => {

@@ -162,8 +162,9 @@ describe('space', () => {
     db.close();
     // Back to schema 3 as it was installed: no retention columns or indexes (nor the later accounts, nor
     // the agents' pause, proxy and rest, nor the accounts' signing secrets and deliveries by account, nor
-    // the jobs' variant and model, nor the attempts' sent prompt, nor the answers' pieces), auto_vacuum off.
+    // the jobs' variant and model, nor the attempts' sent prompt, nor the answers' pieces, nor the jobs' files), auto_vacuum off.
     const raw = new Database(join(dir, 'chatbridge.db'));
+    raw.exec(`DROP TABLE job_files; ALTER TABLE jobs DROP COLUMN attachments;`);
     raw.exec(`DROP TABLE job_deltas;`);
     raw.exec(`ALTER TABLE attempts DROP COLUMN sent_conversation; ALTER TABLE attempts DROP COLUMN sent_turns_before;`);
     raw.exec(`ALTER TABLE jobs DROP COLUMN variant; ALTER TABLE jobs DROP COLUMN model_used;`);
@@ -182,9 +183,9 @@ describe('space', () => {
 
     db = openDatabase(dir);
     store = new SqliteJobStore(db, (outbox = new SqliteWebhookOutbox(db)));
-    expect(db.pragma('user_version', { simple: true })).toBe(11);
+    expect(db.pragma('user_version', { simple: true })).toBe(12);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null, variant: null, model_used: null });
+    expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null, variant: null, model_used: null, attachments: [] });
     expect(await store.pruneContent(T + 1, T + 2, 10)).toBe(1);
   });
 });

@@ -185,13 +185,18 @@ export class PgJobStore implements JobStore {
   }
 
   async pruneContent(before: number, now: number, limit: number, account: string | null = null): Promise<number> {
+    // The files' bytes go in the same statement as the text (a data-modifying WITH).
     const result = await this.pool.query(
-      `UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = $2 WHERE id IN (
-         SELECT id FROM jobs WHERE finished_at < $1 AND content_pruned_at IS NULL AND account_id IS NOT DISTINCT FROM $4
-         ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+      `WITH pruned AS (
+         UPDATE jobs SET prompt = '', response = NULL, content_pruned_at = $2 WHERE id IN (
+           SELECT id FROM jobs WHERE finished_at < $1 AND content_pruned_at IS NULL AND account_id IS NOT DISTINCT FROM $4
+           ORDER BY finished_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING id),
+       files AS (DELETE FROM job_files WHERE job_id IN (SELECT id FROM pruned))
+       SELECT COUNT(*)::int AS n FROM pruned`,
       [before, now, limit, account],
     );
-    return result.rowCount ?? 0;
+    return (result.rows[0] as { n: number }).n;
   }
 
   async pruneIdempotency(now: number): Promise<void> {
@@ -212,6 +217,15 @@ export class PgJobStore implements JobStore {
     return attemptsOf(this.pool, id);
   }
 
+  async *fileChunks(id: string, position: number): AsyncIterable<Buffer> {
+    // One chunk a query: only the chunk being written out is held, and no connection is kept between two.
+    for (let chunk = 0; ; chunk++) {
+      const row = await one<{ data: Buffer }>(this.pool, `SELECT data FROM job_files WHERE (job_id, position, chunk) = ($1, $2, $3)`, [id, position, chunk]);
+      if (!row) return;
+      yield row.data;
+    }
+  }
+
   conversation(ref: string): Promise<ConversationRow | undefined> {
     return one<ConversationRow>(this.pool, `SELECT * FROM conversations WHERE id = $1`, [ref]);
   }
@@ -224,7 +238,7 @@ export class PgJobStore implements JobStore {
 
   async queuedInOrder(): Promise<QueuedJob[]> {
     const { rows } = await this.pool.query<QueuedJob>(
-      `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
+      `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant, attachments FROM jobs
        WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
     );
     return rows;

@@ -3,6 +3,7 @@ import type { JobRow, StoreEvent, SubmitRequest, SubmitResult } from '../../core
 import { keyVerdict, type KeyEntry } from '../../queue/idempotency.js';
 import { one } from './job-moves.js';
 import { queueLock } from './locks.js';
+import { attachmentMeta, storedChunks, type NewAttachment } from '../../core/attachments.js';
 
 /** Ends a transaction with ROLLBACK and resolves with `value` (a refusal that writes nothing). */
 export class Rollback<T> {
@@ -13,7 +14,11 @@ export class Rollback<T> {
  * A submission inside its transaction (PgJobStore.submit): the idempotency entry, the
  * account's queue limit and the insert; the job created is added to `events`.
  */
-export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimit, refuseNew }: SubmitRequest, events: StoreEvent[]): Promise<SubmitResult> {
+export async function submitJob(
+  c: pg.PoolClient,
+  { job, attachments = [], idempotency, queuedLimit, refuseNew }: SubmitRequest,
+  events: StoreEvent[],
+): Promise<SubmitResult> {
   const now = job.created_at;
   if (idempotency) {
     // Inserts our entry, or locks the one there: a concurrent repeat of the key, on any
@@ -38,6 +43,7 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
     }
   }
   const account = job.account_id ?? null;
+  if (!refuseNew) await storeFiles(c, job.id, attachments);
   await queueLock(c, account);
   // Counting stops at the limit: a full queue costs no more to refuse than to fill. The
   // count runs in a statement after the lock's: in READ COMMITTED each statement reads as
@@ -52,8 +58,8 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
   const row = await one<JobRow>(
     c,
     `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-       deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
-     SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 WHERE ${room}
+       deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant, attachments)
+     SELECT $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 WHERE ${room}
      RETURNING *`,
     [
       account ?? '',
@@ -73,9 +79,23 @@ export async function submitJob(c: pg.PoolClient, { job, idempotency, queuedLimi
       job.api_key_id,
       account,
       job.variant ?? null,
+      // A JSON text: an array parameter would go as a PostgreSQL array.
+      JSON.stringify(attachments.map(attachmentMeta)),
     ],
   );
   if (!row) throw new Rollback<SubmitResult>({ kind: 'queue_full' });
   events.push({ job: row, from: null });
   return { kind: 'created', job: row };
+}
+
+/**
+ * The bytes of a job's files, chunk by chunk, each a binary parameter (a Buffer goes to the
+ * server as it is, not as hex text); the job row follows in the same transaction.
+ */
+async function storeFiles(c: pg.PoolClient, jobId: string, files: readonly NewAttachment[]): Promise<void> {
+  for (const [position, file] of files.entries()) {
+    for (const [chunk, data] of storedChunks(file.data).entries()) {
+      await c.query(`INSERT INTO job_files (job_id, position, chunk, data) VALUES ($1, $2, $3, $4)`, [jobId, position, chunk, data]);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queu
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
 import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove, type Loss } from '../../queue/job-moves.js';
 import type { SentPrompt } from '../../core/agent.js';
+import { storedChunks } from '../../core/attachments.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { JobEvents } from '../../queue/job-events.js';
 import { GroupCommit } from './group-commit.js';
@@ -69,16 +70,21 @@ export class SqliteJobStore implements JobStore {
     this.s = {
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
-           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant)
+           deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant, attachments)
          VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant)`,
+           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant, @attachments)`,
       ),
+      insertChunk: db.prepare(`INSERT INTO job_files (job_id, position, chunk, data) VALUES (?, ?, ?, ?)`),
+      fileChunk: db.prepare(`SELECT data FROM job_files WHERE job_id = ? AND position = ? AND chunk = ?`).pluck(),
+      dropFiles: db.prepare(`DELETE FROM job_files WHERE job_id IN (SELECT value FROM json_each(?))`),
       get: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE id = ?`)),
       view: objectRows<JobView>(db.prepare(`SELECT ${JOB_VIEW_COLUMNS} FROM jobs WHERE id = ?`)),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
-      queuedInOrder: db.prepare(
-        `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant FROM jobs
-         WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
+      queuedInOrder: objectRows<QueuedJob>(
+        db.prepare(
+          `SELECT id, req_provider, req_agent_id, conversation_in, account_id, variant, attachments FROM jobs
+           WHERE status = 'queued' ORDER BY priority DESC, created_at, id`,
+        ),
       ),
       oldestQueued: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued'`).pluck(),
       oldestQueuedOf: db.prepare(`SELECT MIN(created_at) FROM jobs WHERE status = 'queued' AND account_id IS ?`).pluck(),
@@ -223,7 +229,11 @@ export class SqliteJobStore implements JobStore {
   async pruneContent(before: number, now: number, limit: number, account: string | null = null): Promise<number> {
     return this.transaction(() => {
       const ids = this.s.unprunedBefore.all(before, account, limit) as string[];
-      if (ids.length > 0) this.s.prune.run(now, JSON.stringify(ids));
+      if (ids.length > 0) {
+        const list = JSON.stringify(ids);
+        this.s.prune.run(now, list);
+        this.s.dropFiles.run(list);
+      }
       return ids.length;
     });
   }
@@ -266,6 +276,16 @@ export class SqliteJobStore implements JobStore {
     return this.attemptsOf(id);
   }
 
+  async *fileChunks(id: string, position: number): AsyncIterable<Buffer> {
+    // One chunk a statement, each its own read: the database is free between two, and only
+    // the chunk being written out is held.
+    for (let chunk = 0; ; chunk++) {
+      const data = this.s.fileChunk.get(id, position, chunk) as Buffer | undefined;
+      if (data === undefined) return;
+      yield data;
+    }
+  }
+
   async conversation(ref: string): Promise<ConversationRow | undefined> {
     return this.s.conversation.get(ref) as ConversationRow | undefined;
   }
@@ -275,7 +295,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async queuedInOrder(): Promise<QueuedJob[]> {
-    return this.s.queuedInOrder.all() as QueuedJob[];
+    return this.s.queuedInOrder.all();
   }
 
   /** From memory: the 1 000-job limit is checked on every submission. */
@@ -326,13 +346,16 @@ export class SqliteJobStore implements JobStore {
 
   // ---- a submission, and the plan of a move applied -------------------------------------
 
-  private submitInTransaction({ job, idempotency, queuedLimit, refuseNew }: SubmitRequest): SubmitResult {
+  private submitInTransaction({ job, attachments = [], idempotency, queuedLimit, refuseNew }: SubmitRequest): SubmitResult {
     const found = idempotency && this.findByKey(idempotency, job.created_at);
     if (found) return found;
     if (this.countQueued(job.account_id ?? null) >= queuedLimit) return { kind: 'queue_full' };
     if (refuseNew) return { kind: 'refused' };
-    const row = newJobRow(job);
-    this.s.insert.run(row);
+    const row = newJobRow(job, attachments);
+    this.s.insert.run({ ...row, attachments: JSON.stringify(row.attachments) });
+    attachments.forEach((file, position) => {
+      storedChunks(file.data).forEach((data, chunk) => this.s.insertChunk.run(job.id, position, chunk, data));
+    });
     this.order.add(row);
     this.live.hold(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);

@@ -8,6 +8,9 @@ export interface ObjectRows<Row> {
 
 const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Columns kept as JSON text whose rows carry the value parsed: a job's files' descriptions. */
+const JSON_COLUMNS = new Set(['attachments']);
+
 /**
  * The rows of `statement` as objects, made cheaper than better-sqlite3 makes them. It sets
  * each property of a row object through V8's C++ API, one call per column: for a job row
@@ -21,7 +24,9 @@ export function objectRows<Row>(statement: Statement): ObjectRows<Row> {
   const bad = columns.find((name) => !COLUMN_NAME.test(name));
   if (bad !== undefined) throw new Error(`objectRows: column "${bad}" is not a plain name`);
   // The names are the schema's (checked above): only they and the indexes are compiled in.
-  const toObject = new Function('r', `return { ${columns.map((name, i) => `${name}: r[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
+  // A column of JSON_COLUMNS holds JSON text that rows carry parsed (PostgreSQL's JSONB comes parsed too).
+  const value = (name: string, i: number) => (JSON_COLUMNS.has(name) ? `JSON.parse(r[${i}])` : `r[${i}]`);
+  const toObject = new Function('r', `return { ${columns.map((name, i) => `${name}: ${value(name, i)}`).join(', ')} };`) as (values: unknown[]) => Row;
   const raw = statement.raw(true);
   return {
     get: (...params) => {

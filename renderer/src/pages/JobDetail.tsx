@@ -7,7 +7,7 @@ import { CopyButton } from '../components/CopyButton.js';
 import { DiagnosticBundle } from '../components/DiagnosticBundle.js';
 import { Problem } from '../components/Problem.js';
 import { WaitingReason } from '../components/WaitingReason.js';
-import { clockTime, duration, isActive, jobTime, localTimes, providerName } from '../format.js';
+import { clockTime, duration, fileSize, isActive, jobTime, localTimes, providerName } from '../format.js';
 import { useAction, useNow } from '../hooks.js';
 import { jobTimings } from '../job-timings.js';
 import { href } from '../route.js';
@@ -67,7 +67,7 @@ export function JobDetail({ id, api }: { id: string; api: AdminApi }) {
               <ConfirmButton
                 label="Delete job"
                 confirmLabel="Delete it"
-                question="Its prompt, answer, attempts and webhook log are removed for good; GET answers 404."
+                question="Its prompt, files, answer, attempts and webhook log are removed for good; GET answers 404."
                 busy={remove.busy}
                 onConfirm={() => void remove.run()}
               />
@@ -98,6 +98,7 @@ function Body({ detail }: { detail: Detail }) {
       <section aria-labelledby="prompt-title">
         <h2 id="prompt-title">Prompt</h2>
         {pruned || <pre className="text-block">{detail.prompt}</pre>}
+        <Files detail={detail} />
       </section>
       <section aria-labelledby="answer-title">
         <h2 id="answer-title">Answer</h2>
@@ -117,6 +118,31 @@ function Body({ detail }: { detail: Detail }) {
         )}
       </section>
     </div>
+  );
+}
+
+/**
+ * The files sent with the prompt, as the job describes them: the dashboard never has their
+ * bytes (retention removes those with the prompt; the description stays).
+ */
+function Files({ detail }: { detail: Detail }) {
+  const files = detail.job.attachments;
+  if (files.length === 0) return null;
+  return (
+    <>
+      <h3 id="files-title">{files.length === 1 ? '1 file' : `${files.length} files`}</h3>
+      <ul className="files" aria-labelledby="files-title">
+        {files.map((file, i) => (
+          <li key={i}>
+            <span className="file-name">{file.filename}</span>{' '}
+            <span className="muted">
+              {file.media_type} · {fileSize(file.bytes)} ·{' '}
+              <code title={`SHA-256 ${file.sha256}`}>sha256 {file.sha256.slice(0, 12)}…</code>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

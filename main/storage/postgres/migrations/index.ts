@@ -9,6 +9,7 @@ import { sql as variants } from './008-variants.js';
 import { sql as locks } from './009-locks.js';
 import { sql as sentPrompt } from './010-sent-prompt.js';
 import { sql as jobDeltas } from './011-job-deltas.js';
+import { sql as jobFiles } from './012-job-files.js';
 
 /**
  * The PostgreSQL schema's steps, one numbered file each: each moves the schema one version
@@ -17,4 +18,4 @@ import { sql as jobDeltas } from './011-job-deltas.js';
  * it. The rows mean what the SQLite schema's rows mean (../../sqlite/migrations/); times are
  * epoch ms (test/store/schema-parity.test.ts holds the two to the same tables and columns).
  */
-export const MIGRATIONS: readonly string[] = [devicesJobs, deviceLeft, settingsSecretBudgets, deviceAgents, webhookClaims, apiKeys, accountSecrets, variants, locks, sentPrompt, jobDeltas];
+export const MIGRATIONS: readonly string[] = [devicesJobs, deviceLeft, settingsSecretBudgets, deviceAgents, webhookClaims, apiKeys, accountSecrets, variants, locks, sentPrompt, jobDeltas, jobFiles];

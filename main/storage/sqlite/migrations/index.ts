@@ -9,6 +9,7 @@ import { sql as accountSecrets } from './008-account-secrets.js';
 import { sql as variants } from './009-variants.js';
 import { sql as sentPrompt } from './010-sent-prompt.js';
 import { sql as jobDeltas } from './011-job-deltas.js';
+import { sql as jobFiles } from './012-job-files.js';
 
 /**
  * The SQLite schema's steps, one numbered file each: each moves the schema one version
@@ -17,4 +18,4 @@ import { sql as jobDeltas } from './011-job-deltas.js';
  * PostgreSQL steps (../../postgres/migrations/) keep the same tables and columns, but for
  * what only several instances need (test/store/schema-parity.test.ts).
  */
-export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt, jobDeltas];
+export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt, jobDeltas, jobFiles];
