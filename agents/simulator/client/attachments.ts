@@ -8,40 +8,7 @@
  * What each site's controls look like is its look (client/attach/*.ts).
  */
 import { el } from './dom.js';
-import type { ComposerMode, SkinUi } from './skin.js';
-
-/** One file's chip, as a site draws it. */
-export interface FileChip {
-  /** The chip (the engine marks it busy while it uploads). */
-  element: HTMLElement;
-  /** Its remove control: while uploading it cancels the upload. */
-  remove: HTMLElement;
-  /** The upload finished (Perplexity's cancel turns into remove). */
-  finished?(): void;
-}
-
-/** A site's file controls, built into its mounted page. */
-export interface AttachControls {
-  /** Where the chips go, in the order the files came. */
-  chips: HTMLElement;
-  /** A chip for a file of this name and size, its position among the chips (1-based). */
-  chip(name: string, bytes: number, position: number): FileChip;
-  /** The site's refusal notice, with the server's words. */
-  notice(text: string): void;
-  /** Where dropping files attaches them. */
-  dropZone: HTMLElement;
-  /** Shows Send disabled while an upload runs and the mode is 'ready' (false: gives back what blocking changed; called right after the skin's setMode). */
-  blockSend(blocked: boolean): void;
-  /** Chips changed (DeepSeek shows its hint only under cards). */
-  changed?(count: number): void;
-  /** A send took the files (Claude's composer is now a conversation's). */
-  sent?(): void;
-}
-
-export interface AttachLook {
-  /** Builds the site's file controls into the page; `attach` takes the files chosen in them. */
-  mount(ui: SkinUi, attach: (files: Iterable<File>) => void): AttachControls;
-}
+import type { AttachLook, ComposerMode, FileChip, SkinUi } from './skin.js';
 
 export interface Attachments {
   /** An upload runs: Send does nothing. */

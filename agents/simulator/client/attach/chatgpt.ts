@@ -5,7 +5,8 @@
  * inputs outside the form, file tiles with a remove button, and a toast for refusals.
  */
 import { el } from '../dom.js';
-import { extensionOf, fileInput, popupMenu, sendBlocker, transientNotice, type AttachLook } from '../attachments.js';
+import { extensionOf, fileInput, popupMenu, sendBlocker, transientNotice } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 export const chatgptAttach: AttachLook = {
   mount(ui, attach) {

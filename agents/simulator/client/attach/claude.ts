@@ -5,7 +5,8 @@
  * thumbnails, and refusals in the alert band beside the input.
  */
 import { el } from '../dom.js';
-import { fileInput, popupMenu, sendBlocker, type AttachLook } from '../attachments.js';
+import { fileInput, popupMenu, sendBlocker } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 export const claudeAttach: AttachLook = {
   mount(ui, attach) {

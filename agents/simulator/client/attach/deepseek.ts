@@ -7,7 +7,8 @@
 import { el } from '../dom.js';
 import type { FileSlots } from '../skin.js';
 import { DEEPSEEK_EXTENSIONS } from '../file-types.js';
-import { extensionOf, sendBlocker, transientNotice, wireInput, type AttachLook } from '../attachments.js';
+import { extensionOf, sendBlocker, transientNotice, wireInput } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 export const deepseekAttach: AttachLook = {
   mount(ui, attach) {

@@ -5,7 +5,8 @@
  * `.attachment-preview-wrapper`; the chat container as drop zone; refusals in a snack bar.
  */
 import { el } from '../dom.js';
-import { fileInput, popupMenu, sendBlocker, transientNotice, type AttachLook } from '../attachments.js';
+import { fileInput, popupMenu, sendBlocker, transientNotice } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 export const geminiAttach: AttachLook = {
   mount(ui, attach) {

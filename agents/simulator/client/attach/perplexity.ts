@@ -7,7 +7,8 @@
 import { el } from '../dom.js';
 import type { FileSlots } from '../skin.js';
 import { PERPLEXITY_EXTENSIONS } from '../file-types.js';
-import { popupMenu, sendBlocker, transientNotice, wireInput, type AttachLook } from '../attachments.js';
+import { popupMenu, sendBlocker, transientNotice, wireInput } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 export const perplexityAttach: AttachLook = {
   mount(ui, attach) {

@@ -6,7 +6,8 @@
  */
 import { el } from '../dom.js';
 import type { FileSlots } from '../skin.js';
-import { extensionOf, fileInput, sendBlocker, transientNotice, type AttachLook } from '../attachments.js';
+import { extensionOf, fileInput, sendBlocker, transientNotice } from '../attachments.js';
+import type { AttachLook } from '../skin.js';
 
 /** The card's icon class, by extension (invented names in the real page's `icon…1` pattern). */
 const ICON: Record<string, string> = { TXT: 'icontxt1', MD: 'icontxt1', PDF: 'iconpdf1', PNG: 'iconimg1', JPG: 'iconimg1', JPEG: 'iconimg1', GIF: 'iconimg1', WEBP: 'iconimg1' };
