@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { sessionLoss, type BrowserHost, type BrowserSession, type OpenOptions } from '../../main/core/browser-host.js';
 
 /**
@@ -153,6 +152,8 @@ export class ChromiumHost implements BrowserHost {
       sandbox = false;
       this.warn("the agents' Chromium runs without its sandbox: ChatBridge runs as root, where Chromium refuses to sandbox.");
     }
+    // Loaded with the first browser: a service without agents does not hold it (some 90 MB resident).
+    const { chromium } = await import('playwright-core');
     const launch = (keepSandbox: boolean) =>
       chromium.launchPersistentContext(join(this.profilesDir, agentId), {
         executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),

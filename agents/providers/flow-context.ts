@@ -13,6 +13,7 @@
  */
 import type { Page } from 'playwright-core';
 import type { AgentNote } from '../../main/core/agent.js';
+import { ATTACHMENT_LIMITS } from '../../main/core/attachments.js';
 import { systemClock, type Clock } from '../../main/core/clock.js';
 import type { WatchLimits } from './page-helpers.js';
 import { packJson, type PagePackJson, type ProviderSite } from './site.js';
@@ -37,6 +38,8 @@ export interface FlowLimits extends WatchLimits {
    * 2026-11-26). Spent in full only on a picker that never shows or never opens.
    */
   controlsMs: number;
+  /** A job's files must show attached, their uploads done, within this (attach-files.ts); tests of a stuck upload shorten it. */
+  uploadMs: number;
 }
 
 export const FLOW_LIMITS: FlowLimits = {
@@ -47,6 +50,7 @@ export const FLOW_LIMITS: FlowLimits = {
   lostSignalMs: 30_000,
   sentWorkingMs: 45_000,
   controlsMs: 45_000,
+  uploadMs: ATTACHMENT_LIMITS.uploadMs,
 };
 
 /**

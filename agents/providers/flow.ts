@@ -9,12 +9,14 @@
  * and waits only through it. Beside it: page-facts.ts (what a notice on the page means, a role's element),
  * obstacle-clearing.ts (what stands in the way, read before anything is pressed),
  * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first),
- * prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
+ * attach-files.ts (a job's files put through the page's own control and seen attached, their
+ * uploads done, before the prompt is typed), prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
  * can be found again, told as it goes) and collect.ts (an answer collected from its
  * conversation reopened, with nothing sent).
  */
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import { followAnswer } from './answer-deltas.js';
+import { attachFiles, readyToSend } from './attach-files.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
@@ -28,7 +30,7 @@ import { newChatUrl, type ProviderSite } from './site.js';
 import { chooseVariant, modelUsedOf } from './variant-choice.js';
 
 /** What a turn is asked to do; its signal is the context's. */
-export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta'>;
+export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta' | 'attachments'>;
 
 /**
  * What an agent has learnt of its site's finished signal: once the signal has ended one of
@@ -109,6 +111,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   signal.throwIfAborted();
   // The variant asked for is in force before a word is typed, or nothing is sent.
   await chooseVariant(ctx, task.variant);
+  // The job's files are in, each shown attached and uploaded, before a word is typed.
+  const attached = await attachFiles(ctx, task.attachments ?? []);
   // What is on the page now is history: the answer is the first assistant turn that is not.
   const turnsBefore = await pageWorld(page).run((h, json) => h.markTurns(h.pack(json)), pack);
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
@@ -116,6 +120,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   // site's reload with its interstitial). What the page shows is then what happened.
   const whatHappened = async (error: unknown): Promise<never> => {
     if (signal.aborted) throw error;
+    // The page refused a file: its notice may read like a limit banner ("upload limit reached"), but it is the file's.
+    if (error instanceof AgentFailure && error.kind === 'attachment_failed') throw error;
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
     const blocked = await blockerAfterMove(ctx);
     const standing = blocked && (await heeded(ctx, blocked));
@@ -124,7 +130,8 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   };
   let pressed = false;
   await insertPrompt(ctx, task.prompt)
-    .then(() => {
+    .then(async () => {
+      if (attached) await readyToSend(ctx, attached);
       signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
       reportSent(ctx, task, turnsBefore);
       pressed = true;

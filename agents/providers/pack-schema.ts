@@ -12,6 +12,7 @@ import { REQUIRED_ROLES, ROLES, type ProviderSite, type Role } from './site.js';
 import { superLinear } from './pattern-safety.js';
 import { isUiWord, uiWordPattern } from './ui-words.js';
 import { boundedPattern, USER_TEXT_LIMIT } from './user-patterns.js';
+import { attachmentCueLists, attachmentProblems, AttachmentsOverrideSchema, AttachmentsSchema, compileAttachments, mergeAttachments } from './attachment-pack.js';
 import { compileVariants, mergeVariants, variantProblems, VariantsOverrideSchema, VariantsSchema } from './variant-pack.js';
 import type { Cue, PageCue, PagePattern } from './cues.js';
 
@@ -44,6 +45,7 @@ export const SitePackSchema = Type.Object(
     turnScope: Type.Optional(SiteFields.turnScope),
     roles: RoleLists,
     variants: Type.Optional(VariantsSchema),
+    attachments: Type.Optional(AttachmentsSchema),
   },
   { additionalProperties: false },
 );
@@ -64,6 +66,7 @@ export const SiteOverrideSchema = Type.Object(
     turnScope: Type.Optional(SiteFields.turnScope),
     roles: Type.Optional(RoleLists),
     variants: Type.Optional(VariantsOverrideSchema),
+    attachments: Type.Optional(AttachmentsOverrideSchema),
   },
   { additionalProperties: false },
 );
@@ -79,6 +82,7 @@ export function checkPack(value: unknown, where: string): SitePack {
     const pack = value as SitePack;
     for (const role of REQUIRED_ROLES) if (!pack.roles[role]) problems.push(`/roles/${role}: missing`);
     problems.push(...contentProblems(pack, false));
+    if (pack.attachments) problems.push(...attachmentProblems(pack.attachments));
   }
   if (problems.length > 0) throw new InvalidPack(`${where}: ${problems.join('; ')}`);
   return value as SitePack;
@@ -94,10 +98,11 @@ export function checkOverride(value: unknown, where: string): SiteOverride {
 
 /** The pack with the override merged over it, role by role. */
 export function mergeOverride(pack: SitePack, override: SiteOverride): SitePack {
-  const { roles, variants, about: _about, ...fields } = override;
+  const { roles, variants, attachments, about: _about, ...fields } = override;
   const merged: SitePack = { ...pack, ...fields, roles: { ...pack.roles, ...roles } };
   const mergedVariants = mergeVariants(pack.variants, variants);
-  return mergedVariants ? { ...merged, variants: mergedVariants } : merged;
+  const mergedAttachments = mergeAttachments(pack.attachments, attachments);
+  return { ...merged, ...(mergedVariants ? { variants: mergedVariants } : {}), ...(mergedAttachments ? { attachments: mergedAttachments } : {}) };
 }
 
 /** A user's checked override, as it was merged into a pack: where it is, and what it says. */
@@ -112,11 +117,14 @@ export interface LoadedOverride {
  */
 export function compileSite(pack: SitePack, override: LoadedOverride | null = null): ProviderSite {
   const users = override?.value;
-  const userCues = new Set<Cue>([...Object.values(users?.roles ?? {}), users?.variants?.picker ?? [], users?.variants?.thinking ?? []].flat() as Cue[]);
+  const userCues = new Set<Cue>(
+    [...Object.values(users?.roles ?? {}), users?.variants?.picker ?? [], users?.variants?.thinking ?? [], ...attachmentCueLists(users?.attachments).map(([, cues]) => cues)].flat() as Cue[],
+  );
   const pageCue = (cue: Cue) => toPageCue(cue, userCues.has(cue));
   const address = (source: string, fromUser: boolean) => (fromUser ? boundedPattern(source) : new RegExp(source));
   const roles = pack.roles as Partial<Record<Role, Cue[]>>;
   const page = Object.fromEntries(Object.entries(roles).map(([role, cues]) => [role, cues.map(pageCue)]));
+  const attaching = compileAttachments(pack.attachments, pageCue);
   return {
     provider: pack.provider,
     name: pack.name,
@@ -131,9 +139,10 @@ export function compileSite(pack: SitePack, override: LoadedOverride | null = nu
     input: pack.input,
     turnScope: typeof pack.turnScope === 'string' ? [pack.turnScope] : (pack.turnScope ?? []),
     roles,
-    page: pack.variants?.thinking ? { ...page, thinking: pack.variants.thinking.map(pageCue) } : page,
+    page: { ...page, ...(pack.variants?.thinking ? { thinking: pack.variants.thinking.map(pageCue) } : {}), ...attaching.page },
     limitReset: pack.limitReset,
     variants: compileVariants(pack.variants, pageCue),
+    attachments: attaching.attachments,
   };
 }
 
@@ -182,6 +191,7 @@ function contentProblems(pack: SiteOverride, untrusted: boolean): string[] {
   const cueLists: [string, Cue[]][] = [
     ...Object.entries(pack.roles ?? {}).map(([role, cues]): [string, Cue[]] => [`/roles/${role}`, cues as Cue[]]),
     ...(['picker', 'thinking'] as const).map((field): [string, Cue[]] => [`/variants/${field}`, (pack.variants?.[field] ?? []) as Cue[]]),
+    ...attachmentCueLists(pack.attachments),
   ];
   for (const [path, cues] of cueLists) {
     cues.forEach((cue, i) => {

@@ -15,9 +15,11 @@
  * - obstacles.ts: what ends a job at the page level, and what stands in the way before
  *   acting (modal dialogs, overlays, an A/B chooser, a mode toggle), for the flow to clear;
  *   conversation.ts: what belongs to the conversation (turns, chat titles), where no notice is read;
+ * - attachments.ts: the caller's files in the composer (the file input, chips, refusals), and a paste card told from them;
  * - markdown.ts: an answer's DOM as Markdown, when no copy control is usable;
  * - scrub.ts, blur.ts: the page's HTML and a screenshot as a diagnostic bundle may show them.
  */
+import { addAttachments } from './page-helpers/attachments.js';
 import { addClipboard } from './page-helpers/clipboard.js';
 import { addBlur } from './page-helpers/blur.js';
 import { addConversation } from './page-helpers/conversation.js';
@@ -32,7 +34,7 @@ import { addWatch } from './page-helpers/watch.js';
 
 export type { MissingRole, Obstacle, PageHelpers, Rect, TurnOutcome, TurnProblem, WatchLimits } from './page-helpers/types.js';
 
-const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addObstacles, addMarkdown, addScrub, addBlur, addPath];
+const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addObstacles, addMarkdown, addScrub, addBlur, addPath, addAttachments];
 
 /** The page helpers as one script: installed once per page, the object published when every module has added its part. */
 export const PAGE_HELPERS_SCRIPT = `(() => {

@@ -16,7 +16,7 @@
  * and nothing is written into the page to point at the element. The one hook in the page's
  * own world, for a copy press only, is copy-hook.ts (`withCopyHook`).
  */
-import { selectors, type BrowserContext, type CDPSession, type ElementHandle, type Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, ElementHandle, Page } from 'playwright-core';
 import { COPY_HOOK } from './copy-hook.js';
 import { pageTime } from './flow-context.js';
 import { PAGE_HELPERS_SCRIPT } from './page-helpers.js';
@@ -55,10 +55,16 @@ const PATH_ENGINE_SCRIPT = `({
   },
 })`;
 
+/**
+ * Playwright's selector registry, loaded with the first page: a service without agents (or
+ * before its first) does not hold playwright-core, some 90 MB resident once imported.
+ */
+const selectors = async () => (await import('playwright-core')).selectors;
+
 let engine: Promise<void> | null = null;
 /** The path engine, registered once for every browser this process launches. */
 function registerEngine(): Promise<void> {
-  engine ??= selectors.register(PATH_ENGINE, PATH_ENGINE_SCRIPT, { contentScript: true });
+  engine ??= selectors().then((registry) => registry.register(PATH_ENGINE, PATH_ENGINE_SCRIPT, { contentScript: true }));
   return engine;
 }
 /**
@@ -72,7 +78,9 @@ function ownEngine(context: BrowserContext): Promise<string> {
   let name = ownEngines.get(context);
   if (!name) {
     const made = `${PATH_ENGINE}-${++enginesMade}`;
-    name = selectors.register(made, PATH_ENGINE_SCRIPT, { contentScript: true }).then(() => made);
+    name = selectors()
+      .then((registry) => registry.register(made, PATH_ENGINE_SCRIPT, { contentScript: true }))
+      .then(() => made);
     ownEngines.set(context, name);
   }
   return name;

@@ -112,7 +112,7 @@ async function pasteResult(ctx: FlowContext): Promise<'text' | 'attachment' | 'i
         const pack = h.pack(json);
         const composer = h.find(pack.composer) as HTMLElement | null;
         if (composer && (composer.innerText ?? '').trim() !== '') return 'text';
-        if (h.find(pack.attachment)) return 'attachment';
+        if (h.pasteCard(pack)) return 'attachment';
         // Nothing yet: wait for the editor to have the focus back, and a moment beyond it for
         // a paste handled on a timer (timers fire in order, so one set before now has run).
         const focused = !!composer && composer.contains(document.activeElement);
@@ -131,7 +131,7 @@ async function unattach(ctx: FlowContext): Promise<void> {
   const { page, site, pack } = ctx;
   const world = pageWorld(page);
   const remove = await world.element((h, json) => {
-    const file = h.find(h.pack(json).attachment);
+    const file = h.pasteCard(h.pack(json));
     const controls = Array.from(file?.querySelectorAll('button, [role="button"]') ?? []);
     return controls.find((b) => /remove|delete|entfernen|supprimer|eliminar|remover|удалить|删除|削除|^\s*[×✕]\s*$/i.test(b.getAttribute('aria-label') ?? b.textContent ?? '')) ?? null;
   }, pack);
@@ -139,7 +139,7 @@ async function unattach(ctx: FlowContext): Promise<void> {
   await remove?.dispose();
   const gone = await inPage(
     ctx,
-    world.waitFor((h, json) => !h.find(h.pack(json).attachment), pack, { timeout: 2_000 }).then(
+    world.waitFor((h, json) => !h.pasteCard(h.pack(json)), pack, { timeout: 2_000 }).then(
       (went) => !!went,
       () => false,
     ),
@@ -214,7 +214,7 @@ async function sent(ctx: FlowContext): Promise<'sent' | 'unsent' | 'unclear'> {
           const pack = h.pack(json);
           const composer = h.find(pack.composer) as HTMLTextAreaElement | HTMLElement | null;
           const text = composer ? ((composer as HTMLTextAreaElement).value ?? (composer as HTMLElement).innerText ?? '') : '';
-          const attached = !!h.find(pack.attachment);
+          const attached = !!h.pasteCard(pack);
           if (h.newTurn(pack) || h.find(pack.stop) || h.blocker(pack)) return 'sent';
           if (!composer || (text.trim() === '' && !attached)) return 'sent';
           const waited = performance.timeOrigin + performance.now() - since;

@@ -1,6 +1,7 @@
 import type { Provider } from '../../main/core/providers.js';
 import type { Cue, PageCue } from './cues.js';
 import type { Matcher } from './user-patterns.js';
+import type { AttachCueKey, SiteAttachments } from './attachment-pack.js';
 import type { SiteVariants } from './variant-pack.js';
 
 /**
@@ -44,8 +45,11 @@ export const ACTING_ROLES = ['composer', 'send', 'stop', 'assistantTurn', 'answe
 const OPTIONAL_ROLES: readonly Role[] = ['preferFirst', 'chatMode', 'dialogClose', 'accountLock', 'consent', 'attachment', 'accountPicker', 'interim'];
 export const REQUIRED_ROLES = ROLES.filter((r) => !OPTIONAL_ROLES.includes(r));
 
-/** The roles' cues as the page helpers take them, and the page's "thinking" signal (a pack's `variants.thinking`), if it has one. */
-export type PagePack = Partial<Record<Role | 'thinking', readonly PageCue[]>>;
+/**
+ * The roles' cues as the page helpers take them, the page's "thinking" signal (a pack's
+ * `variants.thinking`), if it has one, and the cues of its `attachments` (attachment-pack.ts).
+ */
+export type PagePack = Partial<Record<Role | 'thinking' | AttachCueKey, readonly PageCue[]>>;
 
 /**
  * A pack as the flow sends it to the page: its JSON, one string, which the page helpers
@@ -116,4 +120,6 @@ export interface ProviderSite {
   limitReset: LimitReset;
   /** The models and modes its picker and toggles offer (variant-pack.ts). */
   variants: SiteVariants;
+  /** What its site takes as files and how they are put in (attachment-pack.ts); null: the pack says nothing of files. */
+  attachments: SiteAttachments | null;
 }

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { AttachmentRules } from '../../main/core/attachments.js';
 import type { Provider, VariantInfo } from '../../main/core/providers.js';
 import { AgentNotRunning, type AgentControl, type AgentScreen, type LoginStep, type LoginWindow } from '../../main/core/agent-control.js';
 import { Listeners } from '../../main/core/listeners.js';
@@ -27,6 +28,10 @@ export class RuntimeControl implements AgentControl {
 
   variants(provider: Provider): readonly VariantInfo[] {
     return this.runtime.site(provider)?.variants.list.map((v) => ({ id: v.id, timeoutMs: v.timeoutMs })) ?? [];
+  }
+
+  attachmentRules(provider: Provider): AttachmentRules | null {
+    return this.runtime.site(provider)?.attachments?.rules ?? null;
   }
 
   start(): Promise<void> {

@@ -27,7 +27,8 @@ export interface PageInspection {
 
 /**
  * Looks at a provider's page role by role, as `sites check` reports it: a fresh chat, each
- * role's cue (the send control with a probe text in the composer, never sent); with `send`,
+ * role's cue (the send control with a probe text in the composer, never sent), and the
+ * control files go in by (`attachments.fileInput`, or `attachments.opener`); with `send`,
  * a probe prompt through the normal flow, watching for the stop control while the answer
  * comes, then the answer's roles. Nothing here changes the agent's state.
  */
@@ -37,10 +38,12 @@ export async function inspectSite(ctx: FlowContext, send: boolean): Promise<Page
   let problem: string | null = null;
   let answered = false;
   let variants: string[] | null = null;
+  let attach: RoleCheck | null = null;
   await openNewChat(ctx);
   try {
     await waitUntilReady(ctx);
     Object.assign(found, await report(ctx));
+    attach = await attachControl(ctx);
     found.send = await withProbeText(ctx, () => pageWorld(page).run((h, json) => h.which(h.pack(json).send), ctx.pack));
     variants = await offeredVariants(ctx);
     if (send) {
@@ -79,7 +82,25 @@ export async function inspectSite(ctx: FlowContext, send: boolean): Promise<Page
     const cue = index >= 0 ? site.roles[role]![index] : undefined;
     return { role, status: statusOf(role, index), cue: cue ? { index, kind: cue.kind, css: cue.css } : null };
   });
+  if (attach) roles.push(attach);
   return { roles, problem, pageUrl: pageUrlOf(page), variants };
+}
+
+/**
+ * How files would go in on a fresh chat: the page's own file input (hidden, so no visible
+ * role finds it), or the upload menu's opener where the site makes its input only once asked
+ * (Gemini). Missing, a job with files fails on this page; its other jobs do not need it.
+ */
+async function attachControl({ page, site, pack }: FlowContext): Promise<RoleCheck | null> {
+  const section = site.attachments;
+  if (!section) return null;
+  const [role, key] = section.via === 'chooser' ? (['attachments.opener', 'attachOpener'] as const) : (['attachments.fileInput', 'fileInput'] as const);
+  const index = await pageWorld(page).run(
+    (h, [json, chooser]) => (chooser ? h.which(h.pack(json).attachOpener) : h.fileInputCue(h.pack(json))),
+    [pack, section.via === 'chooser'] as const,
+  );
+  const cue = index >= 0 ? site.page[key]![index] : undefined;
+  return { role, status: cue ? 'found' : 'missing', cue: cue ? { index, kind: cue.kind, css: cue.css } : null };
 }
 
 function report({ page, site, pack }: FlowContext): Promise<Partial<Record<Role, number>>> {

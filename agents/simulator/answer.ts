@@ -84,7 +84,19 @@ export function fenceFor(text: string): string {
   return '`'.repeat(longest + 1);
 }
 
-export function simulatedAnswer(providerName: string, provider: string, prompt: string, turn: number): string {
+/** A received file as the answer lists it. */
+export interface ReceivedFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** The answer's line for a file it received: `- attachment: <filename> (<bytes> bytes, sha256 <hex>)`. */
+export function attachmentLine(file: ReceivedFile): string {
+  return `- attachment: ${file.name} (${file.bytes} bytes, sha256 ${file.sha256})`;
+}
+
+export function simulatedAnswer(providerName: string, provider: string, prompt: string, turn: number, files: readonly ReceivedFile[] = []): string {
   const fence = fenceFor(prompt);
   const body = prompt.endsWith('\n') ? prompt : `${prompt}\n`;
   return [
@@ -93,7 +105,7 @@ export function simulatedAnswer(providerName: string, provider: string, prompt: 
     `${fence}text\n${body}${fence}`,
     'A code sample:',
     `\`\`\`python\ndef answer_${turn}():\n    return "${provider} turn ${turn}"\n\`\`\``,
-    [`- provider: \`${provider}\``, `- turn: ${turn}`, `- characters: ${prompt.length}`].join('\n'),
+    [`- provider: \`${provider}\``, `- turn: ${turn}`, `- characters: ${prompt.length}`, ...files.map(attachmentLine)].join('\n'),
     ['| provider | turn |', '| --- | --- |', `| ${provider} | ${turn} |`].join('\n'),
   ].join('\n\n');
 }
@@ -125,6 +137,9 @@ export function echoedMarkdown(prompt: string): string {
 }
 
 /** The answer a simulated provider gives to `prompt`, at `turn` of its conversation. */
-export function answerTo(providerName: string, provider: string, prompt: string, turn: number): string {
-  return parseDirectives(prompt).echoMarkdown ? echoedMarkdown(prompt) : simulatedAnswer(providerName, provider, prompt, turn);
+export function answerTo(providerName: string, provider: string, prompt: string, turn: number, files: readonly ReceivedFile[] = []): string {
+  if (!parseDirectives(prompt).echoMarkdown) return simulatedAnswer(providerName, provider, prompt, turn, files);
+  // The chosen Markdown, then what the send carried, as its own list.
+  const echoed = echoedMarkdown(prompt);
+  return files.length ? `${echoed.replace(/\n*$/, '')}\n\n${files.map(attachmentLine).join('\n')}` : echoed;
 }

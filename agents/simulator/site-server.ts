@@ -5,6 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
+import { FILE_RULES, type FileLimits } from './file-rules.js';
+import { siteUploads, type SentFile } from './uploads.js';
 import { answerTo, chatTitle, DEFAULT_MS, parseDirectives, REFUSAL_TEXT } from './answer.js';
 import { secondResponse } from './client/second-response.js';
 import { accountPickerPage } from './account-picker.js';
@@ -85,6 +87,8 @@ export interface SimLook {
    */
   localRoutes?: boolean;
   variants?: SimVariants;
+  /** Lower file limits than the site's (file-rules.ts), so a test can be refused without a huge file. */
+  fileLimits?: Partial<FileLimits>;
 }
 
 export interface SimSite {
@@ -130,7 +134,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
   const beaconFor = (token: string) => !!look.beacon && !beaconClosed.has(token);
   /** Sessions whose next page load Cloudflare answers with its interstitial. */
   const challenged = new Map<string, 'cloudflare' | 'verifying'>();
-  const log: SimLog = kept?.log ?? { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0 };
+  const log: SimLog = kept?.log ?? { sends: [], stops: [], finishes: [], logins: 0, prefers: [], dismissals: [], consents: [], picks: 0, variantPicks: 0, ignoredPickerClicks: 0, uploads: [] };
+  // A state file from before the simulator took files has no uploads.
+  log.uploads ??= [];
+  const rules = FILE_RULES[config.provider];
+  const uploads = siteUploads(rules, { maxBytes: look.fileLimits?.maxBytes ?? rules.maxBytes, perMessage: look.fileLimits?.perMessage ?? rules.perMessage }, log.uploads, clock);
   /** What each session last sent under: a new chat opens with it, as the real pickers remember the last choice. */
   const lastVariant = new Map<string, InForce>(kept?.lastVariant);
   /** Sessions whose next page load is the account picker. */
@@ -206,7 +214,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
    * sees that prompt, so a retry on another account goes through; a limit then lasts
    * until its reset time. `error` fails every attempt, `error-once` only the first.
    */
-  const decide = (token: string, body: { conversationId: string | null; prompt: string; variant?: InForce }): Plan => {
+  const decide = (token: string, body: { conversationId: string | null; prompt: string; variant?: InForce }, files: SentFile[]): Plan => {
     const d = parseDirectives(body.prompt);
     const firstTime = (what: string) => !seen.has(`${what}:${body.prompt}`) && !!seen.add(`${what}:${body.prompt}`);
     const base = { ms: d.ms, thinkMs: d.thinkMs, thinkFirstMs: d.thinkFirstMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown: '', conversationId: body.conversationId, turn: 0 };
@@ -250,15 +258,16 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       conversation.turns.push({ prompt: body.prompt, markdown: '', doneAt: clock() });
       return { ...base, kind: 'answer', file: `report-${turn}.pdf`, conversationId: id, turn };
     }
-    const markdown = d.refuse ? REFUSAL_TEXT : answerTo(config.name, config.provider, body.prompt, turn);
+    const markdown = d.refuse ? REFUSAL_TEXT : answerTo(config.name, config.provider, body.prompt, turn, files);
     // Done when the page shows it done: after its thinking, its interim paragraph, its stream and its pause.
     const doneAt = d.hang ? null : clock() + d.thinkFirstMs + d.interimMs + d.ms + d.thinkMs;
     conversation.turns.push({ prompt: body.prompt, markdown, doneAt });
     return { ...base, kind: d.refuse ? 'refuse' : 'answer', markdown, conversationId: id, turn, title: conversation.title, ...(d.hydrateEmpty ? { hydrateEmpty: true as const } : {}) };
   };
 
-  const plan = (token: string, body: { conversationId: string | null; prompt: string; attachment?: string | null; variant?: InForce }): Plan => {
-    const result = decide(token, body);
+  const plan = (token: string, body: SendBody): Plan => {
+    const files = uploads.take(body.draft ?? null, body.files ?? []);
+    const result = decide(token, body, files);
     if (body.variant) lastVariant.set(token, body.variant);
     log.sends.push({
       conversationId: body.conversationId,
@@ -267,16 +276,18 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       turn: result.turn || null,
       at: clock(),
       ...(body.attachment ? { attachment: body.attachment } : {}),
+      ...(files.length ? { files } : {}),
       ...(body.variant ? { variant: body.variant } : {}),
     });
     return result;
   };
 
   /** A logged-out page of a site that works without an account answers, but keeps no conversation. */
-  const anonymousPlan = (body: { prompt: string }): Plan => {
+  const anonymousPlan = (body: SendBody): Plan => {
     const d = parseDirectives(body.prompt);
-    log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true });
-    const markdown = answerTo(config.name, config.provider, body.prompt, 1);
+    const files = uploads.take(body.draft ?? null, body.files ?? []);
+    log.sends.push({ conversationId: null, prompt: body.prompt, kind: 'answer', turn: 1, at: clock(), anonymous: true, ...(files.length ? { files } : {}) });
+    const markdown = answerTo(config.name, config.provider, body.prompt, 1, files);
     return { kind: 'answer', ms: d.ms, thinkMs: d.thinkMs, interimMs: d.interimMs, hang: d.hang, limitResetAt: null, markdown, conversationId: null, turn: 1 };
   };
 
@@ -309,11 +320,21 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         return res.end(challengePage(req.headers.host ?? 'localhost', path));
       }
       if (req.method === 'POST' && path === '/__sim/send') {
-        const body = JSON.parse(await readBody(req)) as { conversationId: string | null; prompt: string; attachment: string | null; signedIn: boolean; variant?: InForce };
+        const body = JSON.parse(await readBody(req)) as SendBody & { signedIn: boolean };
         // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
         const anonymous = config.anonymous && !body.signedIn;
         if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
         return json(res, 200, plan(token, body));
+      }
+      if (req.method === 'POST' && path === '/__sim/upload') {
+        const reply = await uploads.receive(req, url);
+        // Null: the page gave the upload up, and is no longer there to read a reply.
+        return reply ? json(res, 200, reply) : res.destroy();
+      }
+      if (req.method === 'POST' && path === '/__sim/upload-remove') {
+        const { draft, id } = JSON.parse(await readBody(req)) as { draft: string; id: string };
+        uploads.remove(draft, id);
+        return json(res, 200, {});
       }
       if (req.method === 'POST' && path === '/__sim/done') {
         log.finishes.push(JSON.parse(await readBody(req)) as { conversationId: string; turn: number; at: number });
@@ -421,6 +442,17 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         server.close(() => resolve());
       }),
   };
+}
+
+/** What the page posts to send: the prompt, and the uploaded files (by id, in their chips' order) of its draft. */
+interface SendBody {
+  conversationId: string | null;
+  prompt: string;
+  /** ChatGPT's pasted text as a file (client/pasted-file.ts). */
+  attachment?: string | null;
+  draft?: string | null;
+  files?: string[];
+  variant?: InForce;
 }
 
 function listenOn(server: http.Server, port: number): Promise<void> {

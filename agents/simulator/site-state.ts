@@ -7,12 +7,15 @@
  * restart, and the log shows every send across runs. Read at the start, written at the close.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { SentFile, UploadRecord } from './uploads.js';
 
 /** What a simulated site saw, with times (epoch ms) for the benchmarks. */
 export interface SimLog {
   /** `anonymous`: sent from a page without a session, on a site that works logged out. */
-  /** `variant`: the picker's model and the toggles on, as the page sent it. */
-  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; variant?: InForce }[];
+  /** `variant`: the picker's model and the toggles on, as the page sent it. `files`: the uploaded files the send carried, in order. */
+  sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; files?: SentFile[]; variant?: InForce }[];
+  /** Every file the page uploaded (or tried to), apart from the sends: what became of each is its `state` (uploads.ts). */
+  uploads: UploadRecord[];
   stops: { conversationId: string; turn: number }[];
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];

@@ -1,5 +1,6 @@
 import type { ViewFrame, ViewInput } from './screen.js';
 import type { SiteCheck } from './site-check.js';
+import type { AttachmentRules } from './attachments.js';
 import type { Provider, VariantInfo } from './providers.js';
 
 /** A login under way in an agent's page: waiting for the person, or checking whether they got in. */
@@ -49,6 +50,8 @@ export interface AgentControl {
   recheck(agentId: string): Promise<boolean>;
   /** The provider's variants in its pack as it is now (a user's override included). */
   variants(provider: Provider): readonly VariantInfo[];
+  /** What the provider's site takes as files, from its pack as it is now (a user's override included); null: its pack says nothing of files. */
+  attachmentRules(provider: Provider): AttachmentRules | null;
   /** Login steps changed. */
   onChange(listener: () => void): void;
 }

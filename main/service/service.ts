@@ -155,6 +155,8 @@ export class Service {
   /** The process that runs the agents' browsers hands them to the dashboard. */
   attachAgents(control: AgentControl): void {
     this.parts.useVariants((provider) => control.variants(provider));
+    // Submissions are checked, and jobs without a provider routed, by what the attached agents' packs say their sites take.
+    this.parts.useAttachmentRules((provider) => control.attachmentRules(provider));
     // Routing learns from each site check which variants each account offers.
     this.admin.agents.attach(learningFromSiteChecks(control, this.scheduler.offers));
     // The agents' own looks at their pages respect a login under way, as Check now does.

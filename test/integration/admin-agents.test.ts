@@ -60,6 +60,9 @@ class RecordingControl implements AgentControl {
   variants() {
     return [];
   }
+  attachmentRules() {
+    return null;
+  }
   async checkSite(id: string, { send }: { send: boolean }): Promise<SiteCheck> {
     this.calls.push(`check ${id}${send ? ' send' : ''}`);
     if (this.steps.has(id)) throw new AgentBusy('A login is under way.');

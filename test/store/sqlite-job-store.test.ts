@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
@@ -89,6 +89,24 @@ describe('SQLite job store: the live jobs a poll reads', () => {
       await other.close();
       command.close();
     }
+  });
+
+  it('an answer piece is committed without an fsync of its own, and every other commit still waits for one', async () => {
+    const job = await submitted();
+    await store.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 1);
+    const FULL = 2;
+    const modes: string[] = [];
+    const pragma = db.pragma.bind(db);
+    vi.spyOn(db, 'pragma').mockImplementation(((source: string, options?: object) => {
+      if (source.startsWith('synchronous =')) modes.push(source);
+      return pragma(source, options as never);
+    }) as typeof db.pragma);
+    expect(await store.appendDelta(job.id, 1, 'Hello')).toMatchObject({ seq: 1, text: 'Hello' });
+    expect(modes).toEqual(['synchronous = NORMAL', 'synchronous = FULL']);
+    expect(db.pragma('synchronous', { simple: true })).toBe(FULL);
+    // A piece refused (the attempt is not the open one) leaves the mode as it was too.
+    expect(await store.appendDelta(job.id, 2, 'late')).toBeNull();
+    expect(db.pragma('synchronous', { simple: true })).toBe(FULL);
   });
 
   it('a move rolled back leaves no view ahead of the database', async () => {

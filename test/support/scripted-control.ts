@@ -1,4 +1,5 @@
 import type { AgentControl, LoginStep } from '../../main/core/agent-control.js';
+import type { AttachmentRules } from '../../main/core/attachments.js';
 import type { Provider, VariantInfo } from '../../main/core/providers.js';
 import { AgentNotRunning } from '../../main/core/agent-control.js';
 import type { Service } from '../../main/service/service.js';
@@ -46,6 +47,11 @@ export class ScriptedControl implements AgentControl {
   /** A made-up pack's variants: a scripted agent answers under any of them, with model `model-<variant>`. */
   variants(provider: Provider): readonly VariantInfo[] {
     return provider === 'claude' ? ['opus', 'sonnet'].map((id) => ({ id, timeoutMs: null })) : [];
+  }
+
+  /** A scripted agent takes any file (its answer lists what it got): no rule beyond the contract's. */
+  attachmentRules(): AttachmentRules {
+    return { types: null, maxFileBytes: null, maxFiles: null };
   }
 
   screen(): null {

@@ -58,6 +58,26 @@ export interface WatchLimits {
  */
 export type TurnScope = readonly string[];
 
+/** A chip that came into the composer since `markAttachments`, as the flow matches it to a file. */
+export interface ChipSeen {
+  /** Its `title` and `aria-label` ('' where it has none): the whole file name where the site puts it there. */
+  title: string;
+  label: string;
+  /** Its words without its controls' labels: the name, perhaps cut with an ellipsis, and a badge. */
+  text: string;
+  /** A busy cue finds it (or something in it): its upload runs. */
+  busy: boolean;
+}
+
+/** One look at the caller's files in the page. */
+export interface AttachmentsSeen {
+  chips: ChipSeen[];
+  /** The words of each refusal notice that came (or changed) since `markAttachments`. */
+  refusals: string[];
+  /** How many of the chips `claimChips` took are still in the page. */
+  ownLeft: number;
+}
+
 /** A box on the viewport, in CSS pixels. */
 export type Rect = { x: number; y: number; w: number; h: number };
 
@@ -128,6 +148,20 @@ export interface PageHelpers {
   blurShot(png: string, sharp: readonly Rect[]): Promise<string>;
   /** The element, in no document, that the clipboard hook in the page's own world reports a copy to (copy-hook.ts). */
   copyChannel(): Element;
+  /** The page's own file input by the pack's `attachments` cues (hidden, so found without being visible). */
+  fileInput(pack: PagePack): Element | null;
+  /** Which `fileInput` cue finds it (its index), or -1. */
+  fileInputCue(pack: PagePack): number;
+  /** Remembers the chips and refusal notices on the page now: `attachmentsSeen` reports only what comes after. */
+  markAttachments(pack: PagePack): void;
+  /** The chips and refusal notices that came since `markAttachments`. */
+  attachmentsSeen(pack: PagePack): AttachmentsSeen;
+  /** Takes the chips of the last look at these indices as the caller's files; returns how many it took. */
+  claimChips(indices: readonly number[]): number;
+  /** A file the composer made of the prompt (the `attachment` role), never one of the caller's chips. */
+  pasteCard(pack: PagePack): Element | null;
+  /** The send control: found and enabled, found disabled, or not found. */
+  sendState(pack: PagePack): 'enabled' | 'disabled' | 'none';
   /** Where the element sits in the tree, for Playwright to find it from its own world (page-world.ts); null once it left the page. */
   pathOf(el: Element): string | null;
   toMarkdown(element: Element): string;

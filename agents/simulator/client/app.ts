@@ -5,13 +5,14 @@
  * login wall, challenge, reasoning pause, hang).
  */
 import { accountNotices } from './account-notices.js';
+import { attachments } from './attachments.js';
 import { chatTitles } from './chat-titles.js';
 import { consentBanner } from './consent-banner.js';
 import { upsellBanner } from './upsell-banner.js';
 import { withDrift } from './drift.js';
 import { pastedFiles } from './pasted-file.js';
 import { renderMarkdown } from './markdown.js';
-import type { AssistantTurn, Boot, Plan, Skin } from './skin.js';
+import type { AssistantTurn, Boot, ComposerMode, Plan, Skin } from './skin.js';
 import { variantPicker } from './variant-picker.js';
 
 declare global {
@@ -27,6 +28,13 @@ const INTERIM_TEXT = "I'll research the primary sources first, then put together
 export function startApp(skin: Skin): void {
   const boot = window.__SIM_BOOT;
   const ui = withDrift(boot.drift, skin.mount(document.body));
+  // The site's file controls (attachments.ts); a change in them may change what Send shows.
+  const uploads = attachments(skin.attach, ui, () => refreshMode());
+  /** The skin's mode, then Send held disabled while a file uploads. */
+  const setMode = (mode: ComposerMode) => {
+    ui.setMode(mode);
+    uploads.modeSet(mode);
+  };
   const render = (md: string) => renderMarkdown(md, skin);
   let conversationId = boot.conversationId;
   let generating: { stop(): void } | null = null;
@@ -54,8 +62,9 @@ export function startApp(skin: Skin): void {
     () => void post('/__sim/ignored-picker-click', {}),
   );
 
+  // Finished files alone can be sent, as on the real sites.
   const refreshMode = () => {
-    if (!generating) ui.setMode(ui.composer.read().trim() ? 'ready' : 'empty');
+    if (!generating) setMode(ui.composer.read().trim() || uploads.ready || uploads.busy ? 'ready' : 'empty');
   };
   ui.composer.element.addEventListener('input', refreshMode);
   refreshMode();
@@ -68,11 +77,13 @@ export function startApp(skin: Skin): void {
   let working: string | null = null;
   const send = () => {
     const prompt = ui.composer.read();
+    // Send is disabled while a file uploads: a press or Enter does nothing.
+    if (uploads.busy) return;
     if (working !== null) return void post('/__sim/repeat', { conversationId, prompt });
     const busyMs = Number(/\[\[sim:send-busy=(\d+)\]\]/.exec(prompt)?.[1] ?? 0);
     if (busyMs > 0 && !generating && !notices.open) {
       working = prompt;
-      ui.setMode('empty');
+      setMode('empty');
       window.setTimeout(() => {
         working = null;
         take(prompt);
@@ -84,17 +95,18 @@ export function startApp(skin: Skin): void {
 
   const take = (prompt: string) => {
     // An account notice over the page takes the send; an empty composer sends only a file.
-    if (generating || notices.open || (!prompt.trim() && !files?.pending)) return;
+    if (generating || notices.open || (!prompt.trim() && !files?.pending && !uploads.ready)) return;
     const attachment = files?.take() ?? null;
+    const uploaded = uploads.take();
     ui.composer.clear();
     ui.addUserTurn(prompt);
-    ui.setMode('generating');
+    setMode('generating');
     if (!conversationId && boot.paths.transient) {
       history.replaceState(null, '', boot.paths.transient.replace('{id}', Math.random().toString(36).slice(2, 10)));
     }
     const local = { stopped: false, stop: () => {} };
     generating = local;
-    void post<Plan>('/__sim/send', { conversationId, prompt, attachment, signedIn: boot.signedIn, variant: picker.inForce() }).then((plan) => {
+    void post<Plan>('/__sim/send', { conversationId, prompt, attachment, draft: uploaded.draft, files: uploaded.files, signedIn: boot.signedIn, variant: picker.inForce() }).then((plan) => {
       if (!local.stopped) play(plan, local);
     });
   };
@@ -187,16 +199,16 @@ export function startApp(skin: Skin): void {
     // case the research names), then replaced by the answer as it streams.
     if (plan.interimMs > 0) {
       turn.render(`<p>${INTERIM_TEXT}</p>`);
-      ui.setMode('empty');
+      setMode('empty');
       at += plan.interimMs;
-      later(at, () => ui.setMode('generating'));
+      later(at, () => setMode('generating'));
     }
     for (let i = 1; i <= STEPS; i++) {
       const upto = Math.round((plan.markdown.length * i) / STEPS);
       if (i === STEPS / 2 + 1 && plan.thinkMs > 0) {
-        later(at, () => ui.setMode('paused'));
+        later(at, () => setMode('paused'));
         at += plan.thinkMs;
-        later(at, () => ui.setMode('generating'));
+        later(at, () => setMode('generating'));
       }
       if (plan.hang && i > STEPS / 2) break;
       at += step;
@@ -218,7 +230,7 @@ export function startApp(skin: Skin): void {
   // A conversation reopened while the site still writes its last answer shows it going on.
   if (boot.answering) {
     ui.addUserTurn(boot.answering.prompt);
-    ui.setMode('generating');
+    setMode('generating');
     const local = { stopped: false, stop: () => {} };
     generating = local;
     play(boot.answering.plan, local);

@@ -35,11 +35,29 @@ export interface SkinUi {
   addAssistantTurn(): AssistantTurn;
   showLoginWall(): void;
   showLimitBanner(text: string): void;
+  /**
+   * File controls the skin draws itself, handed to its attach look (attach/*.ts), which draws
+   * the rest: found here, as built, they need no lookup on a page the drift has rewritten.
+   */
+  fileSlots?: FileSlots;
+}
+
+export interface FileSlots {
+  input?: HTMLInputElement;
+  /** The button that opens the input (or its menu). */
+  button?: HTMLElement;
+  /** The send control as the page shows it, where `sendButton` stands in for it. */
+  send?: HTMLElement;
+  /** Where the attach trigger and the input go (Qwen's mode select). */
+  modeSelect?: HTMLElement;
+  dropZone?: HTMLElement;
 }
 
 /** A provider's page; `MarkdownLook`: how it renders what answers hold (code blocks, links) its own way. */
 export interface Skin extends MarkdownLook {
   mount(root: HTMLElement): SkinUi;
+  /** Its file controls: input, chips, refusal notice, drop zone (attachments.ts, attach/*.ts). */
+  attach: AttachLook;
 }
 
 /** What the site server embeds in each page. */
@@ -100,4 +118,37 @@ export interface Plan {
   hydrateEmpty?: true;
   /** The title of the answer's conversation (chat-titles.ts). */
   title?: string;
+}
+
+/** One file's chip, as a site draws it. */
+export interface FileChip {
+  /** The chip (the engine marks it busy while it uploads). */
+  element: HTMLElement;
+  /** Its remove control: while uploading it cancels the upload. */
+  remove: HTMLElement;
+  /** The upload finished (Perplexity's cancel turns into remove). */
+  finished?(): void;
+}
+
+/** A site's file controls, built into its mounted page. */
+export interface AttachControls {
+  /** Where the chips go, in the order the files came. */
+  chips: HTMLElement;
+  /** A chip for a file of this name and size, its position among the chips (1-based). */
+  chip(name: string, bytes: number, position: number): FileChip;
+  /** The site's refusal notice, with the server's words. */
+  notice(text: string): void;
+  /** Where dropping files attaches them. */
+  dropZone: HTMLElement;
+  /** Shows Send disabled while an upload runs and the mode is 'ready' (false: gives back what blocking changed; called right after the skin's setMode). */
+  blockSend(blocked: boolean): void;
+  /** Chips changed (DeepSeek shows its hint only under cards). */
+  changed?(count: number): void;
+  /** A send took the files (Claude's composer is now a conversation's). */
+  sent?(): void;
+}
+
+export interface AttachLook {
+  /** Builds the site's file controls into the page; `attach` takes the files chosen in them. */
+  mount(ui: SkinUi, attach: (files: Iterable<File>) => void): AttachControls;
 }

@@ -50,6 +50,7 @@
  * Where the research is silent, the markup below is invented and says so.
  */
 import { startApp } from '../app.js';
+import { claudeAttach } from '../attach/claude.js';
 import { richComposer } from '../composers.js';
 import { el, show } from '../dom.js';
 import { escapeHtml } from '../markdown.js';
@@ -75,6 +76,7 @@ const PREVIEW = 80;
 const preview = (text: string) => (text.length > PREVIEW ? `${text.slice(0, PREVIEW).trimEnd()}…` : text).replace(/\s+/g, ' ').trim();
 
 const claude: Skin = {
+  attach: claudeAttach,
   mount(root) {
     document.head.append(el('style', {}, STYLE));
     const rows = claudeRows(window.__SIM_BOOT.layout, MOUNTED_ROWS);
@@ -95,15 +97,6 @@ const claude: Skin = {
     editor.addEventListener('input', markEmpty);
     markEmpty();
 
-    const upload = el('input', {
-      type: 'file',
-      multiple: '',
-      'data-testid': 'file-upload',
-      'aria-label': 'Upload files',
-      id: 'chat-input-file-upload-bottom',
-      style: 'display:none',
-    });
-    const attach = el('button', { type: 'button', 'data-testid': 'chat-input-attach', 'aria-label': 'Add files' }, '+');
     const model = el('button', { type: 'button', 'data-testid': 'model-selector-dropdown' }, 'Claude Sonnet');
     const voice = el('button', { type: 'button', 'aria-label': 'Use voice mode' }, '🎙');
     // The design-system attribute is from the 2026-07 SSR shell.
@@ -113,7 +106,7 @@ const claude: Skin = {
       'div',
       { class: 'composer-box' },
       el('div', { class: 'editor-wrapper' }, editor),
-      el('div', { class: 'composer-toolbar flex' }, upload, attach, model, voice, send, stop),
+      el('div', { class: 'composer-toolbar flex' }, model, voice, send, stop),
     );
     const fieldset = el('fieldset', { class: 'flex w-full min-w-0 flex-col' }, composerBox);
     const app = el(

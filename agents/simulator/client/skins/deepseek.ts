@@ -35,6 +35,7 @@
  * "Regenerate", …) are inferred from it, not observed.
  */
 import { startApp } from '../app.js';
+import { deepseekAttach } from '../attach/deepseek.js';
 import { simSelector } from '../drift-lookups.js';
 import { el } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
@@ -111,6 +112,7 @@ function highlight(language: string, code: string): string {
 }
 
 const deepseek: Skin = {
+  attach: deepseekAttach,
   renderCode,
   // An answer's link, as the real page of 2026-05 has it.
   linkAttributes: { target: '_blank', rel: 'noreferrer' },
@@ -172,6 +174,7 @@ const deepseek: Skin = {
     };
 
     return {
+      fileSlots: { input: fileInput as HTMLInputElement, button: attach, send: slot },
       composer,
       sendButton,
       stopButton,

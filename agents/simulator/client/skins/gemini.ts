@@ -44,6 +44,7 @@
  * frame, the error card, the refusal notice, the limit banner, the Google account link.
  */
 import { startApp } from '../app.js';
+import { geminiAttach } from '../attach/gemini.js';
 import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { Composer, ComposerMode, Skin } from '../skin.js';
@@ -228,6 +229,7 @@ function renderCode({ language, code }: CodeBlock): string {
 }
 
 const gemini: Skin = {
+  attach: geminiAttach,
   renderCode,
   // No captured answer holds a link: a link that opens elsewhere, as every site's does.
   linkAttributes: { target: '_blank', rel: 'noopener' },

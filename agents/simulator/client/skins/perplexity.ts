@@ -45,6 +45,7 @@
  * line, the error card, the refusal notice, the sign-in modal.
  */
 import { startApp } from '../app.js';
+import { perplexityAttach } from '../attach/perplexity.js';
 import { el, lineText } from '../dom.js';
 import { escapeHtml, type CodeBlock } from '../markdown.js';
 import type { AssistantTurn, Composer, ComposerMode, Skin } from '../skin.js';
@@ -184,6 +185,7 @@ function wireCodeCopies(root: HTMLElement): void {
 }
 
 const perplexity: Skin = {
+  attach: perplexityAttach,
   renderCode,
   // An answer's link, as the real page of 2026-05 has it.
   linkAttributes: { rel: 'nofollow noopener', class: 'reset interactable cursor-pointer decoration-1 underline-offset-1 text-super hover:underline', target: '_blank' },
@@ -208,6 +210,7 @@ const perplexity: Skin = {
     const composer = lexicalComposer(editor, placeholder);
     const fileInput = el('input', { type: 'file', multiple: '', accept: '.md,.txt,.pdf,.csv,.json,.png,.jpg', style: 'display: none;' });
 
+    const addFiles = el('button', { type: 'button', 'aria-label': 'Add files or tools' }, '+');
     const voice = button('Use voice mode', WAVE_ICON, { class: 'bg-super text-inverse rounded-full' });
     const sendButton = button('Submit', spriteIcon('arrow-up'), { 'data-testid': 'submit-button', class: 'bg-super text-inverse rounded-full' });
     const stopButton = button('Stop', spriteIcon('player-stop-filled'), { 'data-testid': 'stop-button', class: 'bg-super text-inverse rounded-full' });
@@ -220,7 +223,7 @@ const perplexity: Skin = {
       el(
         'div',
         { class: 'flex items-center gap-2' },
-        el('button', { type: 'button', 'aria-label': 'Add files or tools' }, '+'),
+        addFiles,
         el(
           'div',
           { role: 'radiogroup', class: 'flex' },
@@ -312,6 +315,7 @@ const perplexity: Skin = {
     };
 
     return {
+      fileSlots: { input: fileInput as HTMLInputElement, button: addFiles },
       composer,
       sendButton,
       stopButton,

@@ -115,7 +115,6 @@ export function panelComposer(textarea: HTMLElement, sendSlot: HTMLElement): HTM
             'div',
             { class: 'message-input-container-area' },
             el('div', { class: 'mode-select' }, el('div', { class: 'mode-select-open' }, iconSpan('chevron'))),
-            el('input', { id: 'filesUpload', type: 'file', style: 'display:none' }),
             textarea,
             el(
               'div',

@@ -27,6 +27,7 @@
  * limit toast (an Ant Design message, the site is built on antd), the session-expired dialog.
  */
 import { startApp } from '../app.js';
+import { qwenAttach } from '../attach/qwen.js';
 import { el, show } from '../dom.js';
 import { escapeHtml, renderMarkdown } from '../markdown.js';
 import { SECOND_RESPONSE_LEAD, secondResponse } from '../second-response.js';
@@ -77,6 +78,7 @@ pre.qwen-markdown-code{padding:0;background:#f6f6f8;border-radius:8px;overflow:h
 `;
 
 const qwen: Skin = {
+  attach: qwenAttach,
   renderCode,
   linkAttributes: { class: 'qwen-markdown-link', target: '_blank', rel: 'noreferrer' }, // real page 2026-05
   mount(root) {
@@ -135,10 +137,10 @@ const qwen: Skin = {
             { class: 'layout-main-chat-panel' },
             sprite,
             header,
-            el('main', { class: 'main-content' }, el('div', { class: 'chat-layout chat-desktop' }, el('div', { class: 'chat-content' }, el('div', { class: 'chat-left' }, scroller, input)))),
+            el('main', { class: 'main-content' }, el('div', { class: 'chat-layout chat-desktop' }, el('div', { class: 'chat-content', id: 'dropzone-container' }, el('div', { class: 'chat-left' }, scroller, input)))),
             toasts,
           )
-        : el('div', { id: 'root' }, sprite, header, el('div', { class: 'chat-messages-container' }, scroller), input, toasts),
+        : el('div', { id: 'root' }, sprite, header, el('div', { class: 'chat-content', id: 'dropzone-container' }, el('div', { class: 'chat-messages-container' }, scroller), input), toasts),
     );
 
     const setMode = (next: ComposerMode) => {
@@ -287,7 +289,15 @@ const qwen: Skin = {
       return turn;
     };
 
+    // The mode select holds the attach trigger and the file input (attach/qwen.ts); the
+    // chat-panel page has it, the others get the same input area.
+    let modeSelect = input.querySelector<HTMLElement>('.mode-select');
+    if (!modeSelect) {
+      modeSelect = el('div', { class: 'mode-select' });
+      textarea.before(el('div', { class: 'message-input-container-area' }, modeSelect));
+    }
     return {
+      fileSlots: { modeSelect, dropZone: root.querySelector<HTMLElement>('#dropzone-container')! },
       composer,
       sendButton: send,
       stopButton: stop,
