@@ -5,12 +5,10 @@ export const sql = `
   ALTER TABLE jobs ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';
   -- The bytes of a job's files, file \`position\` (its place in jobs.attachments) cut in
   -- chunks of at most 1 MiB, in order: an attempt reads them one chunk at a time to a
-  -- file, so a 50 MiB job never sits whole in memory. A submission writes them a chunk a
-  -- turn before its job's row (so no write holds the service for a whole file), hence no
-  -- reference to jobs: the store removes them with the job's prompt (retention) and with the
-  -- job, and those of a submission that did not end in a job (refused, or a crash) itself.
+  -- file, so a 50 MiB job never sits whole in memory. Written with the job; they go with its
+  -- prompt (retention) and with the job itself (ON DELETE CASCADE).
   CREATE TABLE job_files (
-    job_id    TEXT NOT NULL,
+    job_id    TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
     position  INTEGER NOT NULL,
     chunk     INTEGER NOT NULL,
     data      BLOB NOT NULL,
