@@ -5,6 +5,7 @@ import { onTestFinished } from 'vitest';
 import { buildServer, type ConnectionLimits } from '../../main/api/server.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider, VariantCatalog } from '../../main/core/providers.js';
+import type { AttachmentCatalog } from '../../main/core/attachments.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
 import { ScriptedAgent } from './scripted-agent.js';
@@ -85,6 +86,8 @@ export async function startTestService(
     allowPrivateWebhooks?: boolean;
     connections?: ConnectionLimits;
     variants?: VariantCatalog;
+    /** What each provider's site takes as files (without it: any file within the contract's limits). */
+    attachmentRules?: AttachmentCatalog;
     /** How often a quiet event stream gets its keep-alive comment. */
     keepAliveMs?: number;
   } = {},
@@ -106,6 +109,7 @@ export async function startTestService(
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     ...(options.allowPrivateWebhooks ? { allowPrivateWebhooks: true } : {}),
     ...(options.variants ? { variants: options.variants } : {}),
+    ...(options.attachmentRules ? { attachmentRules: options.attachmentRules } : {}),
   });
   const agents = attachScriptedAgents(service, options.agents ?? {});
   // In the hosted profile every key belongs to an account: the harness's first one is "test".
