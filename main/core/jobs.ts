@@ -170,7 +170,9 @@ export interface SubmitRequest {
   job: NewJob;
   /**
    * The job's files with their bytes, in order: their description goes on the job row, their
-   * bytes beside it, in the same transaction. The store keeps no reference to the buffers.
+   * bytes beside it, on disk once `submit` resolves with the job (SQLite writes them a chunk a
+   * turn before the job's commit, PostgreSQL in its transaction); nothing stays of them when
+   * no job is created. The store keeps no reference to the buffers.
    */
   attachments?: readonly NewAttachment[];
   idempotency?: IdempotencyClaim;

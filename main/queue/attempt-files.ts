@@ -21,6 +21,9 @@ export interface AttemptFiles {
   remove(): Promise<void>;
 }
 
+/** What a file system says of a name it cannot take. */
+const NAME_REFUSED = new Set(['ENAMETOOLONG', 'EINVAL', 'EILSEQ']);
+
 const NONE: AttemptFiles = { files: [], remove: async () => {} };
 
 /**
@@ -65,7 +68,14 @@ export async function writeAttemptFiles(store: JobStore, job: JobRow, attempt: n
 async function writeFromStore(store: JobStore, jobId: string, position: number, path: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  const handle = await open(path, 'wx', 0o600);
+  const handle = await open(path, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {
+    // A name the contract allows but this file system does not (over 255 bytes in UTF-8, say):
+    // another attempt would fail the same way.
+    if (error.code && NAME_REFUSED.has(error.code)) {
+      throw new AgentFailure('attachment_failed', `file "${basename(path)}" cannot be written under its name on this machine (${error.code}).`);
+    }
+    throw error;
+  });
   try {
     for await (const chunk of store.fileChunks(jobId, position)) {
       hash.update(chunk);

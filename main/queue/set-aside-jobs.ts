@@ -6,6 +6,7 @@ import type { ClusterAgents } from './cluster-agents.js';
 import type { JobStore } from './job-store.js';
 import { matches } from './scheduler.js';
 import { OneAtATime } from '../core/one-at-a-time.js';
+import type { AttachmentCatalog } from '../core/attachments.js';
 
 /**
  * How long a job waits for a look to heal one of its agents before it fails: less than the
@@ -44,6 +45,8 @@ export class SetAsideJobs {
     private readonly cluster: ClusterAgents,
     private readonly clock: Clock,
     onError: (error: Error) => void,
+    /** What each provider's site takes as files: a job's files narrow the agents that may run it. */
+    private readonly attachmentRules?: AttachmentCatalog,
   ) {
     this.sweeps = new OneAtATime(() => this.sweepQueue(), onError);
     this.stopHearing = [
@@ -93,7 +96,7 @@ export class SetAsideJobs {
     const candidates = this.cluster
       .devices()
       .flatMap((d) => d.agents)
-      .filter((a) => matches(a, job));
+      .filter((a) => matches(a, job, this.attachmentRules));
     let first: SiteChange | null = null;
     for (const agent of candidates) {
       const detail = this.siteChangeOf(agent.id);

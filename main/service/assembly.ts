@@ -111,8 +111,13 @@ export async function assemble(options: AssemblyOptions) {
     variants,
     attachmentRules,
   );
-  const setAsideJobs = new SetAsideJobs(store, pool, cluster, clock, (error) =>
-    log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
+  const setAsideJobs = new SetAsideJobs(
+    store,
+    pool,
+    cluster,
+    clock,
+    (error) => log.warn('service', `Could not end the jobs whose agents are all set aside (the next change tries again): ${error.message}`),
+    attachmentRules,
   );
   const completions = new Completions(store, scheduler, cluster, settings, profile, clock, ids, variants, attachmentRules);
   const webhookSender = new WebhookSender(

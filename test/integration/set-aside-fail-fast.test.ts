@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Provider } from '../../main/core/providers.js';
+import type { AttachmentCatalog } from '../../main/core/attachments.js';
+import { completionDefaults } from '../../main/contract/schemas.js';
 import { SET_ASIDE_GRACE_MS } from '../../main/queue/set-aside-jobs.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -30,9 +32,9 @@ let t: TestService;
 let clock: ManualClock;
 afterEach(async () => t?.stop());
 
-async function start(names: [Provider, string][]): Promise<ExplainingAgent[]> {
+async function start(names: [Provider, string][], attachmentRules?: AttachmentCatalog): Promise<ExplainingAgent[]> {
   clock = new ManualClock();
-  t = await startTestService({ listen: false, clock });
+  t = await startTestService({ listen: false, clock, ...(attachmentRules ? { attachmentRules } : {}) });
   return names.map(([provider, name]) => {
     const agent = new ExplainingAgent(t.driver.agents.create(provider, name).id, provider);
     t.driver.agents.attach(agent);
@@ -101,5 +103,31 @@ describe('every agent for a job set aside with a changed site', () => {
     });
     expect(clock.now() - setAsideAt).toBeLessThan(15_000);
     expect((await t.driver.job(sub.body.id))!.error_code).toBe('PROVIDER_UI_CHANGED');
+  });
+
+  it("a job with files ends when every agent whose site takes them is set aside, whatever the others", async () => {
+    // Claude's site takes text files; ChatGPT's here takes images only.
+    const rules: AttachmentCatalog = (provider) => ({ types: provider === 'claude' ? ['text/*'] : ['image/*'], maxFileBytes: null, maxFiles: null });
+    const [claude, chatgpt] = await start([['claude', 'claude-1'], ['chatgpt', 'chatgpt-1']], rules);
+    claude!.setAside(COMPOSER_GONE);
+    const { job } = await t.service.completions.submit({
+      body: { ...completionDefaults(), prompt: 'read it', callback_url: 'https://127.0.0.1:9/hook' },
+      idempotencyKey: undefined,
+      path: '/v1/completions',
+      rawBody: {},
+      apiKeyId: 'key_test',
+      accountId: null,
+      attachments: [{ filename: 'notes.txt', media_type: 'text/plain', bytes: 2, sha256: 'ab'.repeat(32), data: Buffer.from('hi') }],
+    });
+    const submittedAt = clock.now();
+    await until(async () => {
+      if ((await t.driver.job(job.id))!.status === 'failed') return true;
+      clock.advance(500);
+      return false;
+    });
+    expect(clock.now() - submittedAt).toBeLessThan(15_000);
+    expect((await t.driver.job(job.id))!.error_code).toBe('PROVIDER_UI_CHANGED');
+    // The ChatGPT agent, ready all along, was never given a file its site would refuse.
+    expect(chatgpt!.runs).toEqual([]);
   });
 });

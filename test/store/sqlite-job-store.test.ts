@@ -8,6 +8,12 @@ import { openDatabase, type Db } from '../../main/storage/sqlite/db.js';
 import { jobStoreContract, type StoreUnderTest } from './job-store-contract.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 import { newJob, T0 } from '../support/new-job.js';
+import { randomBytes } from 'node:crypto';
+import { STORED_CHUNK_BYTES } from '../../main/core/attachments.js';
+import { randomIds } from '../../main/core/ids.js';
+import { serveSqliteStorage } from '../../main/storage/sqlite/sqlite-storage.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { attachment } from './job-store-files-contract.js';
 
 jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));
@@ -116,5 +122,50 @@ describe('SQLite job store: the live jobs a poll reads', () => {
     db.exec('DROP TRIGGER refuse');
     await store.dispatch(claims.slice(0, 1), T0 + 6);
     expect((await store.view(first.id))!.status).toBe('dispatched');
+  });
+});
+
+/**
+ * A submission's files are written a chunk a turn before its job (SqliteJobStore.stageFiles):
+ * the service goes on between two, and what a submission that ended in no job wrote goes.
+ */
+describe("SQLite job store: a submission's files", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a small submission beside a big one is stored first: the big one does not hold the service for its files', async () => {
+    const db = openDatabase(dir);
+    const store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
+    try {
+      const order: string[] = [];
+      const big = store.submit({ job: newJob(), queuedLimit: 1000, attachments: [attachment('big.bin', randomBytes(6 * STORED_CHUNK_BYTES))] });
+      const small = store.submit({ job: newJob(), queuedLimit: 1000 });
+      await Promise.all([big.then(() => order.push('big')), small.then(() => order.push('small'))]);
+      expect(order).toEqual(['small', 'big']);
+    } finally {
+      await store.close();
+      db.close();
+    }
+  });
+
+  it('files left without their job by a crash are removed when the service opens the data dir', async () => {
+    const db = openDatabase(dir);
+    const store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
+    const kept = await store.submit({ job: newJob(), queuedLimit: 1000, attachments: [attachment('kept.txt', Buffer.from('kept'))] });
+    // What a crash between the files' chunks and their job's commit leaves.
+    db.prepare(`INSERT INTO job_files (job_id, position, chunk, data) VALUES ('job_never', 0, 0, ?)`).run(Buffer.from('orphan'));
+    await store.close();
+    db.close();
+    const storage = serveSqliteStorage({ dataDir: dir, clock: new ManualClock(T0), ids: randomIds, deviceId: 'local', profile: 'personal', onError: () => {} });
+    try {
+      const count = (id: string) => storage.jobs.fileChunks(id, 0)[Symbol.asyncIterator]().next();
+      expect((await count('job_never')).done).toBe(true);
+      expect((await count(kept.kind === 'created' ? kept.job.id : '')).value.toString()).toBe('kept');
+    } finally {
+      await storage.close();
+    }
   });
 });

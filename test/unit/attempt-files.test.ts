@@ -73,6 +73,15 @@ describe("an attempt's files", () => {
     expect(k.agents[0]!.runs[1]!.ended).toBe('cancelled');
     for (const run of k.agents[0]!.runs) expect(existsSync(dirname(dirname(run.files[0]!.path)))).toBe(false);
   });
+
+  it('a name this file system cannot take fails the attempt attachment_failed at once, nothing sent', async () => {
+    const k = (kit = await queueKit({ chatgpt: 1 }));
+    // 200 characters, as the contract allows, but 400 bytes in UTF-8: more than a file name may have here.
+    const job = await k.submit({ prompt: 'long name' }, [file(`${'é'.repeat(200)}.txt`, Buffer.from('x'), 'text/plain')]);
+    await k.settled();
+    expect(k.agents[0]!.runs).toEqual([]);
+    expect(await k.job(job.id)).toMatchObject({ status: 'failed', error_code: 'ATTACHMENT_FAILED', attempts: 1 });
+  });
 });
 
 describe('routing a job with files', () => {

@@ -183,7 +183,7 @@ describe('space', () => {
 
     db = openDatabase(dir);
     store = new SqliteJobStore(db, (outbox = new SqliteWebhookOutbox(db)));
-    expect(db.pragma('user_version', { simple: true })).toBe(12);
+    expect(db.pragma('user_version', { simple: true })).toBe(13);
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
     expect(await store.get(id)).toMatchObject({ status: 'succeeded', response: `answer to ${id}`, api_key_id: null, content_pruned_at: null, variant: null, model_used: null, attachments: [] });
     expect(await store.pruneContent(T + 1, T + 2, 10)).toBe(1);

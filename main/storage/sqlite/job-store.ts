@@ -6,7 +6,7 @@ import { CapCount, capsAsked, capWindowStart, type StartCount } from '../../queu
 import { AccountQueues, type QueueKey } from '../../queue/queue-order.js';
 import { newJobRow, planAgentLost, planAttemptEnd, planCancel, planDispatch, planExpiry, StaleMove, type JobChanges, type JobMove, type Loss } from '../../queue/job-moves.js';
 import type { SentPrompt } from '../../core/agent.js';
-import { storedChunks } from '../../core/attachments.js';
+import { storedChunks, type NewAttachment } from '../../core/attachments.js';
 import { isFinal } from '../../queue/state-machine.js';
 import { JobEvents } from '../../queue/job-events.js';
 import { GroupCommit } from './group-commit.js';
@@ -34,6 +34,9 @@ import {
   type Viewer,
 } from '../../core/jobs.js';
 import type { SqliteWebhookOutbox } from './outbox.js';
+
+/** Lets requests and the queue run between two chunks of a submission's files. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The job store of one machine, in the data dir's SQLite database (see job-store.ts for the
@@ -77,6 +80,7 @@ export class SqliteJobStore implements JobStore {
       insertChunk: db.prepare(`INSERT INTO job_files (job_id, position, chunk, data) VALUES (?, ?, ?, ?)`),
       fileChunk: db.prepare(`SELECT data FROM job_files WHERE job_id = ? AND position = ? AND chunk = ?`).pluck(),
       dropFiles: db.prepare(`DELETE FROM job_files WHERE job_id IN (SELECT value FROM json_each(?))`),
+      dropUnclaimed: db.prepare(`DELETE FROM job_files WHERE job_id NOT IN (SELECT id FROM jobs)`),
       get: objectRows<JobRow>(db.prepare(`SELECT * FROM jobs WHERE id = ?`)),
       view: objectRows<JobView>(db.prepare(`SELECT ${JOB_VIEW_COLUMNS} FROM jobs WHERE id = ?`)),
       queuedKeys: db.prepare(`SELECT id, priority, created_at, account_id, req_provider, req_agent_id FROM jobs WHERE status = 'queued'`),
@@ -156,9 +160,46 @@ export class SqliteJobStore implements JobStore {
   // ---- moves ----------------------------------------------------------------------------
 
   async submit(request: SubmitRequest): Promise<SubmitResult> {
-    const result = await this.commits.run(() => this.submitInTransaction(request));
+    const { job, attachments = [] } = request;
+    await this.stageFiles(job.id, attachments);
+    let result: SubmitResult;
+    try {
+      result = await this.commits.run(() => this.submitInTransaction(request));
+    } catch (error) {
+      this.dropFilesOf([job.id]);
+      throw error;
+    }
     if (result.kind === 'created') this.events.publish({ job: result.job, from: null });
+    else if (attachments.length > 0) this.dropFilesOf([job.id]);
     return result;
+  }
+
+  /**
+   * Writes a submission's files before its job, one chunk a turn of the event loop, each its
+   * own commit: requests and the queue go on between two, however big the files. These
+   * commits skip their fsync (synchronous=NORMAL for the one statement); the job's commit,
+   * with its fsync, makes them durable with it: the log is written in order.
+   */
+  private async stageFiles(jobId: string, files: readonly NewAttachment[]): Promise<void> {
+    for (const [position, file] of files.entries()) {
+      for (const [chunk, data] of storedChunks(file.data).entries()) {
+        await nextTurn();
+        this.db.pragma('synchronous = NORMAL');
+        try {
+          this.s.insertChunk.run(jobId, position, chunk, data);
+        } finally {
+          this.db.pragma('synchronous = FULL');
+        }
+      }
+    }
+  }
+
+  /**
+   * Removes what a submission that ended in no job wrote (refused, or cut by a crash before
+   * its job's commit): only the serving process writes files, and it calls this as it opens.
+   */
+  dropUnclaimedFiles(): number {
+    return this.s.dropUnclaimed.run().changes;
   }
 
   async dispatch(claims: readonly Claim[], now: number): Promise<JobRow[]> {
@@ -230,9 +271,8 @@ export class SqliteJobStore implements JobStore {
     return this.transaction(() => {
       const ids = this.s.unprunedBefore.all(before, account, limit) as string[];
       if (ids.length > 0) {
-        const list = JSON.stringify(ids);
-        this.s.prune.run(now, list);
-        this.s.dropFiles.run(list);
+        this.s.prune.run(now, JSON.stringify(ids));
+        this.dropFilesOf(ids);
       }
       return ids.length;
     });
@@ -351,11 +391,9 @@ export class SqliteJobStore implements JobStore {
     if (found) return found;
     if (this.countQueued(job.account_id ?? null) >= queuedLimit) return { kind: 'queue_full' };
     if (refuseNew) return { kind: 'refused' };
+    // The files' bytes are already stored (stageFiles): this commit makes them the job's.
     const row = newJobRow(job, attachments);
     this.s.insert.run({ ...row, attachments: JSON.stringify(row.attachments) });
-    attachments.forEach((file, position) => {
-      storedChunks(file.data).forEach((data, chunk) => this.s.insertChunk.run(job.id, position, chunk, data));
-    });
     this.order.add(row);
     this.live.hold(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);
@@ -417,6 +455,11 @@ export class SqliteJobStore implements JobStore {
     const list = JSON.stringify(ids);
     this.s.deleteAttempts.run(list);
     this.s.deleteJobs.run(list);
+    this.dropFilesOf(ids);
+  }
+
+  private dropFilesOf(ids: string[]): void {
+    this.s.dropFiles.run(JSON.stringify(ids));
   }
 
   private countQueued(viewer: Viewer): number {

@@ -56,7 +56,10 @@ export function serveSqliteStorage(options: ServeOptions): ServedStorage {
     db.close();
     throw error;
   }
-  return { ...sqliteStorage(db, options), ...servedLocally(db) };
+  const storage = sqliteStorage(db, options);
+  // A submission cut by a crash may have left its files without their job.
+  (storage.jobs as SqliteJobStore).dropUnclaimedFiles();
+  return { ...storage, ...servedLocally(db) };
 }
 
 /** Storage as a service holds it, in memory: gone when closed, and no other process sees it. */

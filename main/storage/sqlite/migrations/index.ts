@@ -10,6 +10,7 @@ import { sql as variants } from './009-variants.js';
 import { sql as sentPrompt } from './010-sent-prompt.js';
 import { sql as jobDeltas } from './011-job-deltas.js';
 import { sql as jobFiles } from './012-job-files.js';
+import { sql as jobFilesStaged } from './013-job-files-staged.js';
 
 /**
  * The SQLite schema's steps, one numbered file each: each moves the schema one version
@@ -18,4 +19,4 @@ import { sql as jobFiles } from './012-job-files.js';
  * PostgreSQL steps (../../postgres/migrations/) keep the same tables and columns, but for
  * what only several instances need (test/store/schema-parity.test.ts).
  */
-export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt, jobDeltas, jobFiles];
+export const MIGRATIONS: readonly string[] = [jobsKeysAgents, webhooks, attemptDetail, retention, accounts, agentPauseProxy, agentRest, accountSecrets, variants, sentPrompt, jobDeltas, jobFiles, jobFilesStaged];
