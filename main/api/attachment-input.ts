@@ -14,11 +14,22 @@ import { ATTACHMENT_LIMITS, type NewAttachment } from '../core/attachments.js';
 // nowhere, but a line break or an escape in it would reach the page, a site's logs, terminals.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
-/** Refuses a file name that is empty, over 255 characters, a path, or holds a control character. */
+/**
+ * What a file name may take on disk: the agent hands the page a file of exactly this name
+ * (main/queue/attempt-files.ts), and Linux, macOS and Windows file systems hold 255 bytes of
+ * UTF-8 in a name. A name within the contract's 255 characters but over that (255 Cyrillic
+ * letters are 510 bytes) could never run: refused here, not failed at its attempt.
+ */
+const FILENAME_BYTES = 255;
+
+/** Refuses a file name that is empty, over 255 characters (or 255 bytes), a path, or holds a control character. */
 export function checkFilename(name: string, field: string): string {
   const chars = [...name].length;
   if (chars === 0) throw invalid(field, `${field} is empty: a file needs a name.`);
   if (chars > ATTACHMENT_LIMITS.filenameChars) throw invalid(field, `${field} is over ${ATTACHMENT_LIMITS.filenameChars} characters.`);
+  if (Buffer.byteLength(name) > FILENAME_BYTES) {
+    throw invalid(field, `${field} is over ${FILENAME_BYTES} bytes in UTF-8, more than a file's name can hold on disk: give it a shorter name.`);
+  }
   if (name.includes('/') || name.includes('\\')) {
     throw invalid(field, `${field} "${name}" is a path: give the file's name alone, without / or \\.`);
   }

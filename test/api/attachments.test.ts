@@ -113,8 +113,10 @@ describe('native JSON attachments', () => {
       const answer = await native({ attachments: [{ filename, media_type: 'text/plain', data: 'aGk=' }] });
       expectRefused(answer, 400, 'attachments.0.filename');
     }
-    // 255 characters of any script are a name.
-    expect((await native({ attachments: [{ filename: `${'é'.repeat(251)}.txt`, media_type: 'text/plain', data: 'aGk=' }] })).status).toBe(202);
+    // 255 characters are a name, as long as a file system holds them: 255 bytes of UTF-8.
+    expectRefused(await native({ attachments: [{ filename: `${'é'.repeat(251)}.txt`, media_type: 'text/plain', data: 'aGk=' }] }), 400, 'attachments.0.filename', /255 bytes/);
+    expect((await native({ attachments: [{ filename: `${'x'.repeat(251)}.txt`, media_type: 'text/plain', data: 'aGk=' }] })).status).toBe(202);
+    expect((await native({ attachments: [{ filename: `${'é'.repeat(125)}.txt`, media_type: 'text/plain', data: 'aGk=' }] })).status).toBe(202);
   });
 
   it('refuses a media type that is not a MIME type, an unknown member, more than 10 files', async () => {
