@@ -8,7 +8,7 @@
  * refuses fails the job ATTACHMENT_FAILED naming it, and a cancel while a file uploads cancels
  * the job, neither sending anything (the site's log). One service and one browser agent per site.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { beforeAll, afterAll } from 'vitest';
 import { RuntimeControl } from '../../agents/runtime/runtime-control.js';
 import { attachmentLine, simulatedAnswer } from '../../agents/simulator/answer.js';
@@ -21,13 +21,12 @@ import { EVERY_ACCOUNT } from '../../main/core/jobs.js';
 import { completionDefaults } from '../../main/contract/schemas.js';
 import { describeBeside, inOrder } from '../support/beside.js';
 import { startE2E, type E2E } from '../support/e2e.js';
+import { newAttachment } from '../support/new-attachment.js';
 import { until } from '../support/until.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-function file(filename: string, media_type: string, data: Buffer): NewAttachment {
-  return { filename, media_type, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'), data };
-}
+const file = (filename: string, media_type: string, data: Buffer) => newAttachment(filename, data, media_type);
 
 const line = (f: NewAttachment) => attachmentLine({ name: f.filename, bytes: f.bytes, sha256: f.sha256 });
 

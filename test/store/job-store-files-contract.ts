@@ -3,20 +3,18 @@
  * read back chunk by chunk byte for byte, and gone with the prompt (retention) or the job
  * (delete, purge). Both engines run it (job-store-contract.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AgentFailure } from '../../main/core/agent.js';
 import { writeAttemptFiles } from '../../main/queue/attempt-files.js';
 import { describe, expect, it } from 'vitest';
-import { STORED_CHUNK_BYTES, type NewAttachment } from '../../main/core/attachments.js';
+import { STORED_CHUNK_BYTES } from '../../main/core/attachments.js';
 import type { JobStore } from '../../main/queue/job-store.js';
 import { T0 } from '../support/new-job.js';
 import { succeeded, type StoreFixture } from './job-store-fixture.js';
+import { newAttachment as attachment } from '../support/new-attachment.js';
 
-export function attachment(filename: string, data: Buffer, media_type = 'application/octet-stream'): NewAttachment {
-  return { filename, media_type, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'), data };
-}
 
 async function bytesOf(store: JobStore, id: string, position: number): Promise<Buffer> {
   const parts: Buffer[] = [];

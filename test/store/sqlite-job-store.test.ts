@@ -13,7 +13,7 @@ import { STORED_CHUNK_BYTES } from '../../main/core/attachments.js';
 import { randomIds } from '../../main/core/ids.js';
 import { serveSqliteStorage } from '../../main/storage/sqlite/sqlite-storage.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { attachment } from './job-store-files-contract.js';
+import { newAttachment as attachment } from '../support/new-attachment.js';
 
 jobStoreContract('SQLite', async (): Promise<StoreUnderTest> => {
   const dir = mkdtempSync(join(tmpdir(), 'chatbridge-store-'));

@@ -6,7 +6,7 @@
  * crashed process left swept at start. The real SQLite store in memory, a manual clock.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AttachmentCatalog, NewAttachment } from '../../main/core/attachments.js';
 import { sweepStaleAttemptFolders } from '../../main/queue/attempt-files.js';
 import { completionDefaults } from '../../main/contract/schemas.js';
+import { newAttachment as file } from '../support/new-attachment.js';
 import { queueKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;
@@ -23,9 +24,6 @@ afterEach(async () => {
   kit = undefined;
 });
 
-function file(filename: string, data: Buffer, media_type: string): NewAttachment {
-  return { filename, media_type, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'), data };
-}
 
 // An image, a text with non-ASCII in its name and body, and a 300 KB binary: the three.
 const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(2_000)]);

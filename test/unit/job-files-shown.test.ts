@@ -4,11 +4,11 @@
  * object and webhook body of both profiles describe them (name, type, size, SHA-256), never
  * their data. On the real store in memory, scripted agents and a manual clock.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completionDefaults, Job } from '../../main/contract/schemas.js';
 import { hostedProfile, personalProfile } from '../../main/contract/profile.js';
-import type { NewAttachment } from '../../main/core/attachments.js';
+import { newAttachment as file } from '../support/new-attachment.js';
 import { queueKit, type QueueKit } from '../support/queue-kit.js';
 
 let kit: QueueKit | undefined;
@@ -18,9 +18,6 @@ afterEach(async () => {
   kit = undefined;
 });
 
-function file(filename: string, data: Buffer, media_type: string): NewAttachment {
-  return { filename, media_type, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'), data };
-}
 
 describe("a job's files, from the submission to whoever reads the job", () => {
   it('are stored with the job, reach the agent, and are described in the job object and webhook body, never sent', async () => {
