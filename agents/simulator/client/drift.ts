@@ -355,9 +355,14 @@ function removeCopyControls(): Rewrite {
  */
 function wrapControlsAndTurns(turnRoots: WeakSet<Element>): { rewrite: Rewrite; wrapTurn(root: Element): void } {
   const wrappers = new WeakSet<Element>();
+  /** The box-less wrappers of controls: each holds its control alone. */
+  const controlWrappers = new WeakSet<Element>();
   const wrap = (el: Element, box: boolean) => {
     const wrapper = document.createElement('div');
-    if (!box) wrapper.style.display = 'contents';
+    if (!box) {
+      wrapper.style.display = 'contents';
+      controlWrappers.add(wrapper);
+    }
     wrappers.add(wrapper);
     el.replaceWith(wrapper);
     wrapper.append(el);
@@ -367,7 +372,14 @@ function wrapControlsAndTurns(turnRoots: WeakSet<Element>): { rewrite: Rewrite; 
       attributes: [],
       element(el) {
         if (wrappers.has(el)) return;
-        const parent = el.parentElement;
+        let parent = el.parentElement;
+        // A script that puts an element beside a control (a file input before Send) puts it in
+        // the control's wrapper: it goes beside the wrapper instead, on the same side.
+        if (parent && controlWrappers.has(parent) && parent.children.length > 1) {
+          if (el.nextElementSibling) parent.before(el);
+          else parent.after(el);
+          parent = el.parentElement;
+        }
         if (parent && turnRoots.has(parent)) wrap(el, true);
         else if (el.matches(WRAPPED_CONTROLS) && !(parent && wrappers.has(parent)) && !el.parentElement?.closest('[contenteditable="true"]')) wrap(el, false);
       },
