@@ -24,7 +24,7 @@ interface TestFile {
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 /** The image uploads slowly, so its chip can be seen busy and Send held meanwhile. */
-const image: TestFile = { name: 'photo[[sim:upload-ms=700]].png', mimeType: 'image/png', buffer: PNG };
+const image: TestFile = { name: 'photo[[sim:upload-ms=2000]].png', mimeType: 'image/png', buffer: PNG };
 const text: TestFile = { name: 'notes-ünï.txt', mimeType: 'text/plain', buffer: Buffer.from('Grüße — naïve ✓ 日本語\n', 'utf8') };
 const binary: TestFile = { name: 'random.pdf', mimeType: 'application/pdf', buffer: randomBytes(300 * 1024) };
 const failing: TestFile = { name: 'broken[[sim:upload-fail]].txt', mimeType: 'text/plain', buffer: Buffer.from('never kept') };
@@ -142,13 +142,14 @@ describe('simulated sites take files', () => {
         expect(sim.log.sends).toEqual([]);
 
         // Three files: the slow image's chip busy with a progress bar, Send held though there is text.
+        // Send is read first and the busy chip after, so the chip still busy proves Send was held while it was.
+        await typeInto(page, provider, 'Read these [[sim:ms=60]]');
         await choose(sp, provider, [image, text, binary]);
         const busy = page.locator(`${site.chip}[aria-busy=true]`);
         await expect.poll(() => busy.count()).toBe(1);
-        expect(await busy.getAttribute('title')).toBe(image.name);
-        expect(await busy.locator('[role=progressbar]').count()).toBe(1);
-        await typeInto(page, provider, 'Read these [[sim:ms=60]]');
-        expect(await sendDisabled(page, provider)).toBe(true);
+        const heldWhileBusy = await sendDisabled(page, provider);
+        expect(await busy.evaluateAll((chips) => chips.map((c) => [c.getAttribute('title'), c.querySelectorAll('[role=progressbar]').length]))).toEqual([[image.name, 1]]);
+        expect(heldWhileBusy).toBe(true);
         await expect.poll(() => busy.count(), { timeout: 5_000 }).toBe(0);
         expect(await page.locator(`${site.chip} [role=progressbar]`).count()).toBe(0);
         expect(await page.locator(site.chip).evaluateAll((chips) => chips.map((c) => c.getAttribute('title')))).toEqual([image.name, text.name, binary.name]);
