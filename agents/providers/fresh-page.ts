@@ -7,11 +7,12 @@
  * is sent from the fresh page. If it shows none, the page helpers skip what they saw
  * (`acquit`) and the watch goes on. A limit is never looked at twice: it is heeded as seen.
  */
+import type { Page } from 'playwright-core';
 import { inPage, waitUntil, type FlowContext } from './flow-context.js';
 import { movedAway, pageProblem, pageState } from './page-facts.js';
 import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
 import { pageWorld } from './page-world.js';
-import { newChatUrl } from './site.js';
+import { newChatUrl, type ProviderSite } from './site.js';
 
 /** The page must finish loading within this. */
 export const PAGE_LOAD_MS = 30_000;
@@ -117,7 +118,9 @@ async function freshLook(ctx: FlowContext): Promise<TurnProblem | null | undefin
   const loginPage = (): TurnProblem | null => (site.loginUrl.test(tab.url()) ? { kind: 'loginWall', text: `${site.name} asks to log in.` } : null);
   try {
     await inPage(ctx, tab.goto(newChatUrl(site), { waitUntil: 'domcontentloaded', timeout: PAGE_LOAD_MS }));
-    const state = await pageState(fresh, FRESH_READY_MS);
+    // The site's login page has no composer: the wait ends when the tab is sent there
+    // (by the server, or by the site's script once loaded) instead of running out.
+    const state = loginPage() ? null : await Promise.race([pageState(fresh, FRESH_READY_MS), sentToLogin(tab, site)]);
     if (loginPage()) return loginPage();
     // A page that never got ready, or that asks which account (one click restores it), says nothing of a wall.
     if (state === null || state === 'picker') return undefined;
@@ -129,6 +132,14 @@ async function freshLook(ctx: FlowContext): Promise<TurnProblem | null | undefin
   } finally {
     await tab.close().catch(() => {});
   }
+}
+
+/** Resolves (with null) once `tab` is on the site's login page; never otherwise. */
+function sentToLogin(tab: Page, site: ProviderSite): Promise<null> {
+  return tab.waitForURL((url) => site.loginUrl.test(url.href), { waitUntil: 'commit', timeout: FRESH_READY_MS }).then(
+    () => null,
+    () => new Promise<null>(() => {}),
+  );
 }
 
 /** What stands in the way on the page a mid-turn move led to, once it has loaded; null if nothing (or it cannot tell). */
