@@ -20,12 +20,14 @@ afterEach(async () => {
  * A proxy in front of the service that notes each request (with its Last-Event-ID) and, when
  * the service is down or goes down, cuts the client's connection as the service would.
  */
-async function notingProxy(upstreamPort: () => number): Promise<{ url: string; seen: string[] }> {
+async function notingProxy(upstreamPort: () => number): Promise<{ url: string; seen: string[]; eventsPassed: () => boolean }> {
   const seen: string[] = [];
+  let eventsPassed = false;
   const proxy = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}${req.headers['last-event-id'] ? ` from ${req.headers['last-event-id']}` : ''}`);
     const forward = httpRequest({ host: '127.0.0.1', port: upstreamPort(), path: req.url, method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode!, answer.headers);
+      if (req.url?.endsWith('/events')) answer.on('data', (chunk: Buffer) => (eventsPassed ||= chunk.includes('\nid: ') || chunk.subarray(0, 4).equals(Buffer.from('id: '))));
       answer.pipe(res);
       answer.on('aborted', () => res.destroy());
     });
@@ -37,7 +39,7 @@ async function notingProxy(upstreamPort: () => number): Promise<{ url: string; s
     proxy.closeAllConnections();
     proxy.close(() => resolve());
   }));
-  return { url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`, seen };
+  return { url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`, seen, eventsPassed: () => eventsPassed };
 }
 
 describe('chatbridge ask across a restart of its server', () => {
@@ -57,7 +59,9 @@ describe('chatbridge ask across a restart of its server', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, CHATBRIDGE_URL: proxy.url, CHATBRIDGE_API_KEY: key };
     delete env.CHATBRIDGE_DATA_DIR;
     const asking = procs.launch([CLI, 'ask', '[[typing=1500]] Restart under me [[stream=4/300]]'], env);
-    await until(() => /running on claude-1/.test(asking.out.stderr), 15_000, 'the job to run');
+    // Stopped once an event with its id has reached the client (the job may already be running
+    // in the POST's answer, before the stream is opened: then there would be nothing to resume from).
+    await until(() => /running on claude-1/.test(asking.out.stderr) && proxy.eventsPassed(), 15_000, 'the job to run, followed on its stream');
     first.child.kill('SIGTERM');
     expect((await first.closed).code).toBe(0);
     const second = await serve(port);
