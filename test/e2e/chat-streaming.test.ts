@@ -1,6 +1,6 @@
 /**
  * Chat streaming in real Chromium against the simulated ChatGPT: the official openai client
- * reads an answer rendered over three seconds in several chunks that join to the same text as
+ * reads an answer rendered over six seconds in several chunks that join to the same text as
  * the prompt answered whole, and a caller who closes its stream mid-answer cancels the job
  * within 2 s (decisions.md), which the agent relays to the page (Stop is pressed).
  */
@@ -19,10 +19,12 @@ describe('chat streaming on the simulated site', () => {
     try {
       await e.driver.settings.setStreaming(true);
       const client = new OpenAI({ apiKey: e.key, baseURL: `${e.url}/v1`, maxRetries: 0, timeout: 60_000 });
-      // Paragraphs rendered over 3 s: the agent tells each once the page has finished it (the
-      // simulated answer's own first block is code, which is read only at the end).
+      // Paragraphs rendered over 6 s: the agent tells each once the page has finished it and two
+      // readings agree (the simulated answer's own first block is code, which is read only at the
+      // end). A second a paragraph leaves those readings room on a loaded machine (over 3 s, a
+      // run with four browser files at once got its answer in two pieces).
       const paragraphs = ['One', 'Two', 'Three', 'Four', 'Five', 'Six'].map((n) => `Paragraph ${n} of the streamed answer, plain words only.`);
-      const prompt = `Stream an answer [[sim:ms=3000]][[sim:echo-markdown]]\n${paragraphs.join('\n\n')}`;
+      const prompt = `Stream an answer [[sim:ms=6000]][[sim:echo-markdown]]\n${paragraphs.join('\n\n')}`;
       const messages = [{ role: 'user' as const, content: prompt }];
       const stream = await client.chat.completions.create({ model: 'service/chatgpt', messages, stream: true });
       const pieces: string[] = [];
