@@ -10,6 +10,7 @@ import { AgentBusy } from '../../main/core/site-check.js';
 import { collectAnswer } from '../providers/collect.js';
 import { FLOW_LIMITS, flowContext, inPage, type FlowContext, type FlowLimits } from '../providers/flow-context.js';
 import { openNewChat, runTurn, waitUntilReady, type FinishMemory } from '../providers/flow.js';
+import { pageWorld } from '../providers/page-world.js';
 import { limitLiftsAt } from '../providers/limit-reset.js';
 import type { ProviderSite } from '../providers/site.js';
 import { TimeoutBundle, type DiagnosticsKeeper } from './diagnostics.js';
@@ -28,7 +29,8 @@ const RESTART_DELAYS_MS = [0, 1_000, 5_000, 30_000, 120_000];
  * next job focuses the composer itself as it inserts the prompt. Freezing the page between
  * jobs (Page.setWebLifecycleState) would also stop a site's timers, but Chromium ignores it
  * for a visible page, and a headless page is always visible (minimised or behind another
- * tab alike), so there is nothing to thaw.
+ * tab alike), so there is nothing to thaw. It also makes now what the next job's first
+ * handle and copy in this document would otherwise pay for on its way (PageWorld.warm).
  */
 async function rest(page: Page): Promise<void> {
   await page
@@ -39,6 +41,7 @@ async function rest(page: Page): Promise<void> {
     .catch(() => {
       // The page moved on meanwhile (a redirect to a login page): its next check says so.
     });
+  await pageWorld(page).warm();
 }
 
 /**
