@@ -7,7 +7,7 @@
 import { AgentFailure } from '../../main/core/agent.js';
 import { pause, type FlowContext } from './flow-context.js';
 import type { Obstacle } from './page-helpers.js';
-import { standingProblem } from './fresh-page.js';
+import { heeded, standingProblem } from './fresh-page.js';
 import { failureFor } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 
@@ -22,7 +22,7 @@ const PRESS_SETTLE_MS = 250;
  * (keep the first answer), a mode toggle off Chat, a consent banner (its least permissive
  * choice, once), a modal dialog or an overlay over the composer (Escape, then its own close
  * control). Before anything is pressed, the page is read for what must not be closed (a
- * limit, a lock, a login or a challenge: `standingProblem`), which ends the attempt instead.
+ * limit, a lock, a login or a challenge: `inTheWay`), which ends the attempt instead.
  * Never clicks through an overlay: one that will not go is a failure.
  */
 export async function clearObstacles(ctx: FlowContext): Promise<void> {
@@ -30,9 +30,7 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
   let last = null as Obstacle | null;
   let consentAnswered = false;
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
-    const problem = await standingProblem(ctx);
-    if (problem) throw failureFor(problem, site);
-    const obstacle = await pageWorld(page).run((h, json) => h.obstacle(h.pack(json)), pack);
+    const obstacle = await inTheWay(ctx);
     if (!obstacle) return;
     const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
     if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
@@ -70,6 +68,26 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
   if (left) {
     throw new AgentFailure('site_changed', `${site.name}: ${left.kind === 'overlay' ? 'something covers the composer' : `a ${left.kind} stays in the way`}${left.text ? ` ("${left.text.slice(0, 80)}")` : ''} and cannot be closed.`);
   }
+}
+
+/**
+ * What stands in the way for good, thrown (a wall or a lock beside the conversation only once
+ * a fresh page confirms it: `heeded`), else the obstacle to clear first, or null. One look at
+ * the page when nothing is wrong, which is every job's case, three times on its way.
+ */
+async function inTheWay(ctx: FlowContext): Promise<Obstacle | null> {
+  const { page, site, pack } = ctx;
+  const world = pageWorld(page);
+  const seen = await world.run((h, json) => {
+    const p = h.pack(json);
+    const problem = h.blocker(p);
+    return { problem, obstacle: problem ? null : h.obstacle(p) };
+  }, pack);
+  if (!seen.problem) return seen.obstacle;
+  const standing = await heeded(ctx, seen.problem);
+  if (standing) throw failureFor(standing, site);
+  // Not the page's own notice after all (now skipped): what else is in the way.
+  return world.run((h, json) => h.obstacle(h.pack(json)), pack);
 }
 
 /**
