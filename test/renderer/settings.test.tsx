@@ -151,3 +151,47 @@ describe('Settings, desktop app', () => {
     expect(screen.queryByRole('combobox')).toBeNull();
   });
 });
+
+describe('Settings, files in a prompt', () => {
+  const MiB = 1024 * 1024;
+  const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+  const saveOf = (input: HTMLInputElement) => within(input.closest('form')!).getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+
+  it('shows the limits in MiB, empty at the most, and saves a lower one in bytes, or the most again', async () => {
+    const admin = adminState([], { attachment_max_total_bytes: 512 * 1000 });
+    const api = fakeApi(admin);
+    api.updateSettings.mockImplementation(async (patch) =>
+      adminState([], { attachment_max_file_bytes: patch.attachment_max_file_bytes ?? admin.settings.attachment_max_file_bytes, attachment_max_total_bytes: 512 * 1000 }),
+    );
+    renderPage('#/settings', admin, [], api);
+    const file = field('At most, a file');
+    expect(file.value).toBe('');
+    expect(file.placeholder).toBe('20 (the most)');
+    // A limit the command line set in bytes reads back to the byte: nothing to save.
+    const total = field("At most, a job's files together");
+    expect(total.value).toBe('0.488281');
+    expect(saveOf(total).disabled).toBe(true);
+
+    fireEvent.change(file, { target: { value: '2.5' } });
+    fireEvent.click(saveOf(file));
+    await waitFor(() => expect(api.updateSettings).toHaveBeenCalledWith({ attachment_max_file_bytes: 2.5 * MiB }));
+    await waitFor(() => expect(field('At most, a file').value).toBe('2.5'));
+
+    fireEvent.change(field('At most, a file'), { target: { value: '' } });
+    fireEvent.click(saveOf(field('At most, a file')));
+    await waitFor(() => expect(api.updateSettings).toHaveBeenLastCalledWith({ attachment_max_file_bytes: 20 * MiB }));
+  });
+
+  it('refuses a size that is not one, nothing, or over the most, before asking the server', () => {
+    const api = fakeApi(adminState());
+    renderPage('#/settings', adminState(), [], api);
+    const total = field("At most, a job's files together");
+    for (const text of ['0', '50.5', 'big', '-1']) {
+      fireEvent.change(total, { target: { value: text } });
+      expect(total.getAttribute('aria-invalid')).toBe('true');
+      expect(screen.getByText(/size in MiB above 0 and at most 50/)).toBeTruthy();
+    }
+    fireEvent.submit(total.closest('form')!);
+    expect(api.updateSettings).not.toHaveBeenCalled();
+  });
+});

@@ -2,6 +2,7 @@ import { changeSettings } from '../actions.js';
 import type { AdminApi, AdminState } from '../api.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { DesktopSettings } from '../components/DesktopSettings.js';
+import { FileLimits } from '../components/FileLimits.js';
 import { LogView } from '../components/LogView.js';
 import { PauseField } from '../components/PauseField.js';
 import { RetentionField } from '../components/RetentionField.js';
@@ -63,6 +64,7 @@ export function Settings({ admin, api }: { admin: AdminState; api: AdminApi }) {
         </div>
       </section>
       <StreamingToggle on={admin.settings.streaming} onChange={(on) => changeSettings(api, { streaming: on })} />
+      <FileLimits settings={admin.settings} onSave={(patch) => changeSettings(api, patch)} />
       <DesktopSettings agents={admin.agents} />
       <section aria-labelledby="logs-title">
         <h2 id="logs-title">Logs</h2>
