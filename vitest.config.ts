@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Files that need a process of their own: tests of what a process does once (the Chromium host's one-time notes). */
-const OWN_PROCESS = ['test/e2e/chromium-keyring.test.ts'];
+const OWN_PROCESS = ['test/e2e/chromium-host.test.ts'];
 
 /**
  * The dashboard's component tests, in happy-dom: they share their processes (a process and a

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sessionLoss, type BrowserHost, type BrowserSession, type OpenOptions } from '../../main/core/browser-host.js';
+import { LoginKeeper, pageStorage, readLogin, writeLogin, type SavedLogin } from './saved-login.js';
 
 /**
  * Chromium keeps only the last `--disable-features` it is given, so ours must repeat the
@@ -55,20 +58,35 @@ const IDLE_DISABLED_FEATURES = [
   'SpareRendererForSitePerProcess',
 ];
 
+/** Chromium's switches for every launch: nothing in the background an agent does not need. */
+const BACKGROUND_OFF = [
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...IDLE_DISABLED_FEATURES].join(',')}`,
+];
+
 /**
- * Playwright starts Chromium with `--password-store=basic --use-mock-keychain`: cookies,
- * the accounts' logins, are then encrypted with a key built into Chromium, so a copy of
- * the profile folder is a copy of the logins. Ours use the OS keyring where there is one:
- * the macOS keychain, DPAPI on Windows (always on), and on Linux the Secret Service
- * (GNOME Keyring, or KWallet 5.97+) or KWallet on the session D-Bus. Without one, Chromium's
- * basic store remains and only the folder's 0700 mode protects the logins: said once in the
- * log. Chromium still reads cookies a profile stored with the basic store, so a profile
- * keeps its logins when it moves to the keyring.
+ * The service stops its browsers itself, after a stop's grace (main/cli/stop-signals.ts):
+ * Playwright's own handlers would close them at the signal (and, for SIGINT, exit 130),
+ * racing that clean stop.
+ */
+const SIGNALS_LEFT_TO_THE_SERVICE = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false };
+
+/**
+ * The password store a profile of the old layout was written with, so that its Chromium can
+ * decrypt the cookies it carries over: Playwright starts Chromium with
+ * `--password-store=basic --use-mock-keychain`, and those profiles used the OS keyring where
+ * there was one (the macOS keychain, DPAPI on Windows, the Secret Service or KWallet on the
+ * Linux session D-Bus). Chromium reads cookies stored with the basic store under a keyring
+ * too, so the keyring is asked for whenever there is one.
  */
 export function keyringChoice(platform: NodeJS.Platform, busNames: () => string[]): KeyringChoice {
   const mock = '--use-mock-keychain';
   const basic = '--password-store=basic';
-  if (platform !== 'linux') return { ignoreDefaultArgs: [mock, basic], args: [], warning: null };
+  if (platform !== 'linux') return { ignoreDefaultArgs: [mock, basic], args: [] };
   const names = new Set(busNames());
   const store = names.has('org.freedesktop.secrets')
     ? 'gnome-libsecret'
@@ -77,23 +95,14 @@ export function keyringChoice(platform: NodeJS.Platform, busNames: () => string[
       : names.has('org.kde.kwalletd5')
         ? 'kwallet5'
         : null;
-  if (store) return { ignoreDefaultArgs: [mock, basic], args: [`--password-store=${store}`], warning: null };
-  return {
-    // Playwright's own `--password-store=basic` stays (its filter would drop ours too).
-    ignoreDefaultArgs: [mock],
-    args: [],
-    warning:
-      "no OS keyring (no Secret Service or KWallet on the session D-Bus): the agents' browser profiles keep cookies " +
-      "encrypted with Chromium's built-in key; the data folder's owner-only mode is what protects the logins.",
-  };
+  // Without one, Playwright's own `--password-store=basic` stays (its filter would drop ours too).
+  return store ? { ignoreDefaultArgs: [mock, basic], args: [`--password-store=${store}`] } : { ignoreDefaultArgs: [mock], args: [] };
 }
 
 export interface KeyringChoice {
   /** Playwright's default switches to leave out. */
   ignoreDefaultArgs: string[];
   args: string[];
-  /** The one line to log when the logins are not under a keyring. */
-  warning: string | null;
 }
 
 /** Names owned or activatable on the session D-Bus, asked through gdbus or dbus-send; none without a bus. */
@@ -114,7 +123,7 @@ function sessionBusNames(): string[] {
   return names;
 }
 
-/** Decided once per process: the bus does not change under a running service. */
+/** Decided once per process, at the first profile carried over: the bus does not change under a running service. */
 let keyring: KeyringChoice | null = null;
 
 /**
@@ -129,12 +138,25 @@ function sandboxFailure(error: unknown): boolean {
   return /No usable sandbox|sandbox.*(?:not|isn't) (?:available|supported)|setuid sandbox|Failed to move to new namespace/i.test((error as Error)?.message ?? '');
 }
 
+/** Where an agent's login lives: its folder under the profiles folder. */
+const agentDir = (profilesDir: string, agentId: string) => join(profilesDir, agentId);
+
 /**
- * The headless host: one persistent Chromium profile per agent under the data dir, driven
- * over Playwright's pipe (no debugging port). Used by `serve`, the tests, and for sites
- * that refuse embedded browsers.
+ * The headless host: one Chromium for all the agents, driven over Playwright's pipe (no
+ * debugging port), and a context of its own for each agent. Contexts share nothing (cookies,
+ * storage, cache, renderer processes), so two accounts of one provider live side by side; the
+ * browser's main, GPU, network and storage processes are paid once instead of once an agent:
+ * about 78 MB an agent instead of 155 (six idle agents, bench/agents.ts). A context keeps
+ * nothing on disk, so each agent's login (cookies and its sites' local storage) is saved to
+ * its folder (saved-login.ts) and restored when its context opens again.
+ *
+ * Used by `serve`, the tests, and for sites that refuse embedded browsers.
  */
 export class ChromiumHost implements BrowserHost {
+  private browser: Promise<Browser> | null = null;
+  /** Open sessions: the browser closes with the last, so an idle host holds no Chromium. */
+  private sessions = 0;
+
   constructor(
     private readonly profilesDir: string,
     /** The browser's path, or how to find it when the first agent opens. */
@@ -143,69 +165,147 @@ export class ChromiumHost implements BrowserHost {
     private readonly warn: (line: string) => void = (line) => process.stderr.write(`chatbridge: ${line}\n`),
   ) {}
 
-  async open(agentId: string, { proxy = null }: OpenOptions = {}): Promise<BrowserSession> {
-    if (!keyring) {
-      keyring = keyringChoice(process.platform, sessionBusNames);
-      if (keyring.warning) this.warn(keyring.warning);
-    }
-    if (sandbox === null && process.getuid?.() === 0) {
-      sandbox = false;
-      this.warn("the agents' Chromium runs without its sandbox: ChatBridge runs as root, where Chromium refuses to sandbox.");
-    }
-    // Loaded with the first browser: a service without agents does not hold it (some 90 MB resident).
-    const { chromium } = await import('playwright-core');
-    const launch = (keepSandbox: boolean) =>
-      chromium.launchPersistentContext(join(this.profilesDir, agentId), {
-        executablePath: typeof this.executable === 'string' ? this.executable : this.executable(),
-        headless: this.headless,
-        chromiumSandbox: keepSandbox,
+  async open(agentId: string, { proxy = null, siteOrigin }: OpenOptions = {}): Promise<BrowserSession> {
+    const dir = agentDir(this.profilesDir, agentId);
+    this.sessions++;
+    let context: BrowserContext | null = null;
+    let login: SavedLogin | null;
+    let page: Page;
+    try {
+      login = (await readLogin(dir)) ?? (await this.fromProfile(dir, siteOrigin));
+      const browser = await this.shared();
+      context = await browser.newContext({
         viewport: { width: 1280, height: 900 },
-        // The service stops its browsers itself, after a stop's grace (main/cli/stop-signals.ts):
-        // Playwright's own handlers would close them at the signal (and, for SIGINT, exit 130),
-        // racing that clean stop.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
+        ...(login ? { storageState: login } : {}),
         // Playwright sends loopback through the proxy too (Chromium alone would not).
         ...(proxy ? { proxy: { server: proxy.server, ...(proxy.username !== null ? { username: proxy.username, password: proxy.password ?? '' } : {}) } } : {}),
-        ignoreDefaultArgs: keyring!.ignoreDefaultArgs,
-        args: [
-          ...keyring!.args,
-          '--no-first-run',
-          '--no-default-browser-check',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...IDLE_DISABLED_FEATURES].join(',')}`,
-        ],
       });
-    let context;
-    try {
-      context = await launch(sandbox ?? true);
-      sandbox ??= true;
+      page = await context.newPage();
     } catch (error) {
-      if (sandbox !== null || !sandboxFailure(error)) throw error;
-      sandbox = false;
-      this.warn(`the agents' Chromium runs without its sandbox: this machine gives it none (${(error as Error).message.split('\n')[0]}).`);
-      context = await launch(false);
+      await context?.close().catch(() => {});
+      await this.release();
+      throw error;
     }
-    const page = context.pages()[0] ?? (await context.newPage());
+    const open = context;
+    const keeper = new LoginKeeper(dir, open, page, login);
     const loss = sessionLoss();
-    context.on('close', loss.fire);
+    open.on('close', loss.fire);
     page.on('crash', loss.fire);
     page.on('close', loss.fire);
+    let closing: Promise<void> | null = null;
     return {
       page,
       onLost: loss.onLost,
-      close: async () => {
-        loss.silence();
-        await context.close().catch(() => {});
-      },
+      close: () =>
+        (closing ??= (async () => {
+          loss.silence();
+          await keeper.stop();
+          await open.close().catch(() => {});
+          await this.release();
+        })()),
     };
   }
 
   async forget(agentId: string): Promise<void> {
-    // Chromium's helper processes can still be writing for a moment after it closed.
-    await rm(join(this.profilesDir, agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // Chromium's helper processes of a profile of the old layout can still be writing for a moment after it closed.
+    await rm(agentDir(this.profilesDir, agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
+
+  /** The browser, launched by the first session that needs it and again after it died. */
+  private shared(): Promise<Browser> {
+    if (!this.browser) {
+      const launching = this.launch();
+      this.browser = launching;
+      launching.then(
+        (browser) => browser.on('disconnected', () => void (this.browser === launching && (this.browser = null))),
+        () => void (this.browser === launching && (this.browser = null)),
+      );
+    }
+    return this.browser;
+  }
+
+  private async release(): Promise<void> {
+    if (--this.sessions > 0 || !this.browser) return;
+    const last = this.browser;
+    this.browser = null;
+    await (await last.catch(() => null))?.close().catch(() => {});
+  }
+
+  private async launch(): Promise<Browser> {
+    this.decideSandbox();
+    // Loaded with the first browser: a service without agents does not hold it (some 90 MB resident).
+    const { chromium } = await import('playwright-core');
+    const launch = (keepSandbox: boolean) =>
+      chromium.launch({
+        executablePath: this.executablePath(),
+        headless: this.headless,
+        chromiumSandbox: keepSandbox,
+        ...SIGNALS_LEFT_TO_THE_SERVICE,
+        args: BACKGROUND_OFF,
+      });
+    return this.withSandboxFallback(launch);
+  }
+
+  /**
+   * The login of a profile of the old layout (one persistent Chromium profile per agent,
+   * before agents shared a browser), carried over once: its cookies, which its Chromium
+   * decrypts with the keyring it used, and its site's local storage, read on a page of that
+   * origin whose every request is answered here, so nothing reaches the site. The old
+   * profile stays in the folder until the agent is removed. Null for a folder without one.
+   */
+  private async fromProfile(dir: string, siteOrigin: string | undefined): Promise<SavedLogin | null> {
+    if (!existsSync(join(dir, 'Default'))) return null;
+    this.decideSandbox();
+    keyring ??= keyringChoice(process.platform, sessionBusNames);
+    const { chromium } = await import('playwright-core');
+    const context = await this.withSandboxFallback((keepSandbox) =>
+      chromium.launchPersistentContext(dir, {
+        executablePath: this.executablePath(),
+        headless: true,
+        chromiumSandbox: keepSandbox,
+        ...SIGNALS_LEFT_TO_THE_SERVICE,
+        ignoreDefaultArgs: keyring!.ignoreDefaultArgs,
+        args: [...keyring!.args, ...BACKGROUND_OFF],
+      }),
+    );
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      let origins: SavedLogin['origins'] = [];
+      if (siteOrigin) {
+        await page.route('**/*', (route) => route.fulfill({ contentType: 'text/html', body: '<html></html>' }));
+        await page.goto(siteOrigin);
+        const storage = await pageStorage(await context.newCDPSession(page), page);
+        if (storage?.localStorage.length) origins = [storage];
+      }
+      const login = { cookies: await context.cookies(), origins };
+      await writeLogin(dir, login);
+      return login;
+    } finally {
+      await context.close().catch(() => {});
+    }
+  }
+
+  private executablePath(): string {
+    return typeof this.executable === 'string' ? this.executable : this.executable();
+  }
+
+  private decideSandbox(): void {
+    if (sandbox === null && process.getuid?.() === 0) {
+      sandbox = false;
+      this.warn("the agents' Chromium runs without its sandbox: ChatBridge runs as root, where Chromium refuses to sandbox.");
+    }
+  }
+
+  private async withSandboxFallback<T>(launch: (keepSandbox: boolean) => Promise<T>): Promise<T> {
+    try {
+      const launched = await launch(sandbox ?? true);
+      sandbox ??= true;
+      return launched;
+    } catch (error) {
+      if (sandbox !== null || !sandboxFailure(error)) throw error;
+      sandbox = false;
+      this.warn(`the agents' Chromium runs without its sandbox: this machine gives it none (${(error as Error).message.split('\n')[0]}).`);
+      return launch(false);
+    }
   }
 }

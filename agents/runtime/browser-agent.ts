@@ -269,7 +269,7 @@ export class BrowserAgent implements Agent {
 
   private async open(): Promise<void> {
     try {
-      this.launching = this.host.open(this.id, { proxy: this.egress() });
+      this.launching = this.host.open(this.id, { proxy: this.egress(), siteOrigin: new URL(this.site.baseUrl).origin });
       const session = await this.launching.finally(() => (this.launching = null));
       if (this.closed) return await session.close();
       this.session = session;

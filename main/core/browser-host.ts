@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { Listeners } from './listeners.js';
 import type { ProxySetting } from './proxy.js';
 
-/** One agent's browser page, in its own profile. */
+/** One agent's browser page, in a context (or partition) of its own. */
 export interface BrowserSession {
   page: Page;
   /** Called once if the browser or the page goes away underneath us. */
@@ -14,6 +14,8 @@ export interface BrowserSession {
 export interface OpenOptions {
   /** Its egress; null (or absent) for a direct connection. */
   proxy?: ProxySetting | null;
+  /** The origin of the agent's site, whose local storage a login kept in an older layout carries over. */
+  siteOrigin?: string;
 }
 
 /**

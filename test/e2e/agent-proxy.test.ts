@@ -86,10 +86,8 @@ describe('an agent behind its own proxy', () => {
     const set = await as('PATCH', `/admin/v1/agents/${id}`, { proxy: `http://alice:hunter22@127.0.0.1:${proxy.port}` });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.proxy).toBe(`http://a…:••••@127.0.0.1:${proxy.port}`);
-    // Its browser restarts with the proxy (the simulated site's session cookie ends with the old browser: sign in again).
-    await until(() => e.runtime.agent(id) !== before && e.runtime.agent(id)?.readiness() === 'needs_login', 30_000, 'the agent restarted behind its proxy');
-    await e.signIn(e.runtime.agent(id)!);
-    expect(e.runtime.agent(id)!.readiness()).toBe('idle');
+    // Its context opens again behind the proxy, with its saved login: still logged in.
+    await until(() => e.runtime.agent(id) !== before && e.runtime.agent(id)?.readiness() === 'idle', 30_000, 'the agent restarted behind its proxy');
     expect(proxy.challenged).toBeGreaterThan(0); // the proxy asked, the browser answered
     const loaded = proxy.forwarded.length;
     expect(loaded).toBeGreaterThan(0);
@@ -103,8 +101,7 @@ describe('an agent behind its own proxy', () => {
 
     const behind = e.runtime.agent(id);
     expect((await as('PATCH', `/admin/v1/agents/${id}`, { proxy: null })).body.proxy).toBeNull();
-    await until(() => e.runtime.agent(id) !== behind && e.runtime.agent(id)?.readiness() === 'needs_login', 30_000, 'the agent restarted, direct');
-    await e.signIn(e.runtime.agent(id)!);
+    await until(() => e.runtime.agent(id) !== behind && e.runtime.agent(id)?.readiness() === 'idle', 30_000, 'the agent restarted, direct');
     const seen = proxy.forwarded.length;
     expect((await ask('Direct again')).status).toBe(200);
     expect(proxy.forwarded.length).toBe(seen);

@@ -185,19 +185,17 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       expect((await waiting).status).toBe(499);
     }, 20_000);
 
-    fullIt('finishes a job whose browser was killed mid-answer', async ({ expect }) => {
+    fullIt('finishes a job whose browser (all its agents share it) was killed mid-answer', async ({ expect }) => {
       const waiting = ask({ prompt: 'Survive [[sim:ms=3000]]' });
       const id = await until(() => jobIdWhere(e.service.store, (prompt) => prompt.startsWith('Survive')));
       await until(async () => (await e.service.store.get(id))?.status === 'dispatched' && e.sim.log.sends.some((s) => s.prompt.startsWith('Survive')));
       const victim = agentOf((await e.service.store.get(id))!.agent_id!);
-      e.killBrowser(victim);
+      e.killBrowser();
       const r = await waiting;
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect((await e.service.store.attempts(id))[0]!.outcome).toBe('agent_lost');
-      // The killed agent's browser comes back (its simulated session is gone with the
-      // in-memory profile cookie only if the site forgot it; sign in again if asked).
-      await until(() => victim.readiness() !== 'error', 15_000, 'the browser restart');
-      if (victim.readiness() === 'needs_login') await e.signIn(victim);
+      // Every agent's context comes back in a new browser, logged in with its saved login.
+      await until(() => e.browserAgents.every((agent) => agent.readiness() === 'idle'), 15_000, 'the browser restart');
       expect(victim.readiness()).toBe('idle');
     }, 30_000);
 

@@ -27,8 +27,8 @@ export interface E2E extends TestService {
   browserAgents: BrowserAgent[];
   profilesDir: string;
   signIn(agent: BrowserAgent): Promise<void>;
-  /** Kills the agent's whole browser, as a crash would. */
-  killBrowser(agent: BrowserAgent): void;
+  /** Kills the agents' browser (they share one), as a crash would. */
+  killBrowser(): void;
 }
 
 export interface E2EOptions {
@@ -54,8 +54,8 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   const diagnostics = new DiagnosticsKeeper(diagnosticsRoot(t.dataDir));
   const sites = { site: (p: Provider) => (p === provider ? current : undefined) };
   const limits = { ...FLOW_LIMITS, ...options.limits };
-  // The host's one-time notes (no OS keyring, no sandbox as root) are for a person starting
-  // ChatBridge; every test file, a process of its own, would print them again.
+  // The host's one-time note (no sandbox as root) is for a person starting ChatBridge;
+  // every test file, a process of its own, would print it again.
   const host = signedInFirst(new ChromiumHost(profilesDir, findBrowser(), true, () => {}), sim);
   const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits, options.clock);
   await runtime.start();
@@ -71,8 +71,9 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
     browserAgents: runtime.list(),
     profilesDir,
     signIn,
-    killBrowser(agent) {
-      execFileSync('pkill', ['-KILL', '-f', '--', `--user-data-dir=${join(profilesDir, agent.id)}`]);
+    killBrowser() {
+      // The browser's main process is this test process's child; its helpers are its own.
+      execFileSync('pkill', ['-KILL', '-P', String(process.pid), '-f', '--', '--remote-debugging-pipe']);
     },
     async stop() {
       await t.stop();
