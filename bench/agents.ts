@@ -5,12 +5,13 @@
  * - throughput with instant answers, six agents against one (it should scale with the agents);
  * - six idle agents: CPU of the service and its browsers over 60 s once they have settled
  *   (aim < 1 % of a core), and memory per agent (PSS, so shared pages are not counted six
- *   times). Settled means 150 s after the agents are ready: for about two minutes after a
- *   start, Chromium runs its deferred start-up work (profile and history databases, GPU
- *   info, the page's first garbage collections) and Node.js its own, a one-off that cost
- *   2 to 3 times the idle figure; the first minute (from 5 s after ready) is printed
- *   beside it. Both are split by process kind (the service; the browsers' main, renderer,
- *   GPU and utility processes), so a regression points at its process.
+ *   times; aim < 100 MB: the agents share one browser, a context each). Settled means
+ *   150 s after the agents are ready: for about two minutes after a start, Chromium runs
+ *   its deferred start-up work (profile and history databases, GPU info, the page's first
+ *   garbage collections) and Node.js its own, a one-off that cost 2 to 3 times the idle
+ *   figure; the first minute (from 5 s after ready) is printed beside it. Both are split by
+ *   process kind (the service; the browsers' main, renderer, GPU and utility processes), so
+ *   a regression points at its process.
  *
  *   node dist/bench/agents.js [overhead] [throughput] [idle]     (no name: all three)
  */
@@ -194,7 +195,7 @@ async function idle(): Promise<void> {
       ['CPU, all of them, first minute', `${num(total(first), 2)} % of a core  (start-up work)`],
       ['CPU per agent, first minute', `${num(perAgent(first), 3)} % of a core`],
       ['memory of the service (PSS)', `${num(serviceMb, 0)} MB`],
-      ['memory per agent (browser PSS / 6)', `${num(browsersMb / agents, 0)} MB`],
+      ['memory per agent (browser PSS / 6)', `${num(browsersMb / agents, 0)} MB  (aim < 100 MB ${verdict(browsersMb / agents < 100)})`],
     ]);
     console.log('');
     const both = (kind: string) => (first.get(kind)?.ticks ?? 0) + (settled.get(kind)?.ticks ?? 0);
