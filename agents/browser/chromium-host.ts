@@ -138,6 +138,9 @@ function sandboxFailure(error: unknown): boolean {
   return /No usable sandbox|sandbox.*(?:not|isn't) (?:available|supported)|setuid sandbox|Failed to move to new namespace/i.test((error as Error)?.message ?? '');
 }
 
+/** The switch that names a host's browser in the process list: `--chatbridge-profiles=<profiles folder>`. */
+export const HOST_SWITCH = '--chatbridge-profiles';
+
 /** Where an agent's login lives: its folder under the profiles folder. */
 const agentDir = (profilesDir: string, agentId: string) => join(profilesDir, agentId);
 
@@ -241,7 +244,9 @@ export class ChromiumHost implements BrowserHost {
         headless: this.headless,
         chromiumSandbox: keepSandbox,
         ...SIGNALS_LEFT_TO_THE_SERVICE,
-        args: BACKGROUND_OFF,
+        // Names the browser in the process list by its data folder, as a profile folder did
+        // (`pkill -f`, or a test that kills its own); Chromium ignores a switch it does not know.
+        args: [...BACKGROUND_OFF, `${HOST_SWITCH}=${this.profilesDir}`],
       });
     return this.withSandboxFallback(launch);
   }

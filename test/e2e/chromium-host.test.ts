@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChromiumHost, keyringChoice } from '../../agents/browser/chromium-host.js';
+import { ChromiumHost, HOST_SWITCH, keyringChoice } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { loginFile, readLogin } from '../../agents/browser/saved-login.js';
 import { until } from '../support/until.js';
@@ -74,6 +74,7 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     const [a, b] = [await host.open('agt_a'), await host.open('agt_b')];
     try {
       expect(browsers()).toHaveLength(1);
+      expect(browsers()[0]).toContain(`${HOST_SWITCH}=${profiles}`);
       expect(a.page.context()).not.toBe(b.page.context());
       await a.page.goto(`${origin}/login`);
       await b.page.goto(`${origin}/chat`);
@@ -112,7 +113,7 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     await a.page.goto(`${origin}/login`);
     await until(async () => (await readLogin(join(profiles, 'agt_crash')))?.cookies.some((c) => c.name === 'session') ?? false, 5_000, 'the login saved');
     expect((await readLogin(join(profiles, 'agt_crash')))!.origins).toEqual([{ origin, localStorage: [{ name: 'token', value: 't0ken' }] }]);
-    execFileSync('pkill', ['-KILL', '-P', String(process.pid), '-f', '--', '--remote-debugging-pipe']);
+    execFileSync('pkill', ['-KILL', '-f', '--', `${HOST_SWITCH}=${profiles}`]);
     await until(() => lost.length === 2, 5_000, 'both sessions lost');
     await a.close();
     await b.close();

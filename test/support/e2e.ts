@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ChromiumHost } from '../../agents/browser/chromium-host.js';
+import { ChromiumHost, HOST_SWITCH } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow-context.js';
@@ -72,8 +72,8 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
     profilesDir,
     signIn,
     killBrowser() {
-      // The browser's main process is this test process's child; its helpers are its own.
-      execFileSync('pkill', ['-KILL', '-P', String(process.pid), '-f', '--', '--remote-debugging-pipe']);
+      // Its main process, named by its profiles folder (other suites' browsers may run beside it); its helpers go with it.
+      execFileSync('pkill', ['-KILL', '-f', '--', `${HOST_SWITCH}=${profilesDir}`]);
     },
     async stop() {
       await t.stop();
