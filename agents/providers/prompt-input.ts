@@ -174,10 +174,8 @@ export async function send(ctx: FlowContext): Promise<void> {
         () => false,
       ),
   );
-  const button = ready ? await roleHandle(ctx, 'send') : null;
-  if (button) {
-    await button.click({ timeout: 2_000 }).catch(() => {});
-    await button.dispose();
+  const pressed = ready && (await pressSend(ctx));
+  if (pressed) {
     const after = await sent(ctx);
     if (after === 'sent') return;
     if (after === 'unclear') {
@@ -190,7 +188,33 @@ export async function send(ctx: FlowContext): Promise<void> {
     await composer.dispose();
     if ((await sent(ctx)) === 'sent') return;
   }
-  throw siteChanged(site, 'send', button ? 'it did nothing' : 'and Enter did not send');
+  throw siteChanged(site, 'send', pressed ? 'it did nothing' : 'and Enter did not send');
+}
+
+/**
+ * Clicks the send control; false when it is gone. Where its centre is on screen with nothing
+ * on top, the click goes there at once (one look in the page, then the mouse): Playwright's
+ * own click would first scroll, wait two frames for the button to hold still and check the
+ * same hit target, some 25 ms between the prompt and the site. Anywhere else (scrolled away,
+ * covered by something), that careful click.
+ */
+async function pressSend(ctx: FlowContext): Promise<boolean> {
+  const point = await inPage(
+    ctx,
+    pageWorld(ctx.page).run((h, json) => {
+      const b = h.find(h.pack(json).send);
+      return b ? h.clickPoint(b) : null;
+    }, ctx.pack),
+  ).catch(() => null);
+  if (point) {
+    await ctx.page.mouse.click(point.x, point.y).catch(() => {});
+    return true;
+  }
+  const button = await roleHandle(ctx, 'send');
+  if (!button) return false;
+  await button.click({ timeout: 2_000 }).catch(() => {});
+  await button.dispose();
+  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * In the page: where an element sits in the tree, for Playwright to find the same element
- * from its own world (page-world.ts): nothing is written into the page to point at it.
+ * from its own world (page-world.ts): nothing is written into the page to point at it; and
+ * where on the screen a click reaches it.
  */
 import type { Helpers } from './types.js';
 
@@ -19,5 +20,21 @@ export function addPath(h: Helpers): void {
     }
     steps.push(`${node.localName}:0`);
     return steps.reverse().join('/');
+  };
+
+  h.clickPoint = (el) => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return null;
+    const x = box.left + box.width / 2;
+    const y = box.top + box.height / 2;
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return null;
+    // The topmost element there, down through open shadow roots, as the click would find it.
+    let top = document.elementFromPoint(x, y);
+    while (top?.shadowRoot) {
+      const inner = top.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === top) break;
+      top = inner;
+    }
+    return top && (top === el || el.contains(top)) ? { x, y } : null;
   };
 }

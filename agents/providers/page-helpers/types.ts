@@ -164,6 +164,8 @@ export interface PageHelpers {
   sendState(pack: PagePack): 'enabled' | 'disabled' | 'none';
   /** Where the element sits in the tree, for Playwright to find it from its own world (page-world.ts); null once it left the page. */
   pathOf(el: Element): string | null;
+  /** Where a click lands on the element at once: its centre, in the viewport, with nothing else on top there; null otherwise. */
+  clickPoint(el: Element): { x: number; y: number } | null;
   toMarkdown(element: Element): string;
 }
 
