@@ -149,7 +149,7 @@ const agentDir = (profilesDir: string, agentId: string) => join(profilesDir, age
  * debugging port), and a context of its own for each agent. Contexts share nothing (cookies,
  * storage, cache, renderer processes), so two accounts of one provider live side by side; the
  * browser's main, GPU, network and storage processes are paid once instead of once an agent:
- * about 78 MB an agent instead of 155 (six idle agents, bench/agents.ts). A context keeps
+ * about 80 MB an agent instead of 155 (six idle agents, bench/agents.ts). A context keeps
  * nothing on disk, so each agent's login (cookies and its sites' local storage) is saved to
  * its folder (saved-login.ts) and restored when its context opens again.
  *
