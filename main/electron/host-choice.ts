@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BrowserHost, BrowserSession, OpenOptions } from '../core/browser-host.js';
 import type { Provider } from '../core/providers.js';
 
-/** `view`: a WebContentsView of the app. `chrome`: the installed Chrome with a profile of its own. */
+/** `view`: a WebContentsView of the app. `chrome`: a context of its own in the installed Chrome the agents on it share. */
 export type HostKind = 'view' | 'chrome';
 export const HOST_KINDS: readonly HostKind[] = ['view', 'chrome'];
 
