@@ -277,9 +277,15 @@ export class ChromiumHost implements BrowserHost {
       const page = context.pages()[0] ?? (await context.newPage());
       let origins: SavedLogin['origins'] = [];
       if (siteOrigin) {
-        await page.route('**/*', (route) => route.fulfill({ contentType: 'text/html', body: '<html></html>' }));
+        const cdp = await context.newCDPSession(page);
+        // A service worker the site left in the profile would answer the load itself, past
+        // the route, and fetch from the site; bypassed, the load reaches the route. The empty
+        // icon keeps Chromium from asking the site for its favicon.
+        await cdp.send('Network.enable');
+        await cdp.send('Network.setBypassServiceWorker', { bypass: true });
+        await page.route('**/*', (route) => route.fulfill({ contentType: 'text/html', body: '<html><head><link rel="icon" href="data:,"></head></html>' }));
         await page.goto(siteOrigin);
-        const storage = await pageStorage(await context.newCDPSession(page), page);
+        const storage = await pageStorage(cdp, page);
         if (storage?.localStorage.length) origins = [storage];
       }
       const login = { cookies: await context.cookies(), origins };

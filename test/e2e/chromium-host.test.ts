@@ -55,6 +55,14 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     // A site that logs its visitor in: a cookie from the server, a token in local storage from its script.
     site = createServer((req, res) => {
       requests.push(req.url ?? '');
+      // A service worker that takes every load of the site and fetches it itself, as a site's offline cache does.
+      if (req.url === '/sw.js') {
+        res.setHeader('content-type', 'text/javascript');
+        res.end(`self.addEventListener('install', () => self.skipWaiting());
+          self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+          self.addEventListener('fetch', (event) => event.respondWith(fetch(event.request)));`);
+        return;
+      }
       res.setHeader('content-type', 'text/html');
       if (req.url === '/login') res.setHeader('set-cookie', 'session=s3cret; Path=/; Max-Age=86400; HttpOnly; SameSite=Lax');
       res.end(`<html><body><script>if (location.pathname === '/login') localStorage.setItem('token', 't0ken');</script>${req.url}</body></html>`);
@@ -128,7 +136,7 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     }
   });
 
-  it('carries over the login of a profile of the old layout: its cookies under its keyring, its site’s local storage, without reaching the site', async () => {
+  it('carries over the login of a profile of the old layout: its cookies under its keyring, its site’s local storage, without reaching the site, even through its service worker', async () => {
     const { chromium } = await import('playwright-core');
     const dir = join(profiles, 'agt_old');
     const keyring = keyringChoice('linux', () => []);
@@ -141,6 +149,10 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     });
     const oldPage = old.pages()[0] ?? (await old.newPage());
     await oldPage.goto(`${origin}/login`);
+    await oldPage.evaluate(async () => {
+      await navigator.serviceWorker.register('/sw.js');
+      await navigator.serviceWorker.ready;
+    });
     await old.close();
     requests.length = 0;
     const session = await host.open('agt_old', { siteOrigin: origin });
