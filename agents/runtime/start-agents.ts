@@ -34,7 +34,7 @@ export async function startBrowserAgents(
     return null;
   }
   const { sites, diagnostics } = await openSites(dataDir, notes);
-  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), executable), sites, diagnostics);
+  const runtime = new AgentRuntime(roster, ChromiumHost.launching(join(dataDir, 'profiles'), executable), sites, diagnostics);
   await runtime.start();
   return { runtime, sites };
 }

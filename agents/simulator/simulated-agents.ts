@@ -41,7 +41,7 @@ export async function startSimulatedAgents(
   }
   const baseUrls = Object.fromEntries(PROVIDERS.map((p) => [p, simulator.sites[p]!.url]));
   const { sites, diagnostics } = await openSites(dataDir, notes, baseUrls);
-  const runtime = new AgentRuntime(roster, new ChromiumHost(join(dataDir, 'profiles'), findBrowser()), sites, diagnostics);
+  const runtime = new AgentRuntime(roster, ChromiumHost.launching(join(dataDir, 'profiles'), findBrowser()), sites, diagnostics);
   await runtime.start();
   await Promise.all(
     runtime

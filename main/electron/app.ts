@@ -81,7 +81,7 @@ async function start(): Promise<void> {
   const views = new ElectronViews(electron);
   const choices = new HostChoices(dataDir);
   // Found on first use: an app without Chrome still runs every agent in its own view.
-  const chrome = new ChromiumHost(join(dataDir, 'profiles'), findBrowser, false);
+  const chrome = ChromiumHost.launching(join(dataDir, 'profiles'), findBrowser, false);
   const hosts = new HostRouter({ view: new ViewHost(views), chrome }, choices, (id) => service.pool.get(id)?.provider);
   const { sites, diagnostics } = await openSites(dataDir, (note) => service.log.add(note.level, 'service', note.message));
   const runtime = new AgentRuntime(service.pool, hosts, sites, diagnostics);

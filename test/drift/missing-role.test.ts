@@ -47,7 +47,7 @@ for (const { provider, role, says } of CASES) {
       t.driver.agents.create(provider, `${name} 1`);
       sites = new SiteBook(join(t.dataDir, 'sites'), () => {}, { [provider]: sim.url });
       await sites.open();
-      runtime = new AgentRuntime(t.service.pool, new ChromiumHost(join(t.dataDir, 'profiles'), findBrowser()), sites, new DiagnosticsKeeper(diagnosticsRoot(t.dataDir)));
+      runtime = new AgentRuntime(t.service.pool, ChromiumHost.launching(join(t.dataDir, 'profiles'), findBrowser()), sites, new DiagnosticsKeeper(diagnosticsRoot(t.dataDir)));
       await runtime.start();
       await Promise.all(runtime.list().map((agent) => signInToSimulator(agent, sim.url, SIM_SITES[provider])));
     }, 60_000);

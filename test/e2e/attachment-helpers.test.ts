@@ -5,18 +5,18 @@
  * busy cue finds it or something in it, the file input is found hidden, and the chips taken
  * as the caller's are never the paste card, while a real paste card still is.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { openHelpersPage } from '../support/helpers-page.js';
 
-let browser: Browser;
+let close = async () => {};
 let page: Page;
 beforeAll(async () => {
-  ({ browser, page } = await openHelpersPage());
+  ({ page, close } = await openHelpersPage());
 }, 30_000);
-afterAll(async () => browser?.close());
+afterAll(() => close());
 
 const pack: PagePack = PROVIDER_SITES.chatgpt.page;
 const seen = () => page.evaluate((p) => window.__chatbridge!.attachmentsSeen(p), pack);

@@ -12,9 +12,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS, flowContext, type FlowLimits } from '../../agents/providers/flow-context.js';
 import { openNewChat, runTurn, waitUntilReady } from '../../agents/providers/flow.js';
 import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
@@ -29,15 +28,16 @@ import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
 import { openSimPage } from '../support/sim-page.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 let browser: Browser;
 let dir: string;
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
   dir = mkdtempSync(join(tmpdir(), 'cb-attach-e2e-'));
 }, 30_000);
 afterAll(async () => {
-  await browser?.close();
+  await giveBackTestBrowser(browser);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,22 +4,22 @@
  * agent set aside for its person, the job run elsewhere); the invisible Turnstile and the
  * bot-detection snippet on a normal page must not be.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startE2E, type E2E } from '../support/e2e.js';
 import { openSimPage, typeAndPress, type SimPage } from '../support/sim-page.js';
 import { describeBeside, inOrder } from '../support/beside.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 describeBeside('the simulated interstitial', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
   let s: SimPage;
   beforeAll(async () => {
     s = await openSimPage(browser, 'qwen', { look: { turnstile: true }, viewport: { width: 1280, height: 720 } });

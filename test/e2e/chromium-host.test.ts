@@ -11,9 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChromiumHost, HOST_SWITCH, keyringChoice } from '../../agents/browser/chromium-host.js';
+import { ChromiumHost, keyringChoice } from '../../agents/browser/chromium-host.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { loginFile, readLogin } from '../../agents/browser/saved-login.js';
+import { HOST_SWITCH, SharedChromium } from '../../agents/browser/shared-chromium.js';
 import { until } from '../support/until.js';
 
 /** This process's Chromium main processes (their helpers are their own children), with their switches. */
@@ -70,7 +71,7 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     profiles = mkdtempSync(join(tmpdir(), 'chatbridge-host-'));
-    host = new ChromiumHost(profiles, findBrowser(), true, (line) => warnings.push(line));
+    host = new ChromiumHost(profiles, new SharedChromium({ executable: findBrowser(), name: profiles, warn: (line) => warnings.push(line) }));
   });
 
   afterAll(async () => {

@@ -4,16 +4,16 @@
  * shadow root; nothing for a button covered by a layer, scrolled out of view, or of no size,
  * which the flow leaves to Playwright's careful click.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHelpersPage } from '../support/helpers-page.js';
 
-let browser: Browser;
+let close = async () => {};
 let page: Page;
 beforeAll(async () => {
-  ({ browser, page } = await openHelpersPage());
+  ({ page, close } = await openHelpersPage());
 }, 30_000);
-afterAll(async () => browser?.close());
+afterAll(() => close());
 
 const pointOf = (selector: string) =>
   page.evaluate((s) => {

@@ -5,13 +5,13 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { bundleName, DIAGNOSTIC_FILES, diagnosticsRoot, type DiagnosticManifest } from '../../main/core/diagnostics.js';
 import { CSP as DESKTOP_CSP } from '../../main/electron/security.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 let browser: Browser;
 let t: TestService | undefined;
@@ -19,9 +19,9 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
 });
-afterAll(async () => browser?.close());
+afterAll(async () => giveBackTestBrowser(browser));
 afterEach(async () => {
   await page?.close();
   await t?.stop();

@@ -8,15 +8,15 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { DEFAULT_LEASE } from '../../main/storage/postgres/devices.js';
 import { listening, SCRIPTED_SERVER, trackProcesses } from '../support/processes.js';
 import type { PgCluster } from '../support/postgres.js';
 import { sharedPostgres } from '../support/shared-postgres.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const SHOTS = join(PACKAGE_ROOT, 'test-results/devices');
 const { launch, tempDir } = trackProcesses('chatbridge-devices-');
@@ -26,10 +26,10 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   cluster = await sharedPostgres();
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await giveBackTestBrowser(browser);
   await cluster?.stop();
 });
 
@@ -72,6 +72,7 @@ describe('devices on the dashboard', () => {
     expect(submit.status).toBe(202);
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
+    onTestFinished(() => page.close());
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${desk.url}/#/overview&token=${desk.token}`);

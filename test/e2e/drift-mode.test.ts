@@ -7,9 +7,8 @@
  * unmounted turns, the promo dialog, the finished signal unnamed), and the pages are compared.
  * Whether ChatBridge's packs survive each kind is test/drift/ (npm run test:drift).
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { GERMAN } from '../../agents/simulator/client/drift-german.js';
 import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
@@ -17,6 +16,7 @@ import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import { openDriftPage, PERSON, type DriftPage } from '../support/sim-page.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const QUESTIONS = ['First question [[sim:ms=150]]', 'Second question [[sim:ms=150]]'];
 const RENAMED: DriftKind[] = ['testids', 'classes'];
@@ -167,13 +167,13 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
 // Two sites at a time (six pages): the pages mostly wait on their simulated answers.
 const visits = new Map<Provider, Visit>();
 beforeAll(async () => {
-  const browser = await chromium.launch({ executablePath: findBrowser() });
+  const browser = await takeTestBrowser();
   try {
     for (let i = 0; i < PROVIDERS.length; i += 2) {
       await Promise.all(PROVIDERS.slice(i, i + 2).map(async (provider) => visits.set(provider, await visit(browser, provider))));
     }
   } finally {
-    await browser.close();
+    await giveBackTestBrowser(browser);
   }
 }, 90_000);
 

@@ -6,9 +6,8 @@
  * answer's own controls appearing once the writing stopped do, after `settleMs` of stillness,
  * or `lostSignalMs` where the signal was expected; a still answer without them never ends.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT, type TurnOutcome, type WatchLimits } from '../../agents/providers/page-helpers.js';
 import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
@@ -18,6 +17,7 @@ import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
 import { openSimPage, typeAndSend, type SimPage } from '../support/sim-page.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const LIMITS: WatchLimits = { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 400, lostSignalMs: 1_500 };
 /** The finished signal and every Copy unknown to the pack. */
@@ -28,9 +28,9 @@ const PAUSED = 'Pause check [[sim:ms=600]] [[sim:think=2000]]';
 describeBeside('the end of an answer', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   /** Sends `prompt` on `provider`'s page as the flow does, and starts watching its answer. */
   const ask = async (provider: Provider, drift: DriftKind[], prompt: string, markerExpected = false) => {

@@ -6,7 +6,7 @@
  * conversation, and every word of their texts and names, and of the page helpers' own limit
  * and lock words, is said by one. A cue or a word added without a sample fails here.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { addObstacles } from '../../agents/providers/page-helpers/obstacles.js';
@@ -78,14 +78,14 @@ function helperWords(name: 'LIMIT_WORDS' | 'LOCK_WORDS'): [string, string] {
 }
 
 describe('the lookalike samples', () => {
-  let browser: Browser;
+  let close = async () => {};
   let page: Page;
   beforeAll(async () => {
-    ({ browser, page } = await openHelpersPage());
+    ({ page, close } = await openHelpersPage());
     // Outside any conversation, where a notice would be.
     await page.setContent(`<main>${renderMarkdown(LOOKALIKE_MARKDOWN)}</main>`);
   });
-  afterAll(async () => browser?.close());
+  afterAll(() => close());
 
   it('tells the cues rendered Markdown can meet from those it cannot', () => {
     expect(markdownCanMake('a[href^="/login?"]')).toBe(true);

@@ -2,18 +2,18 @@
  * A notice's words, as a person reads them: the flow quotes an error card, a limit or a lock
  * in the attempt's detail and the dashboard, and its buttons' labels are not part of it.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHelpersPage } from '../support/helpers-page.js';
 import type { Helpers } from '../../agents/providers/page-helpers/types.js';
 
 describe("the page helpers' words of a notice", () => {
-  let browser: Browser;
+  let close = async () => {};
   let page: Page;
   beforeAll(async () => {
-    ({ browser, page } = await openHelpersPage());
+    ({ page, close } = await openHelpersPage());
   });
-  afterAll(async () => browser?.close());
+  afterAll(() => close());
 
   const wordsOf = (html: string) =>
     page.evaluate((markup) => {

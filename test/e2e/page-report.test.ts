@@ -3,7 +3,7 @@
  * (report): in the turn's own scope, never in an earlier turn's. A page with a finished
  * turn and, after the prompt, one still being written.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHelpersPage } from '../support/helpers-page.js';
 import { packJson, type PagePack } from '../../agents/providers/site.js';
@@ -22,15 +22,15 @@ const message = (n: number, done: boolean) =>
   `<div class="message"><div class="turn"><div class="body"><p>Answer ${n}</p></div></div>${done ? '<div class="actions"><button>Copy</button></div>' : ''}</div>`;
 
 describe('the page helpers, on one turn among several', () => {
-  let browser: Browser;
+  let close = async () => {};
   let page: Page;
   beforeAll(async () => {
-    ({ browser, page } = await openHelpersPage());
+    ({ page, close } = await openHelpersPage());
     await page.setContent(`<div class="thread">${message(1, true)}</div><p class="outside">Copy</p>`);
     await page.evaluate((p) => window.__chatbridge!.markTurns(p), PACK);
     await page.evaluate((html) => document.querySelector('.thread')!.insertAdjacentHTML('beforeend', html), message(2, false));
   });
-  afterAll(async () => browser?.close());
+  afterAll(() => close());
 
   it("finds neither the finished signal nor the Copy of the new turn in an earlier turn's row", async () => {
     const seen = await page.evaluate(

@@ -5,21 +5,21 @@
  * agent's own browser, which logs in to the simulated site. Then the new agent runs a job,
  * and is removed.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const procs = trackProcesses('chatbridge-pairing-');
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
 });
-afterAll(async () => browser?.close());
+afterAll(async () => giveBackTestBrowser(browser));
 
 /** `serve --simulate` with one Claude agent, once it printed its API key (agents ready). */
 async function serveSimulated(): Promise<{ server: Running; dashboard: string; apiKey: string; chatgptSite: string }> {

@@ -49,7 +49,8 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     /** The service's clock: a test that waits for a per-attempt timeout skips it. */
     const clock = new SkippingClock();
     beforeAll(async () => {
-      e = await startE2E(provider, twoAgents ? 2 : 1, look, { clock });
+      // The full suite kills its agents' browser: a browser of their own.
+      e = await startE2E(provider, twoAgents ? 2 : 1, look, { clock, ownBrowser: depth === 'full' });
     }, 60_000);
     afterAll(async () => e?.stop());
 

@@ -5,15 +5,15 @@
  * paste, and an answer that lists what the send carried, byte for byte.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { attachmentLine } from '../../agents/simulator/answer.js';
 import { FILE_RULES } from '../../agents/simulator/file-rules.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { Provider } from '../../main/core/providers.js';
 import { openSimPage, type SimPage } from '../support/sim-page.js';
 import { until } from '../support/until.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 interface TestFile {
   name: string;
@@ -91,9 +91,9 @@ const PROVIDERS = Object.keys(SITE) as Provider[];
 describe('simulated sites take files', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   /** Puts `files` through the site's own file control (Gemini: its menu item, then the chooser). */
   const choose = async (sp: SimPage, provider: Provider, files: TestFile[]) => {

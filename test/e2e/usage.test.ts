@@ -7,9 +7,8 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PACKAGE_ROOT } from '../../main/core/package-root.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { seedFinishedJobs } from '../support/seed-history.js';
@@ -17,6 +16,7 @@ import { withDataDirDb } from '../support/data-dir-db.js';
 import { SqliteJobStore } from '../../main/storage/sqlite/job-store.js';
 import { SqliteWebhookOutbox } from '../../main/storage/sqlite/outbox.js';
 import { DAY_MS } from '../../main/core/timestamps.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const SHOTS = join(PACKAGE_ROOT, 'test-results/usage');
 const SLOW = { timeout: 10_000 };
@@ -28,7 +28,7 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
   t = await startTestService({ agents: { chatgpt: 2, claude: 1, gemini: 1 } });
   const agents = t.driver.agents.list().map((a) => ({ id: a.id, provider: a.provider }));
   const other = (await t.driver.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null })).key.id;
@@ -49,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await page?.close();
-  await browser?.close();
+  await giveBackTestBrowser(browser);
   await t?.stop();
 });
 

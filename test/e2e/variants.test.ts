@@ -6,9 +6,8 @@
  * what the page offered, with nothing typed or sent. One browser and one site per account
  * kind serve the whole file.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { FLOW_LIMITS, flowContext, type FlowLimits } from '../../agents/providers/flow-context.js';
 import { openNewChat, runTurn, waitUntilReady } from '../../agents/providers/flow.js';
 import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
@@ -24,14 +23,15 @@ import type { Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
 import { startE2E } from '../support/e2e.js';
 import { openSimPage } from '../support/sim-page.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 let browser: Browser;
 const notes: AgentNote[] = [];
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
 }, 30_000);
-afterAll(async () => browser?.close());
+afterAll(async () => giveBackTestBrowser(browser));
 
 /** One simulated account for the test `context`: its site in `look`, a signed-in page, and its site as the flow drives it. */
 async function account(context: TestContext, provider: Provider, look: SimLook = {}, override: SiteOverride | null = null) {

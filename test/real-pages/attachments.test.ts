@@ -9,12 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { BUILT_IN_PACKS, PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES, rebuildPage } from './captures.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 /** What each capture's file control is, as the flow finds it: the input's identity, or Gemini's opener; null: none in the page. */
 const EXPECTED: Record<string, { input: string | null; opener?: true }> = {
@@ -54,9 +54,9 @@ function lookAtControls(pack: PagePack): { input: string | null; inForm: boolean
 describeWithCaptures('the packs’ attach controls, against the real pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   it('every capture is described here', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(CAPTURES.map((c) => c.file).sort());

@@ -6,15 +6,15 @@
  * same as before (none, or the capture's own login wall); the same markup outside the
  * conversation is read as a notice, so each page would fall for it if it were not told apart.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { Helpers } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { renderMarkdown } from '../../agents/simulator/client/markdown.js';
 import { LOOKALIKE_MARKDOWN, TITLE_LOOKALIKES } from '../support/lookalikes.js';
 import { CAPTURES, describeWithCaptures, openCapture, rebuildPage } from './captures.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 /** In the page: the notice the pack reads now, if any. */
 function notice(pack: PagePack): string | null {
@@ -57,9 +57,9 @@ function titled([pack, title]: [PagePack, string]): void {
 describeWithCaptures('the real captured pages, with lookalike notices in the conversation', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
   const html = renderMarkdown(LOOKALIKE_MARKDOWN);
 
   for (const capture of CAPTURES) {

@@ -7,21 +7,21 @@
  * Each capture is also read as a release that renamed its test ids and hashed its classes at
  * once would serve it (rebuildPage): the roles the flow acts on are still found.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import type { Helpers, TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
 import { survivesRenames } from '../support/cue-rules.js';
 import { captureFiles, CAPTURES, describeWithCaptures, openCapture, rebuildPage } from './captures.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 describeWithCaptures('the real captured pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   it('are each described in CAPTURES', () => {
     expect(captureFiles()).toEqual(CAPTURES.map((c) => c.file).sort());

@@ -4,9 +4,8 @@
  * every role the flow acts on. A skin whose markup drifts from the site's fails here, so the
  * simulated sites cannot prove the packs on markup the real sites do not have.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
 import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
@@ -14,13 +13,14 @@ import type { PagePack } from '../../agents/providers/site.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import { openSimPage, typeAndSend } from '../support/sim-page.js';
 import { CAPTURES, describeWithCaptures, findRoles, openCapture } from './captures.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 describeWithCaptures('the simulated sites, against the real pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   for (const capture of CAPTURES) {
     it(`${capture.provider} layout ${capture.layout} is found as ${capture.file} is`, async () => {

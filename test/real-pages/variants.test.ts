@@ -7,14 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findBrowser } from '../../agents/browser/find-browser.js';
 import { flowContext } from '../../agents/providers/flow-context.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { modelUsedOf, offeredVariants } from '../../agents/providers/variant-choice.js';
 import { CAPTURES, describeWithCaptures, openCapture, REAL_PAGES, type Capture } from './captures.js';
 import type { PageCue } from '../../agents/providers/cues.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 /** The Qwen capture of 2026-05-21, by where it is: openCapture needs no more (the captures table describes it in issue 31 §4). */
 const QWEN = { provider: 'qwen', file: 'qwen/covai-ai-chat-exporter-2026-05-21.html' } as Capture;
@@ -34,9 +34,9 @@ const NAMED: Record<string, string | null> = {
 describeWithCaptures('the packs’ variants, against the real pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   for (const capture of [...CAPTURES.filter((c) => ['chatgpt', 'claude', 'gemini'].includes(c.provider)), QWEN]) {
     it(`${capture.file}: the model picker, by the pack's first cue`, async () => {

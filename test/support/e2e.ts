@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ChromiumHost, HOST_SWITCH } from '../../agents/browser/chromium-host.js';
+import { ChromiumHost } from '../../agents/browser/chromium-host.js';
+import { HOST_SWITCH, SharedChromium } from '../../agents/browser/shared-chromium.js';
 import { findBrowser } from '../../agents/browser/find-browser.js';
 import { atBaseUrl, overriddenSite, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { FLOW_LIMITS, type FlowLimits } from '../../agents/providers/flow-context.js';
@@ -17,6 +18,7 @@ import type { BrowserHost } from '../../main/core/browser-host.js';
 import type { Clock } from '../../main/core/clock.js';
 import type { Provider } from '../../main/core/providers.js';
 import { startTestService, type TestService } from './harness.js';
+import { testChromium } from './test-browser.js';
 
 export interface E2E extends TestService {
   sim: SimSite;
@@ -27,7 +29,7 @@ export interface E2E extends TestService {
   browserAgents: BrowserAgent[];
   profilesDir: string;
   signIn(agent: BrowserAgent): Promise<void>;
-  /** Kills the agents' browser (they share one), as a crash would. */
+  /** Kills the agents' browser (they share one), as a crash would: only with `ownBrowser`. */
   killBrowser(): void;
 }
 
@@ -36,6 +38,11 @@ export interface E2EOptions {
   limits?: Partial<FlowLimits>;
   /** The service's clock, which its browser agents follow too (a test that skips a back-off moves it on). */
   clock?: Clock;
+  /**
+   * A Chromium for these agents alone, for a test that kills it: other agents take the test
+   * process's browser (test-browser.ts), a context each, as a service's agents take theirs.
+   */
+  ownBrowser?: boolean;
 }
 
 /**
@@ -54,9 +61,9 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
   const diagnostics = new DiagnosticsKeeper(diagnosticsRoot(t.dataDir));
   const sites = { site: (p: Provider) => (p === provider ? current : undefined) };
   const limits = { ...FLOW_LIMITS, ...options.limits };
-  // The host's one-time note (no sandbox as root) is for a person starting ChatBridge;
-  // every test file, a process of its own, would print it again.
-  const host = signedInFirst(new ChromiumHost(profilesDir, findBrowser(), true, () => {}), sim);
+  // The host's one-time note (no sandbox as root) is for a person starting ChatBridge.
+  const chromium = options.ownBrowser ? new SharedChromium({ executable: findBrowser(), name: profilesDir, warn: () => {} }) : testChromium();
+  const host = signedInFirst(new ChromiumHost(profilesDir, chromium), sim);
   const runtime = new AgentRuntime(t.service.pool, host, sites, diagnostics, limits, options.clock);
   await runtime.start();
   const signIn = (agent: BrowserAgent) => signInToSimulator(agent, sim.url, config);
@@ -72,6 +79,7 @@ export async function startE2E(provider: Provider, count = 2, look: SimLook = {}
     profilesDir,
     signIn,
     killBrowser() {
+      if (!options.ownBrowser) throw new Error('killBrowser needs startE2E(…, { ownBrowser: true }): the test process shares this browser');
       // Its main process, named by its profiles folder (other suites' browsers may run beside it); its helpers go with it.
       execFileSync('pkill', ['-KILL', '-f', '--', `${HOST_SWITCH}=${profilesDir}`]);
     },

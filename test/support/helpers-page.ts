@@ -1,13 +1,22 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { findBrowser } from '../../agents/browser/find-browser.js';
+import type { Page } from 'playwright-core';
 import { PAGE_HELPERS_SCRIPT } from '../../agents/providers/page-helpers.js';
+import { giveBackTestBrowser, takeTestBrowser } from './test-browser.js';
 
-/** A blank page in real Chromium with the page helpers installed, for tests of the helpers on markup they set. */
-export async function openHelpersPage(): Promise<{ browser: Browser; page: Page }> {
-  const browser = await chromium.launch({ executablePath: findBrowser() });
+/**
+ * A blank page in real Chromium with the page helpers installed, for tests of the helpers on
+ * markup they set: a context of its own in the test process's browser, closed by `close`.
+ */
+export async function openHelpersPage(): Promise<{ page: Page; close(): Promise<void> }> {
+  const browser = await takeTestBrowser();
   const context = await browser.newContext();
   await context.addInitScript(PAGE_HELPERS_SCRIPT);
   const page = await context.newPage();
   await page.goto('about:blank');
-  return { browser, page };
+  return {
+    page,
+    close: async () => {
+      await context.close();
+      await giveBackTestBrowser(browser);
+    },
+  };
 }

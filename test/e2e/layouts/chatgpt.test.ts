@@ -3,9 +3,8 @@
  * real Chromium (no agent): each layout shows the markup research/providers-live-2026.md
  * describes, and the directives play in each layout's own markup. Then agents on them.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { pageWorld } from '../../../agents/providers/page-world.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
@@ -15,6 +14,7 @@ import { openSimPage, typeAndSend } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 const config = SIM_SITES.chatgpt;
 /** The composer in every layout: the editor inside the composer form (a Canvas is not in it). */
@@ -22,9 +22,9 @@ const COMPOSER = 'form [contenteditable="true"]';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findBrowser() });
+  browser = await takeTestBrowser();
 });
-afterAll(async () => browser?.close());
+afterAll(async () => giveBackTestBrowser(browser));
 
 interface Visit {
   site: SimSite;

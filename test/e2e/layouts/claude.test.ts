@@ -2,9 +2,8 @@
  * Claude's 2026 layouts (research/providers-live-2026.md, "Claude"): what the simulated
  * pages render, used as a person would; then ChatBridge driving them.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -13,15 +12,16 @@ import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 import { jobIdWhere } from '../../support/store.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 const COMPOSER = '[data-testid="chat-input"]';
 
 describeBeside('simulated Claude pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   /** Sends `count` prompts in one conversation, each once the previous answer finished. */
   const converse = async (sp: SimPage, count: number) => {

@@ -2,9 +2,8 @@
  * DeepSeek's 2026 layouts (research/providers-live-2026.md, "DeepSeek"): what the
  * simulated pages render, used as a person would; then ChatBridge driving them.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -12,6 +11,7 @@ import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 const COMPOSER = 'textarea[placeholder="Message DeepSeek"]';
 const SLOT = '.ds-button--primary.ds-button--circle';
@@ -20,9 +20,9 @@ const ROWS = '.ds-virtual-list .ds-virtual-list-items > .ds-virtual-list-visible
 describeBeside('simulated DeepSeek pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   /** Types a prompt (React hears real typing only) and clicks the slot; waits for the site to get it. */
   const send = async (sp: SimPage, prompt: string) => {

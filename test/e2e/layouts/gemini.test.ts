@@ -3,9 +3,8 @@
  * logged-out visitor gets, and the stock Quill 1 layout; what the simulated pages do, used
  * as a person would; then ChatBridge driving them.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { PROVIDER_SITES } from '../../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT } from '../../../agents/providers/page-helpers.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
@@ -16,6 +15,7 @@ import { until } from '../../support/until.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 import { jobIdWhere } from '../../support/store.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 const COMPOSER = 'rich-textarea div.ql-editor[contenteditable="true"][aria-label="Enter a prompt for Gemini"]';
 const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
@@ -23,9 +23,9 @@ const PROMPT = 'Two lines\n\n\tand a tab — ünïcödé ✓';
 describeBeside('simulated Gemini pages', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
 
   /** Dispatches a synthetic paste of `text` on the composer, as a script can; true if the editor took it. */
   const syntheticPaste = (sp: SimPage, text: string) =>

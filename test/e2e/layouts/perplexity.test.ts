@@ -4,14 +4,14 @@
  * only after streaming, icon-only copy buttons on the question and the answer, the code
  * language outside `<code>`).
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 providerSuite('perplexity', { layout: 'markdown-content' }, 'core');
 
@@ -28,9 +28,9 @@ const COPY_ICON = 'button:has(use[*|href="#pplx-icon-copy"])';
 describeBeside('the simulated Perplexity page', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
   let s: SimPage;
   afterAll(async () => s?.close());
 

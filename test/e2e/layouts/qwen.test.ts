@@ -5,9 +5,8 @@
  */
 import { pageWorld } from '../../../agents/providers/page-world.js';
 import { packJson } from '../../../agents/providers/site.js';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { findBrowser } from '../../../agents/browser/find-browser.js';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { secondResponse } from '../../../agents/simulator/client/second-response.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
@@ -15,6 +14,7 @@ import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.
 import { until } from '../../support/until.js';
 import { describeBeside } from '../../support/beside.js';
 import { providerSuite } from '../provider-suite.js';
+import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
 
 providerSuite('qwen', { layout: 'dual' }, 'core');
 
@@ -33,9 +33,9 @@ const interceptClipboard = () =>
 describeBeside('the simulated Qwen page', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: findBrowser() });
+    browser = await takeTestBrowser();
   });
-  afterAll(async () => browser?.close());
+  afterAll(async () => giveBackTestBrowser(browser));
   let s: SimPage;
   afterAll(async () => s?.close());
 
