@@ -12,9 +12,10 @@ const DASHBOARD = ['test/renderer/**/*.test.tsx'];
 
 /**
  * Files that time processes they spawn against real-time bounds ("reaches the running server
- * within one second", a lease running out, a kill and a restart): they run first, two at a
- * time, before the browsers load the machine (with three workers beside them they ran out of
- * time on a loaded machine).
+ * within one second", a lease running out, a kill and a restart): they run first, before the
+ * browsers load the machine (with three browser workers beside them they ran out of time on a
+ * loaded machine). Three at a time: they mostly wait on their processes, and two left 30 % of
+ * the machine idle (111 s against 95 s, 2026-11-29).
  */
 const TIMED_PROCESSES = [
   'test/cli/*.test.ts',
@@ -51,15 +52,14 @@ export default defineConfig({
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0' },
-    // Three files at a time after the timed processes, two with them (the projects below), also
-    // on a 2-core machine: a browser file spends much of its time waiting on its pages and
-    // simulated answers. On the quiet machine the suite took 7 min 28 s so against 8 min 51 s
-    // with two files at a time throughout; both cores are then busy (almost all Chromium).
-    // Inside a file, blocks that share nothing run side by side (test/support/beside.ts): at
-    // most two at once, each with its own browser. Three at once (the drift sample: 90 s alone
-    // in a file, 45 s three at a time) kept up to nine browsers busy on two cores once the
-    // browser work per job had shrunk: two at once took 651 CPU-seconds and 366 s against
-    // 667-680 and 376-380 s (2026-11-27).
+    // Three files at a time (the projects below), also on a 2-core machine: a browser file
+    // spends much of its time waiting on its pages and simulated answers. On the quiet machine
+    // the suite took 7 min 28 s so against 8 min 51 s with two files at a time throughout; both
+    // cores are then busy (almost all Chromium). Inside a file, blocks that share nothing run
+    // side by side (test/support/beside.ts): at most two at once, each with its own contexts.
+    // Three at once (the drift sample: 90 s alone in a file, 45 s three at a time) kept up to
+    // nine browsers busy on two cores once the browser work per job had shrunk: two at once
+    // took 651 CPU-seconds and 366 s against 667-680 and 376-380 s (2026-11-27).
     maxConcurrency: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -72,14 +72,14 @@ export default defineConfig({
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
           sequence: { groupOrder: 0 },
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
       // Beside the timed processes, which leave a core part idle.
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, sequence: { groupOrder: 0 }, maxWorkers: 2 } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, sequence: { groupOrder: 0 }, maxWorkers: 3 } },
       {
         extends: true,
-        test: { name: 'dashboard', include: DASHBOARD, setupFiles: ['test/renderer/setup.ts'], isolate: false, sequence: { groupOrder: 0 }, maxWorkers: 2 },
+        test: { name: 'dashboard', include: DASHBOARD, setupFiles: ['test/renderer/setup.ts'], isolate: false, sequence: { groupOrder: 0 }, maxWorkers: 3 },
       },
       // The other files import the app's modules, mock no module, and stop what they start
       // (servers, browsers, processes: trackProcesses, afterAll): a file in a fresh process each

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 
 /**
  * A block of tests that shares nothing with the other blocks of its file (its own simulated
- * site, service and browser) and so runs beside them: an end-to-end block spends most of its
+ * site, service and browser contexts) and so runs beside them: an end-to-end block spends most of its
  * time waiting on pages and streamed answers. vitest's `maxConcurrency` (vitest.config.ts)
  * bounds how many run at once.
  *
