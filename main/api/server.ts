@@ -22,6 +22,7 @@ import { completionRoutes } from './routes/completions.js';
 import { completionEventRoutes } from './routes/completion-events.js';
 import { KEEP_ALIVE_MS } from './sse.js';
 import { LIMITS } from '../core/limits.js';
+import { SHARED_COMPILERS } from './schema-compilers.js';
 
 export interface ServerDeps extends OperationsDeps {
   completions: CompletionsPort;
@@ -107,6 +108,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // the last answers are written out.
     forceCloseConnections: 'idle',
     keepAliveTimeout: 65_000,
+    schemaController: SHARED_COMPILERS,
     ajv: {
       // Bodies are typed strictly ("1" is not a number) and unknown fields are refused.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
