@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -13,6 +13,8 @@ function ramTmpdir(): Record<string, string> {
     const shm = statfsSync('/dev/shm');
     if (shm.bavail * shm.bsize < 4 * 1024 ** 3) return {};
     const dir = mkdtempSync('/dev/shm/chatbridge-tests-');
+    // Open to all as /tmp is: the PostgreSQL tests run initdb as an unprivileged user when root.
+    chmodSync(dir, 0o1777);
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     return { TMPDIR: dir };
   } catch {
