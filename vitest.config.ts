@@ -22,8 +22,12 @@ function ramTmpdir(): Record<string, string> {
   }
 }
 
-/** Files that need a process of their own: tests of what a process does once (the Chromium host's one-time notes). */
-const OWN_PROCESS = ['test/e2e/chromium-host.test.ts'];
+/**
+ * Files that need a process of their own: tests of what a process does once (the Chromium
+ * host's one-time notes), and the stream flood (6.4 MiB of answer pieces to a reader within
+ * 40 s: 3 s alone, and more than 40 s more than once in a process many files had used).
+ */
+const OWN_PROCESS = ['test/e2e/chromium-host.test.ts', 'test/integration/stream-limits.test.ts'];
 
 /**
  * The dashboard's component tests, in happy-dom: they share their processes (a process and a
