@@ -215,37 +215,47 @@ export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<st
   const { page, pack } = ctx;
   const scope = ctx.site.turnScope;
   const world = pageWorld(page);
-  await world.run((h) => h.clearClipboard(), undefined);
-  // The new turn; after an A/B pick the page may have re-rendered it, so then the last one.
-  const last = lastTurn || (await world.run((h, json) => !h.newTurn(h.pack(json)), pack));
-  const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
-  let copy = await findCopy();
-  if (!copy) {
-    // Some sites show a turn's actions only while it is hovered.
-    const turn = await world.element(
-      (h, [json, l]) => {
-        const p = h.pack(json);
-        return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-      },
-      [pack, last] as const,
-    );
-    await turn?.hover({ timeout: 1_000 }).catch(() => {});
-    await turn?.dispose();
-    copy = await findCopy();
-  }
-  if (copy) {
-    const button = copy;
-    const copied = await world.withCopyHook(async () => {
+  // One look: the clipboard emptied; the turn to read, the new one (after an A/B pick the
+  // page may have re-rendered it, so then the last one); and, when its Copy is in view with
+  // nothing over it, the point a click presses it at (page-helpers/path.ts), as Send is.
+  const look = await world.run(
+    (h, [json, s, l]) => {
+      h.clearClipboard();
+      const p = h.pack(json);
+      const last = l || !h.newTurn(p);
+      const copy = h.inTurn(p, 'copy', s, last);
+      return { last, point: copy ? h.clickPoint(copy) : null };
+    },
+    [pack, scope, lastTurn] as const,
+  );
+  const { last, point } = look;
+  if (point) {
+    const copied = await copiedBy(ctx, () => page.mouse.click(point.x, point.y));
+    if (copied) return copied;
+  } else {
+    const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
+    let copy = await findCopy();
+    if (!copy) {
+      // Some sites show a turn's actions only while it is hovered.
+      const turn = await world.element(
+        (h, [json, l]) => {
+          const p = h.pack(json);
+          return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+        },
+        [pack, last] as const,
+      );
+      await turn?.hover({ timeout: 1_000 }).catch(() => {});
+      await turn?.dispose();
+      copy = await findCopy();
+    }
+    if (copy) {
+      const button = copy;
       // A real (trusted) click, without waiting for the button to settle: it is there, and
       // clearObstacles has made sure nothing covers the page.
-      await button.click({ force: true, timeout: 2_000 }).catch(() => {});
-      return inPage(
-        ctx,
-        world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
-      );
-    });
-    await copy.dispose();
-    if (copied) return copied;
+      const copied = await copiedBy(ctx, () => button.click({ force: true, timeout: 2_000 }));
+      await copy.dispose();
+      if (copied) return copied;
+    }
   }
   // A code block's own Copy, clicked in the conversion, is read through the hook too (markdown.ts).
   return world.withCopyHook(() =>
@@ -258,6 +268,18 @@ export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<st
       [pack, last] as const,
     ),
   );
+}
+
+/** What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null if nothing within COPY_WAIT_MS. */
+function copiedBy(ctx: FlowContext, click: () => Promise<void>): Promise<string | null> {
+  const world = pageWorld(ctx.page);
+  return world.withCopyHook(async () => {
+    await click().catch(() => {});
+    return inPage(
+      ctx,
+      world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
+    );
+  });
 }
 
 /**

@@ -191,7 +191,8 @@ export class PageWorld {
       const undo = hook.result.objectId;
       if (undo) {
         await cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.undo(); }', objectId: undo }).catch(() => {});
-        await cdp.send('Runtime.releaseObject', { objectId: undo }).catch(() => {});
+        // Not waited for: the session runs its commands in order, so nothing later finds it held.
+        void cdp.send('Runtime.releaseObject', { objectId: undo }).catch(() => {});
       }
     }
   }
