@@ -2,9 +2,9 @@ import { describe, it } from 'vitest';
 
 /**
  * A block of tests that shares nothing with the other blocks of its file (its own simulated
- * site, service and browser contexts) and so runs beside them: an end-to-end block spends most of its
- * time waiting on pages and streamed answers. vitest's `maxConcurrency` (vitest.config.ts)
- * bounds how many run at once.
+ * site, service and browser contexts) and so runs beside them: an end-to-end block spends
+ * most of its time waiting on pages and streamed answers. vitest's `maxConcurrency`
+ * (vitest.config.ts) bounds how many run at once.
  *
  * A test inside inherits "concurrent" from the block: declare it with `inOrder` (vitest's
  * `it.sequential`) when the block's tests share its agents and must take turns (or wrap them
