@@ -1,6 +1,6 @@
 /**
- * The whole matrix of looks for one provider (npm run test:drift; too long for npm test,
- * which runs a fixed sample of it, test/e2e/drift-sample.test.ts): every drift kind alone
+ * The whole matrix of looks for one provider (npm run test:drift; too long for the breadth
+ * of npm run test:full, which runs a fixed sample of it, test/e2e/drift-sample.ts): every drift kind alone
  * on the default layout at core depth, the two kinds a rebuild brings together (test ids
  * renamed and classes hashed at once: the packs' rule that one cue per acting role survives
  * both, test/unit/pack-cue-rules.test.ts), and every other layout at full depth.

@@ -1,0 +1,4 @@
+/** Part 3 of the drift sample (drift-sample.ts). */
+import { driftSample } from './drift-sample.js';
+
+driftSample(3);
