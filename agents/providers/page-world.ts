@@ -212,13 +212,13 @@ export class PageWorld {
   }
 
   /**
-   * Makes now what a document's first handle and first copy cost: Playwright's own script in
-   * its world (some 25 ms in a new chat's document) and the copy channel (four round trips),
-   * paid while the agent waits for a job rather than between its prompt and its answer.
+   * Makes now what a document's first copy costs: the copy channel (four round trips), paid
+   * while the agent waits for a job rather than between its prompt and its answer. Nothing
+   * on a job's usual way takes a Playwright handle (`element`), so Playwright's own script
+   * (some 350 KB, in two worlds) is loaded into a document only when one of the other ways
+   * needs it.
    */
   async warm(): Promise<void> {
-    const root = await this.element(() => document.documentElement, undefined).catch(() => null);
-    await root?.dispose();
     await this.copyChannel().catch(() => {});
   }
 

@@ -3,7 +3,6 @@
  * a timer is waited for, a prompt the composer made a file is pasted again as text, and a
  * send is pressed again only while the prompt still sits in the composer.
  */
-import type { ElementHandle } from 'playwright-core';
 import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
 import { inPage, type FlowContext } from './flow-context.js';
@@ -23,37 +22,67 @@ const PASTE_SETTLE_MS = 1_500;
 /** A prompt the composer makes a file is pasted again in at most this many pieces. */
 const MAX_PASTE_PIECES = 32;
 
+/**
+ * Puts the prompt in the composer. Every step runs in the helpers' world (page-world.ts), which
+ * finds the composer afresh each time: a Playwright handle would have Playwright load its own
+ * script (some 350 KB) into two worlds of every new chat's document, about a tenth of the CPU
+ * a short job costs the browser. Handles remain for what only they do (Playwright's fill).
+ */
 export async function insertPrompt(ctx: FlowContext, prompt: string): Promise<void> {
   const { page, site } = ctx;
   // The caller's own text, not the site, when it shows nothing: never a changed site.
   if (!hasVisibleText(prompt)) throw new AgentFailure('rejected', 'The prompt has no visible text to type.');
-  const composer = await roleHandle(ctx, 'composer');
-  if (!composer) throw siteChanged(site, 'composer');
+  const world = pageWorld(page);
   if (site.input === 'fill') {
     // The native value setter plus an input event is what React-controlled textareas
     // listen to, and it takes 100 000 characters at once; Playwright's fill pays per
     // newline. If the page did not take the value, fill it the slow way.
-    const taken = await composer.evaluate((el, text) => {
-      if (!(el instanceof HTMLTextAreaElement)) return false;
+    const set = await world.run((h, [json, text]) => {
+      const el = h.find(h.pack(json).composer);
+      if (!el) return 'missing';
+      if (!(el instanceof HTMLTextAreaElement)) return 'refused';
       Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(el, text);
       el.dispatchEvent(new Event('input', { bubbles: true }));
-      return el.value === text;
-    }, prompt);
-    if (!taken) await composer.fill(prompt);
+      return el.value === text ? 'taken' : 'refused';
+    }, [ctx.pack, prompt] as const);
+    if (set === 'missing') throw siteChanged(site, 'composer');
+    if (set === 'refused') await fillSlowly(ctx, prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
-    const pasted = await paste(ctx, composer, prompt);
-    if (pasted === 'attachment') await pasteInPieces(ctx, composer, prompt);
+    const pasted = await paste(ctx, prompt);
+    if (pasted === 'attachment') await pasteInPieces(ctx, prompt);
     if (pasted === 'ignored') {
       // An editor that ignores synthetic paste data gets the browser's own text insertion,
       // into the editor itself.
-      await composer.focus();
+      await focusComposer(ctx);
       await page.keyboard.insertText(prompt);
     }
   }
-  const holds = await composer.evaluate((el) => ((el as HTMLTextAreaElement).value ?? (el as HTMLElement).innerText ?? '').trim() !== '').catch(() => false);
-  await composer.dispose();
+  const holds = await world
+    .run((h, json) => {
+      const el = h.find(h.pack(json).composer);
+      return !!el && ((el as HTMLTextAreaElement).value ?? (el as HTMLElement).innerText ?? '').trim() !== '';
+    }, ctx.pack)
+    .catch(() => false);
   if (!holds) throw siteChanged(site, 'composer', 'it did not take the prompt');
+}
+
+/** Playwright's fill, key by key: for a composer that did not take the value set at once. */
+async function fillSlowly(ctx: FlowContext, prompt: string): Promise<void> {
+  const composer = await roleHandle(ctx, 'composer');
+  if (!composer) throw siteChanged(ctx.site, 'composer');
+  await composer.fill(prompt);
+  await composer.dispose();
+}
+
+/** Gives the composer the focus (a changed site when there is none). */
+async function focusComposer(ctx: FlowContext): Promise<void> {
+  const found = await pageWorld(ctx.page).run((h, json) => {
+    const el = h.find(h.pack(json).composer) as HTMLElement | null;
+    el?.focus();
+    return !!el;
+  }, ctx.pack);
+  if (!found) throw siteChanged(ctx.site, 'composer');
 }
 
 /**
@@ -61,13 +90,17 @@ export async function insertPrompt(ctx: FlowContext, prompt: string): Promise<vo
  * some take it on a timer (Quill moves the focus to its paste catcher and back), and text
  * typed before that lands in the catcher.
  */
-async function paste(ctx: FlowContext, composer: ElementHandle<Element>, text: string): Promise<'text' | 'attachment' | 'ignored'> {
-  await composer.evaluate((el, t) => {
-    (el as HTMLElement).focus();
+async function paste(ctx: FlowContext, text: string): Promise<'text' | 'attachment' | 'ignored'> {
+  const found = await pageWorld(ctx.page).run((h, [json, t]) => {
+    const el = h.find(h.pack(json).composer) as HTMLElement | null;
+    if (!el) return false;
+    el.focus();
     const data = new DataTransfer();
     data.setData('text/plain', t);
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, text);
+    return true;
+  }, [ctx.pack, text] as const);
+  if (!found) throw siteChanged(ctx.site, 'composer');
   return pasteResult(ctx);
 }
 
@@ -78,18 +111,18 @@ async function paste(ctx: FlowContext, composer: ElementHandle<Element>, text: s
  * pieces short enough to stay text, halved until they do. Fails before anything is sent
  * when the file will not go or the pieces would be too many.
  */
-async function pasteInPieces(ctx: FlowContext, composer: ElementHandle<Element>, prompt: string): Promise<void> {
+async function pasteInPieces(ctx: FlowContext, prompt: string): Promise<void> {
   const { page, site, notes } = ctx;
   const chars = Array.from(prompt);
   for (let pieces = 2; pieces <= MAX_PASTE_PIECES; pieces *= 2) {
     await unattach(ctx);
     // What earlier pieces of a try that made a file left in the editor goes first.
-    await composer.focus();
+    await focusComposer(ctx);
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     const size = Math.ceil(chars.length / pieces);
     let made: 'text' | 'attachment' | 'ignored' = 'text';
-    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(ctx, composer, chars.slice(at, at + size).join(''));
+    for (let at = 0; at < chars.length && made === 'text'; at += size) made = await paste(ctx, chars.slice(at, at + size).join(''));
     if (made === 'text') {
       notes({ level: 'info', message: `${site.name} made the pasted prompt a file; removed it and pasted the prompt in ${pieces} pieces instead.` });
       return;
@@ -182,10 +215,12 @@ export async function send(ctx: FlowContext): Promise<void> {
       throw new AgentFailure('provider_error', `${site.name}: the send did not show as sent, and the prompt is no longer in the composer; not sent again.`);
     }
   }
-  const composer = await roleHandle(ctx, 'composer');
-  if (composer) {
-    await composer.press('Enter').catch(() => {});
-    await composer.dispose();
+  const focused = await focusComposer(ctx).then(
+    () => true,
+    () => false,
+  );
+  if (focused) {
+    await ctx.page.keyboard.press('Enter').catch(() => {});
     if ((await sent(ctx)) === 'sent') return;
   }
   throw siteChanged(site, 'send', pressed ? 'it did nothing' : 'and Enter did not send');

@@ -30,18 +30,19 @@ const RESTART_DELAYS_MS = [0, 1_000, 5_000, 30_000, 120_000];
  * jobs (Page.setWebLifecycleState) would also stop a site's timers, but Chromium ignores it
  * for a visible page, and a headless page is always visible (minimised or behind another
  * tab alike), so there is nothing to thaw. It also makes now what the next job's first
- * handle and copy in this document would otherwise pay for on its way (PageWorld.warm).
+ * copy in this document would otherwise pay for on its way (PageWorld.warm).
  */
 async function rest(page: Page): Promise<void> {
-  await page
-    .evaluate(() => {
+  const world = pageWorld(page);
+  await world
+    .run(() => {
       const focused = document.activeElement;
       if (focused instanceof HTMLElement && focused !== document.body) focused.blur();
-    })
+    }, undefined)
     .catch(() => {
       // The page moved on meanwhile (a redirect to a login page): its next check says so.
     });
-  await pageWorld(page).warm();
+  await world.warm();
 }
 
 /**
