@@ -41,8 +41,11 @@ describeBeside('the end of an answer', () => {
     const composer = await sim.page.evaluateHandle(([p]) => window.__chatbridge!.find(p.composer), args);
     await composer.asElement()!.click();
     await composer.dispose();
-    await typeAndSend(sim, ':focus', prompt);
+    // Watching before the send, as the flow watches from the send on: started after it, on a
+    // loaded machine the watch could first see a short answer already done (text and controls
+    // at once), which the watch cannot tell from controls shown while it was written.
     const watching = sim.page.evaluate(([p, scope, limits, expected]) => window.__chatbridge!.watchTurn(p, scope, limits, expected), [...args, LIMITS, markerExpected] as const);
+    await typeAndSend(sim, ':focus', prompt);
     /** What the watch said, and how long after the page showed the answer done (the page's own clock, the machine's). */
     const outcome = watching.then(async (o) => {
       const at = Date.now();
