@@ -78,8 +78,8 @@ export default defineConfig({
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0', ...ramTmpdir() },
-    // Three or four files at a time (the projects below), also on a 2-core machine: a browser
-    // file spends much of its time waiting on its pages and simulated answers. On the quiet machine
+    // Three files at a time (the projects below), also on a 2-core machine: a browser file
+    // spends much of its time waiting on its pages and simulated answers. On the quiet machine
     // the suite took 7 min 28 s so against 8 min 51 s with two files at a time throughout; both
     // cores are then busy (almost all Chromium). Inside a file, blocks that share nothing run
     // side by side (test/support/beside.ts): at most two at once, each with its own contexts.
@@ -111,9 +111,7 @@ export default defineConfig({
       // (servers, browsers, processes: trackProcesses, afterAll): a file in a fresh process each
       // paid ~0.6 s of imports for ~0.3 s of tests (test/unit and test/electron: 23 s of CPU
       // isolated, 13 s shared; twelve small integration and e2e files: 22-23 s against 13-15 s).
-      // One PostgreSQL cluster for the run; each file makes its own databases in it. Four at a
-      // time: with three, the machine was a fifth idle while all three waited on pages and
-      // timers (the suite 343-361 s, cores 1.6-1.7 busy; four: 327 s, 1.8, 2026-11-29).
+      // One PostgreSQL cluster for the run; each file makes its own databases in it.
       {
         extends: true,
         test: {
@@ -123,7 +121,7 @@ export default defineConfig({
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
           sequence: { groupOrder: 1 },
-          maxWorkers: 4,
+          maxWorkers: 3,
         },
       },
     ],
