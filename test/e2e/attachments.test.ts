@@ -20,25 +20,9 @@ import { failure, received, useAttachmentAccounts } from '../support/attachment-
 import { describeBeside } from '../support/beside.js';
 import { until } from '../support/until.js';
 
-const { account, file, threeFiles } = useAttachmentAccounts();
+const { account, file, filesReachThePage } = useAttachmentAccounts();
 
-describeBeside('a job’s files reach the page, byte for byte, on its default layout', () => {
-  for (const provider of PROVIDERS) {
-    for (const layout of SIM_SITES[provider].layouts.slice(0, 1)) {
-      it(`${SIM_SITES[provider].name} (${layout}): an image, a non-ASCII text and a 300 KB binary`, async (context) => {
-        const { expect } = context;
-        const a = await account(context, provider, { layout });
-        const files = threeFiles();
-        const prompt = `Read these files — ${layout} [[sim:ms=40]]`;
-        const result = await a.run({ prompt, attachments: files });
-        expect(result.text).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1, received(files)));
-        expect(a.sim.log.sends).toHaveLength(1);
-        expect(a.sim.log.sends[0]!.prompt).toBe(prompt);
-        expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(files.map((f) => attachmentLine({ name: f.filename, bytes: f.bytes, sha256: f.sha256 })));
-      }, 60_000);
-    }
-  }
-});
+filesReachThePage('default');
 
 describeBeside('a file the page refuses, one that never finishes, a cancel while it uploads: nothing typed or sent', () => {
   for (const provider of PROVIDERS) {

@@ -10,15 +10,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, type TestContext } from 'vitest';
+import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import { FLOW_LIMITS, flowContext, type FlowLimits } from '../../agents/providers/flow-context.js';
 import { openNewChat, runTurn, waitUntilReady } from '../../agents/providers/flow.js';
 import { atBaseUrl, PROVIDER_SITES } from '../../agents/providers/index.js';
 import { pageWorld } from '../../agents/providers/page-world.js';
+import { attachmentLine, simulatedAnswer } from '../../agents/simulator/answer.js';
+import { SIM_SITES } from '../../agents/simulator/site-config.js';
 import type { SimLook } from '../../agents/simulator/site-server.js';
 import type { AgentResult, AgentTask } from '../../main/core/agent.js';
 import type { AttachmentFile } from '../../main/core/attachments.js';
-import type { Provider } from '../../main/core/providers.js';
+import { PROVIDERS, type Provider } from '../../main/core/providers.js';
+import { describeBeside } from './beside.js';
 import { openSimPage } from './sim-page.js';
 import { giveBackTestBrowser, takeTestBrowser } from './test-browser.js';
 
@@ -76,7 +79,32 @@ export function useAttachmentAccounts() {
     };
   }
 
-  return { file, threeFiles, account };
+  /**
+   * The test every layout passes: an image, a non-ASCII text and a 300 KB binary reach the
+   * answer byte for byte, on each site's default layout (npm test) or its other ones (the breadth).
+   */
+  function filesReachThePage(layouts: 'default' | 'others'): void {
+    describeBeside(`a job’s files reach the page, byte for byte, on ${layouts === 'default' ? 'its default layout' : 'the other layouts'}`, () => {
+      for (const provider of PROVIDERS) {
+        const all = SIM_SITES[provider].layouts;
+        for (const layout of layouts === 'default' ? all.slice(0, 1) : all.slice(1)) {
+          it(`${SIM_SITES[provider].name} (${layout}): an image, a non-ASCII text and a 300 KB binary`, async (context) => {
+            const { expect } = context;
+            const a = await account(context, provider, { layout });
+            const files = threeFiles();
+            const prompt = `Read these files — ${layout} [[sim:ms=40]]`;
+            const result = await a.run({ prompt, attachments: files });
+            expect(result.text).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1, received(files)));
+            expect(a.sim.log.sends).toHaveLength(1);
+            expect(a.sim.log.sends[0]!.prompt).toBe(prompt);
+            expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(received(files).map(attachmentLine));
+          }, 60_000);
+        }
+      }
+    });
+  }
+
+  return { file, threeFiles, account, filesReachThePage };
 }
 
 /** The files as the simulated site reports them received. */

@@ -5,7 +5,7 @@
  * refusal must still be read. npm test runs the same on each site's default layout.
  */
 import { it } from 'vitest';
-import { attachmentLine, simulatedAnswer } from '../../../agents/simulator/answer.js';
+import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { FILE_RULES } from '../../../agents/simulator/file-rules.js';
 import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import type { AgentFailure } from '../../../main/core/agent.js';
@@ -13,25 +13,9 @@ import { PROVIDERS } from '../../../main/core/providers.js';
 import { failure, received, useAttachmentAccounts } from '../../support/attachment-account.js';
 import { describeBeside } from '../../support/beside.js';
 
-const { account, file, threeFiles } = useAttachmentAccounts();
+const { account, file, threeFiles, filesReachThePage } = useAttachmentAccounts();
 
-describeBeside('a job’s files reach the page, byte for byte, on the other layouts', () => {
-  for (const provider of PROVIDERS) {
-    for (const layout of SIM_SITES[provider].layouts.slice(1)) {
-      it(`${SIM_SITES[provider].name} (${layout}): an image, a non-ASCII text and a 300 KB binary`, async (context) => {
-        const { expect } = context;
-        const a = await account(context, provider, { layout });
-        const files = threeFiles();
-        const prompt = `Read these files — ${layout} [[sim:ms=40]]`;
-        const result = await a.run({ prompt, attachments: files });
-        expect(result.text).toBe(simulatedAnswer(SIM_SITES[provider].name, provider, prompt, 1, received(files)));
-        expect(a.sim.log.sends).toHaveLength(1);
-        expect(a.sim.log.sends[0]!.prompt).toBe(prompt);
-        expect(a.sim.log.sends[0]!.files!.map(attachmentLine)).toEqual(files.map((f) => attachmentLine({ name: f.filename, bytes: f.bytes, sha256: f.sha256 })));
-      }, 60_000);
-    }
-  }
-});
+filesReachThePage('others');
 
 describeBeside('a job’s files on a rebuilt page (test ids renamed and classes hashed at once)', () => {
   for (const provider of PROVIDERS) {
