@@ -56,7 +56,13 @@ const TIMED_PROCESSES = [
  * them in npm test's attachment tests). `npm run test:full` (and CI) runs them after npm test
  * (vitest.breadth.config.ts), so that the suite people run often stays within minutes.
  */
-export const BREADTH = ['test/e2e/layouts/**/*.test.ts', 'test/e2e/drift-sample-*.test.ts', 'test/e2e/drift-mode.test.ts', 'test/e2e/simulator-attachments.test.ts'];
+export const BREADTH = [
+  'test/e2e/layouts/**/*.test.ts',
+  'test/e2e/drift-sample-*.test.ts',
+  'test/e2e/collect-drifted.test.ts',
+  'test/e2e/drift-mode.test.ts',
+  'test/e2e/simulator-attachments.test.ts',
+];
 
 /**
  * With CHATBRIDGE_TEST_REPORT_DIR set (by .ci/run), each run also writes its counts there as

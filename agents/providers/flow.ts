@@ -187,7 +187,8 @@ function finishedHow(site: ProviderSite, outcome: Finished): string {
   const controls = `${outcome.controls} of its own control${outcome.controls === 1 ? '' : 's'}${outcome.copy ? ' (its Copy among them)' : ''}`;
   return (
     `No cue finds ${site.name}'s finished signal${outcome.expected ? ', which had ended its earlier answers' : ''}: the answer was taken as finished ` +
-    `once ${controls} appeared after the writing stopped, the text still for ${(outcome.stillMs / 1000).toFixed(1)} s and the stop control gone.`
+    `once ${controls}${outcome.alreadyShown ? ', there when the watch began, held with' : ' appeared after the writing stopped,'} ` +
+    `the text still for ${(outcome.stillMs / 1000).toFixed(1)} s and the stop control gone.`
   );
 }
 

@@ -4,7 +4,8 @@
  * control hidden: the simulator's `[[sim:think]]`) never ends it. The site's finished signal
  * ends it; where no cue finds the signal (the `no-finish` drift, with `no-copy`), the
  * answer's own controls appearing once the writing stopped do, after `settleMs` of stillness,
- * or `lostSignalMs` where the signal was expected; a still answer without them never ends.
+ * or `lostSignalMs` where the signal was expected or the controls were there at the watch's first
+ * look (an answer done before it began); a still answer without them never ends.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
@@ -32,8 +33,15 @@ describeBeside('the end of an answer', () => {
   });
   afterAll(async () => giveBackTestBrowser(browser));
 
-  /** Sends `prompt` on `provider`'s page as the flow does, and starts watching its answer. */
-  const ask = async (provider: Provider, drift: DriftKind[], prompt: string, markerExpected = false) => {
+  interface Watch {
+    markerExpected?: boolean;
+    limits?: WatchLimits;
+    /** Starts the watch once this resolves, after the send; without it, from before the send, as the flow watches. */
+    after?: (sim: SimPage) => Promise<unknown>;
+  }
+
+  /** Sends `prompt` on `provider`'s page as the flow does, and watches its answer. */
+  const ask = async (provider: Provider, drift: DriftKind[], prompt: string, { markerExpected = false, limits = LIMITS, after }: Watch = {}) => {
     const site = PROVIDER_SITES[provider];
     const args: [PagePack, TurnScope] = [site.page, site.turnScope];
     const sim = await openSimPage(browser, provider, { look: { drift }, initScript: PAGE_HELPERS_SCRIPT });
@@ -41,13 +49,18 @@ describeBeside('the end of an answer', () => {
     const composer = await sim.page.evaluateHandle(([p]) => window.__chatbridge!.find(p.composer), args);
     await composer.asElement()!.click();
     await composer.dispose();
+    const watch = () => sim.page.evaluate(([p, scope, l, expected]) => window.__chatbridge!.watchTurn(p, scope, l, expected), [...args, limits, markerExpected] as const);
     // Watching before the send, as the flow watches from the send on: started after it, on a
     // loaded machine the watch could first see a short answer already done (text and controls
-    // at once), which the watch cannot tell from controls shown while it was written.
-    const watching = sim.page.evaluate(([p, scope, limits, expected]) => window.__chatbridge!.watchTurn(p, scope, limits, expected), [...args, LIMITS, markerExpected] as const);
+    // at once), which it takes for done only once they held for lostSignalMs.
+    let watching = after ? undefined : watch();
     await typeAndSend(sim, ':focus', prompt);
+    if (after) {
+      await after(sim);
+      watching = watch();
+    }
     /** What the watch said, and how long after the page showed the answer done (the page's own clock, the machine's). */
-    const outcome = watching.then(async (o) => {
+    const outcome = watching!.then(async (o) => {
       const at = Date.now();
       const done = await until(() => sim.sim.log.finishes[0], 5_000, 'the site to log the answer done');
       return { outcome: o, afterDoneMs: at - done.at };
@@ -58,29 +71,52 @@ describeBeside('the end of an answer', () => {
   const closing = new Set<SimPage>();
   afterAll(async () => Promise.all([...closing].map((s) => s.close())));
 
+  /** Starts the watch once the site logged the answer done: as a conversation reopened to collect it first looks. */
+  const done = (s: SimPage) => until(() => s.sim.log.finishes[0], 10_000, 'the answer done');
+
   for (const provider of PROVIDERS) {
-    it(`${provider}: a pause mid-answer waits for the finished signal, or, where no cue finds it nor Copy, for the answer's own controls`, async ({ expect }) => {
-      const [signalled, unsignalled] = await Promise.all([ask(provider, [], PAUSED), ask(provider, UNSIGNALLED, PAUSED)]);
-      closing.add(signalled.sim).add(unsignalled.sim);
+    it(`${provider}: a pause mid-answer waits for the finished signal, or, where no cue finds it nor Copy, for the answer's own controls; an answer done before the watch, for them to hold`, async ({ expect }) => {
+      const [signalled, unsignalled, doneFirst] = await Promise.all([
+        ask(provider, [], PAUSED),
+        ask(provider, UNSIGNALLED, PAUSED),
+        ask(provider, UNSIGNALLED, 'Quick [[sim:ms=300]]', { after: done }),
+      ]);
+      closing.add(signalled.sim).add(unsignalled.sim).add(doneFirst.sim);
       const bySignal = await signalled.outcome;
       expect(bySignal.outcome).toEqual({ kind: 'finished', by: 'marker' });
       // Ended once the page showed the answer done, not in the pause before.
       expect(bySignal.afterDoneMs).toBeGreaterThanOrEqual(0);
       const byEvidence = await unsignalled.outcome;
       const o = byEvidence.outcome as Extract<TurnOutcome, { by: 'evidence' }>;
-      expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: false });
+      expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: false, alreadyShown: false });
       expect(o.stillMs).toBeGreaterThanOrEqual(LIMITS.settleMs);
       expect(o.controls).toBeGreaterThan(0);
       expect(byEvidence.afterDoneMs).toBeGreaterThanOrEqual(0);
+      // Text and controls there at the first look: written or done, only holding for lostSignalMs tells.
+      const tooLong = new Promise<never>((_, no) => setTimeout(() => no(new Error('still watching an answer done before the watch')), 4 * LIMITS.lostSignalMs));
+      const { outcome: first } = await Promise.race([doneFirst.outcome, tooLong]);
+      expect(first).toMatchObject({ kind: 'finished', by: 'evidence', expected: false, alreadyShown: true });
+      expect((first as Extract<TurnOutcome, { by: 'evidence' }>).stillMs).toBeGreaterThanOrEqual(LIMITS.lostSignalMs);
     });
   }
 
   it('where the signal was expected, its absence asks the controls to hold for lostSignalMs', async ({ expect }) => {
-    const { sim, outcome } = await ask('deepseek', UNSIGNALLED, 'Quick [[sim:ms=300]]', true);
+    const { sim, outcome } = await ask('deepseek', UNSIGNALLED, 'Quick [[sim:ms=300]]', { markerExpected: true });
     closing.add(sim);
     const { outcome: o } = await outcome;
-    expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: true });
+    expect(o).toMatchObject({ kind: 'finished', by: 'evidence', expected: true, alreadyShown: false });
     expect((o as Extract<TurnOutcome, { by: 'evidence' }>).stillMs).toBeGreaterThanOrEqual(LIMITS.lostSignalMs);
+  });
+
+  it('a watch that first looks during a pause waits for the controls the end brings', async ({ expect }) => {
+    // Looks 300 ms into the 2 s pause; lostSignalMs longer than the pause, as in the product (30 s).
+    const inPause = (s: SimPage) => until(() => s.sim.log.sends[0], 10_000, 'the send').then(() => new Promise((r) => setTimeout(r, 900)));
+    const limits = { ...LIMITS, lostSignalMs: 4_000 };
+    const { sim, outcome } = await ask('chatgpt', UNSIGNALLED, PAUSED, { after: inPause, limits });
+    closing.add(sim);
+    const { outcome: o, afterDoneMs } = await outcome;
+    expect(o).toMatchObject({ kind: 'finished', by: 'evidence', alreadyShown: false });
+    expect(afterDoneMs).toBeGreaterThanOrEqual(0);
   });
 
   it('a still answer with neither the signal nor its controls never ends', async ({ expect }) => {

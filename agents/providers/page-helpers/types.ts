@@ -28,9 +28,12 @@ export type MissingRole = { kind: 'missing'; role: Role; detail: string };
  * How an answer was found finished: by the site's own signal, or (where no cue finds it) by
  * evidence a pause cannot give: `controls` of the answer's own (its action bar; `copy` when
  * the pack's Copy is among them) appeared once the writing stopped, and the text had been
- * still `stillMs`, the stop control gone; `expected`: the signal had been seen before.
+ * still `stillMs`, the stop control gone; `expected`: the signal had been seen before;
+ * `alreadyShown`: the controls were there when the watch first looked, and held `lostSignalMs`.
  */
-export type Finished = { kind: 'finished'; by: 'marker' } | { kind: 'finished'; by: 'evidence'; controls: number; copy: boolean; stillMs: number; expected: boolean };
+export type Finished =
+  | { kind: 'finished'; by: 'marker' }
+  | { kind: 'finished'; by: 'evidence'; controls: number; copy: boolean; stillMs: number; expected: boolean; alreadyShown: boolean };
 export type TurnOutcome = Finished | TurnProblem | MissingRole;
 
 /** What stands between the flow and the composer, for it to clear (an element to act on, by its index in `obstacles`). */

@@ -10,8 +10,11 @@
  * buttons and icons) appearing once the writing stopped, with the text still and the stop
  * control gone for `settleMs`. When the signal is expected (this agent saw it end an earlier
  * answer, or an earlier turn on the page shows it), its absence is news, and the evidence
- * must hold for `lostSignalMs` instead. With no evidence, the watch waits for as long as the
- * attempt may run: a still answer is never taken for a finished one.
+ * must hold for `lostSignalMs` instead. Controls already there when the watch first looks (a
+ * conversation reopened to collect its answer, a watch started again, a short answer done
+ * before the watch began) may be done or may have come with the writing, paused: they too must
+ * hold for `lostSignalMs`. With no evidence, the watch waits for as long as the attempt may
+ * run: a still answer is never taken for a finished one.
  */
 import type { Helpers, TurnOutcome } from './types.js';
 
@@ -37,7 +40,12 @@ export function addWatch(h: Helpers): void {
       const expected = markerExpected || h.turns(pack).some((t) => t !== fresh && h.inScope(t, pack.finished, h.scopeOf(pack, t, scope)) !== null);
       /** The turn's controls seen while its answer was being written: they prove nothing. */
       const written = new WeakSet<Element>();
+      /** The turn's controls there at the first look, the stop control not shown: they prove something only after `lostSignalMs`. */
+      const there = new WeakSet<Element>();
+      let looked = false;
       const quietMs = expected ? limits.lostSignalMs : limits.settleMs;
+      /** Whether some control there at the first look still waits out `lostSignalMs` (the next check is due then). */
+      let thereWaits = false;
 
       const check = (): TurnOutcome | null => {
         const now = performance.now();
@@ -68,17 +76,24 @@ export function addWatch(h: Helpers): void {
         if (h.inScope(turn, pack.finished, root)) return { kind: 'finished', by: 'marker' };
         const parts = h.answerParts(pack, turn);
         const text = (parts.length > 0 ? parts : [turn]).map((part) => part.textContent ?? '').join('\n');
-        const writing = stopShown || text !== lastText;
+        const firstLook = !looked;
+        looked = true;
+        // At the first look the text is new to the watch, not seen changing: written or done, the controls tell nothing yet.
+        const writing = stopShown || (!firstLook && text !== lastText);
         if (text !== lastText) {
           lastText = text;
           lastChange = now;
         }
         const controls = controlsIn(root);
         if (writing) for (const c of controls) written.add(c);
+        else if (firstLook) for (const c of controls) there.add(c);
         // An interim paragraph ("I'll research … first") sits still before the answer: never the answer.
         const interim = h.inScope(turn, pack.interim, root) !== null;
         if (stopShown || interim || text.trim() === '' || now - lastChange < quietMs) return null;
-        const fresh = controls.filter((c) => !written.has(c) && h.visible(c));
+        const shown = controls.filter((c) => !written.has(c) && h.visible(c));
+        const held = now - lastChange >= limits.lostSignalMs;
+        const fresh = held ? shown : shown.filter((c) => !there.has(c));
+        thereWaits = fresh.length < shown.length;
         if (fresh.length === 0) return null;
         const copy = h.inScope(turn, pack.copy, root);
         return {
@@ -88,6 +103,7 @@ export function addWatch(h: Helpers): void {
           copy: copy !== null && fresh.some((c) => c === copy || copy.contains(c)),
           stillMs: Math.round(now - lastChange),
           expected,
+          alreadyShown: fresh.some((c) => there.has(c)),
         };
       };
 
@@ -102,8 +118,10 @@ export function addWatch(h: Helpers): void {
         if (outcome) return settle(outcome);
         window.clearTimeout(timer);
         const now = performance.now();
-        const next = Math.min(thoughtAt + limits.appearWorkingMs, lastChange + quietMs, thoughtAt + limits.appearMs);
-        timer = window.setTimeout(run, Math.max(50, (next > now ? next - now : quietMs) + 20));
+        const due = [thoughtAt + limits.appearWorkingMs, lastChange + quietMs, thoughtAt + limits.appearMs];
+        if (thereWaits) due.push(lastChange + limits.lostSignalMs);
+        const next = Math.min(...due.filter((at) => at > now));
+        timer = window.setTimeout(run, Math.max(50, (Number.isFinite(next) ? next - now : quietMs) + 20));
       };
       const observer = new MutationObserver(run);
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
