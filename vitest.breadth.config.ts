@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import base, { BREADTH, reporters } from './vitest.config.js';
 
-// npm test's split of files into projects does not apply here: these are all browser files.
+// npm test's split of files into projects does not apply here: these are browser files and the type check.
 const { projects: _projects, ...shared } = base.test!;
 
 /**

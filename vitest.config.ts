@@ -53,7 +53,8 @@ const TIMED_PROCESSES = [
  * The breadth of the browser matrix: each provider's other layouts (a job's files on them too)
  * and the drift sample, whose behaviours npm test already covers on the default layouts, and
  * the simulated sites' own file controls site by site (the agents' files go through each of
- * them in npm test's attachment tests). `npm run test:full` (and CI) runs them after npm test
+ * them in npm test's attachment tests); and the type check, which the build leaves out
+ * (scripts/compile.js). `npm run test:full` (and CI) runs them after npm test
  * (vitest.breadth.config.ts), so that the suite people run often stays within minutes.
  */
 export const BREADTH = [
@@ -62,6 +63,7 @@ export const BREADTH = [
   'test/e2e/collect-drifted.test.ts',
   'test/e2e/drift-mode.test.ts',
   'test/e2e/simulator-attachments.test.ts',
+  'test/integration/typecheck.test.ts',
 ];
 
 /**

@@ -22,6 +22,7 @@ export const INPUTS = [
   'tsconfig.json',
   'tsconfig.client.json',
   'tsconfig.electron.json',
+  'scripts/compile.js',
 ];
 
 /** Inputs only the tests and benches run from dist/: a change there leaves the app itself as built. */
