@@ -23,7 +23,7 @@ import { Service } from '../main/service/service.js';
 import { buildServer } from '../main/api/server.js';
 import { httpsTransport } from '../main/webhooks/https-transport.js';
 import { DEFAULT_LIMITS } from '../main/webhooks/sender.js';
-import { attachScriptedAgents } from '../test/support/harness.js';
+import { attachScriptedAgents } from '../test/support/scripted-agent.js';
 import { makeCertificate } from '../test/support/webhook-receiver.js';
 import { ascending, heading, inPool, KeyRing, ms, num, percentile, printMachineLoad, printTable, removeDir, runMain, sleep, tempDataDir, verdict } from './support.js';
 

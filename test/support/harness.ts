@@ -8,7 +8,7 @@ import type { Provider, VariantCatalog } from '../../main/core/providers.js';
 import type { AttachmentCatalog } from '../../main/core/attachments.js';
 import { Service } from '../../main/service/service.js';
 import type { AddressPolicy, WebhookTransport } from '../../main/webhooks/https-transport.js';
-import { ScriptedAgent } from './scripted-agent.js';
+import { attachScriptedAgents, type ScriptedAgent } from './scripted-agent.js';
 import { serviceDriver, type ServiceDriver } from './service-driver.js';
 import { ManualClock } from './manual-clock.js';
 import type { ProfileName } from '../../main/core/profile-name.js';
@@ -23,24 +23,6 @@ export function testDataDir(): string {
   const dir = tempDataDir();
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/**
- * Attaches one ScriptedAgent per requested slot, reusing the agent rows named
- * `<provider>-<n>` so a restarted service gets its agents (and their conversations) back.
- */
-export function attachScriptedAgents(service: Service, counts: Partial<Record<Provider, number>>): ScriptedAgent[] {
-  const agents: ScriptedAgent[] = [];
-  for (const [provider, count] of Object.entries(counts) as [Provider, number][]) {
-    for (let i = 1; i <= count; i++) {
-      const name = `${provider}-${i}`;
-      const row = service.pool.list().find((a) => a.name === name) ?? service.pool.create(provider, name);
-      const agent = new ScriptedAgent(row.id, provider);
-      service.pool.attach(agent);
-      agents.push(agent);
-    }
-  }
-  return agents;
 }
 
 export interface ApiResponse<T = any> {

@@ -9,6 +9,7 @@ import {
   type CollectTask,
 } from '../../main/core/agent.js';
 import type { Provider } from '../../main/core/providers.js';
+import type { Service } from '../../main/service/service.js';
 import type { AttachmentMeta } from '../../main/core/attachments.js';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -178,4 +179,22 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason);
     }, { once: true });
   });
+}
+
+/**
+ * Attaches one ScriptedAgent per requested slot, reusing the agent rows named
+ * `<provider>-<n>` so a restarted service gets its agents (and their conversations) back.
+ */
+export function attachScriptedAgents(service: Service, counts: Partial<Record<Provider, number>>): ScriptedAgent[] {
+  const agents: ScriptedAgent[] = [];
+  for (const [provider, count] of Object.entries(counts) as [Provider, number][]) {
+    for (let i = 1; i <= count; i++) {
+      const name = `${provider}-${i}`;
+      const row = service.pool.list().find((a) => a.name === name) ?? service.pool.create(provider, name);
+      const agent = new ScriptedAgent(row.id, provider);
+      service.pool.attach(agent);
+      agents.push(agent);
+    }
+  }
+  return agents;
 }

@@ -18,7 +18,7 @@ import { isProvider, type Provider } from '../../main/core/providers.js';
 import { stopOnSignals } from '../../main/cli/stop-signals.js';
 import { Service } from '../../main/service/service.js';
 import { buildServer } from '../../main/api/server.js';
-import { attachScriptedAgents } from './harness.js';
+import { attachScriptedAgents } from './scripted-agent.js';
 import { ScriptedControl } from './scripted-control.js';
 
 const { values } = parseArgs({
