@@ -26,12 +26,12 @@ const SKIPPED = new Set(['test/renderer']);
 /** tsconfig.json's target. */
 const TARGET = 'es2022';
 
-/** Runs `command` from node_modules/.bin; resolves when it succeeds, rejects with its name when not. */
-function run(command, args) {
+/** Runs a package's command with this Node (as npm would, on any platform); resolves when it succeeds, rejects when not. */
+function run(script, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(root, 'node_modules', '.bin', command), args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(process.execPath, [join(root, 'node_modules', script), ...args], { cwd: root, stdio: 'inherit' });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`))));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${script} ${args.join(' ')} failed`))));
   });
 }
 
@@ -60,9 +60,9 @@ function emit(path) {
 }
 
 const others = Promise.all([
-  run('tsc', ['-p', 'tsconfig.electron.json']),
-  run('tsc', ['-p', 'tsconfig.client.json']),
-  run('vite', ['build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']),
+  run('typescript/bin/tsc', ['-p', 'tsconfig.electron.json']),
+  run('typescript/bin/tsc', ['-p', 'tsconfig.client.json']),
+  run('vite/bin/vite.js', ['build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn']),
 ]);
 for (const dir of SOURCES) for (const path of sourcesIn(dir)) emit(path);
 await others;

@@ -13,7 +13,7 @@ const PROJECTS = ['tsconfig.json', 'tsconfig.electron.json', 'renderer/tsconfig.
 
 for (const project of PROJECTS) {
   it(`${project} type-checks`, async () => {
-    const tsc = promisify(execFile)(join(PACKAGE_ROOT, 'node_modules/.bin/tsc'), ['-p', project, '--noEmit'], { cwd: PACKAGE_ROOT });
+    const tsc = promisify(execFile)(process.execPath, [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project, '--noEmit'], { cwd: PACKAGE_ROOT });
     const errors = await tsc.then(
       () => '',
       (failed: { stdout?: string; message: string }) => failed.stdout || failed.message,
