@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
-import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
+import { CLI, listening, simulationReady, trackProcesses, type Running } from '../support/processes.js';
 import type { PgCluster } from '../support/postgres.js';
 import { sharedPostgres } from '../support/shared-postgres.js';
 import { until } from '../support/until.js';
@@ -30,8 +30,7 @@ interface Device extends Running {
 async function device(database: string, name: string, agents: string, dataDir = procs.tempDir()): Promise<Device> {
   const args = [CLI, 'serve', '--simulate-agents', agents, '--port', '0', '--data-dir', dataDir, '--database', database, '--device-name', name, '--stop-grace', '1s'];
   const started = await listening(procs.launch(args), 30_000);
-  await until(() => SIMULATION_KEY.test(started.out.stdout), 60_000, `${name}'s simulated agents`);
-  return { ...started, key: SIMULATION_KEY.exec(started.out.stdout)![1]!, dataDir };
+  return { ...started, key: await simulationReady(started, 60_000, `${name}'s simulated agents`), dataDir };
 }
 
 async function call(at: Device, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {

@@ -7,8 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
-import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
-import { until } from '../support/until.js';
+import { CLI, listening, simulationReady, trackProcesses, type Running } from '../support/processes.js';
 
 const procs = trackProcesses('chatbridge-mcp-sim-');
 let client: Client;
@@ -16,8 +15,7 @@ let server: Running;
 
 beforeAll(async () => {
   server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'claude=1', '--port', '0', '--data-dir', procs.tempDir()]), 30_000);
-  await until(() => SIMULATION_KEY.test(server.out.stdout), 60_000, 'the simulated agent');
-  const apiKey = SIMULATION_KEY.exec(server.out.stdout)![1]!;
+  const apiKey = await simulationReady(server, 60_000, 'the simulated agent');
   const env = { ...process.env, CHATBRIDGE_URL: server.url, CHATBRIDGE_API_KEY: apiKey } as Record<string, string>;
   delete env.CHATBRIDGE_DATA_DIR;
   client = new Client({ name: 'chatbridge-e2e', version: '1.0.0' });

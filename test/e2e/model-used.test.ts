@@ -6,8 +6,7 @@
  * is the picker's label; Claude, Gemini and Qwen name it in their pickers.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
-import { until } from '../support/until.js';
+import { CLI, listening, simulationReady, trackProcesses, type Running } from '../support/processes.js';
 
 const procs = trackProcesses('chatbridge-model-used-');
 let server: Running;
@@ -16,8 +15,7 @@ let key: string;
 beforeAll(async () => {
   const agents = 'chatgpt=1,claude=1,gemini=1,qwen=1';
   server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', agents, '--port', '0', '--data-dir', procs.tempDir()]), 30_000);
-  await until(() => SIMULATION_KEY.test(server.out.stdout), 90_000, 'the simulated agents');
-  key = SIMULATION_KEY.exec(server.out.stdout)![1]!;
+  key = await simulationReady(server, 90_000);
 }, 120_000);
 
 async function ask(body: Record<string, unknown>): Promise<Record<string, unknown>> {

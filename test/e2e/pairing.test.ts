@@ -9,8 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatedAnswer } from '../../agents/simulator/answer.js';
 import { SIM_SITES } from '../../agents/simulator/site-config.js';
-import { CLI, listening, SIMULATION_KEY, trackProcesses, type Running } from '../support/processes.js';
-import { until } from '../support/until.js';
+import { CLI, listening, simulationReady, trackProcesses, type Running } from '../support/processes.js';
 import { giveBackTestBrowser, takeTestBrowser } from '../support/test-browser.js';
 
 const procs = trackProcesses('chatbridge-pairing-');
@@ -25,14 +24,14 @@ afterAll(async () => giveBackTestBrowser(browser));
 async function serveSimulated(): Promise<{ server: Running; dashboard: string; apiKey: string; chatgptSite: string }> {
   const dataDir = procs.tempDir();
   const server = await listening(procs.launch([CLI, 'serve', '--simulate-agents', 'claude=1', '--port', '0', '--data-dir', dataDir]), 30_000);
-  await until(() => SIMULATION_KEY.test(server.out.stdout), 60_000, 'the simulated agents');
+  const apiKey = await simulationReady(server, 60_000);
   // serve prints the link only on a terminal: `chatbridge dashboard` gives it.
   const link = procs.launch([CLI, 'dashboard', '--data-dir', dataDir]);
   await link.closed;
   return {
     server,
     dashboard: /^dashboard: (\S+)$/m.exec(link.out.stdout)![1]!,
-    apiKey: SIMULATION_KEY.exec(server.out.stdout)![1]!,
+    apiKey,
     chatgptSite: /chatgpt (http:\/\/\S+?),/.exec(server.out.stdout)![1]!,
   };
 }

@@ -69,6 +69,22 @@ export function trackProcesses(tempPrefix: string) {
 /** The API key `serve --simulate` prints, in its first group. */
 export const SIMULATION_KEY = /^API key \(both scopes.*\n(cb_\S+)\n/m;
 
+/**
+ * The key `serve --simulate` prints once its simulated agents are up (`what`: which, for the
+ * failure). A start that does not get there within `withinMs` fails with what the process
+ * printed so far, which says how far it got.
+ */
+export async function simulationReady(p: Proc, withinMs: number, what = 'the simulated agents'): Promise<string> {
+  const end = Date.now() + withinMs;
+  for (;;) {
+    const key = SIMULATION_KEY.exec(p.out.stdout)?.[1];
+    if (key) return key;
+    if (!alive(p)) throw new Error(`exited before ${what} were up: ${p.out.stdout} ${p.out.stderr}`);
+    if (Date.now() > end) throw new Error(`${what} not up in ${withinMs} ms; so far the process printed: ${p.out.stdout} ${p.out.stderr}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Ctrl-C as a terminal sends it: SIGINT to every process of the group `p` leads (launched with `group`). */
 export function ctrlC(p: Proc): void {
   process.kill(-p.child.pid!, 'SIGINT');
