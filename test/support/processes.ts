@@ -79,7 +79,7 @@ export async function simulationReady(p: Proc, withinMs: number, what = 'the sim
   for (;;) {
     const key = SIMULATION_KEY.exec(p.out.stdout)?.[1];
     if (key) return key;
-    if (!alive(p)) throw new Error(`exited before ${what} were up: ${p.out.stdout} ${p.out.stderr}`);
+    if (!alive(p)) throw new Error(`exited before ${what} came up: ${p.out.stdout} ${p.out.stderr}`);
     if (Date.now() > end) throw new Error(`${what} not up in ${withinMs} ms; so far the process printed: ${p.out.stdout} ${p.out.stderr}`);
     await new Promise((r) => setTimeout(r, 10));
   }
