@@ -83,8 +83,8 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     });
 
     inOrder('tells the answer as the page renders it: the pieces, joined, are the response byte for byte', async ({ expect }) => {
-      // Bold, a nested fence, a table, a list: every kind of block, rendered over 3 s in steps.
-      const prompt = 'Stream check:\n\n```js\nconst x = `tick`;\n```\n| a | b |\n* star [[sim:ms=3000]]';
+      // Bold, a nested fence, a table, a list: every kind of block, rendered over 6 s in steps (over 3 s, a slow machine once saw it whole at its first look).
+      const prompt = 'Stream check:\n\n```js\nconst x = `tick`;\n```\n| a | b |\n* star [[sim:ms=6000]]';
       const posted = await ask({ prompt, wait: false });
       expect(posted.status, JSON.stringify(posted.body)).toBe(202);
       const stream = await openSse(`${e.url}/v1/completions/${posted.body.id}/events`, { authorization: `Bearer ${e.key}` });
