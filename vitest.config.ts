@@ -95,8 +95,11 @@ export default defineConfig({
     // nine browsers busy on two cores once the browser work per job had shrunk: two at once
     // took 651 CPU-seconds and 366 s against 667-680 and 376-380 s (2026-11-27).
     maxConcurrency: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A test's own waits are bounded and say what they waited for; these bounds only catch
+    // what hangs. On a slow loaded machine (CI's, 2026-11-29: npm test 14 min) a test of three
+    // browser pages at once that takes 7 s alone ran out of 30 s.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,

@@ -15,7 +15,7 @@ import { until } from '../support/until.js';
 
 const PIECE = 'x'.repeat(64 * 1024);
 
-/** Tells `pieces` pieces of PIECE, `everyMs` apart, then answers them joined once `release` is called. */
+/** Tells `pieces` pieces of PIECE, each once `next` lets it, then answers them joined once `release` is called. */
 class FloodAgent implements Agent {
   readonly provider = 'chatgpt' as const;
   release!: () => void;
@@ -23,7 +23,8 @@ class FloodAgent implements Agent {
   constructor(
     readonly id: string,
     private readonly pieces: number,
-    private readonly everyMs: number,
+    /** Resolves when the next piece may go, given how many went. */
+    private readonly next: (told: number) => Promise<unknown>,
   ) {}
   readiness() {
     return 'idle' as const;
@@ -33,7 +34,7 @@ class FloodAgent implements Agent {
     task.onSent?.({ conversation: 'script://flood/1', turnsBefore: 0 });
     for (let i = 0; i < this.pieces; i++) {
       task.onDelta?.(PIECE);
-      await new Promise((resolve) => setTimeout(resolve, this.everyMs));
+      await this.next(i + 1);
     }
     await this.released;
     return { text: PIECE.repeat(this.pieces), conversation: 'script://flood/1', modelUsed: null };
@@ -51,10 +52,12 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((t) => t.stop()));
 });
 
-async function start(keepAliveMs: number, pieces: number, everyMs: number) {
+const every = (ms: number) => () => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function start(keepAliveMs: number, pieces: number, next: (told: number) => Promise<unknown>) {
   const t = await startTestService({ agents: { claude: 1 }, keepAliveMs });
   running.push(t);
-  const flood = new FloodAgent(t.service.pool.create('chatgpt', 'flood').id, pieces, everyMs);
+  const flood = new FloodAgent(t.service.pool.create('chatgpt', 'flood').id, pieces, next);
   t.service.pool.attach(flood);
   return { t, flood };
 }
@@ -90,25 +93,33 @@ function stoppedReader(t: TestService, id: string, chat?: object) {
 
 describe('event streams and readers that stop', () => {
   it('a reader that stops delays no one: the other follower of its job, and of another job, get every piece while it is stuck; over a MiB behind, it is cut', async () => {
-    // Keep-alives a minute apart: only the buffer can cut the stuck reader in this test.
-    const { t, flood } = await start(60_000, 100, 2);
+    // Keep-alives a minute apart: only the buffer can cut the stuck reader in this test. Each
+    // piece goes once the reading follower has the last: it is never behind (on a loaded
+    // machine a flood on a clock outran it, in the same process as the service, and it was cut
+    // too), while everything piles up for the stuck one. Were a write to wait for the stuck
+    // reader, the reading one would stop getting pieces once the kernel's buffer was full.
+    // Counted as events come (joining 6.4 MiB at every look would cost more than the stream).
+    let reader: Awaited<ReturnType<typeof follow>> | undefined;
+    let seen = 0;
+    let chars = 0;
+    const count = () => {
+      const events = reader?.events ?? [];
+      for (; seen < events.length; seen++) if (events[seen]!.event === 'delta') chars += (JSON.parse(events[seen]!.data!) as { text: string }).text.length;
+      return chars;
+    };
+    const got = (pieces: number) =>
+      until(() => count() >= PIECE.length * pieces, 20_000, `piece ${pieces} at the reader`).catch((e: Error) => {
+        throw new Error(`${e.message}: ${chars} of ${PIECE.length * 100} characters in ${reader?.events.length} events, ${t.service.events.size()} listeners`);
+      });
+    const { t, flood } = await start(60_000, 100, got);
     const id = await submit(t, 'flood', 'chatgpt');
     const stuck = stoppedReader(t, id);
-    const reader = await follow(t, id);
+    reader = await follow(t, id);
     // Long enough that its follower, which asks after it began, sees it run (a job already final shows only its end).
     const other = await submit(t, 'Other [[ms=1500]][[stream=3/50]]', 'claude');
     const otherReader = await follow(t, other);
     // All 6.4 MiB reach the reading follower before the agent answers: nobody waits on the stuck one.
-    // Counted as events come (joining 6.4 MiB at every look would cost more than the stream).
-    let seen = 0;
-    let chars = 0;
-    const count = () => {
-      for (; seen < reader.events.length; seen++) if (reader.events[seen]!.event === 'delta') chars += (JSON.parse(reader.events[seen]!.data!) as { text: string }).text.length;
-      return chars === PIECE.length * 100;
-    };
-    await until(count, 40_000, 'every piece at the reader').catch((e: Error) => {
-      throw new Error(`${e.message}: ${chars} of ${PIECE.length * 100} characters in ${reader.events.length} events, ${t.service.events.size()} listeners`);
-    });
+    await got(100);
     await otherReader.done;
     expect(joined(otherReader.events)).toBe((await t.api('GET', `/v1/completions/${other}`)).body.response);
     // The stuck reader is cut: only the reader's two listeners are left.
@@ -119,14 +130,14 @@ describe('event streams and readers that stop', () => {
     expect(final.status).toBe('succeeded');
     expect(joined(reader.events)).toBe(final.response);
     // What the stuck socket got ends before the job did.
-    const got = await stuck.rest();
-    expect(got.startsWith('HTTP/1.1 200')).toBe(true);
-    expect(got).not.toContain('"succeeded"');
+    const cutOff = await stuck.rest();
+    expect(cutOff.startsWith('HTTP/1.1 200')).toBe(true);
+    expect(cutOff).not.toContain('"succeeded"');
   }, 60_000);
 
   it('a reader whose socket drains nothing for four keep-alive periods is cut, with far less than a MiB waiting for it', async () => {
     // 64 KiB every 20 ms: once the kernel is full, the stall (4 × 50 ms) comes before the MiB.
-    const { t, flood } = await start(50, 400, 20);
+    const { t, flood } = await start(50, 400, every(20));
     const id = await submit(t, 'flood slowly', 'chatgpt');
     stoppedReader(t, id);
     await until(() => t.service.events.size() === 2, 10_000, 'a follower');
@@ -137,7 +148,7 @@ describe('event streams and readers that stop', () => {
   }, 60_000);
 
   it('a chat stream whose reader stopped is cut as one that hung up: its job is cancelled', async () => {
-    const { t } = await start(50, 400, 20);
+    const { t } = await start(50, 400, every(20));
     await t.service.settings.setStreaming(true);
     stoppedReader(t, '', { model: 'service/chatgpt', messages: [{ role: 'user', content: 'flood a chat' }], stream: true });
     const job = await until(async () => (await t.driver.recent(10)).find((j) => j.prompt === 'flood a chat'), 10_000, 'the job');
