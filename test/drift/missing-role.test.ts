@@ -61,7 +61,7 @@ for (const { provider, role, says } of CASES) {
       expect(runtime.list()[0]!.readiness()).toBe('idle');
       const broken = { roles: { [role]: [{ kind: 'structure', css: '[data-no-element-has-this]', note: 'the site changed' }] } };
       await writeFile(join(t.dataDir, 'sites', `${provider}.json`), JSON.stringify(broken));
-      await until(() => sites.site(provider).override !== null, 5_000, 'the override to be picked up');
+      await until(() => sites.site(provider).override !== null, 15_000, 'the override to be picked up');
 
       const started = Date.now();
       const r = await t.api('POST', '/v1/completions', { body: { provider, prompt: 'Hello after the redesign' } });

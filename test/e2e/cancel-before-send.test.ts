@@ -19,7 +19,7 @@ describe('a job cancelled before its prompt is sent', () => {
       e.service.attachAgents(new RuntimeControl(e.runtime)); // the variants the pack offers, as serve has them
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt: 'Never mind', variant: 'pro' } });
       const id = await until(() => jobIdWhere(e.driver, (prompt) => prompt === 'Never mind'));
-      await until(async () => (await e.driver.job(id))?.status === 'dispatched', 5_000, 'the job given to the agent');
+      await until(async () => (await e.driver.job(id))?.status === 'dispatched', 15_000, 'the job given to the agent');
       expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
       expect((await waiting).status).toBe(499);
       // The one agent runs the next job once the cancelled one has left its page.

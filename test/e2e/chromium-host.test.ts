@@ -120,10 +120,10 @@ describe.runIf(process.platform === 'linux')('the agents’ shared Chromium', ()
     a.onLost(() => lost.push('a'));
     b.onLost(() => lost.push('b'));
     await a.page.goto(`${origin}/login`);
-    await until(async () => (await readLogin(join(profiles, 'agt_crash')))?.cookies.some((c) => c.name === 'session') ?? false, 5_000, 'the login saved');
+    await until(async () => (await readLogin(join(profiles, 'agt_crash')))?.cookies.some((c) => c.name === 'session') ?? false, 15_000, 'the login saved');
     expect((await readLogin(join(profiles, 'agt_crash')))!.origins).toEqual([{ origin, localStorage: [{ name: 'token', value: 't0ken' }] }]);
     execFileSync('pkill', ['-KILL', '-f', '--', `${HOST_SWITCH}=${profiles}`]);
-    await until(() => lost.length === 2, 5_000, 'both sessions lost');
+    await until(() => lost.length === 2, 15_000, 'both sessions lost');
     await a.close();
     await b.close();
     // The next context opens in a new browser, with the saved login.

@@ -96,7 +96,7 @@ describe('devices on the dashboard', () => {
     const after = await status();
     expect(after.agents).toMatchObject({ idle: 1, total: 1 });
     expect(after.devices.find((d) => d.name === 'laptop')).toMatchObject({ online: false });
-    await expect.poll(() => page.getByText('Agents ready').locator('..').textContent(), { timeout: 5_000 }).toMatch(/1 of 1/);
+    await expect.poll(() => page.getByText('Agents ready').locator('..').textContent(), { timeout: 15_000 }).toMatch(/1 of 1/);
     await page.screenshot({ path: join(SHOTS, 'devices-one-offline.png'), fullPage: true });
     expect(errors).toEqual([]);
   }, 60_000);

@@ -116,7 +116,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
       }
       const finished = p.sim.log.finishes.length;
       await p.ask(question);
-      await until(() => p.sim.log.finishes.length > finished, 5_000, `${name} to answer`);
+      await until(() => p.sim.log.finishes.length > finished, 15_000, `${name} to answer`);
     }
     // The last answer's actions fade in on some sites (a CSS transition): let them end.
     await p.page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
@@ -135,7 +135,7 @@ async function visit(browser: Browser, provider: Provider): Promise<Visit> {
   const pressBoth = async (plain: DriftPage, reshaped: DriftPage) => {
     await pressEverything(reshaped);
     await pressEverything(plain);
-    await until(async () => (await plain.clipboard()).length > 0, 5_000, 'the plain page to copy');
+    await until(async () => (await plain.clipboard()).length > 0, 15_000, 'the plain page to copy');
     return { copiedPlain: await plain.clipboard(), copiedReshaped: await reshaped.clipboard() };
   };
 

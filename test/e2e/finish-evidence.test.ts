@@ -62,7 +62,7 @@ describeBeside('the end of an answer', () => {
     /** What the watch said, and how long after the page showed the answer done (the page's own clock, the machine's). */
     const outcome = watching!.then(async (o) => {
       const at = Date.now();
-      const done = await until(() => sim.sim.log.finishes[0], 5_000, 'the site to log the answer done');
+      const done = await until(() => sim.sim.log.finishes[0], 15_000, 'the site to log the answer done');
       return { outcome: o, afterDoneMs: at - done.at };
     });
     return { sim, outcome };

@@ -181,7 +181,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       // Its 5 s on the service's clock, which times attempts: skipped rather than sat out.
       clock.skip(5_000);
       await until(async () => (await e.service.store.attempts(id)).some((a) => a.outcome === 'timed_out'), 10_000, 'the attempt timeout');
-      await until(() => e.sim.log.stops.length > 0 && e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 5_000);
+      await until(() => e.sim.log.stops.length > 0 && e.sim.log.sends.some((s) => s.prompt === 'Hang [[sim:hang]]'), 15_000, 'the Stop pressed');
       const stopsBefore = e.sim.log.stops.length;
       expect(stopsBefore).toBeGreaterThan(0);
       await e.api('DELETE', `/v1/completions/${id}`);

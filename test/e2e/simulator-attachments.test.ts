@@ -150,7 +150,7 @@ describe('simulated sites take files', () => {
         const heldWhileBusy = await sendDisabled(page, provider);
         expect(await busy.evaluateAll((chips) => chips.map((c) => [c.getAttribute('title'), c.querySelectorAll('[role=progressbar]').length]))).toEqual([[image.name, 1]]);
         expect(heldWhileBusy).toBe(true);
-        await expect.poll(() => busy.count(), { timeout: 5_000 }).toBe(0);
+        await expect.poll(() => busy.count(), { timeout: 15_000 }).toBe(0);
         expect(await page.locator(`${site.chip} [role=progressbar]`).count()).toBe(0);
         expect(await page.locator(site.chip).evaluateAll((chips) => chips.map((c) => c.getAttribute('title')))).toEqual([image.name, text.name, binary.name]);
         expect(await sendDisabled(page, provider)).toBe(false);
@@ -180,7 +180,7 @@ describe('simulated sites take files', () => {
             expect(await sp.page.locator('#upload-photos[accept="image/*"], #upload-camera[accept="image/*"][capture=environment]').count()).toBe(2);
           }
           await choose(sp, provider, [text, binary]);
-          await expect.poll(() => sp.page.locator(`${SITE[provider].chip}:not([aria-busy])`).count(), { timeout: 5_000 }).toBe(2);
+          await expect.poll(() => sp.page.locator(`${SITE[provider].chip}:not([aria-busy])`).count(), { timeout: 15_000 }).toBe(2);
           await typeInto(sp.page, provider, `Layout ${layout} [[sim:ms=60]]`);
           const { send, text: shown } = await sendAndRead(sp, provider);
           expect(send.files!.map((f) => attachmentLine(f))).toEqual([text, binary].map(line));
@@ -202,7 +202,7 @@ describe('simulated sites take files', () => {
       await expect.poll(() => sp.page.locator(SITE.claude.notice).textContent()).toBe(words.wrongType(archive.name));
       const three = ['a.txt', 'b.txt', 'c.txt'].map((name) => ({ ...text, name }));
       await sp.page.setInputFiles(SITE.claude.input!, three);
-      await until(() => sp.sim.log.uploads.filter((u) => u.state === 'stored').length === 2, 5_000, 'two files stored');
+      await until(() => sp.sim.log.uploads.filter((u) => u.state === 'stored').length === 2, 15_000, 'two files stored');
       const refused = sp.sim.log.uploads.filter((u) => u.state === 'refused' && u.name !== archive.name);
       expect(refused).toHaveLength(1);
       expect(refused[0]!.refusal).toBe(words.tooMany(refused[0]!.name, 2));
@@ -223,12 +223,12 @@ describe('simulated sites take files', () => {
       const slow: TestFile = { ...text, name: 'slow[[sim:upload-ms=3000]].txt' };
       await sp.page.setInputFiles(SITE.perplexity.input!, [slow]);
       await sp.page.locator(`[data-testid=file-chip][title="${slow.name}"][aria-busy=true] button[aria-label="Cancel upload"]`).click();
-      await until(() => sp.sim.log.uploads[0]?.state === 'cancelled', 5_000, 'the upload to be cancelled');
+      await until(() => sp.sim.log.uploads[0]?.state === 'cancelled', 15_000, 'the upload to be cancelled');
       expect(await sp.page.locator('[data-testid=file-chip]').count()).toBe(0);
       await sp.page.setInputFiles(SITE.perplexity.input!, [text]);
       await sp.page.locator(`[data-testid=file-chip][title="${text.name}"]:not([aria-busy]) button[aria-label="Remove ${text.name}"]`).click();
       expect(await sp.page.locator('[data-testid=file-chip]').count()).toBe(0);
-      await until(() => sp.sim.log.uploads[1]?.state === 'removed', 5_000, 'the file to be removed');
+      await until(() => sp.sim.log.uploads[1]?.state === 'removed', 15_000, 'the file to be removed');
       expect(sp.sim.log.sends).toEqual([]);
     } finally {
       await sp.close();
@@ -263,7 +263,7 @@ describe('simulated sites take files', () => {
         for (const f of files) data.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name, { type: f.type }));
         editor.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
       }, inPage([image]));
-      await expect.poll(() => sp.page.locator('[data-testid=file-thumbnail]:not([aria-busy])').count(), { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => sp.page.locator('[data-testid=file-thumbnail]:not([aria-busy])').count(), { timeout: 15_000 }).toBe(1);
       await typeInto(sp.page, 'claude', 'Pasted [[sim:ms=60]]');
       const { send } = await sendAndRead(sp, 'claude');
       expect(send.prompt).toBe('Pasted [[sim:ms=60]]');

@@ -38,7 +38,7 @@ describe('a hung attempt', () => {
     // The bundle is written before the flow presses Stop: no Stop has reached the site when it appears.
     await until(() => existsSync(join(first, 'failure.json')), 15_000, 'the bundle');
     expect(e.sim.log.stops).toHaveLength(0);
-    await until(() => e.sim.log.stops.length === 1, 5_000, 'the Stop press after the bundle');
+    await until(() => e.sim.log.stops.length === 1, 15_000, 'the Stop press after the bundle');
     expect((await e.driver.attempts(id))[0]!.outcome).toBe('timed_out');
     // The job's next attempt hangs too: cancel it once it runs.
     await until(async () => (await e.driver.attempts(id)).length === 2 && e.sim.log.sends.filter((s) => s.prompt === prompt).length === 2, 15_000, 'the second attempt');

@@ -166,7 +166,7 @@ describe('chatbridge ask', () => {
     const id = r.stdout.trim();
     expect(id).toMatch(/^job_\w+$/);
     expect(r.stderr).toContain(`GET /v1/completions/${id}`);
-    await until(async () => (await api(server, key, 'GET', `/v1/completions/${id}`)).status === 'succeeded', 5_000, 'the job to run');
+    await until(async () => (await api(server, key, 'GET', `/v1/completions/${id}`)).status === 'succeeded', 15_000, 'the job to run');
   });
 
   it('Ctrl-C cancels the job, says so, and exits 130', async () => {

@@ -173,7 +173,7 @@ describe('what the client retries', () => {
     const { client } = await setUp(sequence(noAgent), { clock });
     const controller = new AbortController();
     const submitted = client.submit({ prompt: 'hi', wait: false }, { signal: controller.signal }).catch((e: unknown) => e);
-    await until(() => clock.pendingTimers() === 1, 5_000, 'the back-off');
+    await until(() => clock.pendingTimers() === 1, 15_000, 'the back-off');
     controller.abort(new Error('stop'));
     expect(await submitted).toMatchObject({ message: 'stop' });
     expect(clock.pendingTimers()).toBe(0);
@@ -259,9 +259,9 @@ describe('wait', () => {
     );
     const seen: (number | undefined)[] = [];
     const waited = client.wait('job_3', { maxWaitMs: 300_000, onProgress: (j) => seen.push(j.queue_position), progressEveryMs: 2_000 });
-    await until(() => holds === 1 && seen.length === 1, 5_000, 'the hold and the first look');
+    await until(() => holds === 1 && seen.length === 1, 15_000, 'the hold and the first look');
     clock.advance(2_000);
-    await until(() => seen.length === 2, 5_000, 'the second look');
+    await until(() => seen.length === 2, 15_000, 'the second look');
     clock.advance(298_000);
     const job3 = await waited;
     expect(job3).toMatchObject({ id: 'job_3', status: 'queued' });

@@ -102,9 +102,9 @@ describe('chatbridge/client against the service, with faults', () => {
     const serviceClock = new ManualClock();
     const { ts, proxy, client, jobs } = await setUp({ agents: {}, serviceClock });
     const answer = client.submit({ prompt: 'waits for an account', provider: 'qwen' });
-    await until(async () => (await ts.driver.queuedCount()) === 1, 5_000, 'the job to be queued');
+    await until(async () => (await ts.driver.queuedCount()) === 1, 15_000, 'the job to be queued');
     serviceClock.advance(600_000); // the longest hold ends; the job stays queued
-    await until(() => proxy.seen.some((s) => s.method === 'GET'), 5_000, 'the client to follow the job');
+    await until(() => proxy.seen.some((s) => s.method === 'GET'), 15_000, 'the client to follow the job');
     const id = (await jobs())[0]!.id;
     expect(proxy.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /v1/completions', `GET /v1/completions/${id}?wait=true`]);
     ts.driver.attach({ qwen: 1 }); // an account is added: the job runs

@@ -91,7 +91,7 @@ describe('instances sharing one PostgreSQL', () => {
 
     // A cancel received by A stops the run on B: the job is cancelled, B's agent free again.
     const hanging = await call(a, 'POST', '/v1/completions', { prompt: '[[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
-    await until(async () => (await call(b, 'GET', `/v1/completions/${hanging.body.id}`)).body.status === 'dispatched', 5_000, 'B running the job');
+    await until(async () => (await call(b, 'GET', `/v1/completions/${hanging.body.id}`)).body.status === 'dispatched', 15_000, 'B running the job');
     const cancelled = await call(a, 'DELETE', `/v1/completions/${hanging.body.id}`);
     expect(cancelled.body.status).toBe('cancelled');
     const after = await call(b, 'POST', '/v1/completions', { prompt: 'after the cancel', wait: true });
@@ -115,7 +115,7 @@ describe('instances sharing one PostgreSQL', () => {
     const [a, b] = await Promise.all([instance(db, 'a', ''), instance(db, 'b', 'deepseek=1')]);
     expect((await call(a, 'PATCH', '/admin/v1/settings', { paused: true })).status).toBe(200);
     // B hears the pause: a job that must start now is refused there, one with a callback waits.
-    await until(async () => (await call(b, 'POST', '/v1/completions', { prompt: 'now?', wait: false })).status === 503, 5_000, 'B paused');
+    await until(async () => (await call(b, 'POST', '/v1/completions', { prompt: 'now?', wait: false })).status === 503, 15_000, 'B paused');
     const refused = await call(b, 'POST', '/v1/completions', { prompt: 'now?', wait: false });
     expect(refused.body.error.code).toBe('NO_DEVICE_ONLINE');
     const later = await call(a, 'POST', '/v1/completions', { prompt: 'later', wait: false, callback_url: 'https://127.0.0.1:9/hook' });
@@ -130,7 +130,7 @@ describe('instances sharing one PostgreSQL', () => {
     const db = await cluster.createDatabase();
     const nodes = await Promise.all(['x', 'y', 'z'].map((n) => instance(db, n, 'chatgpt=2')));
     expect((await call(nodes[0]!, 'PATCH', '/admin/v1/settings', { global_cap: 3 })).status).toBe(200);
-    await until(async () => (await call(nodes[2]!, 'GET', '/v1/status')).body.global.rate_limit_per_hour === 3, 5_000, 'the cap heard');
+    await until(async () => (await call(nodes[2]!, 'GET', '/v1/status')).body.global.rate_limit_per_hour === 3, 15_000, 'the cap heard');
     const jobs = await Promise.all(
       Array.from({ length: 9 }, (_, i) =>
         call(nodes[i % 3]!, 'POST', '/v1/completions', { prompt: `capped ${i}`, wait: false, callback_url: 'https://127.0.0.1:9/hook' }),
@@ -176,7 +176,7 @@ describe('instances sharing one PostgreSQL', () => {
     const keyId = made.body.key.id as string;
     expect((await call(nodes[1]!, 'DELETE', `/admin/v1/keys/${keyId}`)).status).toBe(200);
     for (const node of nodes) {
-      await until(async () => (await call(asKey(node), 'GET', '/v1/status')).status === 401, 5_000, `the revoke heard by ${node.name}`);
+      await until(async () => (await call(asKey(node), 'GET', '/v1/status')).status === 401, 15_000, `the revoke heard by ${node.name}`);
     }
   });
 
@@ -188,7 +188,7 @@ describe('instances sharing one PostgreSQL', () => {
     // A had sent would stay A's to collect: pg-job-store.test.ts.)
     const job = await call(a, 'POST', '/v1/completions', { prompt: `[[hang-on=${doomed}]] long`, wait: false, callback_url: 'https://127.0.0.1:9/hook' });
     expect(job.status).toBe(202);
-    await until(async () => (await call(a, 'GET', `/v1/completions/${job.body.id}`)).body.status === 'dispatched', 5_000, 'A running the job');
+    await until(async () => (await call(a, 'GET', `/v1/completions/${job.body.id}`)).body.status === 'dispatched', 15_000, 'A running the job');
     // B starts after A took the job, so only A's death can bring the job to B.
     const b = await instance(db, 'b', 'claude=1');
     const [survivor] = await localAgents(b);

@@ -234,7 +234,7 @@ describe('crash recovery (service in its own process)', () => {
       (r) => r,
       (e: Error) => e,
     );
-    await until('the held job stored', async () => (await storedJobs(dir)).some((s) => s.job.prompt === 'held [[ms=20]]'), 5_000, 20);
+    await until('the held job stored', async () => (await storedJobs(dir)).some((s) => s.job.prompt === 'held [[ms=20]]'), 15_000, 20);
 
     const t0 = Date.now();
     expect(await stopWith(server, 'SIGTERM')).toEqual({ code: 0, signal: null });
@@ -274,7 +274,7 @@ describe('crash recovery (service in its own process)', () => {
     const collected = await api(server.url, key, 'GET', `/v1/completions/${writing}?wait=true`);
     expect(collected.body).toMatchObject({ status: 'succeeded', attempts: 1, response: expect.stringMatching(/^collected\(agt_\w+\): writing /) });
     // The prompt not sent before runs now, as attempt 2 (the first was not spent: retry-policy.ts).
-    await until('the typed job running again', async () => (await api(server.url, key, 'GET', `/v1/completions/${typing}`)).body.attempts === 2, 5_000, 20);
+    await until('the typed job running again', async () => (await api(server.url, key, 'GET', `/v1/completions/${typing}`)).body.attempts === 2, 15_000, 20);
     expect((await api(server.url, key, 'GET', `/v1/completions/${typing}`)).body.status).toBe('dispatched');
     expect((await api(server.url, key, 'DELETE', `/v1/completions/${typing}`)).status).toBe(200);
     for (const id of short) expect((await api(server.url, key, 'GET', `/v1/completions/${id}?wait=true`)).body.status, id).toBe('succeeded');
@@ -283,10 +283,10 @@ describe('crash recovery (service in its own process)', () => {
 
     // Ctrl-C twice: the second ends the 60 s grace at once; the answer still written is left to collect.
     const hanging = await submit({ prompt: 'hanging [[hang]] [[collect=answer]]', provider: 'chatgpt' });
-    await until('the hanging job sent', async () => (await storedJob(dir, hanging)).attempts.some((a) => a.sent_conversation !== null), 5_000, 20);
+    await until('the hanging job sent', async () => (await storedJob(dir, hanging)).attempts.some((a) => a.sent_conversation !== null), 15_000, 20);
     const t1 = Date.now();
     server.child.kill('SIGINT');
-    await until('the grace announced', async () => server.out.stderr.includes('press Ctrl-C again to stop now'), 5_000, 20);
+    await until('the grace announced', async () => server.out.stderr.includes('press Ctrl-C again to stop now'), 15_000, 20);
     expect(await stopWith(server, 'SIGINT')).toEqual({ code: 0, signal: null });
     expect(Date.now() - t1).toBeLessThan(10_000);
     expect(server.out.stdout).toMatch(/\nstopped: 1 answer still being written is collected from its conversation after the restart\n$/);

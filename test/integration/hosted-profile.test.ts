@@ -87,10 +87,10 @@ describe('accounts', () => {
     const theirs = await t.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued }, key: other.key });
     expect([mine.status, theirs.status]).toEqual([202, 202]);
     await asTheCommandLine(t.dataDir, async (accounts) => expect(await accounts.disable(t!.account!)).toBe(true));
-    await until(async () => (await t!.api('GET', '/v1/status')).status === 401, 5_000, 'the key to be refused');
+    await until(async () => (await t!.api('GET', '/v1/status')).status === 401, 15_000, 'the key to be refused');
     const refused = await t.api('GET', `/v1/completions/${mine.body.id}`);
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
-    await until(async () => (await t!.driver.job(mine.body.id))?.status === 'cancelled', 5_000, 'the queued job to be cancelled');
+    await until(async () => (await t!.driver.job(mine.body.id))?.status === 'cancelled', 15_000, 'the queued job to be cancelled');
     expect((await t.api('GET', `/v1/completions/${theirs.body.id}`, { key: other.key })).body.status).toBe('queued');
   });
 
@@ -182,18 +182,18 @@ describe('the job object and errors (H)', () => {
     expect(failed.body.error.details.job_id).toMatch(/^job_/);
 
     const held = t.api('POST', '/v1/completions', { body: { prompt: '[[hang]] p', provider: 'chatgpt' } });
-    const running = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'dispatched'), 5_000, 'the job to run');
+    const running = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'dispatched'), 15_000, 'the job to run');
     expect((await t.api('DELETE', `/v1/completions/${running.id}`)).body.status).toBe('cancelled');
     expect((await held).body.error).toMatchObject({ code: 'JOB_CANCELLED', details: { job_id: running.id, status: 'cancelled' } });
 
     // No qwen agent: the hold ends at 600 s with the job queued, then the deadline expires it.
     const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 900_000 } });
-    const waiting = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'queued'), 5_000, 'the job to queue');
-    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    const waiting = await until(async () => (await t!.driver.recent(10)).find((j) => j.status === 'queued'), 15_000, 'the job to queue');
+    await until(() => t!.service.completions['holds'].size === 1, 15_000, 'the hold');
     clock.advance(600_000);
     expect((await hold).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { job_id: waiting.id, status: 'queued' } });
     const expiring = t.api('POST', '/v1/completions', { body: { prompt: 'p', provider: 'qwen', deadline_ms: 10_000 } });
-    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    await until(() => t!.service.completions['holds'].size === 1, 15_000, 'the hold');
     clock.advance(10_000);
     expect((await expiring).body.error).toMatchObject({ code: 'JOB_TIMEOUT', details: { status: 'expired' } });
   });
@@ -205,14 +205,14 @@ describe('the job object and errors (H)', () => {
     t.driver.agents.rename(agent.id, 'basement-laptop-7');
     t.driver.agents.setEnabled(agent.id, false);
     const hold = t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, deadline_ms: 900_000 } });
-    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    await until(() => t!.service.completions['holds'].size === 1, 15_000, 'the hold');
     clock.advance(600_000);
     const held = (await hold).body.error;
     expect(held.code).toBe('JOB_TIMEOUT');
     expect(held.message).not.toContain('basement-laptop-7');
     expect(held.message).toMatch(/\(no agent can take it until the operator acts\)/);
     const expiring = t.api('POST', '/v1/completions', { body: { prompt: 'p', agent_id: agent.id, deadline_ms: 10_000 } });
-    await until(() => t!.service.completions['holds'].size === 1, 5_000, 'the hold');
+    await until(() => t!.service.completions['holds'].size === 1, 15_000, 'the hold');
     clock.advance(10_000);
     const expired = (await expiring).body.error;
     expect(expired.message).toBe('The job deadline passed; it will not run again. It never started: no agent can take it until the operator acts.');
@@ -328,7 +328,7 @@ describe('fairness between accounts (H)', () => {
     for (let i = 1; i <= 6; i++) expect((await submit(`busy-${i}`, t.key, i === 6 ? 5 : 0)).status).toBe(202);
     for (let i = 1; i <= 2; i++) expect((await submit(`quiet-${i}`, other.key)).status).toBe(202);
     agent!.setReadiness('idle');
-    await until(() => agent!.runs.length === 8, 5_000, 'every job to run');
+    await until(() => agent!.runs.length === 8, 15_000, 'every job to run');
     const order = agent!.runs.map((r) => r.prompt);
     // The quiet account, which came last, is served every other job...
     expect(order.filter((_, i) => i % 2 === (order[0]!.startsWith('quiet') ? 0 : 1)).slice(0, 2)).toEqual(['quiet-1', 'quiet-2']);

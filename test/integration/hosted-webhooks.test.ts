@@ -56,7 +56,7 @@ async function receiver(respond?: Responder) {
 
 /** The delivery log of the job once its first attempt is recorded. */
 async function firstAttempt(id: string) {
-  await until(async () => (await t!.driver.deliveryAttempts(id)).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 5_000, 'an attempt');
+  await until(async () => (await t!.driver.deliveryAttempts(id)).length >= 1 && t!.service.webhookSender.inFlightCount() === 0, 15_000, 'an attempt');
   return (await t!.driver.deliveryAttempts(id))[0]!;
 }
 

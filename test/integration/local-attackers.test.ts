@@ -133,7 +133,7 @@ describe('connections', () => {
     open.pop()!.socket.destroy();
     // Under the cap again once the server has seen the close.
     const server = t.service.app.server;
-    await until(() => new Promise<boolean>((res, rej) => server.getConnections((e, n) => (e ? rej(e) : res(n < TIGHT.maxConnections)))), 5_000, 'the server to see the close');
+    await until(() => new Promise<boolean>((res, rej) => server.getConnections((e, n) => (e ? rej(e) : res(n < TIGHT.maxConnections)))), 15_000, 'the server to see the close');
     const again = await connect(t.url);
     again.socket.write(ask);
     const answer = await new Promise<string>((res) => again.socket.once('data', (d) => res(String(d))));

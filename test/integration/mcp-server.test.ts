@@ -142,7 +142,7 @@ describe('chatbridge mcp', () => {
     await until(() => ids[0], 10_000, 'the job id');
     stop.abort();
     expect(await call).toBeInstanceOf(Error);
-    await until(async () => (await api(server, key, 'GET', `/v1/completions/${ids[0]}`)).status === 'cancelled', 5_000, 'the job to be cancelled');
+    await until(async () => (await api(server, key, 'GET', `/v1/completions/${ids[0]}`)).status === 'cancelled', 15_000, 'the job to be cancelled');
   });
 
   it('errors come back as tool errors with the contract’s code, and the server goes on', async () => {

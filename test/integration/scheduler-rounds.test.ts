@@ -48,7 +48,7 @@ describe('dispatch rounds on a slow store', () => {
     const gate = gateDispatch(t.service);
 
     const a = (await t.api('POST', '/v1/completions', { body: { prompt: 'a', ...queued } })).body.id as string;
-    await until(() => gate.seen.calls === 1, 5_000, 'the first round to claim a');
+    await until(() => gate.seen.calls === 1, 15_000, 'the first round to claim a');
     // While that round waits on its transaction: a is cancelled, b arrives and wakes the scheduler.
     expect((await t.api('DELETE', `/v1/completions/${a}`)).body.status).toBe('cancelled');
     const b = (await t.api('POST', '/v1/completions', { body: { prompt: 'b', ...queued } })).body.id as string;
@@ -71,12 +71,12 @@ describe('dispatch rounds on a slow store', () => {
       const local = await startTestService({ listen: false, agents: { chatgpt: 1 }, clock: new ManualClock(), dataDir });
       const gate = gateDispatch(local.service);
       const id = (await local.api('POST', '/v1/completions', { body: { prompt: 'p', ...queued } })).body.id as string;
-      await until(() => gate.seen.calls === 1, 5_000, 'the round to claim the job');
+      await until(() => gate.seen.calls === 1, 15_000, 'the round to claim the job');
       const schedulerStop = vi.spyOn(local.service.scheduler, 'stop');
       const requeue = vi.spyOn(local.service.store, 'requeueDispatched');
       let stopped = false;
       const stopping = local.stop().then(() => (stopped = true));
-      await until(() => schedulerStop.mock.calls.length === 1, 5_000, 'the scheduler asked to stop');
+      await until(() => schedulerStop.mock.calls.length === 1, 15_000, 'the scheduler asked to stop');
       // Waiting for the round: the job it claimed is not handed back to the queue yet.
       expect(requeue).not.toHaveBeenCalled();
       expect(stopped).toBe(false);

@@ -158,7 +158,7 @@ describe('webhooks between real processes', () => {
 
     const done = await submit(server.url, key, { prompt: 'hello hook', callback_url: `${hookBase}/hook`, metadata: { ticket: 42 } });
     expect(done.http).toBe(200);
-    await until(() => receiver.out.stdout.includes(`${done.id} succeeded ${done.response}`), 5_000, 'the receiver to print the job');
+    await until(() => receiver.out.stdout.includes(`${done.id} succeeded ${done.response}`), 15_000, 'the receiver to print the job');
     const log = await ok(['webhooks', 'log', done.id, '--data-dir', dir]);
     expect(log).toContain(`${done.id} → ${hookBase}/hook: delivered`);
     expect(log).toMatch(/\n1 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +\d+ ms  HTTP 204\n/);
@@ -171,7 +171,7 @@ describe('webhooks between real processes', () => {
     expect(await post(`${hookBase}/hook`, headers(now - 301, hmac(secret, now - 301, body)), body)).toBe(401);
     expect(await post(`${hookBase}/hook`, {}, body)).toBe(401);
     expect(await post(`${hookBase}/hook`, headers(now, hmac(secret, now, body)), body)).toBe(204);
-    await until(() => receiver.out.stdout.includes('job_forged succeeded'), 5_000, 'the receiver to print the genuine one');
+    await until(() => receiver.out.stdout.includes('job_forged succeeded'), 15_000, 'the receiver to print the genuine one');
   });
 
   it('webhooks redeliver reaches the running server within a second; log and secret --rotate from the command line', async () => {

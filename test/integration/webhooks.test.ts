@@ -49,14 +49,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 const quiet = async () => {
   const sender = t!.service.webhookSender;
-  await until(() => sender.inFlightCount() === 0, 5_000, 'the attempts under way');
+  await until(() => sender.inFlightCount() === 0, 15_000, 'the attempts under way');
   await sender.settled();
   expect(sender.inFlightCount()).toBe(0);
 };
 const delivery = async (id: string) => (await t!.driver.delivery(id))!;
 /** Waits until `n` attempts of the job are recorded and none is in flight. */
 const recorded = (id: string, n: number) =>
-  until(async () => (await t!.driver.deliveryAttempts(id)).length >= n && t!.service.webhookSender.inFlightCount() === 0, 5_000, `${n} recorded attempts`);
+  until(async () => (await t!.driver.deliveryAttempts(id)).length >= n && t!.service.webhookSender.inFlightCount() === 0, 15_000, `${n} recorded attempts`);
 
 async function submitQueued(body: Record<string, unknown>): Promise<string> {
   const r = await t!.api('POST', '/v1/completions', { body: { wait: false, ...body } });

@@ -207,7 +207,7 @@ describe('the agents of devices sharing one PostgreSQL', () => {
       // Notices reach a listener in commit order: once a later commit's is heard, every
       // publication of the burst (all committed before B saw the last rename) has been too.
       await announceTableChange(watcher, 'marker');
-      await until(() => marked, 5_000, 'the marker notice');
+      await until(() => marked, 15_000, 'the marker notice');
       expect(published).toBe(1);
     } finally {
       notices.close();

@@ -136,7 +136,7 @@ describe('job notices from anyone', () => {
     b.onEvent((e) => heard.push(e));
 
     const job = ((await a.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
-    await until(() => heard.length === 1, 5_000, 'the submission heard');
+    await until(() => heard.length === 1, 15_000, 'the submission heard');
     const tenYears = T0 + 10 * 365 * 86_400_000;
     const forged = [
       'not json',
@@ -151,12 +151,12 @@ describe('job notices from anyone', () => {
     for (const payload of forged) await intruder.query(`SELECT pg_notify('chatbridge_jobs', $1)`, [payload]);
     // Well formed, but naming an attempt that does not exist: the job is re-read, no start counted.
     await intruder.query(`SELECT pg_notify('chatbridge_jobs', $1)`, [JSON.stringify(['dev_x', job.id, 'queued', 7])]);
-    await until(() => heard.length === 2, 5_000, 'the well-formed forged notice');
+    await until(() => heard.length === 2, 15_000, 'the well-formed forged notice');
     expect(heard[1]).toEqual({ job, from: 'queued', heard: true });
 
     // A real dispatch after all that is heard, its start read from the attempts table.
     await a.dispatch([{ jobId: job.id, agentId: 'agt_a', provider: 'chatgpt' }], T0 + 5);
-    await until(() => heard.length === 3, 5_000, 'the dispatch heard');
+    await until(() => heard.length === 3, 15_000, 'the dispatch heard');
     expect(heard[2]!.start).toEqual({ job_id: job.id, attempt: 1, agent_id: 'agt_a', provider: 'chatgpt', started_at: T0 + 5 });
     expect(usage.count('global')).toBe(1);
     const said = warnings.filter((w) => w.includes('chatbridge_jobs'));
@@ -174,10 +174,10 @@ describe('job notices from anyone', () => {
     b.onEvent((e) => heard.push(e));
     const submit = async () => ((await a.submit({ job: newJob({ created_at: Date.now() }), queuedLimit: 1000 })) as { job: JobRow }).job;
     const done = await submit();
-    await until(() => heard.length === 1, 5_000, 'the first submission heard');
+    await until(() => heard.length === 1, 15_000, 'the first submission heard');
 
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`);
-    await until(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`)).rowCount === 0, 5_000, 'the listener gone');
+    await until(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_jobs'`)).rowCount === 0, 15_000, 'the listener gone');
     // While nobody listens: one job finished, one dispatched, one submitted.
     const [running, fresh] = [await submit(), await submit()];
     await a.dispatch([{ jobId: done.id, agentId: 'agt_a', provider: 'chatgpt' }, { jobId: running.id, agentId: 'agt_b', provider: 'claude' }], Date.now());
@@ -221,7 +221,7 @@ describe('notices replayed by another role', () => {
     );
     // A real move of another instance after them: once it is heard, so are they.
     const after = ((await c.submit({ job: newJob(), queuedLimit: 1000 })) as { job: JobRow }).job;
-    await until(() => heard.some((e) => e.job.id === after.id), 5_000, 'the move after the replay');
+    await until(() => heard.some((e) => e.job.id === after.id), 15_000, 'the move after the replay');
 
     expect(await finished()).toEqual([['expired', 1]]);
     expect(log.recent()).toHaveLength(1);
@@ -264,7 +264,7 @@ describe('shared tables', () => {
     let reads = 0;
     changes.on('api_keys', () => reads++);
     await changes.listen();
-    await until(() => reads >= 3, 5_000, 'three re-reads without a notice');
+    await until(() => reads >= 3, 15_000, 'three re-reads without a notice');
   });
 
   it('ignore a table notice that throws in a listener without ending the process', async () => {
@@ -281,7 +281,7 @@ describe('shared tables', () => {
     const intruder = await stranger(url);
     await intruder.query(`NOTIFY chatbridge_tables, 'settings'`);
     await intruder.query(`NOTIFY chatbridge_tables, 'settings'`);
-    await until(() => calls === 2, 5_000, 'both notices');
+    await until(() => calls === 2, 15_000, 'both notices');
   });
 });
 

@@ -82,13 +82,13 @@ describe('keys on the shared database', () => {
     const created = await ok(['keys', 'create', '--name', 'laptop', '--scopes', 'completions:read,completions:write', '--database', i.url]);
     const secret = lastLine(created);
     expect(created).toMatch(/^Created key_\w+ "laptop" with completions:read, completions:write\.\n/);
-    await until(() => i.keys.authenticate(secret).ok, 5_000, 'the running instance to take the new key');
+    await until(() => i.keys.authenticate(secret).ok, 15_000, 'the running instance to take the new key');
     const id = i.keys.list()[0]!.id;
     const listed = await ok(['keys', 'list'], { CHATBRIDGE_DATABASE_URL: i.url });
     expect(listed).toMatch(new RegExp(`^${id}  cb_\\w{4}…  active   completions:read,completions:write  "laptop"  created \\S+Z  last used -\\n$`));
     expect(listed).not.toContain(secret.slice(7));
     expect(await ok(['keys', 'revoke', id, '--database', i.url])).toBe(`Revoked ${id}.\n`);
-    await until(() => !i.keys.authenticate(secret).ok, 5_000, 'the running instance to refuse the revoked key');
+    await until(() => !i.keys.authenticate(secret).ok, 15_000, 'the running instance to refuse the revoked key');
     expect(i.keys.authenticate(secret)).toEqual({ ok: false, reason: 'revoked' });
     expect(await ok(['keys', 'revoke', id, '--database', i.url])).toBe(`${id} was already revoked.\n`);
     expect(await ok(['keys', 'list', '--database', i.url])).toMatch(/ revoked /);
@@ -119,11 +119,11 @@ describe('accounts on the shared database', () => {
     const noAccount = await chatbridge(['keys', 'create', '--name', 'k', '--scopes', 'completions:read', '--database', i.url]);
     expect(noAccount).toMatchObject({ code: 2, stderr: `chatbridge: Say whose key it is: --account ACCT_ID (see ${CLI_NAME} accounts list); only the operator's metrics:read key has none.\n` });
     const secret = lastLine(await ok(['keys', 'create', '--name', 'ci', '--scopes', 'completions:write', '--account', account, '--database', i.url]));
-    await until(() => i.keys.authenticate(secret).ok, 5_000, "the running instance to take the account's key");
+    await until(() => i.keys.authenticate(secret).ok, 15_000, "the running instance to take the account's key");
     expect(i.accounts.get(account)).toMatchObject({ name: 'acme', retention_days: 30 });
 
     expect(await ok(['accounts', 'set', account, '--retention-days', 'none', '--database', i.url])).toBe(`${account} retention: none.\n`);
-    await until(() => i.accounts.get(account)?.retention_days === null, 5_000, 'the running instance to apply the retention');
+    await until(() => i.accounts.get(account)?.retention_days === null, 15_000, 'the running instance to apply the retention');
 
     const disabled = new Promise<void>((resolve) => i.accounts.onChange(() => i.accounts.get(account)?.disabled_at !== null && resolve()));
     expect(await ok(['accounts', 'disable', account, '--database', i.url])).toBe(

@@ -96,11 +96,11 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
     const { a, b } = await both();
     const { key, secret } = await a.keys.create({ name: 'k', scopes: ['completions:read'], expiresAt: null });
     const created = performance.now();
-    await until(() => b.keys.authenticate(secret).ok, 5_000, 'B to take the key made on A');
+    await until(() => b.keys.authenticate(secret).ok, 15_000, 'B to take the key made on A');
     console.log(`B took A's new key ${Math.round(performance.now() - created)} ms after its commit`);
     expect(b.keys.get(key.id)).toEqual(key);
     await a.keys.revoke(key.id);
-    await until(() => !b.keys.authenticate(secret).ok, 5_000, 'B to refuse the key revoked on A');
+    await until(() => !b.keys.authenticate(secret).ok, 15_000, 'B to refuse the key revoked on A');
     expect(b.keys.authenticate(secret)).toEqual({ ok: false, reason: 'revoked' });
   });
 
@@ -119,7 +119,7 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
     const { a, b } = await both();
     const account = await a.accounts.create({ name: 'acme', retentionDays: null });
     const { secret } = await a.keys.create({ name: 'k', scopes: ['completions:read'], expiresAt: null, accountId: account.id });
-    await until(() => b.keys.authenticate(secret).ok, 5_000, 'B to take the key made on A');
+    await until(() => b.keys.authenticate(secret).ok, 15_000, 'B to take the key made on A');
     const disabled = heard(b, () => b.accounts.get(account.id)?.disabled_at !== null);
     await a.accounts.disable(account.id);
     // A refuses before disable() resolved; B at its accounts' change, with no read of the keys.
@@ -136,7 +136,7 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
     const accounts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).accounts.create({ name: `acct${i}`, retentionDays: null })));
     expect((await a.pool.query(`SELECT COUNT(*)::int AS n FROM api_keys`)).rows[0].n).toBe(40);
     for (const i of [a, b]) {
-      await until(() => i.keys.list().length === 40 && i.accounts.list().length === 10, 5_000, 'both instances to hold every key and account');
+      await until(() => i.keys.list().length === 40 && i.accounts.list().length === 10, 15_000, 'both instances to hold every key and account');
       expect(made.every(({ secret }) => i.keys.authenticate(secret).ok)).toBe(true);
       expect(new Set(i.accounts.list().map((x) => x.id))).toEqual(new Set(accounts.map((x) => x.id)));
     }
@@ -145,7 +145,7 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
   it("writes a key's use once a minute between instances, and keeps a use it knows on reading the table again", async () => {
     const { clock, a, b } = await both();
     const { key, secret } = await a.keys.create({ name: 'k', scopes: ['completions:read'], expiresAt: null });
-    await until(() => b.keys.get(key.id), 5_000, 'B to take the key');
+    await until(() => b.keys.get(key.id), 15_000, 'B to take the key');
     const use = (i: Instance) => {
       const auth = i.keys.authenticate(secret);
       if (!auth.ok) throw new Error(auth.reason);
@@ -175,7 +175,7 @@ describe('PostgreSQL keys and accounts: two instances on one database', () => {
     use(a);
     expect(await stored()).toBe(at(1.5));
     await b.keys.create({ name: 'other', scopes: [], expiresAt: null });
-    await until(() => a.keys.list().length === 2, 5_000, 'A to read the keys again');
+    await until(() => a.keys.list().length === 2, 15_000, 'A to read the keys again');
     expect(a.keys.get(key.id)!.last_used_at).toBe(at(2));
     expect(b.keys.get(key.id)!.last_used_at).toBe(at(1.5));
   });

@@ -115,7 +115,7 @@ describe('webhooks secret on the shared database', () => {
     const next = rotated.stdout.trim();
     expect(next).toMatch(/^whsec_/);
     expect(next).not.toBe(shown.stdout.trim());
-    await until(() => secret.get() === next, 5_000, 'the running instance to sign with the rotated secret');
+    await until(() => secret.get() === next, 15_000, 'the running instance to sign with the rotated secret');
   });
 });
 

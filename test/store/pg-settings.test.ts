@@ -129,9 +129,9 @@ describe('PostgreSQL settings: two instances on one database', () => {
     const expected = { chatgpt: 20, claude: 20, gemini: null };
     // Each instance hears the other's last write by a notice, which may come after its own
     // write was read back: B's last claude cap can reach A a moment after the loop.
-    await until(() => a.get().providerCaps.claude === 20, 5_000, 'A to hear the last claude cap');
+    await until(() => a.get().providerCaps.claude === 20, 15_000, 'A to hear the last claude cap');
     expect(a.get().providerCaps).toMatchObject(expected);
-    await until(() => b.get().providerCaps.chatgpt === 20, 5_000, 'B to hear the last chatgpt cap');
+    await until(() => b.get().providerCaps.chatgpt === 20, 15_000, 'B to hear the last chatgpt cap');
     expect(b.get().providerCaps).toMatchObject(expected);
     const stored = await opened[0]!.pool.query(`SELECT value FROM settings WHERE name = 'providerCaps'`);
     expect(stored.rows[0].value).toEqual({ chatgpt: 20, claude: 20 });
@@ -157,7 +157,7 @@ describe('PostgreSQL signing secret: several instances', () => {
     expect(b.get()).toBe(a.get());
     const rotated = await a.rotate();
     const heardAfter = performance.now();
-    await until(() => b.get() === rotated, 5_000, "B to sign with A's new secret");
+    await until(() => b.get() === rotated, 15_000, "B to sign with A's new secret");
     console.log(`B signed with A's rotated secret ${Math.round(performance.now() - heardAfter)} ms after the rotation committed`);
     expect(opened.flatMap((i) => i.errors)).toEqual([]);
   });

@@ -47,7 +47,7 @@ describe('shared table change notices', () => {
     await c.query('ROLLBACK');
     c.release();
     await announceTableChange(a, 'settings');
-    await until(() => heard.length > 0, 5_000, 'the notice');
+    await until(() => heard.length > 0, 15_000, 'the notice');
     // PostgreSQL delivers notices in the order their transactions committed: had the rolled-back
     // one been delivered, it would have come first.
     expect(heard).toEqual(['settings']);
@@ -66,11 +66,11 @@ describe('shared table change notices', () => {
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN chatbridge_tables'`);
     // Announced while nobody listens: lost, so the re-listen stands for it.
     await announceTableChange(a, 'accounts');
-    await until(() => heard.length >= 2, 5_000, 'the re-listen');
+    await until(() => heard.length >= 2, 15_000, 'the re-listen');
     expect(heard.sort()).toEqual(['accounts', 'settings']);
     heard.length = 0;
     await announceTableChange(a, 'settings');
-    await until(() => heard.length > 0, 5_000, 'a notice after the re-listen');
+    await until(() => heard.length > 0, 15_000, 'a notice after the re-listen');
     expect(heard).toEqual(['settings']);
   });
 });

@@ -238,7 +238,7 @@ describe('PostgreSQL webhook outbox: two instances sending', () => {
 
     const survivor = await instance(url, 'dev_b', clock);
     // B looks, finds the claim, and waits for its end on its timer.
-    await until(() => clock.pendingTimers() === 1, 5_000, "the survivor's timer");
+    await until(() => clock.pendingTimers() === 1, 15_000, "the survivor's timer");
     expect(hook.received).toHaveLength(0);
     clock.advance(LEASE_MS);
     await hook.waitFor(1);
@@ -284,7 +284,7 @@ describe('PostgreSQL webhook outbox: two instances sending', () => {
     await leaving.stop();
     answer();
     await instance(url, 'dev_b', clock);
-    await until(async () => (await sentBy(job.id)).length === 1, 5_000, 'sent by the other');
+    await until(async () => (await sentBy(job.id)).length === 1, 15_000, 'sent by the other');
     expect(await sentBy(job.id)).toEqual([{ device_id: 'dev_b', round: 1 }]);
   });
 });

@@ -75,7 +75,7 @@ export async function typeAndPress(sp: SimPage, composer: string, prompt: string
 export async function typeAndSend(sp: SimPage, composer: string, prompt: string): Promise<void> {
   const before = sp.sim.log.sends.length;
   await typeAndPress(sp, composer, prompt);
-  await until(() => sp.sim.log.sends.length > before, 5_000, `the site to receive "${prompt}"`);
+  await until(() => sp.sim.log.sends.length > before, 15_000, `the site to receive "${prompt}"`);
 }
 
 /**
@@ -160,7 +160,7 @@ export async function openDriftPage(browser: Browser, provider: Provider, look: 
       await (await find(PERSON[provider].composer)).click();
       await page.keyboard.type(prompt);
       await (await find(PERSON[provider].send)).click();
-      await until(() => sim.log.sends.length > sent, 5_000, `${provider} to receive "${prompt}"`);
+      await until(() => sim.log.sends.length > sent, 15_000, `${provider} to receive "${prompt}"`);
     },
   };
 }

@@ -132,7 +132,7 @@ describe('the scheduler and the pause', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(agent.runs.map((r) => r.prompt)).toEqual(['one']);
     clock.advance(1);
-    await until(() => agent.runs.length === 2, 5_000, 'the second job to start after the pause');
+    await until(() => agent.runs.length === 2, 15_000, 'the second job to start after the pause');
     expect(agent.runs[1]!.prompt).toBe('two');
   });
 });

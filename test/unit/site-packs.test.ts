@@ -94,21 +94,21 @@ describe('site pack overrides on disk', () => {
     expect(book.site('claude').baseUrl).toBe('http://127.0.0.1:1');
 
     writeFileSync(file, JSON.stringify({ version: 7, roles: { send: [{ kind: 'aria', css: 'button', name: '@send' }] } }));
-    await until(() => book!.site('claude').version === 7, 5_000, 'the override');
+    await until(() => book!.site('claude').version === 7, 15_000, 'the override');
     expect(book.site('claude').override).toBe(file);
     expect(book.site('claude').baseUrl).toBe('http://127.0.0.1:1');
     expect(book.site('claude').roles.send).toHaveLength(1);
     expect(notes.at(-1)).toMatchObject({ level: 'info', message: expect.stringContaining('roles: send') });
 
     writeFileSync(file, '{ "roles": { "send": [ { "kind": "aria" } ] } }');
-    await until(() => book!.status().find((s) => s.provider === 'claude')!.error !== null, 5_000, 'the refusal');
+    await until(() => book!.status().find((s) => s.provider === 'claude')!.error !== null, 15_000, 'the refusal');
     expect(book.site('claude').version).toBe(7);
     const refusals = notes.filter((n) => n.level === 'warn');
     expect(refusals).toHaveLength(1);
     expect(refusals[0]!.message).toMatch(/claude\.json: \/roles\/send\/0.*css/);
 
     unlinkSync(file);
-    await until(() => book!.site('claude').override === null, 5_000, 'the removal');
+    await until(() => book!.site('claude').override === null, 15_000, 'the removal');
     expect(book.site('claude').version).toBe(BUILT_IN_PACKS.claude.version);
     expect(book.status().find((s) => s.provider === 'claude')!.error).toBeNull();
   });

@@ -100,7 +100,7 @@ describe('variant validation', () => {
     try {
       await book.open();
       writeFileSync(join(dir, 'chatgpt.json'), JSON.stringify({ variants: { list: [{ id: 'thinking-mini', label: 'Thinking mini', steps: [{ how: 'option', words: { en: ['thinking mini'] } }] }] } }));
-      await until(() => book.site('chatgpt').variants.list.some((v) => v.id === 'thinking-mini'), 5_000, 'the override');
+      await until(() => book.site('chatgpt').variants.list.some((v) => v.id === 'thinking-mini'), 15_000, 'the override');
       expect(book.site('chatgpt').variants.list.map((v) => v.id)).toEqual(['instant', 'thinking', 'pro', 'thinking-mini']);
       expect(notes.at(-1)!.message).toMatch(/in force for ChatGPT \(variants: thinking-mini\)/);
     } finally {

@@ -133,7 +133,7 @@ describeBeside('the simulated ChatGPT page', () => {
       const { page, site } = v;
       await v.ask('Long [[sim:ms=6000]]');
       await page.locator('button[aria-label="Stop"]').click();
-      await until(() => site.log.stops.length === 1, 5_000, 'the stop');
+      await until(() => site.log.stops.length === 1, 15_000, 'the stop');
       await expect(page.locator('button[aria-label="Stop"]').isVisible()).resolves.toBe(false);
       await expect(page.locator('[data-talvt-turn-state]').getAttribute('data-talvt-turn-state')).resolves.toBe('in_progress');
 
@@ -272,7 +272,7 @@ describeBeside('the simulated ChatGPT page', () => {
         await expect(copied(page), layout).resolves.toBe(simulatedAnswer('ChatGPT', 'chatgpt', 'Compare [[sim:ab]]', 1));
         await page.locator(COMPOSER).click();
         await page.keyboard.press('Enter');
-        await until(() => site.log.sends.length === 2, 5_000, 'the send once picked');
+        await until(() => site.log.sends.length === 2, 15_000, 'the send once picked');
       } finally {
         await v.close();
       }

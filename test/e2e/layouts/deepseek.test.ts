@@ -29,13 +29,13 @@ describeBeside('simulated DeepSeek pages', () => {
     const before = sp.sim.log.sends.length;
     await sp.page.fill(COMPOSER, prompt);
     await sp.page.click(SLOT);
-    await until(() => sp.sim.log.sends.length > before, 5_000, 'the send');
+    await until(() => sp.sim.log.sends.length > before, 15_000, 'the send');
   };
   /** Sends `count` prompts in one conversation, each once the previous answer's toolbar showed. */
   const converse = async (sp: SimPage, count: number) => {
     for (let i = 1; i <= count; i++) {
       await send(sp, `Prompt ${i} [[sim:ms=100]]`);
-      await until(() => sp.sim.log.finishes.length === i, 5_000, `answer ${i}`);
+      await until(() => sp.sim.log.finishes.length === i, 15_000, `answer ${i}`);
     }
   };
 
@@ -112,7 +112,7 @@ describeBeside('simulated DeepSeek pages', () => {
       await sp.page.locator(`${SLOT} path[d^="M2 4.88"]`).waitFor();
       expect(await sp.page.locator(`${SLOT} :is(.ds-loading, rect)`).count()).toBe(0);
       await sp.page.click(SLOT);
-      await until(() => sp.sim.log.stops.length === 1, 5_000, 'the stop');
+      await until(() => sp.sim.log.stops.length === 1, 15_000, 'the stop');
       await sp.page.locator(`${SLOT}.ds-button--disabled path[d^="M8.3125"]`).waitFor();
     } finally {
       await sp.close();

@@ -45,7 +45,7 @@ describeBeside('simulated Gemini pages', () => {
       expect(await sp.page.locator('top-bar-actions a[aria-label="Sign in"][href^="/signin"]').count()).toBe(1);
       expect(await sp.page.locator('[aria-label^="Google Account"], a[href*="SignOutOptions"]').count()).toBe(0);
       await typeAndSend(sp, COMPOSER, 'Anonymous question [[sim:ms=100]]');
-      await until(() => sp.sim.log.finishes.length === 1, 5_000, 'the answer');
+      await until(() => sp.sim.log.finishes.length === 1, 15_000, 'the answer');
       expect(sp.sim.log.sends).toMatchObject([{ prompt: 'Anonymous question [[sim:ms=100]]', kind: 'answer', anonymous: true, conversationId: null }]);
       expect(await sp.page.locator('model-response .response-footer.complete').count()).toBe(1);
       expect(new URL(sp.page.url()).pathname).toBe('/app');
@@ -82,7 +82,7 @@ describeBeside('simulated Gemini pages', () => {
     try {
       expect(await syntheticPaste(sp, PROMPT)).toBe(true);
       await sp.page.keyboard.press('Enter');
-      await until(() => sp.sim.log.sends.length === 1, 5_000, 'the send');
+      await until(() => sp.sim.log.sends.length === 1, 15_000, 'the send');
       expect(sp.sim.log.sends[0]!.prompt).toBe(PROMPT);
     } finally {
       await sp.close();
@@ -97,9 +97,9 @@ describeBeside('simulated Gemini pages', () => {
       expect(await sp.page.evaluate(() => document.activeElement?.classList.contains('ql-editor'))).toBe(true);
       await sp.page.keyboard.insertText(PROMPT);
       await sp.page.keyboard.press('Enter');
-      await until(() => sp.sim.log.sends.length === 1, 5_000, 'the send');
+      await until(() => sp.sim.log.sends.length === 1, 15_000, 'the send');
       expect(sp.sim.log.sends[0]!.prompt).toBe(PROMPT);
-      await until(() => sp.sim.log.finishes.length === 1, 5_000, 'the answer');
+      await until(() => sp.sim.log.finishes.length === 1, 15_000, 'the answer');
       expect(await sp.page.locator('model-response message-content .markdown').innerText()).toContain('Simulated Gemini · turn 1');
     } finally {
       await sp.close();

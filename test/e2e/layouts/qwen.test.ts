@@ -152,12 +152,12 @@ describeBeside('ChatBridge on Qwen', () => {
       const first = await ask({ prompt: 'Two drafts' });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       expect(first.body.response).toBe(simulatedAnswer('Qwen', 'qwen', 'Two drafts', 1));
-      await until(() => e.sim.log.prefers.length === 1, 5_000, 'the pick');
+      await until(() => e.sim.log.prefers.length === 1, 15_000, 'the pick');
       expect(e.sim.log.prefers[0]!.choice).toBe(1);
       const second = await ask({ prompt: 'And again', mode: 'continue', conversation_ref: first.body.conversation_ref });
       expect(second.status, JSON.stringify(second.body)).toBe(200);
       expect(second.body.response).toBe(simulatedAnswer('Qwen', 'qwen', 'And again', 2));
-      await until(() => e.sim.log.prefers.length === 2, 5_000, 'the second pick');
+      await until(() => e.sim.log.prefers.length === 2, 15_000, 'the second pick');
       expect(e.sim.log.prefers.map((p) => p.choice)).toEqual([1, 1]);
     });
   });
