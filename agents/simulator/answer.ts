@@ -44,6 +44,8 @@ export interface Directives {
   suspicious: boolean;
   /** The answer is the rest of the prompt, as Markdown, and nothing else (`echoedMarkdown`). */
   echoMarkdown: boolean;
+  /** How long the site takes to answer the send's request (`[[sim:reply-ms=MS]]`): the page shows Stop meanwhile. */
+  replyMs: number;
 }
 
 export const DEFAULT_MS = 400;
@@ -75,6 +77,7 @@ export function parseDirectives(prompt: string): Directives {
     rateLimitModal: has('rate-limit-modal'),
     suspicious: has('suspicious'),
     echoMarkdown: has('echo-markdown'),
+    replyMs: num('reply-ms') ?? 0,
   };
 }
 

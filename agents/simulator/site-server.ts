@@ -323,8 +323,11 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
         const body = JSON.parse(await readBody(req)) as SendBody & { signedIn: boolean };
         // Only the anonymous page answers logged out; a page loaded signed in finds its session gone.
         const anonymous = config.anonymous && !body.signedIn;
-        if (!token) return json(res, 200, anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 });
-        return json(res, 200, plan(token, body));
+        const reply: Plan | Pick<Plan, 'kind' | 'conversationId' | 'turn'> = !token ? (anonymous ? anonymousPlan(body) : { kind: 'logout', conversationId: body.conversationId, turn: 0 }) : plan(token, body);
+        // The send is logged as it arrives; the site may take its time to answer it.
+        const { replyMs } = parseDirectives(body.prompt);
+        if (replyMs > 0) await new Promise((r) => setTimeout(r, replyMs));
+        return json(res, 200, reply);
       }
       if (req.method === 'POST' && path === '/__sim/upload') {
         const reply = await uploads.receive(req, url);
