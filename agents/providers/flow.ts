@@ -44,6 +44,11 @@ const COPY_WAIT_MS = 2_000;
 
 const ADDRESS_WAIT_MS = 10_000;
 
+/** Stop: how long a click may wait for the control, how long the page has to take it, how many presses. */
+const STOP_CLICK_MS = 2_000;
+const STOP_TAKEN_MS = 2_000;
+const STOP_PRESSES = 2;
+
 /** Opens a fresh chat, ready for the next prompt. */
 export async function openNewChat(ctx: FlowContext): Promise<void> {
   await inPage(ctx, ctx.page.goto(newChatUrl(ctx.site), { waitUntil: 'domcontentloaded' }));
@@ -354,15 +359,22 @@ async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null
 /**
  * Presses the stop control. A send cut short by its job's end gives the control `showsWithin`
  * ms to show first (the page may not have taken the send yet): a wait the page runs, after
- * the signal has aborted, so bounded by that alone.
+ * the signal has aborted, so bounded by that alone. A press the page did not take (a click
+ * that found no time on a loaded machine, a page still waiting for the site to start the
+ * answer) leaves the control up: it is pressed once more. Only what the pack knows as Stop
+ * is ever pressed, so a press is never a send.
  */
 export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void> {
+  const world = pageWorld(ctx.page);
   if (showsWithin > 0) {
-    await pageWorld(ctx.page)
-      .waitFor((h, json) => !!h.find(h.pack(json).stop), ctx.pack, { timeout: showsWithin })
-      .catch(() => {});
+    await world.waitFor((h, json) => !!h.find(h.pack(json).stop), ctx.pack, { timeout: showsWithin }).catch(() => {});
   }
-  const stop = await roleHandle(ctx, 'stop').catch(() => null);
-  await stop?.click({ timeout: 2_000 }).catch(() => {});
-  await stop?.dispose();
+  for (let press = 0; press < STOP_PRESSES; press++) {
+    const stop = await roleHandle(ctx, 'stop').catch(() => null);
+    if (!stop) return;
+    await stop.click({ timeout: STOP_CLICK_MS }).catch(() => {});
+    await stop.dispose();
+    const taken = await world.waitFor((h, json) => !h.find(h.pack(json).stop), ctx.pack, { timeout: STOP_TAKEN_MS }).catch(() => null);
+    if (taken) return;
+  }
 }

@@ -3,7 +3,8 @@
  * nobody waits for, and a retry of a timed-out one could not send it twice). Real Chromium
  * against the simulated Gemini, whose model picker shows up late ({ variants: { lateMs } }) or
  * never opens ({ inertMs }): the agent waits for it before it types, and the cancel comes
- * meanwhile.
+ * meanwhile. One cancelled once its prompt went is stopped, even while the site has not yet
+ * begun its answer and the page's Stop does nothing ([[sim:reply-ms]]).
  */
 import { describe, expect, it } from 'vitest';
 import { FLOW_LIMITS } from '../../agents/providers/flow-context.js';
@@ -51,4 +52,20 @@ describe('a job cancelled before its prompt is sent', () => {
       await e.stop();
     }
   }, 90_000);
+
+  it('once sent, is stopped even before the site begins its answer: Stop is pressed until the page takes it', async () => {
+    const e = await startE2E('gemini', 1);
+    try {
+      const prompt = 'Slow to start [[sim:reply-ms=1500]] [[sim:ms=4000]]';
+      const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt } });
+      const sent = await until(() => e.sim.log.sends.find((s) => s.prompt === prompt), 15_000, 'the send');
+      const id = (await jobIdWhere(e.driver, (p) => p === prompt))!;
+      expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+      expect((await waiting).status).toBe(499);
+      await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn), 15_000, 'the Stop press');
+      expect(e.sim.log.finishes).toEqual([]);
+    } finally {
+      await e.stop();
+    }
+  }, 60_000);
 });
