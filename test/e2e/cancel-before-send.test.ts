@@ -13,7 +13,7 @@ import { startE2E } from '../support/e2e.js';
 import { until } from '../support/until.js';
 import { jobIdWhere } from '../support/store.js';
 
-describe('a job cancelled before its prompt is sent', () => {
+describe('a job cancelled before, or just after, its prompt is sent', () => {
   it('is not sent: no prompt reaches the site, and the agent takes the next job', async () => {
     const e = await startE2E('gemini', 1, { variants: { lateMs: 2_000 } });
     try {
@@ -53,7 +53,7 @@ describe('a job cancelled before its prompt is sent', () => {
     }
   }, 90_000);
 
-  it('once sent, is stopped even before the site begins its answer: Stop is pressed until the page takes it', async () => {
+  it('once sent, is stopped even before the site begins its answer: Stop is pressed again when the page has not taken it', async () => {
     const e = await startE2E('gemini', 1);
     try {
       const prompt = 'Slow to start [[sim:reply-ms=1500]] [[sim:ms=4000]]';
