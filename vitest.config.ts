@@ -16,7 +16,7 @@ function ramTmpdir(): Record<string, string> {
     // Open to all as /tmp is: the PostgreSQL tests run initdb as an unprivileged user when root.
     chmodSync(dir, 0o1777);
     // A worker's Chromium may still be writing its profile as the run exits (ENOTEMPTY):
-    // looked at again for up to 1.5 s, and a folder it still holds is left, not thrown about.
+    // tried again for up to 1.5 s, then left behind rather than failing the run's exit.
     process.on('exit', () => {
       try {
         rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
