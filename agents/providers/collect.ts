@@ -7,11 +7,12 @@
  * left answering, when it runs again. Nothing here types or sends.
  */
 import { AgentFailure, type AgentResult, type CollectTask } from '../../main/core/agent.js';
+import { readAnswer } from './answer-reading.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { failureFor } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
-import { learnFinish, readAnswer, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
+import { learnFinish, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
 import { modelUsedOf } from './variant-choice.js';
 
 /** How long a page reopened as the collection ends may take to show its Stop control. */

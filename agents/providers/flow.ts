@@ -11,11 +11,12 @@
  * fresh-page.ts (a wall beside the conversation confirmed on a fresh page first),
  * attach-files.ts (a job's files put through the page's own control and seen attached, their
  * uploads done, before the prompt is typed), prompt-input.ts (the prompt put in whole and sent once), sent-prompt.ts (where its answer
- * can be found again, told as it goes) and collect.ts (an answer collected from its
- * conversation reopened, with nothing sent).
+ * can be found again, told as it goes), answer-reading.ts (the finished answer read whole) and
+ * collect.ts (an answer collected from its conversation reopened, with nothing sent).
  */
 import { AgentFailure, CUT_TO_COLLECT, type AgentResult, type AgentTask } from '../../main/core/agent.js';
 import { followAnswer } from './answer-deltas.js';
+import { ADDRESS_WAIT_MS, readFinishedAnswer } from './answer-reading.js';
 import { attachFiles, readyToSend } from './attach-files.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
@@ -40,9 +41,6 @@ export interface FinishMemory {
   markerSeen: boolean;
 }
 
-const COPY_WAIT_MS = 2_000;
-
-const ADDRESS_WAIT_MS = 10_000;
 
 /** Stop: how long a click may wait for the control, how long the page has to take it, how many presses. */
 const STOP_CLICK_MS = 2_000;
@@ -160,12 +158,7 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   const finish = learnFinish(ctx, outcome, memory, task.label);
 
-  await clearObstacles(ctx);
-  const other = await nonTextAnswer(ctx);
-  if (other) throw new AgentFailure('not_text', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
-  let text = await readAnswer(ctx);
-  if (text.trim() === '') text = await readAgainLoaded(ctx);
-  if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
+  const text = await readFinishedAnswer(ctx);
   await inPage(
     ctx,
     page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
@@ -211,149 +204,6 @@ export function watchNewTurn(ctx: FlowContext, memory: FinishMemory): Promise<Tu
 /** A turn cut to be collected later (CUT_TO_COLLECT) goes on answering; any other abort presses Stop (`showsWithin`: pressStop). */
 export function stopUnlessCollected(ctx: FlowContext, showsWithin = 0): Promise<void> {
   return ctx.signal.reason === CUT_TO_COLLECT ? Promise.resolve() : pressStop(ctx, showsWithin);
-}
-
-/**
- * The answer as the provider's own Markdown, through its copy control with the page's
- * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
- */
-export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<string> {
-  const { page, pack } = ctx;
-  const scope = ctx.site.turnScope;
-  const world = pageWorld(page);
-  // One look: the clipboard emptied; the turn to read, the new one (after an A/B pick the
-  // page may have re-rendered it, so then the last one); and, when its Copy is in view with
-  // nothing over it, the point a click presses it at (page-helpers/path.ts), as Send is.
-  const look = await world.run(
-    (h, [json, s, l]) => {
-      h.clearClipboard();
-      const p = h.pack(json);
-      const last = l || !h.newTurn(p);
-      const copy = h.inTurn(p, 'copy', s, last);
-      return { last, point: copy ? h.clickPoint(copy) : null };
-    },
-    [pack, scope, lastTurn] as const,
-  );
-  const { last, point } = look;
-  if (point) {
-    const copied = await copiedBy(ctx, () => page.mouse.click(point.x, point.y));
-    if (copied) return copied;
-  } else {
-    const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
-    let copy = await findCopy();
-    if (!copy) {
-      // Some sites show a turn's actions only while it is hovered.
-      const turn = await world.element(
-        (h, [json, l]) => {
-          const p = h.pack(json);
-          return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-        },
-        [pack, last] as const,
-      );
-      await turn?.hover({ timeout: 1_000 }).catch(() => {});
-      await turn?.dispose();
-      copy = await findCopy();
-    }
-    if (copy) {
-      const button = copy;
-      // A real (trusted) click, without waiting for the button to settle: it is there, and
-      // clearObstacles has made sure nothing covers the page.
-      const copied = await copiedBy(ctx, () => button.click({ force: true, timeout: 2_000 }));
-      await copy.dispose();
-      if (copied) return copied;
-    }
-  }
-  // A code block's own Copy, clicked in the conversion, is read through the hook too (markdown.ts).
-  return world.withCopyHook(() =>
-    world.run(
-      (h, [json, l]) => {
-        const p = h.pack(json);
-        const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
-        return turn ? h.answerMarkdown(p, turn) : '';
-      },
-      [pack, last] as const,
-    ),
-  );
-}
-
-/** What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null if nothing within COPY_WAIT_MS. */
-function copiedBy(ctx: FlowContext, click: () => Promise<void>): Promise<string | null> {
-  const world = pageWorld(ctx.page);
-  return world.withCopyHook(async () => {
-    await click().catch(() => {});
-    return inPage(
-      ctx,
-      world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
-    );
-  });
-}
-
-/**
- * A finished answer that reads empty, read again from its conversation loaded anew: Qwen can
- * hydrate a reopened chat's answer into an empty wrapper (research 2026-11-26), and the page
- * loaded again shows it. Only once the page has the conversation's own address (a new chat's
- * would load empty); the last turn, as nothing on the new page is marked.
- */
-async function readAgainLoaded(ctx: FlowContext): Promise<string> {
-  const { page, site } = ctx;
-  await inPage(ctx, page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {}));
-  if (!site.conversationPath.test(new URL(page.url()).pathname)) return '';
-  await inPage(ctx, page.reload({ waitUntil: 'domcontentloaded' }));
-  await inPage(
-    ctx,
-    pageWorld(page)
-      .waitFor((h, json) => h.turns(h.pack(json)).length > 0, ctx.pack, { timeout: ADDRESS_WAIT_MS })
-      .catch(() => {}),
-  );
-  return readAnswer(ctx, true);
-}
-
-/**
- * What the answer is when it is not text: a generated file (Qwen's PDF card), an image or a
- * canvas, and no words beside it. Null for an answer with text. The site did nothing wrong
- * and the page is as the pack says: the answer is simply not one ChatBridge can hand back.
- */
-async function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null> {
-  return pageWorld(page).run((h, json) => {
-    const pack = h.pack(json);
-    const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
-    if (!turn) return null;
-    // The card may sit beside the answer's (empty) Markdown rather than in it.
-    const answer = h.find(pack.answer, turn) ?? turn;
-    const FILE = 'a[download], [download], [data-testid*="file" i], [class*="file-card" i], [class*="file-preview" i], [class*="attachment" i]';
-    const kinds: [string, string][] = [
-      [FILE, 'a file'],
-      ['canvas, [data-testid*="canvas" i], [class*="canvas" i]', 'a canvas'],
-      ['img, [role="img"]:not(svg)', 'an image'],
-    ];
-    // In the answer, any of them; elsewhere in the turn only a file card (an avatar or an icon
-    // beside an answer that read empty is no answer, and says nothing of the site).
-    const places: [Element, [string, string][]][] = [
-      [answer, kinds],
-      [turn, kinds.slice(0, 1)],
-    ];
-    let found: [string, string] | undefined;
-    let item: Element | undefined;
-    for (const [place, wanted] of places) {
-      for (const kind of wanted) {
-        item = Array.from(place.querySelectorAll(kind[0])).find((el) => el.getClientRects().length > 0);
-        if (item) {
-          found = kind;
-          break;
-        }
-      }
-      if (found) break;
-    }
-    if (!found || !item) return null;
-    // Words beside it make the answer text after all.
-    const rest = answer.cloneNode(true) as Element;
-    for (const el of Array.from(rest.querySelectorAll(kinds.map(([css]) => css).join(', ')))) el.remove();
-    if ((rest.textContent ?? '').trim() !== '') return null;
-    // Its name, from the card itself (the turn's other text, a status line, is not part of it).
-    const card = item.closest('[class*="file-card" i], [data-testid*="file" i]') ?? item;
-    const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
-    return name ? `${found[1]} ("${name}")` : found[1];
-  }, pack);
 }
 
 /**

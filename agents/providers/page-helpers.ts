@@ -9,9 +9,10 @@
  * - cues.ts: finds a role's element by the pack's cues (CSS, text, accessible name),
  *   reporting which cue matched; path.ts: where an element sits, for Playwright to act on it;
  * - clipboard.ts: a copy made with execCommand, caught from its event (a copy through the
- *   clipboard API is caught in the page's own world: copy-catch.ts);
+ *   clipboard API is caught in the page's own world: copy-hook.ts);
  * - turns.ts: the assistant turns present before a prompt is sent, the first new one, the
- *   roles within a turn's scope; watch.ts watches the new turn until it ends;
+ *   roles within a turn's scope; watch.ts watches the new turn until it ends; answer-look.ts
+ *   tells an answer that is not text;
  * - obstacles.ts: what ends a job at the page level, and what stands in the way before
  *   acting (modal dialogs, overlays, an A/B chooser, a mode toggle), for the flow to clear;
  *   conversation.ts: what belongs to the conversation (turns, chat titles), where no notice is read;
@@ -19,6 +20,7 @@
  * - markdown.ts: an answer's DOM as Markdown, when no copy control is usable;
  * - scrub.ts, blur.ts: the page's HTML and a screenshot as a diagnostic bundle may show them.
  */
+import { addAnswerLook } from './page-helpers/answer-look.js';
 import { addAttachments } from './page-helpers/attachments.js';
 import { addClipboard } from './page-helpers/clipboard.js';
 import { addBlur } from './page-helpers/blur.js';
@@ -34,7 +36,7 @@ import { addWatch } from './page-helpers/watch.js';
 
 export type { MissingRole, Obstacle, PageHelpers, Rect, TurnOutcome, TurnProblem, WatchLimits } from './page-helpers/types.js';
 
-const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addObstacles, addMarkdown, addScrub, addBlur, addPath, addAttachments];
+const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addAnswerLook, addObstacles, addMarkdown, addScrub, addBlur, addPath, addAttachments];
 
 /** The page helpers as one script: installed once per page, the object published when every module has added its part. */
 export const PAGE_HELPERS_SCRIPT = `(() => {

@@ -130,6 +130,11 @@ export interface PageHelpers {
    * open now are part of this page (a title, a word), and it skips them from now on.
    */
   acquit(pack: PagePack): void;
+  /**
+   * What the new turn's answer (or the last turn's) is when it is not text: a file card, an
+   * image or a canvas with no words beside it, in words ("a file (\"report.pdf\")"); null for text.
+   */
+  nonText(pack: PagePack): string | null;
   /** Whether the page shows a conversation: an assistant's turn or the person's. */
   showsConversation(pack: PagePack): boolean;
   /** What stands in the way of acting on the page, if anything. */

@@ -1,0 +1,136 @@
+/**
+ * Reading a finished answer: what stands in the way cleared first, an answer that is not text
+ * told as such, then the answer as the provider's own Markdown, through its Copy with the
+ * page's clipboard caught (copy-hook.ts), or its DOM converted when copying gives nothing;
+ * an answer that reads empty read again from its conversation loaded anew.
+ */
+import { AgentFailure } from '../../main/core/agent.js';
+import { inPage, type FlowContext } from './flow-context.js';
+import { clearObstacles } from './obstacle-clearing.js';
+import { siteChanged } from './page-facts.js';
+import { pageWorld } from './page-world.js';
+
+const COPY_WAIT_MS = 2_000;
+
+/** How long the page may take to give a new conversation its address. */
+export const ADDRESS_WAIT_MS = 10_000;
+
+/**
+ * The finished answer of the new turn, whole: what stands in the way cleared, one that is not
+ * text refused (`not_text`), one that reads empty even from its conversation loaded anew
+ * taken for a changed site.
+ */
+export async function readFinishedAnswer(ctx: FlowContext): Promise<string> {
+  const { site } = ctx;
+  await clearObstacles(ctx);
+  const other = await nonTextAnswer(ctx);
+  if (other) throw new AgentFailure('not_text', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
+  let text = await readAnswer(ctx);
+  if (text.trim() === '') text = await readAgainLoaded(ctx);
+  if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
+  return text;
+}
+
+/**
+ * The answer as the provider's own Markdown, through its copy control with the page's
+ * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
+ */
+export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<string> {
+  const { page, pack } = ctx;
+  const scope = ctx.site.turnScope;
+  const world = pageWorld(page);
+  // One look: the clipboard emptied; the turn to read, the new one (after an A/B pick the
+  // page may have re-rendered it, so then the last one); and, when its Copy is in view with
+  // nothing over it, the point a click presses it at (page-helpers/path.ts), as Send is.
+  const look = await world.run(
+    (h, [json, s, l]) => {
+      h.clearClipboard();
+      const p = h.pack(json);
+      const last = l || !h.newTurn(p);
+      const copy = h.inTurn(p, 'copy', s, last);
+      return { last, point: copy ? h.clickPoint(copy) : null };
+    },
+    [pack, scope, lastTurn] as const,
+  );
+  const { last, point } = look;
+  if (point) {
+    const copied = await copiedBy(ctx, () => page.mouse.click(point.x, point.y));
+    if (copied) return copied;
+  } else {
+    const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
+    let copy = await findCopy();
+    if (!copy) {
+      // Some sites show a turn's actions only while it is hovered.
+      const turn = await world.element(
+        (h, [json, l]) => {
+          const p = h.pack(json);
+          return l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+        },
+        [pack, last] as const,
+      );
+      await turn?.hover({ timeout: 1_000 }).catch(() => {});
+      await turn?.dispose();
+      copy = await findCopy();
+    }
+    if (copy) {
+      const button = copy;
+      // A real (trusted) click, without waiting for the button to settle: it is there, and
+      // clearObstacles has made sure nothing covers the page.
+      const copied = await copiedBy(ctx, () => button.click({ force: true, timeout: 2_000 }));
+      await copy.dispose();
+      if (copied) return copied;
+    }
+  }
+  // A code block's own Copy, clicked in the conversion, is read through the hook too (markdown.ts).
+  return world.withCopyHook(() =>
+    world.run(
+      (h, [json, l]) => {
+        const p = h.pack(json);
+        const turn = l ? (h.turns(p).at(-1) ?? null) : h.newTurn(p);
+        return turn ? h.answerMarkdown(p, turn) : '';
+      },
+      [pack, last] as const,
+    ),
+  );
+}
+
+/** What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null if nothing within COPY_WAIT_MS. */
+function copiedBy(ctx: FlowContext, click: () => Promise<void>): Promise<string | null> {
+  const world = pageWorld(ctx.page);
+  return world.withCopyHook(async () => {
+    await click().catch(() => {});
+    return inPage(
+      ctx,
+      world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
+    );
+  });
+}
+
+/**
+ * A finished answer that reads empty, read again from its conversation loaded anew: Qwen can
+ * hydrate a reopened chat's answer into an empty wrapper (research 2026-11-26), and the page
+ * loaded again shows it. Only once the page has the conversation's own address (a new chat's
+ * would load empty); the last turn, as nothing on the new page is marked.
+ */
+async function readAgainLoaded(ctx: FlowContext): Promise<string> {
+  const { page, site } = ctx;
+  await inPage(ctx, page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {}));
+  if (!site.conversationPath.test(new URL(page.url()).pathname)) return '';
+  await inPage(ctx, page.reload({ waitUntil: 'domcontentloaded' }));
+  await inPage(
+    ctx,
+    pageWorld(page)
+      .waitFor((h, json) => h.turns(h.pack(json)).length > 0, ctx.pack, { timeout: ADDRESS_WAIT_MS })
+      .catch(() => {}),
+  );
+  return readAnswer(ctx, true);
+}
+
+/**
+ * What the answer is when it is not text (page-helpers/answer-look.ts); null for an answer
+ * with text. The site did nothing wrong and the page is as the pack says: the answer is simply
+ * not one ChatBridge can hand back.
+ */
+function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null> {
+  return pageWorld(page).run((h, json) => h.nonText(h.pack(json)), pack);
+}

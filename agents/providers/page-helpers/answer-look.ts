@@ -1,0 +1,48 @@
+/**
+ * In the page: what a finished answer is before it is read. An answer that is not text (a
+ * generated file, an image, a canvas, and no words beside it) is one ChatBridge cannot hand
+ * back, though the site did nothing wrong.
+ */
+import type { Helpers } from './types.js';
+
+export function addAnswerLook(h: Helpers): void {
+  h.nonText = (pack) => {
+    const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+    if (!turn) return null;
+    // The card may sit beside the answer's (empty) Markdown rather than in it.
+    const answer = h.find(pack.answer, turn) ?? turn;
+    const FILE = 'a[download], [download], [data-testid*="file" i], [class*="file-card" i], [class*="file-preview" i], [class*="attachment" i]';
+    const kinds: [string, string][] = [
+      [FILE, 'a file'],
+      ['canvas, [data-testid*="canvas" i], [class*="canvas" i]', 'a canvas'],
+      ['img, [role="img"]:not(svg)', 'an image'],
+    ];
+    // In the answer, any of them; elsewhere in the turn only a file card (an avatar or an icon
+    // beside an answer that read empty is no answer, and says nothing of the site).
+    const places: [Element, [string, string][]][] = [
+      [answer, kinds],
+      [turn, kinds.slice(0, 1)],
+    ];
+    let found: [string, string] | undefined;
+    let item: Element | undefined;
+    for (const [place, wanted] of places) {
+      for (const kind of wanted) {
+        item = Array.from(place.querySelectorAll(kind[0])).find((el) => el.getClientRects().length > 0);
+        if (item) {
+          found = kind;
+          break;
+        }
+      }
+      if (found) break;
+    }
+    if (!found || !item) return null;
+    // Words beside it make the answer text after all.
+    const rest = answer.cloneNode(true) as Element;
+    for (const el of Array.from(rest.querySelectorAll(kinds.map(([css]) => css).join(', ')))) el.remove();
+    if ((rest.textContent ?? '').trim() !== '') return null;
+    // Its name, from the card itself (the turn's other text, a status line, is not part of it).
+    const card = item.closest('[class*="file-card" i], [data-testid*="file" i]') ?? item;
+    const name = card.getAttribute('download') || /[\w.-]+\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|md|txt|png|jpe?g|svg|html?)\b/i.exec(card.textContent ?? '')?.[0];
+    return name ? `${found[1]} ("${name}")` : found[1];
+  };
+}
