@@ -8,6 +8,7 @@ import { AgentFailure } from '../../main/core/agent.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { siteChanged } from './page-facts.js';
+import type { AnswerLook, CopyLook } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
 
 const COPY_WAIT_MS = 2_000;
@@ -18,14 +19,19 @@ export const ADDRESS_WAIT_MS = 10_000;
 /**
  * The finished answer of the new turn, whole: what stands in the way cleared, one that is not
  * text refused (`not_text`), one that reads empty even from its conversation loaded anew
- * taken for a changed site.
+ * taken for a changed site. When nothing is in the way, which is every job's case, one look
+ * tells all three (page-helpers/answer-look.ts) before Copy is pressed.
  */
 export async function readFinishedAnswer(ctx: FlowContext): Promise<string> {
-  const { site } = ctx;
-  await clearObstacles(ctx);
-  const other = await nonTextAnswer(ctx);
-  if (other) throw new AgentFailure('not_text', `${site.name} answered with ${other}, not text; ChatBridge hands back text answers only.`);
-  let text = await readAnswer(ctx);
+  const { page, pack, site } = ctx;
+  const world = pageWorld(page);
+  const first = await world.run((h, [json, s]) => h.finishedLook(h.pack(json), s), [pack, site.turnScope] as const);
+  // What was in the way is cleared (or ends the attempt), and the answer looked at again.
+  const look: AnswerLook = first.inTheWay
+    ? await clearObstacles(ctx, first.inTheWay).then(() => world.run((h, [json, s]) => h.answerLook(h.pack(json), s), [pack, site.turnScope] as const))
+    : first;
+  if (look.nonText) throw new AgentFailure('not_text', `${site.name} answered with ${look.nonText}, not text; ChatBridge hands back text answers only.`);
+  let text = await readWith(ctx, look.copy);
   if (text.trim() === '') text = await readAgainLoaded(ctx);
   if (text.trim() === '') throw siteChanged(site, 'answer', 'the answer read empty');
   return text;
@@ -33,28 +39,22 @@ export async function readFinishedAnswer(ctx: FlowContext): Promise<string> {
 
 /**
  * The answer as the provider's own Markdown, through its copy control with the page's
- * clipboard intercepted; the DOM converted to Markdown when copying gives nothing.
+ * clipboard intercepted; the DOM converted to Markdown when copying gives nothing. `lastTurn`:
+ * the last turn's, not the new one's.
  */
 export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<string> {
+  const { page, pack, site } = ctx;
+  return readWith(ctx, await pageWorld(page).run((h, [json, s, l]) => h.copyLook(h.pack(json), s, l), [pack, site.turnScope, lastTurn] as const));
+}
+
+/** The answer of the turn `look` found, pressing its Copy where the look found it free to press. */
+async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<string> {
   const { page, pack } = ctx;
   const scope = ctx.site.turnScope;
   const world = pageWorld(page);
-  // One look: the clipboard emptied; the turn to read, the new one (after an A/B pick the
-  // page may have re-rendered it, so then the last one); and, when its Copy is in view with
-  // nothing over it, the point a click presses it at (page-helpers/path.ts), as Send is.
-  const look = await world.run(
-    (h, [json, s, l]) => {
-      h.clearClipboard();
-      const p = h.pack(json);
-      const last = l || !h.newTurn(p);
-      const copy = h.inTurn(p, 'copy', s, last);
-      return { last, point: copy ? h.clickPoint(copy) : null };
-    },
-    [pack, scope, lastTurn] as const,
-  );
-  const { last, point } = look;
   if (point) {
-    const copied = await copiedBy(ctx, () => page.mouse.click(point.x, point.y));
+    // In view with nothing over it: pressed where it is, as Send is (page-helpers/path.ts).
+    const copied = await copiedBy(ctx, () => world.press(point));
     if (copied) return copied;
   } else {
     const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
@@ -94,15 +94,17 @@ export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<st
   );
 }
 
-/** What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null if nothing within COPY_WAIT_MS. */
+/**
+ * What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null
+ * if nothing within COPY_WAIT_MS. The wait for it is in the page before the press, and ends as
+ * the copy comes.
+ */
 function copiedBy(ctx: FlowContext, click: () => Promise<void>): Promise<string | null> {
   const world = pageWorld(ctx.page);
   return world.withCopyHook(async () => {
+    const copied = world.run((h, ms) => h.copied(ms), COPY_WAIT_MS).catch(() => null);
     await click().catch(() => {});
-    return inPage(
-      ctx,
-      world.waitFor((h) => h.clipboard, undefined, { timeout: COPY_WAIT_MS, polling: 10 }).catch(() => null),
-    );
+    return inPage(ctx, copied);
   });
 }
 
@@ -124,13 +126,4 @@ async function readAgainLoaded(ctx: FlowContext): Promise<string> {
       .catch(() => {}),
   );
   return readAnswer(ctx, true);
-}
-
-/**
- * What the answer is when it is not text (page-helpers/answer-look.ts); null for an answer
- * with text. The site did nothing wrong and the page is as the pack says: the answer is simply
- * not one ChatBridge can hand back.
- */
-function nonTextAnswer({ page, pack }: FlowContext): Promise<string | null> {
-  return pageWorld(page).run((h, json) => h.nonText(h.pack(json)), pack);
 }

@@ -158,6 +158,10 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   const finish = learnFinish(ctx, outcome, memory, task.label);
 
+  // The model that answered is read as the answer is, not after it: the page answers both
+  // in one wait. Should the read of the answer fail, that failure is the attempt's.
+  const modelUsed = modelUsedOf(ctx);
+  modelUsed.catch(() => {});
   const text = await readFinishedAnswer(ctx);
   await inPage(
     ctx,
@@ -165,7 +169,7 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
       throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
     }),
   );
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(ctx), finish };
+  return { text, conversation: page.url(), modelUsed: await modelUsed, finish };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { AgentFailure } from '../../main/core/agent.js';
 import { pause, type FlowContext } from './flow-context.js';
-import type { Obstacle } from './page-helpers.js';
+import type { InTheWay, Obstacle } from './page-helpers.js';
 import { heeded, standingProblem } from './fresh-page.js';
 import { failureFor } from './page-facts.js';
 import { pageWorld } from './page-world.js';
@@ -23,14 +23,15 @@ const PRESS_SETTLE_MS = 250;
  * choice, once), a modal dialog or an overlay over the composer (Escape, then its own close
  * control). Before anything is pressed, the page is read for what must not be closed (a
  * limit, a lock, a login or a challenge: `inTheWay`), which ends the attempt instead.
- * Never clicks through an overlay: one that will not go is a failure.
+ * Never clicks through an overlay: one that will not go is a failure. `seen`: what a look
+ * just made found in the way, taken for the first round's look.
  */
-export async function clearObstacles(ctx: FlowContext): Promise<void> {
+export async function clearObstacles(ctx: FlowContext, seen?: InTheWay): Promise<void> {
   const { page, site, pack, notes } = ctx;
   let last = null as Obstacle | null;
   let consentAnswered = false;
   for (let round = 0; round < OBSTACLE_ROUNDS; round++) {
-    const obstacle = await inTheWay(ctx);
+    const obstacle = await inTheWay(ctx, round === 0 ? seen : undefined);
     if (!obstacle) return;
     const what = obstacle.text ? `"${obstacle.text.slice(0, 80)}"` : '';
     if ((obstacle.kind === 'dialog' || obstacle.kind === 'overlay') && !consentAnswered) {
@@ -73,18 +74,16 @@ export async function clearObstacles(ctx: FlowContext): Promise<void> {
 /**
  * What stands in the way for good, thrown (a wall or a lock beside the conversation only once
  * a fresh page confirms it: `heeded`), else the obstacle to clear first, or null. One look at
- * the page when nothing is wrong, which is every job's case, three times on its way.
+ * the page when nothing is wrong, which is every job's case, twice on its way; none when
+ * the caller's own look (`seen`) found it.
  */
-async function inTheWay(ctx: FlowContext): Promise<Obstacle | null> {
+async function inTheWay(ctx: FlowContext, seen?: InTheWay): Promise<Obstacle | null> {
   const { page, site, pack } = ctx;
   const world = pageWorld(page);
-  const seen = await world.run((h, json) => {
-    const p = h.pack(json);
-    const problem = h.blocker(p);
-    return { problem, obstacle: problem ? null : h.obstacle(p) };
-  }, pack);
-  if (!seen.problem) return seen.obstacle;
-  const standing = await heeded(ctx, seen.problem);
+  const found = seen ?? (await world.run((h, json) => h.inTheWay(h.pack(json)), pack));
+  if (!found) return null;
+  if (!found.problem) return found.obstacle;
+  const standing = await heeded(ctx, found.problem);
   if (standing) throw failureFor(standing, site);
   // Not the page's own notice after all (now skipped): what else is in the way.
   return world.run((h, json) => h.obstacle(h.pack(json)), pack);

@@ -190,11 +190,28 @@ export class PageWorld {
     } finally {
       const undo = hook.result.objectId;
       if (undo) {
-        await cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.undo(); }', objectId: undo }).catch(() => {});
-        // Not waited for: the session runs its commands in order, so nothing later finds it held.
+        // Not waited for: the session runs its commands in order, so nothing later sent to the
+        // page finds the hook still set.
+        void cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.undo(); }', objectId: undo }).catch(() => {});
         void cdp.send('Runtime.releaseObject', { objectId: undo }).catch(() => {});
       }
     }
+  }
+
+  /**
+   * A person's click at `point` (CSS pixels of the viewport): the mouse moved there, pressed
+   * and released, as trusted input. The three go to the browser together, in order, rather
+   * than each after the last is answered (as Playwright's own `mouse.click` sends them).
+   */
+  async press(point: { x: number; y: number }): Promise<void> {
+    await this.ready;
+    const cdp = this.cdp!;
+    const at = { x: point.x, y: point.y };
+    await Promise.all([
+      cdp.send('Input.dispatchMouseEvent', { type: 'mouseMoved', ...at, button: 'none', buttons: 0 }),
+      cdp.send('Input.dispatchMouseEvent', { type: 'mousePressed', ...at, button: 'left', buttons: 1, clickCount: 1 }),
+      cdp.send('Input.dispatchMouseEvent', { type: 'mouseReleased', ...at, button: 'left', buttons: 0, clickCount: 1 }),
+    ]);
   }
 
   /** The helpers' copy channel (an element in no document) as the page's own world holds it: made once per document. */

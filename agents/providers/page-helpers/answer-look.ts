@@ -1,11 +1,26 @@
 /**
- * In the page: what a finished answer is before it is read. An answer that is not text (a
- * generated file, an image, a canvas, and no words beside it) is one ChatBridge cannot hand
- * back, though the site did nothing wrong.
+ * In the page: what a finished answer is before it is read, in one look. What is in the way
+ * (obstacles.ts) comes first; an answer that is not text (a generated file, an image, a
+ * canvas, and no words beside it) is one ChatBridge cannot hand back, though the site did
+ * nothing wrong; and the Copy of a text answer is where its Markdown is read from.
  */
 import type { Helpers } from './types.js';
 
 export function addAnswerLook(h: Helpers): void {
+  h.finishedLook = (pack, scope) => {
+    const inTheWay = h.inTheWay(pack);
+    return inTheWay ? { inTheWay } : { inTheWay: null, ...h.answerLook(pack, scope) };
+  };
+
+  h.answerLook = (pack, scope) => ({ nonText: h.nonText(pack), copy: h.copyLook(pack, scope, false) });
+
+  h.copyLook = (pack, scope, lastTurn) => {
+    h.clearClipboard();
+    const last = lastTurn || !h.newTurn(pack);
+    const copy = h.inTurn(pack, 'copy', scope, last);
+    return { last, point: copy ? h.clickPoint(copy) : null };
+  };
+
   h.nonText = (pack) => {
     const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
     if (!turn) return null;

@@ -1,7 +1,8 @@
 /**
  * In the page: what the page copies, kept for ChatBridge. A copy through the clipboard API
  * arrives through the copy channel while the hook in the page's world is set (copy-hook.ts);
- * a copy made with execCommand('copy') is caught from its copy event.
+ * a copy made with execCommand('copy') is caught from its copy event. A press waits for it
+ * as it comes (`copied`), not by looking again on a timer.
  */
 import type { Helpers } from './types.js';
 
@@ -10,13 +11,36 @@ export function addClipboard(h: Helpers): void {
   h.clearClipboard = () => {
     h.clipboard = null;
   };
+  /** Who waits for the next copy. */
+  const waiting = new Set<(text: string) => void>();
+  const keep = (text: string) => {
+    h.clipboard = text;
+    if (text === '') return;
+    for (const wake of waiting) wake(text);
+    waiting.clear();
+  };
+  h.copied = (ms) => {
+    const kept = h.clipboard;
+    if (kept) return Promise.resolve(kept);
+    return new Promise((resolve) => {
+      const wake = (text: string) => {
+        window.clearTimeout(timer);
+        resolve(text);
+      };
+      const timer = window.setTimeout(() => {
+        waiting.delete(wake);
+        resolve(null);
+      }, ms);
+      waiting.add(wake);
+    });
+  };
   let channel: Element | null = null;
   h.copyChannel = () => {
     if (!channel) {
       // In no document: only the hook, handed it by DevTools, can reach it.
       channel = document.createElement('span');
       channel.addEventListener('chatbridge-copy', (event) => {
-        h.clipboard = String((event as CustomEvent<string>).detail);
+        keep(String((event as CustomEvent<string>).detail));
       });
     }
     return channel;
@@ -27,7 +51,7 @@ export function addClipboard(h: Helpers): void {
       // Copy buttons built on execCommand('copy') fill the event's data in their own handler.
       queueMicrotask(() => {
         const text = event.clipboardData?.getData('text/plain');
-        if (text) h.clipboard = text;
+        if (text) keep(text);
       });
     },
     true,

@@ -131,6 +131,13 @@ export function addObstacles(h: Helpers): void {
     return layer;
   };
 
+  h.inTheWay = (pack) => {
+    const problem = h.blocker(pack);
+    if (problem) return { problem, obstacle: null };
+    const obstacle = h.obstacle(pack);
+    return obstacle ? { problem: null, obstacle } : null;
+  };
+
   h.obstacle = (pack) => {
     // A login wall or a challenge is not in the way: it is the answer to report.
     if (h.blocker(pack)) return null;

@@ -43,6 +43,18 @@ export type Obstacle =
   | { kind: 'dialog'; text: string } // a modal dialog: Escape, then its close control
   | { kind: 'overlay'; text: string }; // something over the composer that is not a dialog
 
+/** What ends a job on the page (`problem`), else what stands in the way before acting on it. */
+export type InTheWay = { problem: TurnProblem; obstacle: null } | { problem: null; obstacle: Obstacle };
+
+/** Where a turn's Copy is pressed: the turn (`last`: the last one, not the new one), and the point a click presses it at, if any. */
+export type CopyLook = { last: boolean; point: { x: number; y: number } | null };
+
+/** A finished answer, before it is read: what it is when not text, and where its Copy is. */
+export type AnswerLook = { nonText: string | null; copy: CopyLook };
+
+/** One look at a finished turn: what is in the way; or, with nothing, its AnswerLook. */
+export type FinishedLook = { inTheWay: InTheWay } | ({ inTheWay: null } & AnswerLook);
+
 export interface WatchLimits {
   /** How long the new turn may take to appear while nothing shows the page at work. */
   appearMs: number;
@@ -91,6 +103,8 @@ export interface PageHelpers {
   /** The last text the page wrote to the clipboard since `clearClipboard` (through the clipboard API only while the hook is set: copy-hook.ts). */
   clipboard: string | null;
   clearClipboard(): void;
+  /** The words the page copied since `clearClipboard`, or copies next, as they come; null if none within `ms`. */
+  copied(ms: number): Promise<string | null>;
   /** The first visible element a cue finds (and `accept` takes), trying the cues in order. */
   find(cues: readonly PageCue[] | undefined, root?: ParentNode | null, accept?: Accept): Element | null;
   /** Which cue (its index) finds a visible element now, or -1. */
@@ -135,10 +149,22 @@ export interface PageHelpers {
    * image or a canvas with no words beside it, in words ("a file (\"report.pdf\")"); null for text.
    */
   nonText(pack: PagePack): string | null;
+  /**
+   * The clipboard emptied, and where the Copy of the turn to read is pressed: the new turn, or
+   * with `last` (or when no turn is new: after an A/B pick the page may re-render it) the last
+   * one; its point when the Copy is in view with nothing over it (`clickPoint`).
+   */
+  copyLook(pack: PagePack, scope: TurnScope, last: boolean): CopyLook;
+  /** What the new turn's answer is when not text (`nonText`), and where its Copy is pressed (`copyLook`). */
+  answerLook(pack: PagePack, scope: TurnScope): AnswerLook;
+  /** The one look at a finished turn before it is read: what is in the way, else its `answerLook`. */
+  finishedLook(pack: PagePack, scope: TurnScope): FinishedLook;
   /** Whether the page shows a conversation: an assistant's turn or the person's. */
   showsConversation(pack: PagePack): boolean;
   /** What stands in the way of acting on the page, if anything. */
   obstacle(pack: PagePack): Obstacle | null;
+  /** What ends the job (`blocker`), else what stands in the way (`obstacle`); null when nothing does. */
+  inTheWay(pack: PagePack): InTheWay | null;
   /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
   obstacleControl(pack: PagePack, obstacle: Obstacle): Element | null;
   /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */
