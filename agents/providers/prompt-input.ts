@@ -46,10 +46,14 @@ export async function insertPrompt(ctx: FlowContext, prompt: string): Promise<vo
       return el.value === text ? 'taken' : 'refused';
     }, [ctx.pack, prompt] as const);
     if (set === 'missing') throw siteChanged(site, 'composer');
-    if (set === 'refused') await fillSlowly(ctx, prompt);
+    // Taken: the composer holds the prompt, as the look below would find.
+    if (set === 'taken') return;
+    await fillSlowly(ctx, prompt);
   } else {
     // Rich editors take a paste whole, newlines included; typing a newline would send early.
     const pasted = await paste(ctx, prompt);
+    // Text: the composer holds the prompt, as the look below would find.
+    if (pasted === 'text') return;
     if (pasted === 'attachment') await pasteInPieces(ctx, prompt);
     if (pasted === 'ignored') {
       // An editor that ignores synthetic paste data gets the browser's own text insertion,
@@ -91,17 +95,20 @@ async function focusComposer(ctx: FlowContext): Promise<void> {
  * typed before that lands in the catcher.
  */
 async function paste(ctx: FlowContext, text: string): Promise<'text' | 'attachment' | 'ignored'> {
-  const found = await pageWorld(ctx.page).run((h, [json, t]) => {
-    const el = h.find(h.pack(json).composer) as HTMLElement | null;
-    if (!el) return false;
+  const made = await pageWorld(ctx.page).run((h, [json, t]) => {
+    const pack = h.pack(json);
+    const el = h.find(pack.composer) as HTMLElement | null;
+    if (!el) return 'missing';
     el.focus();
     const data = new DataTransfer();
     data.setData('text/plain', t);
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    return true;
+    // An editor that takes the paste in its own handler shows what it made at once.
+    if ((el.innerText ?? '').trim() !== '') return 'text';
+    return h.pasteCard(pack) ? 'attachment' : 'later';
   }, [ctx.pack, text] as const);
-  if (!found) throw siteChanged(ctx.site, 'composer');
-  return pasteResult(ctx);
+  if (made === 'missing') throw siteChanged(ctx.site, 'composer');
+  return made === 'later' ? pasteResult(ctx) : made;
 }
 
 /**
@@ -190,24 +197,22 @@ export async function send(ctx: FlowContext): Promise<void> {
   const { site } = ctx;
   await clearObstacles(ctx);
   // The send button often appears only once the composer has text (the voice button holds
-  // its slot before): look for it after inserting, and fall back to Enter.
+  // its slot before): look for it after inserting, and fall back to Enter. The look that
+  // finds it enabled says where a click presses it (`clickPoint`).
   const ready = await inPage(
     ctx,
     pageWorld(ctx.page)
       .waitFor(
         (h, json) => {
           const b = h.find(h.pack(json).send) as HTMLButtonElement | null;
-          return !!b && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
+          return b && !b.disabled && b.getAttribute('aria-disabled') !== 'true' ? { point: h.clickPoint(b) } : null;
         },
         ctx.pack,
         { timeout: SEND_READY_MS },
       )
-      .then(
-        (shows) => !!shows,
-        () => false,
-      ),
+      .catch(() => null),
   );
-  const pressed = ready && (await pressSend(ctx));
+  const pressed = !!ready && (await pressSend(ctx, ready.point));
   if (pressed) {
     const after = await sent(ctx);
     if (after === 'sent') return;
@@ -228,21 +233,16 @@ export async function send(ctx: FlowContext): Promise<void> {
 
 /**
  * Clicks the send control; false when it is gone. Where its centre is on screen with nothing
- * on top, the click goes there at once (one look in the page, then the mouse): Playwright's
- * own click would first scroll, wait two frames for the button to hold still and check the
- * same hit target, some 25 ms between the prompt and the site. Anywhere else (scrolled away,
- * covered by something), that careful click.
+ * on top (`point`, from the look that found it enabled), the click goes there at once:
+ * Playwright's own click would first scroll, wait two frames for the button to hold still and
+ * check the same hit target, some 25 ms between the prompt and the site. Anywhere else
+ * (scrolled away, covered by something), that careful click.
  */
-async function pressSend(ctx: FlowContext): Promise<boolean> {
-  const point = await inPage(
-    ctx,
-    pageWorld(ctx.page).run((h, json) => {
-      const b = h.find(h.pack(json).send);
-      return b ? h.clickPoint(b) : null;
-    }, ctx.pack),
-  ).catch(() => null);
+async function pressSend(ctx: FlowContext, point: { x: number; y: number } | null): Promise<boolean> {
   if (point) {
-    await ctx.page.mouse.click(point.x, point.y).catch(() => {});
+    await pageWorld(ctx.page)
+      .press(point)
+      .catch(() => {});
     return true;
   }
   const button = await roleHandle(ctx, 'send');
