@@ -11,7 +11,9 @@ import { siteChanged } from './page-facts.js';
 import type { AnswerLook, CopyLook } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
 
+/** A press of Copy has this long to put the answer on the clipboard; a careful click of it, this long to be made. */
 const COPY_WAIT_MS = 2_000;
+const CLICK_MS = 2_000;
 
 /** How long the page may take to give a new conversation its address. */
 export const ADDRESS_WAIT_MS = 10_000;
@@ -54,7 +56,7 @@ async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<st
   const world = pageWorld(page);
   if (point) {
     // In view with nothing over it: pressed where it is, as Send is (page-helpers/path.ts).
-    const copied = await copiedBy(ctx, () => world.press(point));
+    const copied = await copiedBy(ctx, () => world.press(point), COPY_WAIT_MS);
     if (copied) return copied;
   } else {
     const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
@@ -76,7 +78,7 @@ async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<st
       const button = copy;
       // A real (trusted) click, without waiting for the button to settle: it is there, and
       // clearObstacles has made sure nothing covers the page.
-      const copied = await copiedBy(ctx, () => button.click({ force: true, timeout: 2_000 }));
+      const copied = await copiedBy(ctx, () => button.click({ force: true, timeout: CLICK_MS }), CLICK_MS + COPY_WAIT_MS);
       await copy.dispose();
       if (copied) return copied;
     }
@@ -96,13 +98,13 @@ async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<st
 
 /**
  * What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null
- * if nothing within COPY_WAIT_MS. The wait for it is in the page before the press, and ends as
- * the copy comes.
+ * if nothing within `ms` (the click's own time, and COPY_WAIT_MS after it). The wait for it is
+ * in the page before the press, and ends as the copy comes.
  */
-function copiedBy(ctx: FlowContext, click: () => Promise<void>): Promise<string | null> {
+function copiedBy(ctx: FlowContext, click: () => Promise<void>, ms: number): Promise<string | null> {
   const world = pageWorld(ctx.page);
   return world.withCopyHook(async () => {
-    const copied = world.run((h, ms) => h.copied(ms), COPY_WAIT_MS).catch(() => null);
+    const copied = world.run((h, within) => h.copied(within), ms).catch(() => null);
     await click().catch(() => {});
     return inPage(ctx, copied);
   });
