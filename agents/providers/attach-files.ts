@@ -20,6 +20,7 @@ import { pageWorld } from './page-world.js';
 const LOOK_EVERY_MS = 150;
 /** Gemini's menu: its item must show, and the browser's chooser open, within these once clicked. */
 const MENU_MS = 5_000;
+const MENU_LOOK_MS = 50;
 const CHOOSER_MS = 10_000;
 /** A send control no cue finds at all (rather than found disabled) is left to the send's own fallback after this. */
 const NO_SEND_MS = 3_000;
@@ -110,17 +111,33 @@ async function throughInput(ctx: FlowContext, paths: string[]): Promise<void> {
   await inPage(ctx, input.setInputFiles(paths)).finally(() => input.dispose());
 }
 
-/** The upload menu opened, its local-files item clicked, and the browser's file chooser given the paths. */
+/**
+ * The upload menu opened, its local-files item clicked, and the browser's file chooser given
+ * the paths. A press of the opener that the menu did not follow (a click a loaded machine ran
+ * out of time for) is made once more: the opener only opens a menu, so pressing it again sends
+ * nothing.
+ */
 async function throughChooser(ctx: FlowContext, paths: string[]): Promise<void> {
   const { page, site, pack } = ctx;
   const world = pageWorld(page);
-  const opener = await world.element((h, json) => h.find(h.pack(json).attachOpener), pack);
+  const findOpener = () => world.element((h, json) => h.find(h.pack(json).attachOpener), pack);
+  const opener = await findOpener();
   if (!opener) throw new AgentFailure('attachment_failed', `${site.name} shows no upload menu on this page (no cue of its pack finds its opener); nothing was sent.`);
   await clickAndDispose(opener);
-  const item = await inPage(
-    ctx,
-    world.waitFor((h, json) => !!h.find(h.pack(json).attachMenuItem), pack, { timeout: MENU_MS }).then(() => world.element((h, json) => h.find(h.pack(json).attachMenuItem), pack)),
-  );
+  // Looked for on a timer: a page the browser keeps in the background runs no animation frames.
+  const menuItem = () =>
+    inPage(
+      ctx,
+      world
+        .waitFor((h, json) => !!h.find(h.pack(json).attachMenuItem), pack, { timeout: MENU_MS, polling: MENU_LOOK_MS })
+        .then(() => world.element((h, json) => h.find(h.pack(json).attachMenuItem), pack)),
+    );
+  let item = await menuItem();
+  const again = item ? null : await findOpener();
+  if (again) {
+    await clickAndDispose(again);
+    item = await menuItem();
+  }
   if (!item) throw new AgentFailure('attachment_failed', `${site.name}'s upload menu did not show its item for files from this computer; nothing was sent.`);
   const chooser = page.waitForEvent('filechooser', { timeout: CHOOSER_MS });
   chooser.catch(() => {});

@@ -77,6 +77,32 @@ describeBeside('a paste card beside the job’s files', () => {
   }, 60_000);
 });
 
+describeBeside('an upload menu that did not open', () => {
+  it('Gemini: a press of its opener that the page did not take is made once more, and the file goes', async (context) => {
+    const { expect } = context;
+    const a = await account(context, 'gemini');
+    // The first press of the opener goes nowhere, as a click a loaded machine ran out of time for.
+    await a.page.addInitScript(() => {
+      document.addEventListener(
+        'click',
+        (event) => {
+          const opener = (event.target as Element | null)?.closest?.('[aria-label="Open upload file menu"]');
+          if (!opener || sessionStorage.getItem('lost-press')) return;
+          sessionStorage.setItem('lost-press', 'yes');
+          event.stopImmediatePropagation();
+        },
+        true,
+      );
+    });
+    const files = [file('notes.txt', 'text/plain', Buffer.from('notes'))];
+    const prompt = 'Menu [[sim:ms=40]]';
+    const result = await a.run({ prompt, attachments: files });
+    expect(await a.page.evaluate(() => sessionStorage.getItem('lost-press'))).toBe('yes');
+    expect(result.text).toBe(simulatedAnswer('Gemini', 'gemini', prompt, 1, received(files)));
+    expect(a.sim.log.sends.map((s) => s.files!.map((f) => f.name))).toEqual([['notes.txt']]);
+  }, 60_000);
+});
+
 describeBeside('files in a conversation continued', () => {
   for (const provider of ['claude', 'gemini'] as const) {
     it(`${SIM_SITES[provider].name}: a second turn takes its own files, the first turn's not sent again`, async (context) => {
