@@ -18,10 +18,10 @@ import { pageWorld } from './page-world.js';
 
 /** How often the page is looked at while files upload. */
 const LOOK_EVERY_MS = 150;
-/** Gemini's menu: its item must show, and the browser's chooser open, within these once clicked. */
+/** Gemini's menu: its item must show, and the browser's chooser open, within these once clicked; the item looked for this often. */
 const MENU_MS = 5_000;
-const MENU_LOOK_MS = 50;
 const CHOOSER_MS = 10_000;
+const MENU_LOOK_MS = 50;
 /** A send control no cue finds at all (rather than found disabled) is left to the send's own fallback after this. */
 const NO_SEND_MS = 3_000;
 
