@@ -138,7 +138,8 @@ describe('GET /v1/completions/{id}/events', () => {
 
   it('counts a job whose streamed pieces are not the start of its answer, and ends its streams with the job whole', async () => {
     const t = await start();
-    const id = await submit(t, 'wrong [[stream-wrong]][[ms=50]]');
+    // Long enough for the follower to be there before it ends: one that comes after hears the whole answer only.
+    const id = await submit(t, 'wrong [[stream-wrong]][[ms=1500]]');
     const s = await follow(t, id);
     await s.done;
     const final = jobs(s.events).at(-1);
