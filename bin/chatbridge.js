@@ -4,12 +4,11 @@
 // itself (a running server's dist/ stays as it is); it says when the app's sources changed
 // since the last build, which would otherwise run silently as the old code.
 import { fileURLToPath } from 'node:url';
-import { buildState, isAppInput } from '../scripts/build-stamp.js';
+import { buildState } from '../scripts/build-stamp.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { state, changed } = buildState(root);
-const edited = changed.filter(isAppInput);
-if (state === 'stale' && edited.length) {
+const { state, changed: edited } = buildState(root, { appOnly: true });
+if (state === 'stale') {
   const more = edited.length > 1 ? ` and ${edited.length - 1} more` : '';
   process.stderr.write(`chatbridge: dist/ is older than the sources (${edited[0]}${more} changed since the last build); npm run build updates it\n`);
 }

@@ -1,4 +1,4 @@
-import { profileNamed } from '../contract/profile.js';
+import { hasAccounts } from '../core/profile-name.js';
 import type { AccountStore } from '../keys/account-store.js';
 import type { KeyStore } from '../keys/key-store.js';
 import { UsageError } from './args.js';
@@ -33,7 +33,7 @@ export function withKeys<T>(
       work({
         keys: storage.keys,
         accounts: storage.accounts,
-        hosted: profileNamed(await storage.storedProfile()).accounts,
+        hosted: hasAccounts(await storage.storedProfile()),
         place: storage.place,
         serveHosted: storage.shared ? 'start an instance on it once with serve --profile hosted --database URL' : 'start it once with serve --profile hosted',
       }),

@@ -3,7 +3,7 @@ import { NoDelivery, WebhookDeliveries, type DeliveryLog } from '../webhooks/del
 import { isDelivered } from '../webhooks/outbox.js';
 import { ATTEMPTS_PER_ROUND } from '../webhooks/schedule.js';
 import type { SigningSecret } from '../webhooks/signing-secret.js';
-import { profileNamed } from '../contract/profile.js';
+import { hasAccounts } from '../core/profile-name.js';
 import { parse, UsageError } from './args.js';
 import { DATABASE_OPTION, withCommandStorage } from './database.js';
 import { CLI } from '../core/cli-name.js';
@@ -69,7 +69,7 @@ function withSigningSecret<T>(
   values: { database?: string | undefined; 'data-dir'?: string | undefined },
   work: (secrets: SigningSecret, hosted: boolean) => Promise<T>,
 ): Promise<T> {
-  return withCommandStorage(values, async (storage) => work(storage.signingSecret, profileNamed(await storage.storedProfile()).accounts));
+  return withCommandStorage(values, async (storage) => work(storage.signingSecret, hasAccounts(await storage.storedProfile())));
 }
 
 async function logOrRedeliver(sub: 'log' | 'redeliver', jobId: string, deliveries: WebhookDeliveries, senderRunning: () => Promise<boolean>): Promise<void> {

@@ -20,7 +20,7 @@ import {
   Status,
   type Accepted as AcceptedBody,
 } from './schemas.js';
-import type { ProfileName } from '../core/profile-name.js';
+import { hasAccounts, type ProfileName } from '../core/profile-name.js';
 
 export interface Profile {
   name: ProfileName;
@@ -97,7 +97,7 @@ export const personalProfile: Profile = {
   cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 only when an agent is free right now, and 503
   (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`, \`NO_DEVICE_ONLINE\`) whenever none is. To queue a job
   for later, give a \`callback_url\`, or send \`wait: true\` and, after a 504, poll \`GET /v1/completions/{id}\`.`,
-  accounts: false,
+  accounts: hasAccounts('personal'),
   // (F) the per-attempt record; the job id as (H) has it.
   failureDetails: (row, attempts) => ({ job_id: row.id, attempts: attemptRecords(attempts) }),
   outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
@@ -121,7 +121,7 @@ export const hostedProfile: Profile = {
   cannotStartNowNote: `- \`wait: false\` without \`callback_url\` answers 202 with the job when an agent is free right now. When none is,
   it answers 503 (\`NO_AGENT_AVAILABLE\`, \`PROVIDER_RATE_LIMITED\`) and the job is still accepted and stays queued: its
   id is in \`details.job_id\`, and a repeat with the same \`Idempotency-Key\` returns it with 200.`,
-  accounts: true,
+  accounts: hasAccounts('hosted'),
   failureDetails: (row) => ({ job_id: row.id, attempts: row.attempts }),
   outcomeDetails: (row) => ({ job_id: row.id, status: row.status }),
   // api.md Events (H): the job fields except agent_name, content_pruned_at and queue_position.

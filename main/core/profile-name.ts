@@ -9,3 +9,11 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 export function isProfileName(name: unknown): name is ProfileName {
   return (PROFILE_NAMES as readonly unknown[]).includes(name);
 }
+
+/**
+ * Profile H: keys belong to accounts (the profile's `accounts`). Here, apart from the
+ * profiles' schemas, for the commands that need only this: they start without loading them.
+ */
+export function hasAccounts(name: ProfileName): boolean {
+  return name === 'hosted';
+}

@@ -111,6 +111,9 @@ describe('build once', () => {
     await build();
     expect(await run('bin/chatbridge.js')).toEqual({ code: 0, stdout: 'ran\n', stderr: '' });
     write('test/some.test.ts', 'export const changed = true;\n');
+    write('bench/new.ts', 'export {};\n');
+    expect((await run('bin/chatbridge.js')).stderr).toBe('');
+    rmSync(join(root, 'test/some.test.ts'));
     expect((await run('bin/chatbridge.js')).stderr).toBe('');
     write('main/app.ts', 'export const a = 4;\n');
     const stale = await run('bin/chatbridge.js');
