@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import base, { BREADTH, reporters } from './vitest.config.js';
+import base, { BREADTH, PROCESSES, reporters } from './vitest.config.js';
 
-// npm test's split of files into projects does not apply here: these are browser files and the type check.
+// npm test's projects are its own: these files make two of their own, below.
 const { projects: _projects, ...shared } = base.test!;
 
 /**
@@ -22,11 +22,28 @@ class SmallLongFilesFirst extends BaseSequencer {
 }
 
 /**
- * The second half of `npm run test:full`: each provider's other layouts and the drift sample
- * (BREADTH in vitest.config.ts), three files at a time in shared processes, as npm test runs
- * its browser files.
+ * The second half of `npm run test:full` (vitest.config.ts says what and why): the product as
+ * processes first, before the browsers load the machine (some of them time what they spawn),
+ * then the breadth of the browser matrix; three files at a time in shared processes, as npm
+ * test runs its own.
  */
 export default defineConfig({
   ...base,
-  test: { ...shared, include: BREADTH, exclude: [], isolate: false, maxWorkers: 3, reporters: reporters('breadth'), sequence: { sequencer: SmallLongFilesFirst } },
+  test: {
+    ...shared,
+    // npm test's exclude names these very files.
+    exclude: [],
+    reporters: reporters('breadth'),
+    sequence: { sequencer: SmallLongFilesFirst },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'processes', include: PROCESSES, isolate: false, globalSetup: ['test/support/postgres-global-setup.ts'], sequence: { groupOrder: 0 }, maxWorkers: 3 },
+      },
+      {
+        extends: true,
+        test: { name: 'browsers', include: BREADTH, isolate: false, globalSetup: ['test/support/postgres-global-setup.ts'], sequence: { groupOrder: 1 }, maxWorkers: 3 },
+      },
+    ],
+  },
 });

@@ -81,7 +81,7 @@ export function useAttachmentAccounts() {
 
   /**
    * The test every layout passes: an image, a non-ASCII text and a 300 KB binary reach the
-   * answer byte for byte, on each site's default layout (npm test) or its other ones (the breadth).
+   * answer byte for byte, on each site's default layout (attachments.test.ts) or its other ones (layouts/).
    */
   function filesReachThePage(layouts: 'default' | 'others'): void {
     describeBeside(`a job’s files reach the page, byte for byte, on ${layouts === 'default' ? 'its default layout' : 'the other layouts'}`, () => {

@@ -2,7 +2,7 @@
  * The breadth of attachments.test.ts: a job's files through each simulated site's own file
  * control on its other layouts (an image, a non-ASCII text and a 300 KB binary, byte for byte),
  * and on a page whose test ids and classes a release renamed and hashed at once, where a
- * refusal must still be read. npm test runs the same on each site's default layout.
+ * refusal must still be read. attachments.test.ts runs the same on each site's default layout.
  */
 import { it } from 'vitest';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
