@@ -1,5 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The temporary folder of the run (the tests' data folders and SQLite files, Chromium's
@@ -75,14 +76,16 @@ export const PROCESSES = [
   'test/store/pg-{devices,keys-cli,settings-cli,usage-jobs-cli}.test.ts',
 ];
 
+/** The type check, which the build leaves out (scripts/compile.js): test:full runs it. */
+export const TYPE_CHECK = 'test/integration/typecheck.test.ts';
+
 /**
  * The breadth of the browser matrix. npm test keeps each provider's suite on its default
  * layout (provider-suite.ts), the account's safety, pairing, the pause sample, a job's files
  * through the API on ChatGPT and Gemini, a variant through the API, a cancel before the send, the page world's own tests and the
  * captured real pages. Here:
  * - each provider's other layouts (a job's files on them too) and the drift sample, and the
- *   simulated sites' own file controls site by site; the type check, which the build leaves
- *   out (scripts/compile.js);
+ *   simulated sites' own file controls site by site;
  * - behaviours tried on every provider's page, or on several: variants, the end of an answer,
  *   each site's file control, a job's files on the other sites, upsell banners, lookalike notices, Cloudflare's challenge, a send the page
  *   is busy with, the paste that lands late, the page that changed, a lock on the working
@@ -97,10 +100,31 @@ export const BREADTH = [
   'test/e2e/collect-drifted.test.ts',
   'test/e2e/drift-mode.test.ts',
   'test/e2e/simulator-attachments.test.ts',
-  'test/integration/typecheck.test.ts',
   'test/e2e/{variants,long-variant,finish-evidence,attachments,attachment-jobs-other-sites,upsell-banner,lookalike-sample,challenge,send-wait,prompt-fidelity,site-changed,fresh-page,gemini-second-account,self-healing}.test.ts',
   'test/e2e/{clean-stop,model-used,site-health,mcp-simulated,devices,cluster-simulated,dashboard,usage,agent-proxy}.test.ts',
 ];
+
+/**
+ * vitest's order, with the type check first and the files that only run a suite written
+ * elsewhere next (a stable sort: vitest's order within each). Without a record of past
+ * durations (a fresh clone, as CI's) vitest runs the biggest files first, and these are a line
+ * or three each (`providerSuite('qwen')`, a drift sample, a job's files on other sites) but
+ * among the longest: started last, they ended each run with a core idle (npm test's provider
+ * suites its last 90 s, the drift samples the breadth's, 2026-11-30); the type check, last,
+ * ended the breadth 30 s after the browser files.
+ */
+export class SuitesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => (file.moduleId.endsWith(`/${TYPE_CHECK}`) ? 0 : runsASuiteOnly(file.moduleId) ? 1 : 2);
+    return sorted.map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
+  }
+}
+
+/** A test file with no test or block of its own: it calls a suite another module defines. */
+function runsASuiteOnly(path: string): boolean {
+  return !/\b(?:it|test|inOrder|describe\w*)(?:\.\w+)?\s*\(/.test(readFileSync(path, 'utf8'));
+}
 
 /**
  * With CHATBRIDGE_TEST_REPORT_DIR set (by .ci/run), each run also writes its counts there as
@@ -117,8 +141,9 @@ export default defineConfig({
   test: {
     // The full drift matrix runs on its own (npm run test:drift, vitest.drift.config.ts);
     // npm run test:full runs a sample of it (test/e2e/drift-sample.ts, in the breadth).
-    exclude: [...configDefaults.exclude, 'test/drift/**', ...PROCESSES, ...BREADTH],
+    exclude: [...configDefaults.exclude, 'test/drift/**', ...PROCESSES, ...BREADTH, TYPE_CHECK],
     reporters: reporters('npm-test'),
+    sequence: { sequencer: SuitesFirst },
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0', ...ramTmpdir() },
@@ -165,7 +190,7 @@ export default defineConfig({
         test: {
           name: 'shared-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/drift/**', ...PROCESSES, ...BREADTH, ...OWN_PROCESS, ...DASHBOARD, ...TIMED_PROCESSES],
+          exclude: [...configDefaults.exclude, 'test/drift/**', ...PROCESSES, ...BREADTH, TYPE_CHECK, ...OWN_PROCESS, ...DASHBOARD, ...TIMED_PROCESSES],
           isolate: false,
           globalSetup: ['test/support/postgres-global-setup.ts'],
           sequence: { groupOrder: 1 },
