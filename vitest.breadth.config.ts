@@ -10,7 +10,7 @@ const { projects: _projects, ...shared } = base.test!;
  * with the type check beside them (one core for two minutes, while they mostly wait on their
  * processes: after them, it held the browser files back that long), then the breadth of the
  * browser matrix; three files at a time in shared processes, as npm test runs its own, in its
- * order (SuitesFirst).
+ * order (LongestKindsFirst).
  */
 export default defineConfig({
   ...base,

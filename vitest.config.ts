@@ -105,18 +105,25 @@ export const BREADTH = [
 ];
 
 /**
- * vitest's order, with the type check first and the files that only run a suite written
- * elsewhere next (a stable sort: vitest's order within each). Without a record of past
- * durations (a fresh clone, as CI's) vitest runs the biggest files first, and these are a line
- * or three each (`providerSuite('qwen')`, a drift sample, a job's files on other sites) but
- * among the longest: started last, they ended each run with a core idle (npm test's provider
- * suites its last 90 s, the drift samples the breadth's, 2026-11-30); the type check, last,
- * ended the breadth 30 s after the browser files.
+ * vitest's order (a stable sort: its order within each rank), with the longest kinds of file
+ * first, so that the short ones fill the run's end: the type check; the files that only run a
+ * suite written elsewhere (`providerSuite('qwen')`, a drift sample, a job's files on other
+ * sites); the browser files and the captured pages; the service's files; then the unit,
+ * desktop and dashboard files, which take a second or less. Without a record of past
+ * durations (a fresh clone, as CI's) vitest runs the biggest files first: npm test's six
+ * provider suites, a line each, were its last 90 s; with them first, a 1-test browser file of
+ * 26 s that mostly waits was its end, begun after 330 unit files (2026-11-30).
  */
-export class SuitesFirst extends BaseSequencer {
+export class LongestKindsFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (file: TestSpecification) => (file.moduleId.endsWith(`/${TYPE_CHECK}`) ? 0 : runsASuiteOnly(file.moduleId) ? 1 : 2);
+    const rank = (file: TestSpecification) => {
+      const path = file.moduleId;
+      if (path.endsWith(`/${TYPE_CHECK}`)) return 0;
+      if (runsASuiteOnly(path)) return 1;
+      if (/\/test\/(?:e2e|real-pages)\//.test(path)) return 2;
+      return /\/test\/(?:api|store|integration|cli)\//.test(path) ? 3 : 4;
+    };
     return sorted.map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
   }
 }
@@ -143,7 +150,7 @@ export default defineConfig({
     // npm run test:full runs a sample of it (test/e2e/drift-sample.ts, in the breadth).
     exclude: [...configDefaults.exclude, 'test/drift/**', ...PROCESSES, ...BREADTH, TYPE_CHECK],
     reporters: reporters('npm-test'),
-    sequence: { sequencer: SuitesFirst },
+    sequence: { sequencer: LongestKindsFirst },
     // Agents pause between jobs in a real install (settings-store.ts); the suite runs at full
     // speed, in its own processes and the services it spawns alike. Tests of the pause set it.
     env: { CHATBRIDGE_PAUSE_MS: '0', ...ramTmpdir() },
