@@ -51,7 +51,7 @@ const DASHBOARD = ['test/renderer/**/*.test.tsx'];
  * the machine idle (111 s against 95 s, 2026-11-29). Of them, npm test runs crash-recovery
  * (a kill and a restart lose no job); the rest are PROCESSES.
  */
-export const TIMED_PROCESSES = [
+const TIMED_PROCESSES = [
   'test/cli/*.test.ts',
   'test/integration/{cli-security,hosted-cli,ask-command,cluster,crash-recovery,webhooks-process,mcp-server}.test.ts',
   'test/store/pg-{devices,keys-cli,settings-cli,usage-jobs-cli}.test.ts',
@@ -67,7 +67,7 @@ export const TIMED_PROCESSES = [
 /**
  * The product as processes: the command line, `serve` and its clusters, MCP over stdio, the
  * build. Each step pays a process's start (a third of a CPU-second for a command, one to two
- * for a service): some 330 CPU-seconds of the run's 1 390. npm test drives the same service in
+ * for a service): some 300 CPU-seconds of the run's 1 390. npm test drives the same service in
  * its own process (test/api, test/integration), and kills and restarts one (crash-recovery).
  */
 export const PROCESSES = [
@@ -82,14 +82,15 @@ export const TYPE_CHECK = 'test/integration/typecheck.test.ts';
 /**
  * The breadth of the browser matrix. npm test keeps each provider's suite on its default
  * layout (provider-suite.ts), the account's safety, pairing, the pause sample, a job's files
- * through the API on ChatGPT and Gemini, a variant through the API, a cancel before the send, the page world's own tests and the
- * captured real pages. Here:
+ * through the API on ChatGPT and Gemini, a variant through the API, a cancel before the send,
+ * the page world's own tests and the captured real pages. Here:
  * - each provider's other layouts (a job's files on them too) and the drift sample, and the
  *   simulated sites' own file controls site by site;
  * - behaviours tried on every provider's page, or on several: variants, the end of an answer,
- *   each site's file control, a job's files on the other sites, upsell banners, lookalike notices, Cloudflare's challenge, a send the page
- *   is busy with, the paste that lands late, the page that changed, a lock on the working
- *   page, a second Google account, the healing after a challenge, a long variant's timeout;
+ *   each site's file control, a job's files on the other sites, upsell banners, lookalike
+ *   notices, Cloudflare's challenge, a send the page is busy with, the paste that lands late,
+ *   the page that changed, a lock on the working page, a second Google account, the healing
+ *   after a challenge, a long variant's timeout;
  * - the service with real browsers and more: `serve --simulate` as a process (its clean stop,
  *   the model used, `sites check`, MCP, two devices, a cluster), the dashboard's pages in
  *   Chromium, an agent's proxy.
