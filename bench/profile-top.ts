@@ -82,7 +82,7 @@ const AREAS: [area: string, test: RegExp][] = [
   ['queue position, wait reason, agent name', /main\/queue\/|main\/service\/(completions|job-placement)\.js/],
   ['job object shaping', /main\/api\/(profile|routes\/completions)\.js|main\/core\/timestamps\.js/],
   ['service hooks (onRequest, onResponse)', /main\/api\/server\.js/],
-  ['metrics', /main\/metrics\/|node_modules\/prom-client\//],
+  ['metrics', /main\/metrics\//],
   ['serialization', /node_modules\/(fast-json-stringify|fast-uri|json-schema-ref-resolver)\/|^(serialize|anonymous\d*) /],
   ['fastify hooks', /node_modules\/fastify\/lib\/hooks\.js/],
   ['fastify routing', /node_modules\/find-my-way\//],

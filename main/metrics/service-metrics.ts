@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from './exposition.js';
 import { PROVIDERS } from '../core/providers.js';
 import type { AgentState } from '../core/agent.js';
 import type { Clock } from '../core/clock.js';
@@ -45,57 +45,57 @@ export class ServiceMetrics {
   private readonly stopFollowing: () => void;
 
   constructor(private readonly s: MetricsSources) {
-    const registers = [this.registry];
+    const registry = this.registry;
     this.accepted = new Counter({
       name: 'chatbridge_jobs_accepted_total',
       help: 'Jobs accepted, by the provider asked for ("any" when none was).',
       labelNames: ['provider'] as const,
-      registers,
+      registry,
     });
     this.finished = new Counter({
       name: 'chatbridge_jobs_finished_total',
       help: 'Jobs that reached a final status, by the provider of their last attempt ("none" if they never ran).',
       labelNames: ['provider', 'status'] as const,
-      registers,
+      registry,
     });
     this.attempts = new Counter({
       name: 'chatbridge_attempts_total',
       help: 'Attempts that ended, by provider, outcome and error code ("" when it succeeded).',
       labelNames: ['provider', 'outcome', 'error_code'] as const,
-      registers,
+      registry,
     });
     this.webhooks = new Counter({
       name: 'chatbridge_webhook_deliveries_total',
       help: 'Webhook delivery attempts, by result: delivered, or failed with the receiver\'s status class or "no_answer".',
       labelNames: ['result'] as const,
-      registers,
+      registry,
     });
     this.requests = new Counter({
       name: 'chatbridge_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern ("unmatched" for none) and status code.',
       labelNames: ['method', 'route', 'status'] as const,
-      registers,
+      registry,
     });
     this.deltaMismatches = new Counter({
       name: 'chatbridge_stream_delta_mismatch_total',
       help: 'Jobs that succeeded with an answer the pieces already streamed were not the start of (an agent published a piece it was not sure of).',
-      registers,
+      registry,
     });
     this.queueTime = new Histogram({
       name: 'chatbridge_job_queue_seconds',
       help: 'Time from acceptance to the first attempt, by provider.',
       labelNames: ['provider'] as const,
       buckets: DURATION_BUCKETS,
-      registers,
+      registry,
     });
     this.runTime = new Histogram({
       name: 'chatbridge_job_run_seconds',
       help: 'Time spent running, over all attempts of a finished job, by provider.',
       labelNames: ['provider'] as const,
       buckets: DURATION_BUCKETS,
-      registers,
+      registry,
     });
-    this.gauges(registers);
+    this.gauges(registry);
     this.stopFollowing = s.store.onEvent((event) => {
       if (!event.heard) this.onMove(event);
     });
@@ -148,36 +148,35 @@ export class ServiceMetrics {
   }
 
   /** Figures read at scrape time from the queue, the agents and the hourly window. */
-  private gauges(registers: Registry[]): void {
+  private gauges(registry: Registry): void {
     const { store, pool, usage, settings, clock } = this.s;
     new Gauge({
       name: 'chatbridge_queue_depth',
       help: 'Jobs waiting in the queue.',
-      registers,
-      async collect() {
-        this.set(await store.queuedCount(EVERY_ACCOUNT));
+      registry,
+      async collect(set) {
+        set(await store.queuedCount(EVERY_ACCOUNT));
       },
     });
     new Gauge({
       name: 'chatbridge_queue_oldest_age_seconds',
       help: 'Age of the oldest queued job (0 when the queue is empty).',
-      registers,
-      async collect() {
+      registry,
+      async collect(set) {
         const oldest = await store.oldestQueuedAt(EVERY_ACCOUNT);
-        this.set(oldest === null ? 0 : Math.max(0, clock.now() - oldest) / 1000);
+        set(oldest === null ? 0 : Math.max(0, clock.now() - oldest) / 1000);
       },
     });
     new Gauge({
       name: 'chatbridge_agents',
       help: 'Agents by provider and state.',
       labelNames: ['provider', 'state'] as const,
-      registers,
-      collect() {
-        this.reset();
+      registry,
+      collect(set) {
         const agents = pool.list();
         for (const provider of PROVIDERS) {
           for (const state of AGENT_STATES) {
-            this.set({ provider, state }, agents.filter((a) => a.provider === provider && pool.state(a.id) === state).length);
+            set({ provider, state }, agents.filter((a) => a.provider === provider && pool.state(a.id) === state).length);
           }
         }
       },
@@ -186,24 +185,23 @@ export class ServiceMetrics {
       name: 'chatbridge_hourly_usage',
       help: 'Attempts started in the last hour, per provider and in all ("all").',
       labelNames: ['provider'] as const,
-      registers,
-      collect() {
-        this.set({ provider: 'all' }, usage.count('global'));
-        for (const provider of PROVIDERS) this.set({ provider }, usage.count({ provider }));
+      registry,
+      collect(set) {
+        set({ provider: 'all' }, usage.count('global'));
+        for (const provider of PROVIDERS) set({ provider }, usage.count({ provider }));
       },
     });
     new Gauge({
       name: 'chatbridge_hourly_cap',
       help: 'The hourly cap, per provider and in all ("all"); absent where there is no cap.',
       labelNames: ['provider'] as const,
-      registers,
-      collect() {
-        this.reset();
+      registry,
+      collect(set) {
         const s = settings.get();
-        if (s.globalCap !== null) this.set({ provider: 'all' }, s.globalCap);
+        if (s.globalCap !== null) set({ provider: 'all' }, s.globalCap);
         for (const provider of PROVIDERS) {
           const cap = s.providerCaps[provider];
-          if (cap !== null && cap !== undefined) this.set({ provider }, cap);
+          if (cap !== null && cap !== undefined) set({ provider }, cap);
         }
       },
     });

@@ -24,6 +24,7 @@ import { ServiceMetrics } from '../../main/metrics/service-metrics.js';
 import { SharedTable } from '../../main/storage/postgres/shared-table.js';
 import { serveStorage, StorageRefused, type GrantsPolicy } from '../../main/storage/storage.js';
 import { testDataDir } from '../support/harness.js';
+import { parsePrometheusText } from '../support/prom-text.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { newJob, T0 } from '../support/new-job.js';
 import { until } from '../support/until.js';
@@ -199,13 +200,20 @@ describe('notices replayed by another role', () => {
     const url = await postgres.newDatabase();
     const [a, c] = [await store(url, 'dev_a'), await store(url, 'dev_c')];
     await a.listen();
-    const metrics = new ServiceMetrics({ store: a, clock: systemClock, pool: {} as never, usage: {} as never, settings: {} as never });
+    // No agents, no usage and no caps: the scrape's gauges read nothing else.
+    const metrics = new ServiceMetrics({
+      store: a,
+      clock: systemClock,
+      pool: { list: () => [] } as never,
+      usage: { count: () => 0 } as never,
+      settings: { get: () => ({ globalCap: null, providerCaps: {} }) } as never,
+    });
     closing.push(() => metrics.stop());
     const log = new LogBook(systemClock);
     closing.push(logJobEnds(a, log));
     const heard: StoreEvent[] = [];
     a.onEvent((e) => heard.push(e));
-    const finished = async () => (await metrics.registry.getSingleMetric('chatbridge_jobs_finished_total')!.get()).values.map((v) => [v.labels.status, v.value]);
+    const finished = async () => parsePrometheusText(await metrics.registry.text()).get('chatbridge_jobs_finished_total')!.samples.map((s) => [s.labels.status, s.value]);
 
     // A job expires on this instance: counted and logged once, by it.
     const job = ((await a.submit({ job: newJob({ deadline_at: T0 + 1 }), queuedLimit: 1000 })) as { job: JobRow }).job;

@@ -28,7 +28,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
   const lines = text.split('\n').slice(0, -1);
   lines.forEach((line, i) => {
     const where = `line ${i + 1}: ${line}`;
-    if (line === '') return; // the format allows empty lines (prom-client puts one between families)
+    if (line === '') return; // the format allows empty lines (other exporters put one between families)
     if (line.startsWith('#')) {
       const m = /^# (HELP|TYPE) (\S+) ?(.*)$/.exec(line);
       if (!m) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminToken } from '../../keys/admin-token.js';
+import { CONTENT_TYPE } from '../../metrics/exposition.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { RouteAccess } from '../auth.js';
 import { Health, ProofQuery, ProofView } from '../../contract/operations.js';
@@ -31,7 +32,7 @@ export async function operationRoutes(app: FastifyInstance, deps: OperationsDeps
 
   const metricsAccess: RouteAccess = { scope: 'metrics:read', budget: 'read', operator: true };
   app.get('/metrics', { config: metricsAccess, schema: { summary: 'Prometheus metrics (text format)' } }, async (_request, reply) =>
-    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+    reply.type(CONTENT_TYPE).send(await deps.metrics.registry.text()),
   );
 
   app.get<{ Querystring: { nonce: string } }>(
