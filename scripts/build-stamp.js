@@ -91,7 +91,7 @@ function readStamp(root) {
  * `missing` (no complete build, or no stamp), `stale` (with the inputs added, changed or
  * removed since the stamp) or `fresh`. Only files modified since the stamp are read, so a
  * check of an unchanged tree costs a directory walk. With `appOnly`, of the app's inputs
- * alone: every command of the CLI checks, and the tests' and benches' 340 files were half of
+ * alone: every command of the CLI checks, and the tests' and benches' 340 files were 43 % of
  * its walk.
  */
 export function buildState(root, { appOnly = false } = {}) {
