@@ -1,21 +1,53 @@
-import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { ErrorEnvelope } from '../contract/schemas.js';
+import { SHARED_COMPILERS } from './schema-compilers.js';
 
 const DESCRIPTION = `Your logged-in chat accounts as a local, durable API. Every error has the envelope
 \`ErrorEnvelope\`; \`error.code\` is the contract, \`error.message\` is for people. Errors carry
 \`x-should-retry\`: \`true\` only where repeating the same request can give another answer.`;
 
+/** The routes of a server as they were added, for its OpenAPI document. */
+export type RouteBook = RouteOptions[];
+
 /**
- * The OpenAPI 3.1 document of the public API (/v1), built by @fastify/swagger from the
- * same TypeBox schemas the routes validate with, so it cannot drift from what the server
- * enforces. Register it before the routes: it collects them as they are added. The
- * dashboard's own API (/admin/v1) is left out: it is the dashboard's, not a contract for
+ * Notes each route `app` is given from now on. Call it before the routes are added: their
+ * order is the document's.
+ */
+export function noteRoutes(app: FastifyInstance): RouteBook {
+  const routes: RouteBook = [];
+  app.addHook('onRoute', (route) => void routes.push(route));
+  return routes;
+}
+
+/**
+ * GET /v1/openapi.json: the OpenAPI 3.1 document of the public API (/v1), for whoever asks
+ * (it needs no key). @fastify/swagger builds it from the same TypeBox schemas the routes
+ * validate with, so it cannot drift from what the server enforces. It is built at the first
+ * request, on a fastify instance of its own given the same routes: the plugin and the YAML
+ * parser it loads were some 40 ms of every start of the service, for a document few ask for.
+ * The dashboard's own API (/admin/v1) is left out: it is the dashboard's, not a contract for
  * scripts, and its token never leaves this machine. The title names the running profile,
  * whose shapes and ranges the routes' schemas carry.
  */
-export function registerOpenApi(app: FastifyInstance, version: string, title: string): void {
-  void app.register(swagger, {
+export async function openApiRoute(app: FastifyInstance, { routes, version, title }: { routes: RouteBook; version: string; title: string }): Promise<void> {
+  let document: Promise<unknown> | null = null;
+  app.get(
+    '/v1/openapi.json',
+    { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
+    async () => {
+      document ??= buildDocument(routes, version, title);
+      document.catch(() => (document = null));
+      return document;
+    },
+  );
+}
+
+async function buildDocument(routes: RouteBook, version: string, title: string): Promise<unknown> {
+  const { default: swagger } = await import('@fastify/swagger');
+  // The server's own compilers, which compile nothing until a request needs it; its routes
+  // are given here as noted, HEAD ones among them, so none is made twice.
+  const builder = Fastify({ logger: false, exposeHeadRoutes: false, schemaController: SHARED_COMPILERS });
+  await builder.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title, version, description: DESCRIPTION },
@@ -36,15 +68,13 @@ export function registerOpenApi(app: FastifyInstance, version: string, title: st
       return { url, schema: { ...schema, ...body, hide: !shown, security: route.config?.scope ? [{ bearer: [] }] : [] } };
     },
   });
-}
-
-/** GET /v1/openapi.json: the document, for whoever asks (it needs no key). */
-export async function openApiRoute(app: FastifyInstance): Promise<void> {
-  app.get(
-    '/v1/openapi.json',
-    { schema: { summary: 'This document (OpenAPI 3.1); needs no key', response: { 200: { type: 'object', additionalProperties: true } } } },
-    async () => app.swagger(),
-  );
+  for (const { method, url, schema, config } of routes) builder.route({ method, url, schema, config, handler: async () => null });
+  await builder.ready();
+  try {
+    return builder.swagger();
+  } finally {
+    await builder.close();
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { HoldLimits } from './holds.js';
 import { isAllowedHost, makeAuthenticator, type RouteAccess } from './auth.js';
 import { envelope, handleError, sendError } from './error-handling.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { openApiRoute, registerOpenApi } from './openapi.js';
+import { noteRoutes, openApiRoute } from './openapi.js';
 import { MemoryRateLimiter, type RequestLimits } from '../keys/rate-limit.js';
 import { accountRoutes, type StatusPort } from './routes/account.js';
 import type { AccountSecrets } from '../webhooks/account-secrets.js';
@@ -162,9 +162,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     void sendError(reply, new ApiError('NOT_FOUND', `There is no ${request.method} ${path}.`));
   });
 
-  registerOpenApi(app, deps.version, deps.profile.title);
-  // One plugin per resource, each with the ports it needs. Registered after the OpenAPI
-  // plugin, which collects routes as they are added: this order is the document's.
+  const routes = noteRoutes(app);
+  // One plugin per resource, each with the ports it needs, registered once the routes are
+  // noted for the OpenAPI document: this order is the document's.
   const { completions, profile, adminToken } = deps;
   void app.register(completionRoutes, { completions, profile, holds });
   void app.register(completionEventRoutes, { completions, profile, holds, keepAliveMs: deps.keepAliveMs ?? KEEP_ALIVE_MS });
@@ -173,7 +173,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   void app.register(adminApi, { prefix: '/admin/v1', consoles: deps.admin, adminToken, signIn });
   void app.register(dashboardRoutes);
   void app.register(operationRoutes, { metrics: deps.metrics, adminToken, notReadyBecause: deps.notReadyBecause, baseUrl: deps.baseUrl });
-  void app.register(openApiRoute);
+  void app.register(openApiRoute, { routes, version: deps.version, title: deps.profile.title });
   return app;
 }
 
