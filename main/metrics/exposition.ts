@@ -36,12 +36,10 @@ interface FamilyOptions<L extends string> {
   registry: Registry;
 }
 
-abstract class LabelledFamily<L extends string, V> implements Family {
+abstract class LabelledFamily<L extends string> implements Family {
   readonly head: string;
   protected readonly name: string;
   private readonly labelNames: readonly L[];
-  /** By the label values' exposition (`{a="x",b="y"}`, or '' for none), in the order first seen. */
-  protected readonly series = new Map<string, V>();
 
   constructor(type: 'counter' | 'gauge' | 'histogram', { name, help, labelNames = [], registry }: FamilyOptions<L>) {
     this.name = name;
@@ -52,13 +50,24 @@ abstract class LabelledFamily<L extends string, V> implements Family {
 
   abstract samples(): string | Promise<string>;
 
+  /** A series' labels as the exposition writes them (`{a="x",b="y"}`, or '' for none): its key in the family. */
   protected key(labels: Labels<L> | undefined): string {
     if (this.labelNames.length === 0) return '';
     return `{${this.labelNames.map((n) => `${n}="${escapeLabel(labels![n])}"`).join(',')}}`;
   }
+
+  /** `name{labels} value` for each series, by key. */
+  protected lines(series: Map<string, number>): string {
+    let out = '';
+    for (const [key, value] of series) out += `${this.name}${key} ${number(value)}\n`;
+    return out;
+  }
 }
 
-export class Counter<L extends string = never> extends LabelledFamily<L, number> {
+export class Counter<L extends string = never> extends LabelledFamily<L> {
+  /** By key, in the order first counted. */
+  private readonly series = new Map<string, number>();
+
   constructor(options: FamilyOptions<L>) {
     super('counter', options);
     // A counter without labels reads 0 from the start; one with labels has no series until counted.
@@ -71,9 +80,7 @@ export class Counter<L extends string = never> extends LabelledFamily<L, number>
   }
 
   samples(): string {
-    let out = '';
-    for (const [key, value] of this.series) out += `${this.name}${key} ${number(value)}\n`;
-    return out;
+    return this.lines(this.series);
   }
 }
 
@@ -83,8 +90,10 @@ interface Observed {
   count: number;
 }
 
-export class Histogram<L extends string> extends LabelledFamily<L, Observed> {
+export class Histogram<L extends string> extends LabelledFamily<L> {
   private readonly bounds: readonly number[];
+  /** By key, in the order first observed. */
+  private readonly series = new Map<string, Observed>();
 
   constructor(options: FamilyOptions<L> & { buckets: readonly number[] }) {
     super('histogram', options);
@@ -116,20 +125,19 @@ export class Histogram<L extends string> extends LabelledFamily<L, Observed> {
 }
 
 /** A gauge read at each scrape: `collect` sets the series that exist now, and only those. */
-export class Gauge<L extends string = never> extends LabelledFamily<L, number> {
+export class Gauge<L extends string = never> extends LabelledFamily<L> {
   constructor(private readonly options: FamilyOptions<L> & { collect(set: (...args: [L] extends [never] ? [number] : [Labels<L>, number]) => void): void | Promise<void> }) {
     super('gauge', options);
   }
 
   async samples(): Promise<string> {
-    this.series.clear();
+    // Each scrape's own: two scrapes at once never mix their series.
+    const now = new Map<string, number>();
     await this.options.collect((...args: unknown[]) => {
       const [labels, value] = args.length === 1 ? [undefined, args[0] as number] : [args[0] as Labels<L>, args[1] as number];
-      this.series.set(this.key(labels), value);
+      now.set(this.key(labels), value);
     });
-    let out = '';
-    for (const [key, value] of this.series) out += `${this.name}${key} ${number(value)}\n`;
-    return out;
+    return this.lines(now);
   }
 }
 

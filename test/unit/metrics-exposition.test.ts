@@ -64,4 +64,26 @@ describe('the Prometheus exposition', () => {
     families = parsePrometheusText(await registry.text());
     expect(families.get('agents')!.samples.map((s) => [s.labels.provider, s.value])).toEqual([['claude', 3]]);
   });
+
+  it('keeps two scrapes at once apart: each shows the series its own collect set', async () => {
+    const registry = new Registry();
+    let calls = 0;
+    new Gauge({
+      name: 'pair',
+      help: 'Two series set across a wait.',
+      labelNames: ['side'],
+      registry,
+      async collect(set) {
+        const n = ++calls;
+        set({ side: 'left' }, n);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        set({ side: 'right' }, n);
+      },
+    });
+    const scrapes = await Promise.all([registry.text(), registry.text()]);
+    expect(scrapes.map((text) => parsePrometheusText(text).get('pair')!.samples.map((s) => `${s.labels.side}=${s.value}`))).toEqual([
+      ['left=1', 'right=1'],
+      ['left=2', 'right=2'],
+    ]);
+  });
 });
