@@ -35,7 +35,10 @@ describe('Settings, retention', () => {
     await waitFor(() => expect(api.updateSettings).toHaveBeenCalledWith({ retention_days: 30 }));
     expect(await screen.findByText(/removed 30 days after it finished/)).toBeTruthy();
 
+    // The page shows the new period as soon as the store has it; Save stays disabled until
+    // the save that brought it has ended, and a click on it before then does nothing.
     fireEvent.change(field(), { target: { value: '' } });
+    await waitFor(() => expect(save.disabled).toBe(false));
     fireEvent.click(save);
     await waitFor(() => expect(api.updateSettings).toHaveBeenLastCalledWith({ retention_days: null }));
     expect(await screen.findByText(/kept until you delete them/)).toBeTruthy();
