@@ -53,8 +53,10 @@ abstract class LabelledFamily<L extends string> implements Family {
 
   /** A series' labels as the exposition writes them (`{a="x",b="y"}`, or '' for none): its key in the family. */
   protected key(labels: Labels<L> | undefined): string {
-    if (this.labelNames.length === 0) return '';
-    return `{${this.labelNames.map((n) => `${n}="${escapeLabel(labels![n])}"`).join(',')}}`;
+    // Built by hand: the request counter makes one for every HTTP answer.
+    let key = '';
+    for (const name of this.labelNames) key += `${key === '' ? '{' : ','}${name}="${escapeLabel(labels![name])}"`;
+    return key === '' ? '' : `${key}}`;
   }
 
   /** `name{labels} value` for each series, by key. */
@@ -143,7 +145,7 @@ export class Gauge<L extends string = never> extends LabelledFamily<L> {
 }
 
 function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  return /[\\"\n]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : value;
 }
 
 function number(value: number): string {
