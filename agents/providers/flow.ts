@@ -21,7 +21,7 @@ import { attachFiles, readyToSend } from './attach-files.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, pageState, roleHandle, siteChanged } from './page-facts.js';
+import { failureFor, pageLook, roleHandle, siteChanged } from './page-facts.js';
 import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
@@ -68,19 +68,20 @@ export async function waitUntilReady(ctx: FlowContext): Promise<void> {
   );
   let picked = false;
   for (let round = 0; round <= OBSTACLE_ROUNDS; round++) {
-    const state = await pageState(ctx, ctx.limits.composerMs);
+    const look = await pageLook(ctx, ctx.limits.composerMs);
     if (site.loginUrl.test(page.url())) throw new AgentFailure('logged_out', `${site.name} asks to log in.`);
-    if (state === null) throw siteChanged(site, 'composer', 'the page loaded without it');
-    if (state === 'picker') {
+    if (look === null) throw siteChanged(site, 'composer', 'the page loaded without it');
+    if (look.state === 'picker') {
       // Once: a picker that comes back after its account was chosen wants the person.
       if (picked) throw new AgentFailure('logged_out', `${site.name} asks to choose the account again after it was chosen; log in again.`);
       picked = true;
       await choosePickerAccount(ctx);
       continue;
     }
-    // clearObstacles names what blocks the page before it touches anything.
-    await clearObstacles(ctx);
-    if (state === 'ready') return;
+    // clearObstacles names what blocks the page before it touches anything; the look that
+    // found the state found what is in the way.
+    await clearObstacles(ctx, look.inTheWay);
+    if (look.state === 'ready') return;
   }
   throw siteChanged(site, 'composer', 'something keeps covering the page');
 }

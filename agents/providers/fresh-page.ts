@@ -9,7 +9,7 @@
  */
 import type { Page } from 'playwright-core';
 import { inPage, waitUntil, type FlowContext } from './flow-context.js';
-import { movedAway, pageProblem, pageState } from './page-facts.js';
+import { movedAway, pageLook, pageProblem } from './page-facts.js';
 import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
 import { pageWorld } from './page-world.js';
 import { newChatUrl, type ProviderSite } from './site.js';
@@ -120,10 +120,10 @@ async function freshLook(ctx: FlowContext): Promise<TurnProblem | null | undefin
     await inPage(ctx, tab.goto(newChatUrl(site), { waitUntil: 'domcontentloaded', timeout: PAGE_LOAD_MS }));
     // The site's login page has no composer: the wait ends when the tab is sent there
     // (by the server, or by the site's script once loaded) instead of running out.
-    const state = loginPage() ? null : await Promise.race([pageState(fresh, FRESH_READY_MS), sentToLogin(tab, site)]);
+    const look = loginPage() ? null : await Promise.race([pageLook(fresh, FRESH_READY_MS), sentToLogin(tab, site)]);
     if (loginPage()) return loginPage();
     // A page that never got ready, or that asks which account (one click restores it), says nothing of a wall.
-    if (state === null || state === 'picker') return undefined;
+    if (look === null || look.state === 'picker') return undefined;
     return (await blockerAfterMove(fresh)) ?? loginPage();
   } catch (error) {
     // A cancel is the job's end, not something the fresh page said.

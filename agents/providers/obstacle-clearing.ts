@@ -24,9 +24,9 @@ const PRESS_SETTLE_MS = 250;
  * control). Before anything is pressed, the page is read for what must not be closed (a
  * limit, a lock, a login or a challenge: `inTheWay`), which ends the attempt instead.
  * Never clicks through an overlay: one that will not go is a failure. `seen`: what a look
- * just made found in the way, taken for the first round's look.
+ * just made found in the way (null: nothing), taken for the first round's look.
  */
-export async function clearObstacles(ctx: FlowContext, seen?: InTheWay): Promise<void> {
+export async function clearObstacles(ctx: FlowContext, seen?: InTheWay | null): Promise<void> {
   const { page, site, pack, notes } = ctx;
   let last = null as Obstacle | null;
   let consentAnswered = false;
@@ -74,13 +74,12 @@ export async function clearObstacles(ctx: FlowContext, seen?: InTheWay): Promise
 /**
  * What stands in the way for good, thrown (a wall or a lock beside the conversation only once
  * a fresh page confirms it: `heeded`), else the obstacle to clear first, or null. One look at
- * the page when nothing is wrong, which is every job's case, twice on its way; none when
- * the caller's own look (`seen`) found it.
+ * the page when nothing is wrong; none when the caller's own look (`seen`) just made it.
  */
-async function inTheWay(ctx: FlowContext, seen?: InTheWay): Promise<Obstacle | null> {
+async function inTheWay(ctx: FlowContext, seen?: InTheWay | null): Promise<Obstacle | null> {
   const { page, site, pack } = ctx;
   const world = pageWorld(page);
-  const found = seen ?? (await world.run((h, json) => h.inTheWay(h.pack(json)), pack));
+  const found = seen !== undefined ? seen : await world.run((h, json) => h.inTheWay(h.pack(json)), pack);
   if (!found) return null;
   if (!found.problem) return found.obstacle;
   const standing = await heeded(ctx, found.problem);

@@ -5,7 +5,7 @@
 import type { ElementHandle } from 'playwright-core';
 import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
 import { inPage, type FlowContext } from './flow-context.js';
-import type { TurnProblem } from './page-helpers.js';
+import type { InTheWay, TurnProblem } from './page-helpers.js';
 import { pageWorld } from './page-world.js';
 import type { ProviderSite, Role } from './site.js';
 
@@ -59,18 +59,26 @@ export async function pageProblem({ page, pack }: FlowContext): Promise<TurnProb
  */
 export type PageState = 'blocked' | 'ready' | 'obstacle' | 'picker';
 
-/** The state the page shows within `ms`; null when it shows none of them by then. */
-export async function pageState(ctx: FlowContext, ms: number): Promise<PageState | null> {
+/** A loaded page's state, and what the same look found in the way (null: nothing; a picker's page: not looked for). */
+export interface PageLook {
+  state: PageState;
+  inTheWay?: InTheWay | null;
+}
+
+/** What the page shows within `ms`, in one look (for clearObstacles to start from); null when it shows none of the states by then. */
+export async function pageLook(ctx: FlowContext, ms: number): Promise<PageLook | null> {
   const wait = pageWorld(ctx.page)
     .waitFor(
-      (h, json): PageState | null => {
+      (h, json): PageLook | null => {
         const pack = h.pack(json);
-        if (h.find(pack.composer)) return h.blocker(pack) ? 'blocked' : 'ready';
+        const composer = h.find(pack.composer);
         // "Choose an account to continue" shows a "Log in" beside the saved account: a
         // session one click restores, not a login wall.
-        if (h.find(pack.accountPicker)) return 'picker';
-        if (h.blocker(pack)) return 'blocked';
-        return h.obstacle(pack) ? 'obstacle' : null;
+        if (!composer && h.find(pack.accountPicker)) return { state: 'picker' };
+        const inTheWay = h.inTheWay(pack);
+        if (inTheWay?.problem) return { state: 'blocked', inTheWay };
+        if (composer) return { state: 'ready', inTheWay };
+        return inTheWay ? { state: 'obstacle', inTheWay } : null;
       },
       ctx.pack,
       { timeout: ms },

@@ -6,7 +6,8 @@
 import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
 import { inPage, type FlowContext } from './flow-context.js';
-import { clearObstacles } from './obstacle-clearing.js';
+import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
+import type { InTheWay } from './page-helpers.js';
 import { movedAway, roleHandle, siteChanged } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 
@@ -195,23 +196,13 @@ async function unattach(ctx: FlowContext): Promise<void> {
  */
 export async function send(ctx: FlowContext): Promise<void> {
   const { site } = ctx;
-  await clearObstacles(ctx);
-  // The send button often appears only once the composer has text (the voice button holds
-  // its slot before): look for it after inserting, and fall back to Enter. The look that
-  // finds it enabled says where a click presses it (`clickPoint`).
-  const ready = await inPage(
-    ctx,
-    pageWorld(ctx.page)
-      .waitFor(
-        (h, json) => {
-          const b = h.find(h.pack(json).send) as HTMLButtonElement | null;
-          return b && !b.disabled && b.getAttribute('aria-disabled') !== 'true' ? { point: h.clickPoint(b) } : null;
-        },
-        ctx.pack,
-        { timeout: SEND_READY_MS },
-      )
-      .catch(() => null),
-  );
+  // What stands in the way is cleared first (or ends the attempt), and the send control looked for again.
+  let ready = await sendLook(ctx);
+  for (let round = 0; ready?.inTheWay; round++) {
+    if (round === OBSTACLE_ROUNDS) throw siteChanged(site, 'send', 'something keeps covering the page');
+    await clearObstacles(ctx, ready.inTheWay);
+    ready = await sendLook(ctx);
+  }
   const pressed = !!ready && (await pressSend(ctx, ready.point));
   if (pressed) {
     const after = await sent(ctx);
@@ -229,6 +220,32 @@ export async function send(ctx: FlowContext): Promise<void> {
     if ((await sent(ctx)) === 'sent') return;
   }
   throw siteChanged(site, 'send', pressed ? 'it did nothing' : 'and Enter did not send');
+}
+
+/**
+ * One look, as often as the page draws, until it finds what stands in the way, or the send
+ * control enabled: the send button often appears only once the composer has text (the voice
+ * button holds its slot before). The look that finds it enabled with nothing in the way says
+ * where a click presses it (`clickPoint`). Null when neither shows within SEND_READY_MS: the
+ * flow then tries Enter.
+ */
+function sendLook(ctx: FlowContext): Promise<{ inTheWay: InTheWay; point?: undefined } | { inTheWay: null; point: { x: number; y: number } | null } | null> {
+  return inPage(
+    ctx,
+    pageWorld(ctx.page)
+      .waitFor(
+        (h, json) => {
+          const pack = h.pack(json);
+          const inTheWay = h.inTheWay(pack);
+          if (inTheWay) return { inTheWay };
+          const b = h.find(pack.send) as HTMLButtonElement | null;
+          return b && !b.disabled && b.getAttribute('aria-disabled') !== 'true' ? { inTheWay: null, point: h.clickPoint(b) } : null;
+        },
+        ctx.pack,
+        { timeout: SEND_READY_MS },
+      )
+      .catch(() => null),
+  );
 }
 
 /**
