@@ -118,7 +118,10 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   // The job's files are in, each shown attached and uploaded, before a word is typed.
   const attached = await attachFiles(ctx, task.attachments ?? []);
   // What is on the page now is history: the answer is the first assistant turn that is not.
-  const turnsBefore = await pageWorld(page).run((h, json) => h.markTurns(h.pack(json)), pack);
+  // Marked as the prompt goes in: the two calls are independent, and the page runs them in
+  // the order sent, so the send waits for one round trip to the page, not two.
+  const marking = pageWorld(page).run((h, json) => h.markTurns(h.pack(json)), pack);
+  marking.catch(() => {}); // thrown where it is awaited, before the send
   // A full-page move mid-turn breaks whatever step runs then (the paste, the send, the
   // watching script): to the login page, or to what the page now is (Cloudflare answers a
   // site's reload with its interstitial). What the page shows is then what happened.
@@ -135,6 +138,7 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   let pressed = false;
   await insertPrompt(ctx, task.prompt)
     .then(async () => {
+      const turnsBefore = await marking;
       if (attached) await readyToSend(ctx, attached);
       signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
       reportSent(ctx, task, turnsBefore);
