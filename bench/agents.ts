@@ -15,7 +15,7 @@
  *
  *   node dist/bench/agents.js [overhead] [throughput] [idle]     (no name: all three)
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   api,
   ascending,
@@ -33,6 +33,7 @@ import {
   sleep,
   startServer,
   tempDataDir,
+  tree,
   verdict,
   type Server,
 } from './support.js';
@@ -103,23 +104,6 @@ async function throughput(agents: number, jobs: number): Promise<number> {
   } finally {
     await sim.server.stop();
   }
-}
-
-/** The process and every process below it (the browsers). */
-function tree(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found = [root];
-  for (let i = 0; i < found.length; i++) for (const [pid, ppid] of parents) if (ppid === found[i]) found.push(pid);
-  return found;
 }
 
 function pssKiB(pid: number): number {
