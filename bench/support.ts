@@ -5,7 +5,7 @@
  */
 import autocannon, { type Request, type Result } from 'autocannon';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { randomIds } from '../main/core/ids.js';
 import { openDatabase } from '../main/storage/sqlite/db.js';
 import { SqliteAccountStore } from '../main/storage/sqlite/account-store.js';
 import { SqliteKeyStore } from '../main/storage/sqlite/key-store.js';
+import { countOtherLoad, processTable } from './other-load.js';
 import type { Scope } from '../main/contract/enumerations.js';
 
 // Every benchmark times the service, not the pause between an agent's jobs (a guard against
@@ -354,79 +355,12 @@ export async function machineBusy(windowMs = 1000): Promise<number> {
   return 1 - (b.idle - a.idle) / Math.max(1, b.total - a.total);
 }
 
-/** Every process now: its parent, when it started and its CPU ticks (user + system), by pid. */
-function processTable(): Map<number, { parent: number; started: string; ticks: number }> {
-  const table = new Map<number, { parent: number; started: string; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name (field 2) may hold spaces; count fields after its closing parenthesis.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(entry), { parent: Number(f[1]), started: f[19]!, ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return table;
-}
-
 /** `root` and every process below it now (a server's browsers). */
 export function tree(root: number): number[] {
   const table = processTable();
   const found = [root];
   for (let i = 0; i < found.length; i++) for (const [pid, p] of table) if (p.parent === found[i]) found.push(pid);
   return found;
-}
-
-/**
- * The CPU that processes other than this one and those below it use while it runs, from a
- * look at every process each second. Counting the machine's time less this process's and
- * its reaped children's took the agents' browsers for other load (bench/agents overhead on a
- * machine running nothing else: 10 to 12 CPU-seconds, 26-29 %; this way 0.5): not all of
- * Chromium's time reaches its parent's. Missed: another process that starts and ends
- * between two looks.
- */
-class OtherLoad {
-  /** By pid and start time: ticks at the first look (0 for one started since), at the last, and whether it was ever ours. */
-  private readonly seen = new Map<string, { first: number; last: number; ours: boolean }>();
-  private readonly timer: NodeJS.Timeout;
-
-  constructor() {
-    this.look(true);
-    this.timer = setInterval(() => this.look(false), 1_000).unref();
-  }
-
-  /** The other processes' CPU-seconds since the start. */
-  end(): number {
-    clearInterval(this.timer);
-    this.look(false);
-    let ticks = 0;
-    for (const p of this.seen.values()) if (!p.ours) ticks += p.last - p.first;
-    return ticks / clockTicksPerSecond();
-  }
-
-  private look(initial: boolean): void {
-    const table = processTable();
-    const ours = new Set([process.pid]);
-    // A parent's pid is lower than its child's, except after the pids wrap around: repeat until nothing new.
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [pid, p] of table) {
-        if (ours.has(pid) || !ours.has(p.parent)) continue;
-        ours.add(pid);
-        grew = true;
-      }
-    }
-    for (const [pid, p] of table) {
-      const key = `${pid}:${p.started}`;
-      const known = this.seen.get(key);
-      if (known) {
-        known.last = p.ticks;
-        known.ours ||= ours.has(pid);
-      } else this.seen.set(key, { first: initial ? p.ticks : 0, last: p.ticks, ours: ours.has(pid) });
-    }
-  }
 }
 
 /**
@@ -481,11 +415,13 @@ export function runMain(main: () => Promise<void>, limitMs = 200_000): void {
   setTimeout(() => bail(`still running after ${limitMs / 1000} s (a hang?)`), limitMs).unref();
   process.once('SIGINT', () => bail('SIGINT'));
   process.once('SIGTERM', () => bail('SIGTERM'));
-  const otherLoad = new OtherLoad();
+  const otherLoad = countOtherLoad();
   const started = performance.now();
   main().then(
-    () => {
-      const others = otherLoad.end();
+    async () => {
+      // Where the processes cannot be read, nothing is said of them.
+      const others = (await otherLoad.end().catch(() => NaN)) / clockTicksPerSecond();
+      if (Number.isNaN(others)) return;
       const share = (others / ((performance.now() - started) / 1000) / availableParallelism()) * 100;
       console.log(
         `  other processes used ${others.toFixed(1)} CPU-seconds during this benchmark (${share.toFixed(0)} % of the machine)` +
