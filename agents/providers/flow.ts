@@ -45,7 +45,7 @@ export interface FinishMemory {
 /** Stop: how long a click may wait for the control, how long the page has to take it, how many presses. */
 const STOP_CLICK_MS = 2_000;
 const STOP_TAKEN_MS = 2_000;
-const STOP_PRESSES = 2;
+const STOP_PRESSES = 3;
 
 /** Opens a fresh chat, ready for the next prompt. */
 export async function openNewChat(ctx: FlowContext): Promise<void> {
@@ -218,22 +218,47 @@ export function stopUnlessCollected(ctx: FlowContext, showsWithin = 0): Promise<
 /**
  * Presses the stop control. A send cut short by its job's end gives the control `showsWithin`
  * ms to show first (the page may not have taken the send yet): a wait the page runs, after
- * the signal has aborted, so bounded by that alone. A press the page did not take (a click
- * that found no time on a loaded machine, a page still waiting for the site to start the
- * answer) leaves the control up: it is pressed once more. Only what the pack knows as Stop
- * is ever pressed, so a press is never a send.
+ * the signal has aborted, so bounded by that alone. Where the control is in view with nothing
+ * over it, the press is a person's click at its centre, sent at once: Playwright's careful
+ * click waits for frames a loaded machine's renderer may not draw within its time, and a
+ * press that never lands leaves the answer running on the account. A press the page did not
+ * take (a page still waiting for the site to start the answer) leaves the control up: it is
+ * pressed again, and a control still up after the last press is said in the log. Only what
+ * the pack knows as Stop is ever pressed: should the answer end in the round trip between the
+ * look and the press, what shows in Stop's place is Send over the emptied composer, which
+ * sends nothing.
  */
 export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void> {
   const world = pageWorld(ctx.page);
-  if (showsWithin > 0) {
-    await world.waitFor((h, json) => !!h.find(h.pack(json).stop), ctx.pack, { timeout: showsWithin }).catch(() => {});
-  }
-  for (let press = 0; press < STOP_PRESSES; press++) {
-    const stop = await roleHandle(ctx, 'stop').catch(() => null);
-    if (!stop) return;
-    await stop.click({ timeout: STOP_CLICK_MS }).catch(() => {});
-    await stop.dispose();
+  const stopLook = (timeout: number) =>
+    world
+      .waitFor(
+        (h, json) => {
+          const stop = h.find(h.pack(json).stop);
+          return stop ? { point: h.clickPoint(stop) } : null;
+        },
+        ctx.pack,
+        { timeout },
+      )
+      .catch(() => null);
+  let shown = await stopLook(showsWithin);
+  for (let press = 0; shown; press++) {
+    if (press === STOP_PRESSES) {
+      ctx.notes({ level: 'warn', message: `${ctx.site.name}'s Stop still shows after ${STOP_PRESSES} presses: the answer may go on at the site.` });
+      return;
+    }
+    await pressControl(ctx, shown.point);
     const taken = await world.waitFor((h, json) => !h.find(h.pack(json).stop), ctx.pack, { timeout: STOP_TAKEN_MS }).catch(() => null);
     if (taken) return;
+    shown = await stopLook(0);
   }
+}
+
+/** A click at `point`, else (out of view, covered) Playwright's careful click on the stop control. */
+async function pressControl(ctx: FlowContext, point: { x: number; y: number } | null): Promise<void> {
+  if (point) return pageWorld(ctx.page).press(point).catch(() => {});
+  const stop = await roleHandle(ctx, 'stop').catch(() => null);
+  if (!stop) return;
+  await stop.click({ timeout: STOP_CLICK_MS }).catch(() => {});
+  await stop.dispose();
 }

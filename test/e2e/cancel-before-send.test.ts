@@ -4,7 +4,8 @@
  * against the simulated Gemini, whose model picker shows up late ({ variants: { lateMs } }) or
  * never opens ({ inertMs }): the agent waits for it before it types, and the cancel comes
  * meanwhile. One cancelled once its prompt went is stopped, even while the site has not yet
- * begun its answer and the page's Stop does nothing ([[sim:reply-ms]]).
+ * begun its answer and the page's Stop does nothing ([[sim:reply-ms]]); a Stop the page never
+ * takes is said in the log.
  */
 import { describe, expect, it } from 'vitest';
 import { FLOW_LIMITS } from '../../agents/providers/flow-context.js';
@@ -64,6 +65,23 @@ describe('a job cancelled before, or just after, its prompt is sent', () => {
       expect((await waiting).status).toBe(499);
       await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn), 15_000, 'the Stop press');
       expect(e.sim.log.finishes).toEqual([]);
+    } finally {
+      await e.stop();
+    }
+  }, 60_000);
+
+  it('says in the log when the page takes none of the presses', async () => {
+    const e = await startE2E('gemini', 1);
+    try {
+      const prompt = 'Very slow to start [[sim:reply-ms=20000]] [[sim:ms=4000]]';
+      const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt } });
+      await until(() => e.sim.log.sends.find((s) => s.prompt === prompt), 15_000, 'the send');
+      const id = (await jobIdWhere(e.driver, (p) => p === prompt))!;
+      expect((await e.api('DELETE', `/v1/completions/${id}`)).body.status).toBe('cancelled');
+      expect((await waiting).status).toBe(499);
+      const said = await until(() => e.service.log.recent(50).find((l) => l.level === 'warn' && /Stop still shows/.test(l.message)), 15_000, 'the warning');
+      expect(said.message).toMatch(/^Gemini 1: Gemini's Stop still shows after 3 presses/);
+      expect(e.sim.log.stops).toEqual([]);
     } finally {
       await e.stop();
     }

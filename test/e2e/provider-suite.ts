@@ -140,7 +140,10 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
       // The caller is answered at the cancel; the press follows, and again if the page did not
       // take it (15 s allows a slow machine; what ran out of 5 s and then of 15 s in the
       // breadth was a press the page had not taken, pressed once).
-      await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn && s.conversationId !== undefined), 15_000, 'the Stop press');
+      await until(() => e.sim.log.stops.some((s) => s.turn === sent.turn && s.conversationId !== undefined), 15_000, 'the Stop press').catch((error: Error) => {
+        const said = e.service.log.recent(20).filter((l) => l.source === 'agent').map((l) => l.message);
+        throw new Error(`${error.message}; the agents' log: ${JSON.stringify(said)}`);
+      });
       const next = await ask({ prompt: 'Right after', agent_id: (await e.service.store.get(id))!.agent_id });
       expect(next.status).toBe(200);
     });
