@@ -22,7 +22,7 @@ import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import { failureFor, pageLook, roleHandle, siteChanged } from './page-facts.js';
-import type { TurnOutcome, WatchLimits } from './page-helpers.js';
+import type { TurnOutcome, ViewportPoint, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
 import { insertPrompt, send, SENT_MS } from './prompt-input.js';
@@ -255,7 +255,7 @@ export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void
 }
 
 /** A click at `point`, else (out of view, covered) Playwright's careful click on the stop control. */
-async function pressControl(ctx: FlowContext, point: { x: number; y: number } | null): Promise<void> {
+async function pressControl(ctx: FlowContext, point: ViewportPoint | null): Promise<void> {
   if (point) return pageWorld(ctx.page).press(point).catch(() => {});
   const stop = await roleHandle(ctx, 'stop').catch(() => null);
   if (!stop) return;

@@ -34,7 +34,7 @@ import { addTurns } from './page-helpers/turns.js';
 import type { HelperModule } from './page-helpers/types.js';
 import { addWatch } from './page-helpers/watch.js';
 
-export type { InTheWay, MissingRole, Obstacle, PageHelpers, Rect, TurnOutcome, TurnProblem, WatchLimits } from './page-helpers/types.js';
+export type { InTheWay, MissingRole, Obstacle, PageHelpers, Rect, TurnOutcome, TurnProblem, ViewportPoint, WatchLimits } from './page-helpers/types.js';
 
 const MODULES: readonly HelperModule[] = [addCues, addClipboard, addTurns, addConversation, addWatch, addAnswerLook, addObstacles, addMarkdown, addScrub, addBlur, addPath, addAttachments];
 

@@ -20,7 +20,7 @@ import type { BrowserContext, CDPSession, ElementHandle, Page } from 'playwright
 import { COPY_HOOK } from './copy-hook.js';
 import { pageTime } from './flow-context.js';
 import { PAGE_HELPERS_SCRIPT } from './page-helpers.js';
-import type { Helpers } from './page-helpers/types.js';
+import type { Helpers, ViewportPoint } from './page-helpers/types.js';
 
 /** The world's name, as DevTools lists it; the page's scripts never see it. */
 const WORLD = 'chatbridge';
@@ -203,7 +203,7 @@ export class PageWorld {
    * and released, as trusted input. The three go to the browser together, in order, rather
    * than each after the last is answered (as Playwright's own `mouse.click` sends them).
    */
-  async press(point: { x: number; y: number }): Promise<void> {
+  async press(point: ViewportPoint): Promise<void> {
     await this.ready;
     const cdp = this.cdp!;
     const at = { x: point.x, y: point.y };

@@ -7,7 +7,7 @@ import { AgentFailure } from '../../main/core/agent.js';
 import { hasVisibleText } from '../../main/core/text.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import type { InTheWay } from './page-helpers.js';
+import type { InTheWay, ViewportPoint } from './page-helpers.js';
 import { movedAway, roleHandle, siteChanged } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 
@@ -222,6 +222,9 @@ export async function send(ctx: FlowContext): Promise<void> {
   throw siteChanged(site, 'send', pressed ? 'it did nothing' : 'and Enter did not send');
 }
 
+/** What the send look found: what stands in the way, or Send enabled and where a click presses it (null: not in view, or covered). */
+type SendLook = { inTheWay: InTheWay; point?: undefined } | { inTheWay: null; point: ViewportPoint | null };
+
 /**
  * One look, as often as the page draws, until it finds what stands in the way, or the send
  * control enabled: the send button often appears only once the composer has text (the voice
@@ -229,7 +232,7 @@ export async function send(ctx: FlowContext): Promise<void> {
  * where a click presses it (`clickPoint`). Null when neither shows within SEND_READY_MS: the
  * flow then tries Enter.
  */
-function sendLook(ctx: FlowContext): Promise<{ inTheWay: InTheWay; point?: undefined } | { inTheWay: null; point: { x: number; y: number } | null } | null> {
+function sendLook(ctx: FlowContext): Promise<SendLook | null> {
   return inPage(
     ctx,
     pageWorld(ctx.page)
@@ -255,7 +258,7 @@ function sendLook(ctx: FlowContext): Promise<{ inTheWay: InTheWay; point?: undef
  * check the same hit target, some 25 ms between the prompt and the site. Anywhere else
  * (scrolled away, covered by something), that careful click.
  */
-async function pressSend(ctx: FlowContext, point: { x: number; y: number } | null): Promise<boolean> {
+async function pressSend(ctx: FlowContext, point: ViewportPoint | null): Promise<boolean> {
   if (point) {
     await pageWorld(ctx.page)
       .press(point)

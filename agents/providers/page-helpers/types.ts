@@ -46,8 +46,11 @@ export type Obstacle =
 /** What ends a job on the page (`problem`), else what stands in the way before acting on it. */
 export type InTheWay = { problem: TurnProblem; obstacle: null } | { problem: null; obstacle: Obstacle };
 
+/** A point in the viewport, in CSS pixels: where a person's click lands (`clickPoint`). */
+export type ViewportPoint = { x: number; y: number };
+
 /** Where a turn's Copy is pressed: the turn (`last`: the last one, not the new one), and the point a click presses it at, if any. */
-export type CopyLook = { last: boolean; point: { x: number; y: number } | null };
+export type CopyLook = { last: boolean; point: ViewportPoint | null };
 
 /** A finished answer, before it is read: what it is when not text, and where its Copy is. */
 export type AnswerLook = { nonText: string | null; copy: CopyLook };
@@ -199,7 +202,7 @@ export interface PageHelpers {
   /** Where the element sits in the tree, for Playwright to find it from its own world (page-world.ts); null once it left the page. */
   pathOf(el: Element): string | null;
   /** Where a click lands on the element at once: its centre, in the viewport, with nothing else on top there; null otherwise. */
-  clickPoint(el: Element): { x: number; y: number } | null;
+  clickPoint(el: Element): ViewportPoint | null;
   toMarkdown(element: Element): string;
 }
 
