@@ -12,6 +12,7 @@ import type { SimSite } from '../../../agents/simulator/site-server.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, typeAndSend } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
+import { watchFirstSight } from '../../support/first-sight.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
@@ -77,9 +78,10 @@ describeBeside('the simulated ChatGPT page', () => {
       await page.locator(COMPOSER).click();
       await page.keyboard.insertText('Show me [[sim:ms=1500]]');
       await expect(page.locator('form[data-chatgpt-composer] button[type="submit"][aria-label="Send"]').isVisible()).resolves.toBe(true);
+      const IN_PROGRESS = '[data-turn-key] [data-talvt-turn-state="in_progress"]';
+      const answering = await watchFirstSight(page, 'form[data-chatgpt-composer] button[type="button"][aria-label="Stop"] svg.icon-primary-action', [IN_PROGRESS]);
       await page.keyboard.press('Enter');
-      await page.locator('form[data-chatgpt-composer] button[type="button"][aria-label="Stop"] svg.icon-primary-action').waitFor();
-      await expect(page.locator('[data-turn-key] [data-talvt-turn-state="in_progress"]').count()).resolves.toBe(1);
+      await expect(answering()).resolves.toMatchObject({ counts: { [IN_PROGRESS]: 1 } });
       await v.finished(1);
       await expect(page.locator('[data-talvt-turn-state="complete"]').count()).resolves.toBe(1);
 
@@ -153,11 +155,12 @@ describeBeside('the simulated ChatGPT page', () => {
   it('app-shell: the safety review is a role=status notice while the answer starts, then goes; the answer finishes', async ({ expect }) => {
     const v = await visit('app-shell');
     try {
+      const STATUS = '[data-turn-key] [role="status"][aria-live="polite"]';
+      const review = await watchFirstSight(v.page, STATUS);
       await v.ask('Sensitive [[sim:review]] [[sim:ms=2400]]');
-      const status = v.page.locator('[data-turn-key] [role="status"][aria-live="polite"]');
-      await expect(status.textContent()).resolves.toBe('Our systems are performing additional processing on this request before providing a response.');
+      await expect(review()).resolves.toMatchObject({ text: 'Our systems are performing additional processing on this request before providing a response.' });
       await v.finished(1);
-      await expect(status.count()).resolves.toBe(0);
+      await expect(v.page.locator(STATUS).count()).resolves.toBe(0);
       await expect(v.page.locator('[role="alert"]').count()).resolves.toBe(0);
       await expect(v.page.locator('[data-talvt-turn-state="complete"]').count()).resolves.toBe(1);
     } finally {

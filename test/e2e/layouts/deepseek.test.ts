@@ -9,6 +9,7 @@ import { SIM_SITES } from '../../../agents/simulator/site-config.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, type SimPage } from '../../support/sim-page.js';
 import { until } from '../../support/until.js';
+import { watchFirstSight } from '../../support/first-sight.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
@@ -106,9 +107,10 @@ describeBeside('simulated DeepSeek pages', () => {
       // answer come a quarter of a second after the send, and a look could miss the loading.
       await sp.page.fill(COMPOSER, 'Slow [[sim:think-first=1500]] [[sim:ms=6000]]');
       await sp.page.locator(`${SLOT}:not(.ds-button--disabled) path[d^="M8.3125"]`).waitFor();
+      const ANSWER = '.ds-markdown:not(.ds-think-content .ds-markdown)';
+      const loading = await watchFirstSight(sp.page, `${SLOT} .ds-loading`, [ANSWER]);
       await sp.page.click(SLOT);
-      await sp.page.locator(`${SLOT} .ds-loading`).waitFor();
-      expect(await sp.page.locator('.ds-markdown:not(.ds-think-content .ds-markdown)').count()).toBe(0);
+      expect(await loading()).toMatchObject({ counts: { [ANSWER]: 0 } });
       await sp.page.locator(`${SLOT} path[d^="M2 4.88"]`).waitFor();
       expect(await sp.page.locator(`${SLOT} :is(.ds-loading, rect)`).count()).toBe(0);
       await sp.page.click(SLOT);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { simulatedAnswer } from '../../../agents/simulator/answer.js';
 import { startE2E, type E2E } from '../../support/e2e.js';
 import { openSimPage, typeAndPress, type SimPage } from '../../support/sim-page.js';
+import { watchFirstSight } from '../../support/first-sight.js';
 import { providerSuite } from '../provider-suite.js';
 import { describeBeside, inOrder } from '../../support/beside.js';
 import { giveBackTestBrowser, takeTestBrowser } from '../../support/test-browser.js';
@@ -40,28 +41,10 @@ describeBeside('the simulated Perplexity page', () => {
     }, 30_000);
 
     it('streams a bare prose block, then renders the answer anew inside the final-text wrapper', async ({ expect }) => {
-      // What the page is at the moment the answer's block first shows, seen by the page
-      // itself: a look from here could come after the whole stream on a loaded machine.
-      await s.page.evaluate(() => {
-        const w = window as unknown as { firstBlock?: { block: Element; finalTexts: number; markdownContents: number } };
-        new MutationObserver((_, observer) => {
-          const block = document.querySelector('.prose[data-renderer="lm"]');
-          if (!block) return;
-          observer.disconnect();
-          w.firstBlock = {
-            block,
-            finalTexts: document.querySelectorAll('[data-workflow-final-text]').length,
-            markdownContents: document.querySelectorAll('[id^="markdown-content-"]').length,
-          };
-        }).observe(document.body, { childList: true, subtree: true });
-      });
+      const streaming = await watchFirstSight(s.page, '.prose[data-renderer="lm"]', ['[data-workflow-final-text]', '[id^="markdown-content-"]']);
       await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       await s.page.waitForSelector('[data-workflow-final-text] > .prose[data-renderer="lm"]');
-      const first = await s.page.evaluate(() => {
-        const seen = (window as unknown as { firstBlock: { block: Element; finalTexts: number; markdownContents: number } }).firstBlock;
-        return { finalTexts: seen.finalTexts, markdownContents: seen.markdownContents, streamedBlockLeft: !seen.block.isConnected };
-      });
-      expect(first).toEqual({ finalTexts: 0, markdownContents: 0, streamedBlockLeft: true });
+      expect(await streaming()).toMatchObject({ counts: { '[data-workflow-final-text]': 0, '[id^="markdown-content-"]': 0 }, stillThere: false });
       expect(await s.page.locator('[data-workflow-final-text] + [data-workflow-text-footer]').count()).toBe(1);
     });
 
@@ -98,12 +81,11 @@ describeBeside('the simulated Perplexity page', () => {
     }, 30_000);
 
     it('anchors the answer in markdown-content from the first token, deep in its column, without the workflow attributes', async ({ expect }) => {
-      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
-      const streaming = await s.page.waitForSelector('.gap-y-sm.flex.flex-col > div > div > .min-w-0 > div#markdown-content-0 .prose > [data-renderer="lm"]');
       const row = '.gap-y-sm.flex.flex-col > .flex.items-center.justify-between';
-      expect(await s.page.locator(row).count()).toBe(0);
+      const streaming = await watchFirstSight(s.page, '.gap-y-sm.flex.flex-col > div > div > .min-w-0 > div#markdown-content-0 .prose > [data-renderer="lm"]', [row]);
+      await typeAndPress(s, '#ask-input', 'Slowly [[sim:ms=1500]]');
       await s.page.waitForSelector(row);
-      expect(await streaming.evaluate((e) => e.isConnected)).toBe(true);
+      expect(await streaming()).toMatchObject({ counts: { [row]: 0 }, stillThere: true });
       expect(await s.page.locator('[data-workflow-final-text], [data-workflow-text-footer]').count()).toBe(0);
       // As on the real pages: the row follows the answer's box, its Copy labelled.
       expect(await s.page.locator(`:has(> * #markdown-content-0) + .flex.items-center.justify-between ${COPY_ICON}[aria-label="Copy"]`).count()).toBe(1);
