@@ -68,6 +68,13 @@ describeWithCaptures('the packs’ attach controls, against the real pages', () 
       const site = PROVIDER_SITES[capture.provider];
       const { page, close } = await openCapture(browser, capture);
       try {
+        // The flow looks for the opener once the page has shown its composer, well after the
+        // load. A look at the load itself found none once, in a `.ci/run` on a loaded machine
+        // (2026-11-30): this one allows the page up to 5 s. What in the static page settles
+        // late is not known.
+        if (expected.opener) {
+          await page.waitForFunction((pack) => window.__chatbridge!.find(pack.attachOpener) !== null, site.page, { timeout: 5_000 }).catch(() => {});
+        }
         const seen = await page.evaluate(lookAtControls, site.page);
         expect(seen.input).toBe(expected.input);
         expect(seen.imageOnly).toBe(false);
