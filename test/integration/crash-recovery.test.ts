@@ -2,8 +2,8 @@
  * Durability across crashes and restarts, with the real service in its own process
  * (dist/test/support/scripted-server.js: `serve` with scripted agents instead of browsers).
  *
- * - SIGKILL while hundreds of jobs are queued and several run: no accepted job is lost; the
- *   answers of those that were running are collected from their conversations after the
+ * - SIGKILL while hundreds of jobs are queued and every agent writes an answer: no accepted
+ *   job is lost; the answers of those that were running are collected from their conversations after the
  *   restart, under the same attempt (a prompt is never sent twice), all finish.
  * - A clean stop (SIGTERM, SIGINT) while jobs run: exit code 0; the answers that finish
  *   within the grace are kept, those still being written are collected after the restart,
@@ -23,7 +23,7 @@ const { tempDir, createKey, startServer } = serverProcesses('chatbridge-crash-')
 // ---------------------------------------------------------------------------------------
 
 describe('crash recovery (service in its own process)', () => {
-  it('SIGKILL with hundreds queued and several running: nothing accepted is lost, the answers being written are collected, all finish', async () => {
+  it('SIGKILL with hundreds queued and every agent writing an answer: nothing accepted is lost, the answers being written are collected, all finish', async () => {
     const dir = tempDir();
     // The first command creates the database; the others may then run together. (Commands
     // racing on a fresh data dir trip over the schema migration: see test/cli/user-mistakes.test.ts.)
@@ -92,35 +92,43 @@ describe('crash recovery (service in its own process)', () => {
       expect(r.body.status).toBe('succeeded');
     }
 
-    // Kill while the queue is deep and every agent is busy.
-    const status = await until(
-      'a deep queue with every agent busy',
+    // Kill while the queue is deep and every agent is writing an answer. Each agent's next
+    // job is one that never ends by itself, so the kill finds all five under way however
+    // late it comes (on a loaded machine, jobs of 20 to 100 ms could all end between a look
+    // and the kill).
+    const writing: string[] = [];
+    for (const provider of ['chatgpt', 'chatgpt', 'chatgpt', 'claude', 'claude']) {
+      const prompt = `writing ${writing.length} [[hang]] [[collect=answer]]`;
+      const r = await api(url1, keys[0]!, 'POST', '/v1/completions', { prompt, provider, priority: 50, wait: false, callback_url: CALLBACK });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      accepted.set(r.body.id, prompt);
+      writing.push(r.body.id);
+    }
+    await until(
+      'every writing job sent, with a deep queue behind',
       async () => {
+        const sent = new Set((await storedJobs(dir)).filter((s) => s.attempts.some((a) => a.sent_conversation !== null && a.ended_at === null)).map((s) => s.job.id));
         const s = (await api(url1, keys[0]!, 'GET', '/v1/status')).body;
-        return s.agents.busy === 5 && s.queue.depth >= 200 ? s : undefined;
+        return writing.every((id) => sent.has(id)) && s.agents.busy === 5 && s.queue.depth >= 200 ? s : undefined;
       },
-      5_000,
-      10,
+      10_000,
+      20,
     );
-    expect(status.agents.total).toBe(5);
     await sigkill(server);
     await Promise.all(heldDone);
     const lo = held.filter((h) => h.priority === -10);
     for (const h of lo) expect(heldResults.get(h.tag), `held ${h.tag} was still open at the kill`).toBeInstanceOf(Error);
 
-    // What the dead process left on disk: every accepted job, hundreds queued, some running.
+    // What the dead process left on disk: every accepted job, hundreds queued, the five running.
     const atKill = (await storedJobs(dir)).map((s) => s.job);
     const byId = new Map(atKill.map((job) => [job.id, job]));
     const missing = [...accepted.keys()].filter((id) => !byId.has(id));
     expect(missing, 'accepted jobs missing from the database after SIGKILL').toEqual([]);
     for (const [id, prompt] of accepted) expect(byId.get(id)!.prompt).toBe(prompt);
-    const queuedAtKill = atKill.filter((job) => job.status === 'queued').length;
+    expect(atKill.filter((job) => job.status === 'queued').length).toBeGreaterThanOrEqual(200);
     const runningAtKill = atKill.filter((job) => job.status === 'dispatched').map((job) => ({ id: job.id, attempts: job.attempts }));
-    const totalAtKill = atKill.length;
-    expect(queuedAtKill).toBeGreaterThanOrEqual(200);
-    expect(runningAtKill.length).toBeGreaterThanOrEqual(2);
-    expect(runningAtKill.length).toBeLessThanOrEqual(5);
-    expect(totalAtKill).toBeGreaterThanOrEqual(accepted.size);
+    expect(runningAtKill.map((r) => r.id).sort()).toEqual([...writing].sort());
+    expect(atKill.length).toBeGreaterThanOrEqual(accepted.size);
 
     // Restart on the same data dir.
     server = await startServer(dir, AGENTS);
@@ -157,19 +165,12 @@ describe('crash recovery (service in its own process)', () => {
     });
     expect(notSucceeded).toEqual([]);
 
-    // The jobs that were running at the kill: their answers were collected from their
-    // conversations under the same attempt, nothing sent again. (One killed between its
-    // dispatch and the record of its send, a millisecond, would have run again.)
-    const collected: string[] = [];
+    // The jobs that were running at the kill, each sent: their answers were collected from
+    // their conversations under the same attempt, nothing sent again.
     for (const { id, attempts } of runningAtKill) {
       const r = await api(url2, keys[0]!, 'GET', `/v1/completions/${id}`);
-      expect(r.body.status).toBe('succeeded');
-      if (r.body.response.startsWith('collected(')) {
-        expect(r.body.attempts, id).toBe(attempts);
-        collected.push(id);
-      } else expect(r.body.attempts, id).toBe(attempts + 1);
+      expect(r.body, id).toMatchObject({ status: 'succeeded', attempts, response: expect.stringMatching(/^collected\(agt_\w+\): writing /) });
     }
-    expect(collected.length).toBeGreaterThan(0);
 
     expect(await sigterm(server)).toEqual({ code: 0, signal: null });
 
@@ -179,19 +180,12 @@ describe('crash recovery (service in its own process)', () => {
     const allAttempts = atEnd.flatMap((s) => s.attempts);
     for (const { id, attempts } of runningAtKill) {
       const rows = attemptsOf.get(id)!;
-      if (collected.includes(id)) {
-        expect(rows).toHaveLength(attempts);
-        expect(rows[attempts - 1]).toMatchObject({ outcome: 'succeeded', sent_conversation: expect.stringMatching(/^script:\/\//) });
-        expect(rows[attempts - 1]!.detail).toMatch(/^The service stopped before the answer finished: collected by reopening its conversation/);
-      } else {
-        expect(rows).toHaveLength(attempts + 1);
-        expect(rows[attempts - 1]).toMatchObject({ attempt: attempts, outcome: 'agent_lost', ended_at: expect.any(Number) });
-      }
+      expect(rows).toHaveLength(attempts);
+      expect(rows[attempts - 1]).toMatchObject({ outcome: 'succeeded', sent_conversation: expect.stringMatching(/^script:\/\//) });
+      expect(rows[attempts - 1]!.detail).toMatch(/^The service stopped before the answer finished: collected by reopening its conversation/);
     }
-    // An attempt lost after its prompt went is never the reason for a second send.
-    const byJob = (a: { job_id: string }, b: { job_id: string }) => a.job_id.localeCompare(b.job_id);
-    const lost = allAttempts.filter((a) => a.outcome === 'agent_lost').map((a) => ({ job_id: a.job_id, sent_turns_before: a.sent_turns_before }));
-    expect(lost.sort(byJob)).toEqual(runningAtKill.filter((r) => !collected.includes(r.id)).map((r) => ({ job_id: r.id, sent_turns_before: null })).sort(byJob));
+    // No attempt was lost: a prompt that went is never the reason for a second send.
+    expect(allAttempts.filter((a) => a.outcome === 'agent_lost')).toEqual([]);
     expect(allAttempts.filter((a) => a.ended_at === null)).toEqual([]);
     expect(atEnd.filter((s) => s.job.status !== 'succeeded').map((s) => ({ id: s.job.id, status: s.job.status }))).toEqual([]);
     expect(atEnd.length).toBeGreaterThanOrEqual(accepted.size);
