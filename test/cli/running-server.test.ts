@@ -128,8 +128,9 @@ describe('caps, rotation, pause and status on a running server', () => {
   });
 
   it('status prints the figures; status --json is the /v1/status report', async () => {
-    // One chatgpt agent busy, two gemini jobs queued (there is no gemini agent).
-    const busy = await submit({ prompt: 'busy [[ms=4000]]', provider: 'chatgpt', wait: false, callback_url: CALLBACK });
+    // One chatgpt agent busy, two gemini jobs queued (there is no gemini agent). The busy job
+    // never ends by itself: two `chatbridge status` processes may take seconds on a loaded machine.
+    const busy = await submit({ prompt: 'busy [[hang]]', provider: 'chatgpt', wait: false, callback_url: CALLBACK });
     expect(busy.status).toBe(202);
     for (let i = 0; i < 2; i++) {
       expect((await submit({ prompt: `gemini ${i}`, provider: 'gemini', wait: false, callback_url: CALLBACK })).status).toBe(202);
