@@ -6,6 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatBridgeClient, type JobEvent } from '../../main/client/index.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -62,8 +63,15 @@ describe('ChatBridgeClient.follow', () => {
   it("yields the job's statuses and its answer's pieces, which joined are the response", async () => {
     const t = await start();
     const client = new ChatBridgeClient({ baseUrl: t.url, apiKey: t.key });
+    // Paused until the follower listens, so that each piece comes as it is published however
+    // slow the machine (a follower that joins late gets the pieces so far as one).
+    await t.driver.settings.setPaused(true);
     const { id } = await client.submit({ prompt: 'Follow me [[stream=3/30]]', wait: false, callback_url: 'https://hooks.example/x' });
-    const events = await collect(client.follow(id));
+    const following = collect(client.follow(id));
+    await until(() => t.driver.waiting() >= 2, 10_000, 'the follower listening');
+    await t.driver.settings.setPaused(false);
+    const events = await following;
+    expect((events[0] as Extract<JobEvent, { type: 'job' }>).job.status).toBe('queued');
     expect(lastJob(events).status).toBe('succeeded');
     expect(joined(events)).toBe(lastJob(events).response);
     expect(events.filter((e) => e.type === 'delta')).toHaveLength(4);

@@ -26,12 +26,24 @@ const follow = (t: TestService, id: string, headers: Record<string, string> = {}
   openSse(`${t.url}/v1/completions/${id}/events`, { authorization: `Bearer ${key}`, ...headers });
 const texts = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => JSON.parse(e.data!).text as string);
 const jobs = (events: SseEvent[]) => events.filter((e) => e.event === 'job').map((e) => JSON.parse(e.data!));
+/**
+ * Submits `prompt` while the agents are paused and follows it from the queue: the follower
+ * hears every piece as it is published however slow the machine (one that joins late hears
+ * the pieces so far as one).
+ */
+const followFromQueue = async (t: TestService, prompt: string) => {
+  await t.driver.settings.setPaused(true);
+  const id = await submit(t, prompt);
+  const s = await follow(t, id);
+  await until(() => t.driver.waiting() >= 2, 10_000, 'the follower listening'); // an event stream listens twice
+  await t.driver.settings.setPaused(false);
+  return { id, s };
+};
 
 describe('GET /v1/completions/{id}/events', () => {
   it("streams the job at each status and its answer's pieces, which joined are the response byte for byte, then ends", async () => {
     const t = await start();
-    const id = await submit(t, 'Tell me [[ms=100]][[stream=3/40]] — with ünïcödé ✓');
-    const s = await follow(t, id);
+    const { id, s } = await followFromQueue(t, 'Tell me [[ms=100]][[stream=3/40]] — with ünïcödé ✓');
     expect(s.status).toBe(200);
     expect(s.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(s.headers.get('x-request-id')).toMatch(/^req_/);
@@ -43,7 +55,7 @@ describe('GET /v1/completions/{id}/events', () => {
     expect(texts(s.events).join('')).toBe(final.response);
     const shown = jobs(s.events);
     expect(shown.at(-1)).toEqual(final);
-    expect(shown.map((j) => j.status)).toEqual(['dispatched', 'succeeded']);
+    expect(shown.map((j) => j.status)).toEqual(['queued', 'dispatched', 'succeeded']);
     // Every event has an id; the last says the whole answer was carried.
     expect(s.events.every((e) => e.id)).toBe(true);
     expect(s.events.at(-1)!.id).toBe(`${final.response.length}-succeeded-1`);
@@ -52,8 +64,7 @@ describe('GET /v1/completions/{id}/events', () => {
 
   it('resumes from Last-Event-ID: the rest of the answer and the job once, nothing repeated', async () => {
     const t = await start();
-    const id = await submit(t, 'Resume me [[stream=4/150]]');
-    const first = await follow(t, id);
+    const { id, s: first } = await followFromQueue(t, 'Resume me [[stream=4/150]]');
     await until(() => texts(first.events).length === 1);
     first.close();
     const lastId = first.events.at(-1)!.id!;
@@ -138,9 +149,7 @@ describe('GET /v1/completions/{id}/events', () => {
 
   it('counts a job whose streamed pieces are not the start of its answer, and ends its streams with the job whole', async () => {
     const t = await start();
-    // Long enough for the follower to be there before it ends: one that comes after hears the whole answer only.
-    const id = await submit(t, 'wrong [[stream-wrong]][[ms=1500]]');
-    const s = await follow(t, id);
+    const { id, s } = await followFromQueue(t, 'wrong [[stream-wrong]]');
     await s.done;
     const final = jobs(s.events).at(-1);
     expect(final.status).toBe('succeeded');

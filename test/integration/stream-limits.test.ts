@@ -116,7 +116,7 @@ describe('event streams and readers that stop', () => {
     const stuck = stoppedReader(t, id);
     reader = await follow(t, id);
     // Long enough that its follower, which asks after it began, sees it run (a job already final shows only its end).
-    const other = await submit(t, 'Other [[ms=1500]][[stream=3/50]]', 'claude');
+    const other = await submit(t, 'Other [[ms=4000]][[stream=3/50]]', 'claude');
     const otherReader = await follow(t, other);
     // All 6.4 MiB reach the reading follower before the agent answers: nobody waits on the stuck one.
     await got(100);
