@@ -101,7 +101,8 @@ describe('caps, rotation, pause and status on a running server', () => {
 
   it('pause makes wait:false without callback 503 NO_DEVICE_ONLINE within one second; resume undoes it', async () => {
     const running = await submit({ prompt: 'running [[ms=1500]]', provider: 'claude', wait: false, callback_url: CALLBACK });
-    await heldAfter('the job to run', Date.now(), async () => (await status()).agents.busy === 1);
+    // Taken by its agent (a slow machine may only look after its 1.5 s).
+    await heldAfter('the job to run', Date.now(), async () => (await api(server.url, key, 'GET', `/v1/completions/${running.body.id}`)).body.status !== 'queued');
     const r = await ok(['pause', '--data-dir', dir]);
     await withinOneSecond('NO_DEVICE_ONLINE', r.endedAt, async () => {
       const res = await submit({ prompt: 'now?', wait: false });

@@ -247,12 +247,14 @@ describe('agents from the dashboard', () => {
     const first = await t.api('POST', '/v1/completions', { body: { prompt: 'Remember 7' } });
     const ref = first.body.conversation_ref as string;
 
-    const running = t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[ms=1500]]' } });
+    // Running until cancelled: the calls made while it runs may take long on a busy machine.
+    const running = await t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
     await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state === 'busy');
     const busy = await as('DELETE', `/admin/v1/agents/${id}`);
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toMatch(/running a job/);
-    expect((await running).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/completions/${running.body.id}`)).body.status).toBe('cancelled');
+    await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state !== 'busy');
 
     // A queued continuation can only run on this agent.
     await as('PATCH', `/admin/v1/agents/${id}`, { enabled: false });
@@ -295,13 +297,15 @@ describe('agents from the dashboard', () => {
     expect(recheck.body.id).toBe(id);
     expect(control.calls).toEqual([`check ${id} send`, `check ${id}`, `recheck ${id}`]);
 
-    const running = t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[ms=1500]]' } });
+    // Running until cancelled: the calls made while it runs may take long on a busy machine.
+    const running = await t.api('POST', '/v1/completions', { body: { prompt: 'Slow [[hang]]', wait: false, callback_url: 'https://127.0.0.1:9/hook' } });
     await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state === 'busy');
     const busy = await as('POST', `/admin/v1/agents/${id}/check-site`, {});
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toMatch(/running a job/);
     expect((await as('POST', `/admin/v1/agents/${id}/check`)).body.state).toBe('busy');
-    expect((await running).status).toBe(200);
+    expect((await t.api('DELETE', `/v1/completions/${running.body.id}`)).body.status).toBe('cancelled');
+    await until(async () => (await as('GET', '/admin/v1/state')).body.agents[0].state !== 'busy');
     // Resting after a usage limit: a recheck that finds the page ready ends the rest; one that does not leaves it.
     t.driver.agents.coolDown(id, Date.now() + 3_600_000);
     control.healthy = false;

@@ -72,18 +72,22 @@ describe('chatbridge/client against the service, with faults', () => {
 
   it("the service's own 503 (wait: false, every agent busy) is retried until an agent frees", async () => {
     const { ts, client, clock, jobs } = await setUp();
-    const busy = await client.submit({ prompt: '[[ms=400]] first', wait: false });
+    // The busy job never ends by itself: it is cancelled once the second was refused.
+    const busy = await client.submit({ prompt: '[[hang]] first', wait: false });
     await until(() => ts.agents[0]!.runs.length === 1);
-    const second = await client.submit({ prompt: 'second', wait: false });
+    const submitting = client.submit({ prompt: 'second', wait: false });
+    await until(() => clock.waits.length > 0, 10_000, 'the second to be refused'); // at least once
+    await client.cancel(busy.id);
+    const second = await submitting;
     expect(second).toMatchObject({ status: 'queued' });
     expect(second.id).not.toBe(busy.id);
-    expect(clock.waits.length).toBeGreaterThan(0); // it was refused at least once
     expect(await jobs()).toHaveLength(2);
   });
 
   it('enqueue queues a job even while no agent is free, and wait follows it to its answer', async () => {
     const { ts, proxy, client, jobs } = await setUp();
-    await client.submit({ prompt: '[[ms=300]] first', wait: false });
+    // The first job never ends by itself: it is cancelled once the second is followed, queued behind it.
+    const first = await client.submit({ prompt: '[[hang]] first', wait: false });
     await until(() => ts.agents[0]!.runs.length === 1);
     const progress: string[] = [];
     const queued = await client.enqueue({ prompt: 'queued behind', provider: 'claude' });
@@ -92,7 +96,10 @@ describe('chatbridge/client against the service, with faults', () => {
     const waits = posts(proxy).map((s) => JSON.parse(s.body).wait);
     expect(waits.slice(0, 3)).toEqual([false, false, true]);
     expect(waits.at(-1)).toBe(false);
-    const done = await client.wait(queued.id, { onProgress: (j) => progress.push(j.status), progressEveryMs: 50 });
+    const waiting = client.wait(queued.id, { onProgress: (j) => progress.push(j.status), progressEveryMs: 50 });
+    await until(() => progress.length > 0, 10_000, 'the first progress');
+    await client.cancel(first.id);
+    const done = await waiting;
     expect(done).toMatchObject({ id: queued.id, status: 'succeeded' });
     expect(progress[0]).toBe('queued');
     expect(await jobs()).toHaveLength(2);
