@@ -57,7 +57,8 @@ describe('a job cancelled before, or just after, its prompt is sent', () => {
   it('once sent, is stopped even before the site begins its answer: Stop is pressed again when the page has not taken it', async () => {
     const e = await startE2E('gemini', 1);
     try {
-      const prompt = 'Slow to start [[sim:reply-ms=1500]] [[sim:ms=4000]]';
+      // The answer lasts long enough for the presses of a busy machine to come before its end.
+      const prompt = 'Slow to start [[sim:reply-ms=1500]] [[sim:ms=12000]]';
       const waiting = e.api('POST', '/v1/completions', { body: { provider: 'gemini', prompt } });
       const sent = await until(() => e.sim.log.sends.find((s) => s.prompt === prompt), 15_000, 'the send');
       const id = (await jobIdWhere(e.driver, (p) => p === prompt))!;

@@ -44,13 +44,13 @@ describe('chat streaming on the simulated site', () => {
 
       const s = await openSse(`${e.url}/v1/chat/completions`, { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, {
         method: 'POST',
-        body: JSON.stringify({ model: 'service/chatgpt', messages: [{ role: 'user', content: 'A long answer [[sim:ms=8000]]' }], stream: true }),
+        body: JSON.stringify({ model: 'service/chatgpt', messages: [{ role: 'user', content: 'A long answer [[sim:ms=30000]]' }], stream: true }),
       });
       const sent = await until(() => e.sim.log.sends.find((x) => x.prompt.startsWith('A long answer')), 30_000, 'the prompt on the page');
       const long = (await jobIdWhere(e.driver, (prompt) => prompt.startsWith('A long answer')))!;
       await until(() => s.events.some((x) => x.data?.includes('"role":"assistant"')));
       s.close();
-      await until(async () => (await e.driver.job(long))?.status === 'cancelled', 2_000, 'the job cancelled within 2 s');
+      await until(async () => (await e.driver.job(long))?.status === 'cancelled', 5_000, 'the job cancelled within 5 s');
       await until(() => e.sim.log.stops.some((x) => x.turn === sent.turn), 10_000, 'the Stop press');
     } finally {
       await e.stop();

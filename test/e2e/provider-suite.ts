@@ -130,7 +130,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
     }, 60_000);
 
     inOrder('cancels mid-answer: the caller gets 499, Stop is pressed, the agent is free again', async ({ expect }) => {
-      const waiting = ask({ prompt: 'A long answer [[sim:ms=8000]]' });
+      const waiting = ask({ prompt: 'A long answer [[sim:ms=30000]]' });
       const sent = await until(() => e.sim.log.sends.find((s) => s.prompt.startsWith('A long answer')));
       const id = (await jobIdWhere(e.service.store, (prompt) => prompt.startsWith('A long answer')))!;
       await new Promise((r) => setTimeout(r, 300));
@@ -167,7 +167,7 @@ export function providerSuite(provider: Provider, look: SimLook = {}, depth: Sui
 
     fullIt('answers two jobs at once on two agents', async ({ expect }) => {
       const finishesBefore = e.sim.log.finishes.length;
-      const [a, b] = await Promise.all([ask({ prompt: 'Parallel one [[sim:ms=2000]]' }), ask({ prompt: 'Parallel two [[sim:ms=2000]]' })]);
+      const [a, b] = await Promise.all([ask({ prompt: 'Parallel one [[sim:ms=5000]]' }), ask({ prompt: 'Parallel two [[sim:ms=5000]]' })]);
       expect(a.status).toBe(200);
       expect(b.status).toBe(200);
       expect(a.body.agent_id).not.toBe(b.body.agent_id);

@@ -133,7 +133,7 @@ describeBeside('the simulated ChatGPT page', () => {
     const v = await visit('app-shell');
     try {
       const { page, site } = v;
-      await v.ask('Long [[sim:ms=6000]]');
+      await v.ask('Long [[sim:ms=30000]]'); // long enough to be stopped on a busy machine
       await page.locator('button[aria-label="Stop"]').click();
       await until(() => site.log.stops.length === 1, 15_000, 'the stop');
       await expect(page.locator('button[aria-label="Stop"]').isVisible()).resolves.toBe(false);
@@ -189,8 +189,9 @@ describeBeside('the simulated ChatGPT page', () => {
       await page.locator(COMPOSER).click();
       await page.keyboard.insertText('Привет [[sim:ms=1500]]');
       await expect(page.locator('form[data-chatgpt-composer] button[type="submit"]').getAttribute('aria-label')).resolves.toBe('Отправить');
+      const stop = await watchFirstSight(page, 'button[aria-label="Остановить"]');
       await page.keyboard.press('Enter');
-      await page.locator('button[aria-label="Остановить"]').waitFor();
+      await stop();
       await v.finished(1);
       await expect(page.locator('h4[data-conversation-role="assistant"]').textContent()).resolves.toBe('ChatGPT сказал:');
       await expect(page.locator('[data-turn-key] .turn-action-controls').nth(1).locator('button').first().getAttribute('aria-label')).resolves.toBe('Копировать');

@@ -105,7 +105,7 @@ describeBeside('simulated DeepSeek pages', () => {
       // The first words are held back (a long think first) and the answer streams slowly, so
       // each glyph stays long enough to be seen on a busy machine: the first words of a plain
       // answer come a quarter of a second after the send, and a look could miss the loading.
-      await sp.page.fill(COMPOSER, 'Slow [[sim:think-first=1500]] [[sim:ms=6000]]');
+      await sp.page.fill(COMPOSER, 'Slow [[sim:think-first=1500]] [[sim:ms=30000]]');
       await sp.page.locator(`${SLOT}:not(.ds-button--disabled) path[d^="M8.3125"]`).waitFor();
       const ANSWER = '.ds-markdown:not(.ds-think-content .ds-markdown)';
       const loading = await watchFirstSight(sp.page, `${SLOT} .ds-loading`, [ANSWER]);
