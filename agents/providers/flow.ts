@@ -21,8 +21,8 @@ import { attachFiles, readyToSend } from './attach-files.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { blockerAfterMove, heeded, PAGE_LOAD_MS, watchTurn } from './fresh-page.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
-import { failureFor, pageLook, roleHandle, siteChanged } from './page-facts.js';
-import type { TurnOutcome, ViewportPoint, WatchLimits } from './page-helpers.js';
+import { failureFor, pageLook, pressRole, roleHandle, siteChanged } from './page-facts.js';
+import type { TurnOutcome, WatchLimits } from './page-helpers.js';
 import type { Finished } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
 import { insertPrompt, send, SENT_MS } from './prompt-input.js';
@@ -42,8 +42,7 @@ export interface FinishMemory {
 }
 
 
-/** Stop: how long a click may wait for the control, how long the page has to take it, how many presses. */
-const STOP_CLICK_MS = 2_000;
+/** Stop: how long the page has to take a press, how many presses. */
 const STOP_TAKEN_MS = 2_000;
 const STOP_PRESSES = 3;
 
@@ -247,18 +246,9 @@ export async function pressStop(ctx: FlowContext, showsWithin = 0): Promise<void
       ctx.notes({ level: 'warn', message: `${ctx.site.name}'s Stop still shows after ${STOP_PRESSES} presses: the answer may go on at the site.` });
       return;
     }
-    await pressControl(ctx, shown.point);
+    await pressRole(ctx, 'stop', shown.point).catch(() => false);
     const taken = await world.waitFor((h, json) => !h.find(h.pack(json).stop), ctx.pack, { timeout: STOP_TAKEN_MS }).catch(() => null);
     if (taken) return;
     shown = await stopLook(0);
   }
-}
-
-/** A click at `point`, else (out of view, covered) Playwright's careful click on the stop control. */
-async function pressControl(ctx: FlowContext, point: ViewportPoint | null): Promise<void> {
-  if (point) return pageWorld(ctx.page).press(point).catch(() => {});
-  const stop = await roleHandle(ctx, 'stop').catch(() => null);
-  if (!stop) return;
-  await stop.click({ timeout: STOP_CLICK_MS }).catch(() => {});
-  await stop.dispose();
 }

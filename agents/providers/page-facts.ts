@@ -5,7 +5,7 @@
 import type { ElementHandle } from 'playwright-core';
 import { AccountLocked, AgentFailure } from '../../main/core/agent.js';
 import { inPage, type FlowContext } from './flow-context.js';
-import type { InTheWay, TurnProblem } from './page-helpers.js';
+import type { InTheWay, TurnProblem, ViewportPoint } from './page-helpers.js';
 import { pageWorld } from './page-world.js';
 import type { ProviderSite, Role } from './site.js';
 
@@ -107,6 +107,30 @@ export function failureFor(outcome: TurnProblem, site: ProviderSite): AgentFailu
 
 export async function roleHandle({ page, pack }: FlowContext, role: Role): Promise<ElementHandle<Element> | null> {
   return pageWorld(page).element((h, [json, r]) => h.find(h.pack(json)[r]), [pack, role] as const);
+}
+
+/** How long Playwright's careful click may wait for a control to be in view, still and on top. */
+const CAREFUL_CLICK_MS = 2_000;
+
+/**
+ * Clicks the pack's `role` control (Send, Stop); false when it is gone. Where its centre is on
+ * screen with nothing on top (`point`, from the look that found it), the click goes there at
+ * once: Playwright's own click would first scroll, wait two frames for the control to hold
+ * still and check the same hit target, some 25 ms, and on a renderer starved of CPU it ran out
+ * of its time with nothing pressed. Anywhere else (scrolled away, covered), that careful click.
+ */
+export async function pressRole(ctx: FlowContext, role: Role, point: ViewportPoint | null): Promise<boolean> {
+  if (point) {
+    await pageWorld(ctx.page)
+      .press(point)
+      .catch(() => {});
+    return true;
+  }
+  const control = await roleHandle(ctx, role);
+  if (!control) return false;
+  await control.click({ timeout: CAREFUL_CLICK_MS }).catch(() => {});
+  await control.dispose();
+  return true;
 }
 
 /** Whether `error` is a page script cut short by the page's own navigation. */

@@ -8,7 +8,7 @@ import { hasVisibleText } from '../../main/core/text.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles, OBSTACLE_ROUNDS } from './obstacle-clearing.js';
 import type { InTheWay, ViewportPoint } from './page-helpers.js';
-import { movedAway, roleHandle, siteChanged } from './page-facts.js';
+import { movedAway, pressRole, roleHandle, siteChanged } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 
 /** The send control, when the site shows one only once the composer holds text. */
@@ -203,7 +203,7 @@ export async function send(ctx: FlowContext): Promise<void> {
     await clearObstacles(ctx, ready.inTheWay);
     ready = await sendLook(ctx);
   }
-  const pressed = !!ready && (await pressSend(ctx, ready.point));
+  const pressed = !!ready && (await pressRole(ctx, 'send', ready.point));
   if (pressed) {
     const after = await sent(ctx);
     if (after === 'sent') return;
@@ -249,27 +249,6 @@ function sendLook(ctx: FlowContext): Promise<SendLook | null> {
       )
       .catch(() => null),
   );
-}
-
-/**
- * Clicks the send control; false when it is gone. Where its centre is on screen with nothing
- * on top (`point`, from the look that found it enabled), the click goes there at once:
- * Playwright's own click would first scroll, wait two frames for the button to hold still and
- * check the same hit target, some 25 ms between the prompt and the site. Anywhere else
- * (scrolled away, covered by something), that careful click.
- */
-async function pressSend(ctx: FlowContext, point: ViewportPoint | null): Promise<boolean> {
-  if (point) {
-    await pageWorld(ctx.page)
-      .press(point)
-      .catch(() => {});
-    return true;
-  }
-  const button = await roleHandle(ctx, 'send');
-  if (!button) return false;
-  await button.click({ timeout: 2_000 }).catch(() => {});
-  await button.dispose();
-  return true;
 }
 
 /**
