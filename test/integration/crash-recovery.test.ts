@@ -3,8 +3,9 @@
  * (dist/test/support/scripted-server.js: `serve` with scripted agents instead of browsers).
  *
  * - SIGKILL while hundreds of jobs are queued and every agent writes an answer: no accepted
- *   job is lost; the answers of those that were running are collected from their conversations after the
- *   restart, under the same attempt (a prompt is never sent twice), all finish.
+ *   job is lost; the answers of those that were running are collected from their
+ *   conversations after the restart, under the same attempt (a prompt is never sent twice),
+ *   all finish.
  * - A clean stop (SIGTERM, SIGINT) while jobs run: exit code 0; the answers that finish
  *   within the grace are kept, those still being written are collected after the restart,
  *   and jobs not sent yet go back to the queue without spending an attempt.
