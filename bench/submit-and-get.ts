@@ -5,7 +5,11 @@
  *
  * Submissions are `wait: false` with a callback_url: accepted and queued durably with no
  * agent. The contract caps the queue at 1 000 jobs, so they are timed in rounds of 900 and
- * the queue is emptied between rounds (DELETE of each accepted id, untimed). The per-key
+ * the queue is emptied between rounds (DELETE of each accepted id, untimed). Each job so
+ * cancelled has its webhook sent: the callback_url is a receiver in this process that takes
+ * it at once (204, test/support/webhook-receiver.ts), and the next round waits until every one has arrived, so no delivery nor
+ * its retries (30 s, 5 min later: a receiver that refused them) runs during a timed round
+ * and takes CPU from the service, the bare route or the client. The per-key
  * limits (600 writes, 1 200 reads a minute) are respected by spreading requests over a
  * pool of keys. GETs read existing queued jobs (the polling case; the answer carries
  * queue_position).
@@ -22,6 +26,7 @@
  */
 import type { Request } from 'autocannon';
 import { pathToFileURL } from 'node:url';
+import { makeCertificate, WebhookReceiver } from '../test/support/webhook-receiver.js';
 import {
   BARE_SERVER,
   COMMIT_PROBE,
@@ -64,11 +69,16 @@ const GET_SEGMENTS = 2; // per target, interleaved
 /** BENCH_ONLY=gets skips the submissions: the GETs alone take a minute, the whole bench several. */
 const SUBMISSIONS = process.env.BENCH_ONLY !== 'gets';
 
-const SUBMISSION = JSON.stringify({
-  prompt: 'Summarise the meeting notes below in three bullet points.',
-  wait: false,
-  callback_url: 'https://127.0.0.1:9/hook',
-});
+/** A submission whose webhook goes to `callbackUrl`. */
+const submission = (callbackUrl: string) =>
+  JSON.stringify({
+    prompt: 'Summarise the meeting notes below in three bullet points.',
+    wait: false,
+    callback_url: callbackUrl,
+  });
+
+/** How long the deliveries of a round's cancelled jobs may take to arrive. */
+const DELIVERIES_MS = 120_000;
 
 /** With BENCH_CPU_PROF=DIR, the node options that have a server write DIR/<name>.cpuprofile as it stops. */
 const cpuProfile = (name: string): string[] =>
@@ -142,11 +152,14 @@ async function main(): Promise<void> {
   const kind = fsKind(dataDir);
   console.log(`  data dir ${dataDir} on ${kind}${kind === 'tmpfs' ? '  WARNING: tmpfs, fsync costs nothing here; figures overstate a disk' : ''}`);
   const ring = new KeyRing(await createKeys(dataDir, KEY_COUNT));
+  const cert = makeCertificate();
+  const receiver = await WebhookReceiver.start(cert);
+  const SUBMISSION = submission(receiver.url());
   let service: Server | undefined;
   let bare: Server | undefined;
   try {
     // commit-probe counts the service's group commits from inside its process (see that file).
-    service = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0'], {
+    service = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0', '--webhook-ca', cert.certFile], {
       nodeArgs: [
         '--import',
         pathToFileURL(COMMIT_PROBE).href,
@@ -161,6 +174,8 @@ async function main(): Promise<void> {
     const sampleGet = await api(s.url, 'GET', `/v1/completions/${accepted.body.id}`, ring.take());
     if (sampleGet.status !== 200) throw new Error(`sample GET answered ${sampleGet.status}`);
     await api(s.url, 'DELETE', `/v1/completions/${accepted.body.id}`, ring.take());
+    /** Jobs cancelled so far: each has its webhook sent. */
+    let cancelled = 1;
     // The probe goes into the bare routes' process too: its per-request clock reads and
     // 'finish' listener are the bench's cost, so both targets pay them.
     bare = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body)], {
@@ -193,6 +208,8 @@ async function main(): Promise<void> {
     const emptyQueue = async (ids: string[]) => {
       const results = await inPool(ids, CONNECTIONS, (id) => api(s.url, 'DELETE', `/v1/completions/${id}`, ring.take()));
       cleanupFailures += results.filter((r) => r.status !== 200).length;
+      cancelled += results.filter((r) => r.status === 200).length;
+      await receiver.waitFor(cancelled, DELIVERIES_MS);
       const status = await api(s.url, 'GET', '/v1/status', ring.take());
       if (status.body?.queue?.depth !== 0) {
         throw new Error(`queue not empty after a round: depth ${status.body?.queue?.depth} (DELETE failures so far: ${cleanupFailures})`);
@@ -388,6 +405,8 @@ async function main(): Promise<void> {
   } finally {
     await service?.stop();
     await bare?.stop();
+    await receiver.close();
+    cert.remove();
     removeDir(dataDir);
   }
 }
