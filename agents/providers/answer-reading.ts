@@ -8,7 +8,7 @@ import { AgentFailure } from '../../main/core/agent.js';
 import { inPage, type FlowContext } from './flow-context.js';
 import { clearObstacles } from './obstacle-clearing.js';
 import { siteChanged } from './page-facts.js';
-import type { AnswerLook, CopyLook } from './page-helpers/types.js';
+import type { AnswerLook, CopyLook, FinishedLook } from './page-helpers/types.js';
 import { pageWorld } from './page-world.js';
 
 /** A press of Copy has this long to put the answer on the clipboard; a careful click of it, this long to be made. */
@@ -21,13 +21,13 @@ export const ADDRESS_WAIT_MS = 10_000;
 /**
  * The finished answer of the new turn, whole: what stands in the way cleared, one that is not
  * text refused (`not_text`), one that reads empty even from its conversation loaded anew
- * taken for a changed site. When nothing is in the way, which is every job's case, one look
- * tells all three (page-helpers/answer-look.ts) before Copy is pressed.
+ * taken for a changed site. When nothing is in the way, which is every job's case, `first`
+ * (the look the watch took as the answer ended: page-helpers/answer-look.ts) tells all three,
+ * and Copy is pressed next.
  */
-export async function readFinishedAnswer(ctx: FlowContext): Promise<string> {
+export async function readFinishedAnswer(ctx: FlowContext, first: FinishedLook): Promise<string> {
   const { page, pack, site } = ctx;
   const world = pageWorld(page);
-  const first = await world.run((h, [json, s]) => h.finishedLook(h.pack(json), s), [pack, site.turnScope] as const);
   // What was in the way is cleared (or ends the attempt), and the answer looked at again.
   const look: AnswerLook = first.inTheWay
     ? await clearObstacles(ctx, first.inTheWay).then(() => world.run((h, [json, s]) => h.answerLook(h.pack(json), s), [pack, site.turnScope] as const))

@@ -13,7 +13,6 @@ import { failureFor } from './page-facts.js';
 import { pageWorld } from './page-world.js';
 import { inPage, untilAborted, type FlowContext } from './flow-context.js';
 import { learnFinish, stopUnlessCollected, waitUntilReady, watchNewTurn, type FinishMemory } from './flow.js';
-import { modelUsedOf } from './variant-choice.js';
 
 /** How long a page reopened as the collection ends may take to show its Stop control. */
 const STOP_SHOWS_MS = 5_000;
@@ -51,5 +50,5 @@ export async function collectAnswer(ctx: FlowContext, task: Pick<CollectTask, 's
   await clearObstacles(ctx);
   const text = await readAnswer(ctx);
   if (text.trim() === '') throw new AgentFailure('timed_out', `${site.name}: the answer in the conversation reopened reads empty.`);
-  return { text, conversation: page.url(), modelUsed: await modelUsedOf(ctx), finish };
+  return { text, conversation: page.url(), modelUsed: outcome.modelUsed, finish };
 }

@@ -28,7 +28,7 @@ import { pageWorld } from './page-world.js';
 import { insertPrompt, send, SENT_MS } from './prompt-input.js';
 import { reportSent } from './sent-prompt.js';
 import { newChatUrl, type ProviderSite } from './site.js';
-import { chooseVariant, modelUsedOf } from './variant-choice.js';
+import { chooseVariant } from './variant-choice.js';
 
 /** What a turn is asked to do; its signal is the context's. */
 export type TurnTask = Pick<AgentTask, 'prompt' | 'variant' | 'label' | 'onSent' | 'onDelta' | 'attachments'>;
@@ -161,19 +161,14 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
   if (outcome.kind === 'missing') throw siteChanged(site, outcome.role, outcome.detail);
   if (outcome.kind !== 'finished') throw failureFor(outcome, site);
   const finish = learnFinish(ctx, outcome, memory, task.label);
-
-  // The model that answered is read as the answer is, not after it: the page answers both
-  // in one wait. Should the read of the answer fail, that failure is the attempt's.
-  const modelUsed = modelUsedOf(ctx);
-  modelUsed.catch(() => {});
-  const text = await readFinishedAnswer(ctx);
+  const text = await readFinishedAnswer(ctx, outcome.look);
   await inPage(
     ctx,
     page.waitForURL((url) => site.conversationPath.test(url.pathname), { timeout: ADDRESS_WAIT_MS }).catch(() => {
       throw new AgentFailure('provider_error', `${site.name} did not give the conversation an address.`);
     }),
   );
-  return { text, conversation: page.url(), modelUsed: await modelUsed, finish };
+  return { text, conversation: page.url(), modelUsed: outcome.modelUsed, finish };
 }
 
 /**

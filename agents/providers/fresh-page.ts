@@ -13,6 +13,7 @@ import { movedAway, pageLook, pageProblem } from './page-facts.js';
 import type { TurnOutcome, TurnProblem, WatchLimits } from './page-helpers.js';
 import { pageWorld } from './page-world.js';
 import { newChatUrl, type ProviderSite } from './site.js';
+import { modelReading } from './variant-pack.js';
 
 /** The page must finish loading within this. */
 export const PAGE_LOAD_MS = 30_000;
@@ -46,10 +47,11 @@ export async function standingProblem(ctx: FlowContext): Promise<TurnProblem | n
  */
 export async function watchTurn(ctx: FlowContext, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome> {
   const { page, site, pack } = ctx;
+  const reading = modelReading(site.variants);
   for (let looks = 1; ; looks++) {
     const outcome = await pageWorld(page).run(
-      (h, [json, scope, w, expected]) => h.watchTurn(h.pack(json), scope, w, expected),
-      [pack, site.turnScope, limits, markerExpected] as const,
+      (h, [json, scope, w, expected, r]) => h.watchTurn(h.pack(json), scope, w, expected, r),
+      [pack, site.turnScope, limits, markerExpected, reading] as const,
     );
     if (!('confirm' in outcome) || !outcome.confirm || ctx.signal.aborted) return outcome;
     if (looks > MOST_FRESH_LOOKS) await acquit(ctx);

@@ -12,7 +12,7 @@
  *   clipboard API is caught in the page's own world: copy-hook.ts);
  * - turns.ts: the assistant turns present before a prompt is sent, the first new one, the
  *   roles within a turn's scope; watch.ts watches the new turn until it ends; answer-look.ts
- *   tells an answer that is not text;
+ *   tells an answer that is not text, where its Copy is, and the model the page names;
  * - obstacles.ts: what ends a job at the page level, and what stands in the way before
  *   acting (modal dialogs, overlays, an A/B chooser, a mode toggle), for the flow to clear;
  *   conversation.ts: what belongs to the conversation (turns, chat titles), where no notice is read;

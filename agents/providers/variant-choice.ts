@@ -13,7 +13,7 @@
 import { VariantUnavailable } from '../../main/core/agent.js';
 import { inPage, waitUntil, type FlowContext } from './flow-context.js';
 import { pageWorld } from './page-world.js';
-import type { SiteVariant, SiteVariants, VariantStep } from './variant-pack.js';
+import { modelReading, type SiteVariant, type SiteVariants, type VariantStep } from './variant-pack.js';
 import type { PageCue } from './cues.js';
 
 /** A menu the picker opens shows its entries within this. */
@@ -74,47 +74,14 @@ export async function offeredVariants(ctx: FlowContext): Promise<string[] | null
 }
 
 /**
- * The model the page names after the answer, or null where it names none: the first of the
- * pack's places that names one (decisions.md, "Models and modes"). ChatGPT's message slug in
- * the answer's turn, the picker's label (Claude, Gemini, Qwen; ChatGPT's app-shell build),
- * the mode toggles in force (DeepSeek, Perplexity), whose labels are joined.
+ * The model the page names after the answer, read on its own (a finished turn's watch reads
+ * it as the answer ends: page-helpers/watch.ts), or null where it names none.
  */
 export async function modelUsedOf({ page, site, pack }: FlowContext): Promise<string | null> {
-  const variants = site.variants;
-  if (variants.modelUsed.length === 0) return null;
+  const reading = modelReading(site.variants);
+  if (!reading) return null;
   return pageWorld(page)
-    .run(
-      (h, [json, scope, places, picker, toggle, selected]) => {
-        const pack = h.pack(json);
-        const within = (root: Element, css: string | undefined): Element | null => (css === undefined || root.matches(css) ? root : root.querySelector(css));
-        const read = (el: Element | null, place: (typeof places)[number]): string => {
-          if (!el) return '';
-          const raw = place.attribute ? el.getAttribute(place.attribute) : ((el as HTMLElement).innerText ?? el.textContent);
-          return (raw ?? '').replace(/\s+/g, ' ').trim();
-        };
-        const named = (text: string, pattern: string | undefined): string | null => {
-          const name = pattern ? new RegExp(pattern, 'iu').exec(text)?.[1]?.trim() : text;
-          return name ? name.slice(0, 100) : null;
-        };
-        for (const place of places) {
-          let text = '';
-          if (place.in === 'answer') {
-            const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
-            if (turn) text = read(within(turn, place.css) ?? h.scopeOf(pack, turn, scope).querySelector(place.css!), place);
-          } else if (place.in === 'picker') {
-            const found = h.find(picker);
-            if (found) text = read(within(found, place.css), place);
-          } else if (toggle) {
-            const on = Array.from(document.querySelectorAll(toggle)).filter((el) => h.visible(el) && el.matches(selected));
-            text = on.map((el) => read(el, place) || h.accessibleName(el).trim()).filter(Boolean).join(' + ');
-          }
-          const name = named(text, place.pattern);
-          if (name) return name;
-        }
-        return null;
-      },
-      [pack, site.turnScope, variants.modelUsed, variants.picker, variants.toggle, variants.selected] as const,
-    )
+    .run((h, [json, scope, r]) => h.modelUsed(h.pack(json), scope, r), [pack, site.turnScope, reading] as const)
     .catch(() => null);
 }
 

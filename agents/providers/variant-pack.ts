@@ -123,6 +123,17 @@ export interface SiteVariants {
   list: SiteVariant[];
 }
 
+/**
+ * What the page helpers read the model that answered by (page-helpers/answer-look.ts
+ * `modelUsed`): where the page names it, and the picker and toggles those places read.
+ */
+export type ModelReading = Pick<SiteVariants, 'modelUsed' | 'picker' | 'toggle' | 'selected'>;
+
+/** `variants`' ModelReading; null where the page names no model. */
+export function modelReading({ modelUsed, picker, toggle, selected }: SiteVariants): ModelReading | null {
+  return modelUsed.length === 0 ? null : { modelUsed, picker, toggle, selected };
+}
+
 export const NO_VARIANTS: SiteVariants = { picker: [], option: null, toggle: null, selected: '[aria-checked="true"]', modelUsed: [], list: [] };
 
 /** The section compiled; `pageCue` turns a written cue into the page helpers' form. */

@@ -5,14 +5,17 @@
  * ends it; where no cue finds the signal (the `no-finish` drift, with `no-copy`), the
  * answer's own controls appearing once the writing stopped do, after `settleMs` of stillness,
  * or `lostSignalMs` where the signal was expected or the controls were there at the watch's first
- * look (an answer done before it began); a still answer without them never ends.
+ * look (an answer done before it began); a still answer without them never ends. A finished
+ * answer comes with the look the flow reads it by and the model the page names, as they read
+ * once it is done.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { PAGE_HELPERS_SCRIPT, type TurnOutcome, type WatchLimits } from '../../agents/providers/page-helpers.js';
-import type { TurnScope } from '../../agents/providers/page-helpers/types.js';
+import type { Finished, TurnScope } from '../../agents/providers/page-helpers/types.js';
 import type { PagePack } from '../../agents/providers/site.js';
+import { modelReading } from '../../agents/providers/variant-pack.js';
 import type { DriftKind } from '../../agents/simulator/client/drift-kinds.js';
 import { PROVIDERS, type Provider } from '../../main/core/providers.js';
 import { describeBeside } from '../support/beside.js';
@@ -49,7 +52,9 @@ describeBeside('the end of an answer', () => {
     const composer = await sim.page.evaluateHandle(([p]) => window.__chatbridge!.find(p.composer), args);
     await composer.asElement()!.click();
     await composer.dispose();
-    const watch = () => sim.page.evaluate(([p, scope, l, expected]) => window.__chatbridge!.watchTurn(p, scope, l, expected), [...args, limits, markerExpected] as const);
+    const reading = modelReading(site.variants);
+    const watch = () =>
+      sim.page.evaluate(([p, scope, l, expected, r]) => window.__chatbridge!.watchTurn(p, scope, l, expected, r), [...args, limits, markerExpected, reading] as const);
     // Watching before the send, as the flow watches from the send on: started after it, on a
     // loaded machine the watch could first see a short answer already done (text and controls
     // at once), which it takes for done only once they held for lostSignalMs.
@@ -83,7 +88,17 @@ describeBeside('the end of an answer', () => {
       ]);
       closing.add(signalled.sim).add(unsignalled.sim).add(doneFirst.sim);
       const bySignal = await signalled.outcome;
-      expect(bySignal.outcome).toEqual({ kind: 'finished', by: 'marker' });
+      expect(bySignal.outcome).toMatchObject({ kind: 'finished', by: 'marker' });
+      // What the flow reads next came with the end, as the page reads once the answer is done.
+      const site = PROVIDER_SITES[provider];
+      const reading = modelReading(site.variants);
+      const after = await signalled.sim.page.evaluate(
+        ([p, scope, r]) => ({ look: window.__chatbridge!.finishedLook(p, scope), modelUsed: r ? window.__chatbridge!.modelUsed(p, scope, r) : null }),
+        [site.page, site.turnScope, reading] as const,
+      );
+      const { look, modelUsed } = bySignal.outcome as Finished;
+      expect({ look, modelUsed }).toEqual(after);
+      expect(look).toMatchObject({ inTheWay: null, nonText: null });
       // Ended once the page showed the answer done, not in the pause before.
       expect(bySignal.afterDoneMs).toBeGreaterThanOrEqual(0);
       const byEvidence = await unsignalled.outcome;

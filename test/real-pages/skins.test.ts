@@ -39,10 +39,10 @@ describeWithCaptures('the simulated sites, against the real pages', () => {
         await composer.dispose();
         await typeAndSend(sim, ':focus', 'Hello [[sim:ms=50]]');
         const outcome = await sim.page.evaluate(
-          ([p, scope]) => window.__chatbridge!.watchTurn(p, scope, { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 3_000, lostSignalMs: 3_000 }, false),
+          ([p, scope]) => window.__chatbridge!.watchTurn(p, scope, { appearMs: 10_000, appearWorkingMs: 10_000, settleMs: 3_000, lostSignalMs: 3_000 }, false, null),
           args,
         );
-        expect(outcome).toEqual({ kind: 'finished', by: 'marker' });
+        expect(outcome).toMatchObject({ kind: 'finished', by: 'marker' });
         const onSkin = await sim.page.evaluate(findRoles, args);
         // The composer of a page without one, or a role the real page does not show, holds the skin to nothing.
         const shown = Object.fromEntries(Object.entries(onReal).filter(([, index]) => index >= 0));

@@ -2,7 +2,8 @@
  * In the page: what a finished answer is before it is read, in one look. What is in the way
  * (obstacles.ts) comes first; an answer that is not text (a generated file, an image, a
  * canvas, and no words beside it) is one ChatBridge cannot hand back, though the site did
- * nothing wrong; and the Copy of a text answer is where its Markdown is read from.
+ * nothing wrong; and the Copy of a text answer is where its Markdown is read from. Beside
+ * it, the model the page names as having answered.
  */
 import type { Helpers } from './types.js';
 
@@ -10,6 +11,40 @@ export function addAnswerLook(h: Helpers): void {
   h.finishedLook = (pack, scope) => {
     const inTheWay = h.inTheWay(pack);
     return inTheWay ? { inTheWay } : { inTheWay: null, ...h.answerLook(pack, scope) };
+  };
+
+  /**
+   * ChatGPT's message slug in the answer's turn, the picker's label (Claude, Gemini, Qwen;
+   * ChatGPT's app-shell build), the mode toggles in force (DeepSeek, Perplexity), whose labels
+   * are joined.
+   */
+  h.modelUsed = (pack, scope, { modelUsed: places, picker, toggle, selected }) => {
+    const within = (root: Element, css: string | undefined): Element | null => (css === undefined || root.matches(css) ? root : root.querySelector(css));
+    const read = (el: Element | null, place: (typeof places)[number]): string => {
+      if (!el) return '';
+      const raw = place.attribute ? el.getAttribute(place.attribute) : ((el as HTMLElement).innerText ?? el.textContent);
+      return (raw ?? '').replace(/\s+/g, ' ').trim();
+    };
+    const named = (text: string, pattern: string | undefined): string | null => {
+      const name = pattern ? new RegExp(pattern, 'iu').exec(text)?.[1]?.trim() : text;
+      return name ? name.slice(0, 100) : null;
+    };
+    for (const place of places) {
+      let text = '';
+      if (place.in === 'answer') {
+        const turn = h.newTurn(pack) ?? h.turns(pack).at(-1) ?? null;
+        if (turn) text = read(within(turn, place.css) ?? h.scopeOf(pack, turn, scope).querySelector(place.css!), place);
+      } else if (place.in === 'picker') {
+        const found = h.find(picker);
+        if (found) text = read(within(found, place.css), place);
+      } else if (toggle) {
+        const on = Array.from(document.querySelectorAll(toggle)).filter((el) => h.visible(el) && el.matches(selected));
+        text = on.map((el) => read(el, place) || h.accessibleName(el).trim()).filter(Boolean).join(' + ');
+      }
+      const name = named(text, place.pattern);
+      if (name) return name;
+    }
+    return null;
   };
 
   h.answerLook = (pack, scope) => ({ nonText: h.nonText(pack), copy: h.copyLook(pack, scope, false) });

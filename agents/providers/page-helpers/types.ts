@@ -1,6 +1,7 @@
 /** What the page helpers answer and take: the shapes the flow and the in-page modules share. */
 import type { PagePack, PagePackJson, Role } from '../site.js';
 import type { PageCue, PagePattern } from '../cues.js';
+import type { ModelReading } from '../variant-pack.js';
 
 /**
  * Something other than an answer: what the page showed, and its text. `accountLock`: the site
@@ -31,9 +32,15 @@ export type MissingRole = { kind: 'missing'; role: Role; detail: string };
  * still `stillMs`, the stop control gone; `expected`: the signal had been seen before;
  * `alreadyShown`: the controls were there when the watch first looked, and held `lostSignalMs`.
  */
-export type Finished =
+export type FinishedBy =
   | { kind: 'finished'; by: 'marker' }
   | { kind: 'finished'; by: 'evidence'; controls: number; copy: boolean; stillMs: number; expected: boolean; alreadyShown: boolean };
+/**
+ * A finished answer, with what the flow reads next taken in the moment the watch saw it end,
+ * so reading it costs no more round trips to the page: the one look at it (`finishedLook`),
+ * and the model the page names (`modelUsed`; null where it names none, or no reading is given).
+ */
+export type Finished = FinishedBy & { look: FinishedLook; modelUsed: string | null };
 export type TurnOutcome = Finished | TurnProblem | MissingRole;
 
 /** What stands between the flow and the composer, for it to clear (an element to act on, by its index in `obstacles`). */
@@ -135,8 +142,9 @@ export interface PageHelpers {
   /**
    * Resolves when the new turn ends, one way or another, or a role it needs cannot be found.
    * `markerExpected`: the agent has seen the finished signal end an answer of this site.
+   * `reading`: where the model that answered is named, read as the answer ends.
    */
-  watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits, markerExpected: boolean): Promise<TurnOutcome>;
+  watchTurn(pack: PagePack, scope: TurnScope, limits: WatchLimits, markerExpected: boolean, reading: ModelReading | null): Promise<TurnOutcome>;
   /**
    * Page-level conditions that end a job: a challenge, an account lock, a login wall, a limit
    * notice; never read from the conversation (conversation.ts), nor from what `acquit` cleared.
@@ -162,6 +170,11 @@ export interface PageHelpers {
   answerLook(pack: PagePack, scope: TurnScope): AnswerLook;
   /** The one look at a finished turn before it is read: what is in the way, else its `answerLook`. */
   finishedLook(pack: PagePack, scope: TurnScope): FinishedLook;
+  /**
+   * The model the page names after the answer, or null where it names none: the first of
+   * `reading`'s places that names one (decisions.md, "Models and modes").
+   */
+  modelUsed(pack: PagePack, scope: TurnScope, reading: ModelReading): string | null;
   /** Whether the page shows a conversation: an assistant's turn or the person's. */
   showsConversation(pack: PagePack): boolean;
   /** What stands in the way of acting on the page, if anything. */

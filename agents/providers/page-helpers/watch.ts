@@ -1,7 +1,8 @@
 /**
  * In the page: watching the new turn until it ends — the provider's finished signal, an
  * error card, a refusal, a limit banner, a login wall or a challenge — or saying which role
- * no cue finds, so the agent fails fast.
+ * no cue finds, so the agent fails fast. A finished answer comes with what the flow reads
+ * next, taken in the same moment (types.ts `Finished`).
  *
  * An answer ends on the site's own finished signal (the pack's `finished` cues). A pause
  * can fake everything else: a reasoning model or a stalled connection leaves the answer
@@ -16,7 +17,7 @@
  * hold for `lostSignalMs`. With no evidence, the watch waits for as long as the attempt may
  * run: a still answer is never taken for a finished one.
  */
-import type { Helpers, TurnOutcome } from './types.js';
+import type { FinishedBy, Helpers, MissingRole, TurnOutcome, TurnProblem } from './types.js';
 
 export function addWatch(h: Helpers): void {
   /**
@@ -26,7 +27,7 @@ export function addWatch(h: Helpers): void {
   const controlsIn = (root: Element): Element[] =>
     Array.from(root.querySelectorAll('button, [role="button"], svg')).filter((c) => !c.parentElement?.closest('pre, code, table'));
 
-  h.watchTurn = (pack, scope, limits, markerExpected) =>
+  h.watchTurn = (pack, scope, limits, markerExpected, reading) =>
     new Promise<TurnOutcome>((resolve) => {
       const started = performance.now();
       let working = false;
@@ -47,7 +48,7 @@ export function addWatch(h: Helpers): void {
       /** Whether some control there at the first look still waits out `lostSignalMs` (the next check is due then). */
       let thereWaits = false;
 
-      const check = (): TurnOutcome | null => {
+      const check = (): FinishedBy | TurnProblem | MissingRole | null => {
         const now = performance.now();
         const blocked = h.blocker(pack);
         if (blocked) return blocked;
@@ -107,10 +108,19 @@ export function addWatch(h: Helpers): void {
         };
       };
 
-      const settle = (outcome: TurnOutcome) => {
+      /** The model the page names, as modelUsed reads it; a reading that fails names none, and fails nothing else. */
+      const modelNamed = (): string | null => {
+        try {
+          return reading ? h.modelUsed(pack, scope, reading) : null;
+        } catch {
+          return null;
+        }
+      };
+      const settle = (seen: FinishedBy | TurnProblem | MissingRole) => {
         observer.disconnect();
         window.clearTimeout(timer);
-        resolve(outcome);
+        // What the flow reads next is read now, in this call: no round trip between the end and the read.
+        resolve(seen.kind === 'finished' ? { ...seen, look: h.finishedLook(pack, scope), modelUsed: modelNamed() } : seen);
       };
       /** Checks now, and again when the next time limit could pass with nothing changing in the page. */
       const run = () => {
