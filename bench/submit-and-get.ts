@@ -7,9 +7,9 @@
  * agent. The contract caps the queue at 1 000 jobs, so they are timed in rounds of 900 and
  * the queue is emptied between rounds (DELETE of each accepted id, untimed). Each job so
  * cancelled has its webhook sent: the callback_url is a receiver in this process that takes
- * it at once (204, test/support/webhook-receiver.ts), and the next round waits until every one has arrived, so no delivery nor
- * its retries (30 s, 5 min later: a receiver that refused them) runs during a timed round
- * and takes CPU from the service, the bare route or the client. The per-key
+ * it at once (204, test/support/webhook-receiver.ts), and the next round waits until every
+ * one has arrived, so no delivery nor retry (30 s, then 5 min after one a receiver refused)
+ * runs during a timed round and takes CPU from the service, the bare route or the client. The per-key
  * limits (600 writes, 1 200 reads a minute) are respected by spreading requests over a
  * pool of keys. GETs read existing queued jobs (the polling case; the answer carries
  * queue_position).
