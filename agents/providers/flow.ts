@@ -140,9 +140,12 @@ export async function runTurn(ctx: FlowContext, task: TurnTask, memory: FinishMe
       const turnsBefore = await marking;
       if (attached) await readyToSend(ctx, attached);
       signal.throwIfAborted(); // cancelled while the prompt was typed: left unsent
-      reportSent(ctx, task, turnsBefore);
-      pressed = true;
-      return send(ctx);
+      // Kept while Send is looked for, and before it is pressed: not kept, not pressed.
+      const kept = reportSent(ctx, task, turnsBefore).then(() => {
+        pressed = true;
+      });
+      kept.catch(() => {}); // thrown where send awaits it
+      return send(ctx, kept);
     })
     .catch(async (error: unknown) => {
       // Cancelled while the send was made sure of: the prompt may be on its way, and Stop undoes

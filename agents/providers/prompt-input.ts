@@ -192,9 +192,10 @@ async function unattach(ctx: FlowContext): Promise<void> {
  * Sends with the send control, or Enter where none shows, and makes sure the send went:
  * a send that changes nothing means the control is not what the pack says. Enter follows a
  * click only when nothing shows that the click sent: the prompt still in the composer, no
- * new turn, no file made of it, and the page not at work on it.
+ * new turn, no file made of it, and the page not at work on it. Nothing is pressed before
+ * `kept` resolves (the prompt's going in the job's record, sent-prompt.ts); its rejection is thrown.
  */
-export async function send(ctx: FlowContext): Promise<void> {
+export async function send(ctx: FlowContext, kept: Promise<void>): Promise<void> {
   const { site } = ctx;
   // What stands in the way is cleared first (or ends the attempt), and the send control looked for again.
   let ready = await sendLook(ctx);
@@ -203,6 +204,7 @@ export async function send(ctx: FlowContext): Promise<void> {
     await clearObstacles(ctx, ready.inTheWay);
     ready = await sendLook(ctx);
   }
+  await kept;
   const pressed = !!ready && (await pressRole(ctx, 'send', ready.point));
   if (pressed) {
     const after = await sent(ctx);

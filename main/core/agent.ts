@@ -30,9 +30,12 @@ export interface AgentTask {
   /**
    * Hears of the prompt as it goes to the page, and again once the page shows the
    * conversation's own address: where `Agent.collect` finds the answer should the attempt
-   * end before it (a long-thinking variant's).
+   * end before it (a long-thinking variant's). Resolves once what it heard is kept. The agent
+   * presses Send only once the first has resolved: a service killed at any moment after the
+   * press then knows the prompt may have gone, and never sends it again blindly. A first that
+   * rejects was not kept, and the agent sends nothing.
    */
-  onSent?(sent: SentPrompt): void;
+  onSent?(sent: SentPrompt): Promise<void>;
   /**
    * Publishes a piece of the answer the agent is sure of, as the page renders it: the next
    * characters of the final answer, read as the final answer is read (a part the page has

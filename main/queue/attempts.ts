@@ -228,12 +228,17 @@ export class Attempts {
   /**
    * The agent tells where the answer to the prompt it sent can be found again: kept in memory
    * for a collection in this run, and in the store, in the order told, for one after a
-   * restart. Once a stop has cut the attempt, what it tells is the restart's no more.
+   * restart. Once a stop has cut the attempt, what it tells is the restart's no more, and a
+   * prompt not gone yet stays unsent.
    */
-  private heardSent(jobId: string, running: Running, sent: SentPrompt): void {
-    if (this.cut) return;
+  private heardSent(jobId: string, running: Running, sent: SentPrompt): Promise<void> {
+    if (this.cut) return Promise.reject(new Error('The service is stopping: the prompt is not sent.'));
     running.sent = sent;
-    running.recorded = running.recorded.then(() => this.written(this.store.recordSent(jobId, running.attempt, sent))).catch(this.onError);
+    const kept = running.recorded.then(() => this.written(this.store.recordSent(jobId, running.attempt, sent)));
+    running.recorded = kept.catch(this.onError);
+    return kept.catch((error: Error) => {
+      throw new Error(`The job's record could not keep that its prompt was going, so it was not sent: ${error.message}`);
+    });
   }
 
   /**

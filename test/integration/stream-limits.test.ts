@@ -31,7 +31,7 @@ class FloodAgent implements Agent {
   }
   onChange(): void {}
   async run(task: AgentTask): Promise<AgentResult> {
-    task.onSent?.({ conversation: 'script://flood/1', turnsBefore: 0 });
+    await task.onSent?.({ conversation: 'script://flood/1', turnsBefore: 0 });
     for (let i = 0; i < this.pieces; i++) {
       task.onDelta?.(PIECE);
       await this.next(i + 1);

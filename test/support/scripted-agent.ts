@@ -127,7 +127,7 @@ export class ScriptedAgent implements Agent {
     const typing = p.includes(`[[hang-on=${this.id}]]`) ? Infinity : Number(/\[\[typing=(\d+)\]\]/.exec(p)?.[1] ?? 0);
     if (typing > 0) await sleep(typing, task.signal);
     const conversation = task.conversation ?? `script://${this.id}/${this.conversations + 1}`;
-    task.onSent?.({ conversation: p.includes('[[no-address]]') ? null : conversation, turnsBefore: this.turns.get(conversation) ?? 0 });
+    await task.onSent?.({ conversation: p.includes('[[no-address]]') ? null : conversation, turnsBefore: this.turns.get(conversation) ?? 0 });
     if (ms > 0) await sleep(ms, task.signal);
     if (task.signal.aborted) throw task.signal.reason;
     const turn = (this.turns.get(conversation) ?? 0) + 1;

@@ -372,3 +372,26 @@ describe('an agent lost mid-job', () => {
     expect(await k.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 2, agent_id: healthy.id });
   });
 });
+
+describe('the prompt’s going, kept in the job’s record before it goes', () => {
+  it('a record that cannot keep it stops the send: the attempt ends agent_lost with the store’s words, and the job runs again', async () => {
+    const k = await start({ claude: 1 });
+    const recordSent = k.store.recordSent.bind(k.store);
+    let refusals = 0;
+    k.store.recordSent = async (...args) => {
+      if (refusals++ === 0) throw new Error('disk I/O error');
+      return recordSent(...args);
+    };
+    const job = await k.submit({ prompt: 'p' });
+    await k.settled();
+    // The first run stopped at the report (nothing answered); the second answered.
+    expect(k.agents[0]!.runs.map((r) => r.ended)).toEqual([expect.stringContaining('so it was not sent: disk I/O error'), 'answered']);
+    expect((await k.store.attempts(job.id)).map((a) => [a.outcome, a.error_code, a.detail, a.sent_turns_before])).toEqual([
+      ['agent_lost', 'AGENT_LOST', "The job's record could not keep that its prompt was going, so it was not sent: disk I/O error", null],
+      ['succeeded', null, null, 0],
+    ]);
+    expect(await k.job(job.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+    // The store's failure is the service's to report.
+    expect(k.roundErrors.splice(0)).toEqual([expect.stringContaining('disk I/O error')]);
+  });
+});
