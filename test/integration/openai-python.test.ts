@@ -56,7 +56,10 @@ function python(args: string[], script = SCRIPT): Promise<Record<string, unknown
   });
 }
 
-describe.skipIf(!hasOpenAi())('the official Python openai client', () => {
+const WITH_OPENAI = hasOpenAi();
+if (!WITH_OPENAI) console.log(`skipped "the official Python openai client": ${PYTHON} cannot import openai (.ci/run installs it in a virtual environment; CHATBRIDGE_TEST_PYTHON names another interpreter)`);
+
+describe.skipIf(!WITH_OPENAI)('the official Python openai client', () => {
   let t: TestService;
   beforeAll(async () => {
     t = await startTestService({ agents: { chatgpt: 1 } });
