@@ -8,8 +8,8 @@
 import type { Helpers } from './types.js';
 
 export function addAnswerLook(h: Helpers): void {
-  h.finishedLook = (pack, scope) => {
-    const inTheWay = h.inTheWay(pack);
+  h.finishedLook = (pack, scope, problem) => {
+    const inTheWay = h.inTheWay(pack, problem);
     return inTheWay ? { inTheWay } : { inTheWay: null, ...h.answerLook(pack, scope) };
   };
 

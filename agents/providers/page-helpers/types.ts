@@ -168,8 +168,11 @@ export interface PageHelpers {
   copyLook(pack: PagePack, scope: TurnScope, last: boolean): CopyLook;
   /** What the new turn's answer is when not text (`nonText`), and where its Copy is pressed (`copyLook`). */
   answerLook(pack: PagePack, scope: TurnScope): AnswerLook;
-  /** The one look at a finished turn before it is read: what is in the way, else its `answerLook`. */
-  finishedLook(pack: PagePack, scope: TurnScope): FinishedLook;
+  /**
+   * The one look at a finished turn before it is read: what is in the way, else its
+   * `answerLook`. `problem`: as for `inTheWay`.
+   */
+  finishedLook(pack: PagePack, scope: TurnScope, problem?: TurnProblem | null): FinishedLook;
   /**
    * The model the page names after the answer, or null where it names none: the first of
    * `reading`'s places that names one (decisions.md, "Models and modes").
@@ -179,8 +182,12 @@ export interface PageHelpers {
   showsConversation(pack: PagePack): boolean;
   /** What stands in the way of acting on the page, if anything. */
   obstacle(pack: PagePack): Obstacle | null;
-  /** What ends the job (`blocker`), else what stands in the way (`obstacle`); null when nothing does. */
-  inTheWay(pack: PagePack): InTheWay | null;
+  /**
+   * What ends the job (`blocker`), else what stands in the way (`obstacle`); null when nothing
+   * does. `problem`: the blocker the caller found earlier in the same call (null: none), not
+   * looked for again; the page cannot change between the two.
+   */
+  inTheWay(pack: PagePack, problem?: TurnProblem | null): InTheWay | null;
   /** The element to click for an obstacle (the chooser's first answer, the Chat toggle, a dialog's close control). */
   obstacleControl(pack: PagePack, obstacle: Obstacle): Element | null;
   /** Per role, the index of the cue that finds it now (turn roles in the new or last turn), or -1. */

@@ -119,8 +119,9 @@ export function addWatch(h: Helpers): void {
       const settle = (seen: FinishedBy | TurnProblem | MissingRole) => {
         observer.disconnect();
         window.clearTimeout(timer);
-        // What the flow reads next is read now, in this call: no round trip between the end and the read.
-        resolve(seen.kind === 'finished' ? { ...seen, look: h.finishedLook(pack, scope), modelUsed: modelNamed() } : seen);
+        // What the flow reads next is read now, in this call: no round trip between the end and
+        // the read. A finished answer is one `check` found with no blocker, a moment ago in this call.
+        resolve(seen.kind === 'finished' ? { ...seen, look: h.finishedLook(pack, scope, null), modelUsed: modelNamed() } : seen);
       };
       /** Checks now, and again when the next time limit could pass with nothing changing in the page. */
       const run = () => {
