@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['submit-and-get', 'job-moves', 'wait-holds', 'idle', 'webhooks', 'agents', 'retention', 'failover', 'request-limits', 'dispatch-caps', 'cluster', 'streams', 'job-files', 'uploads'];
+const BENCHMARKS = ['submit-and-get', 'job-moves', 'wait-holds', 'idle', 'webhooks', 'agents', 'retention', 'failover', 'request-limits', 'dispatch-caps', 'cluster', 'streams', 'job-files', 'uploads', 'page-looks'];
 
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !BENCHMARKS.includes(name));

@@ -17,11 +17,18 @@ import type { Provider } from '../../main/core/providers.js';
 import { PROVIDER_SITES } from '../../agents/providers/index.js';
 import { PagePool } from '../support/page-pool.js';
 
+/** The repository's root: the nearest folder above this file with a package.json (it runs from test/, and from dist/test/ in a bench). */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 /**
  * Where the captures are: `../shared/real-pages` from the repository's root, as the project
  * keeps no copy (NOTICE.md: licences); CHATBRIDGE_REAL_PAGES names another folder.
  */
-export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/real-pages');
+export const REAL_PAGES = process.env.CHATBRIDGE_REAL_PAGES ?? resolve(repositoryRoot(), '../shared/real-pages');
 
 /**
  * `describe` for tests that read the captures: a clone with nothing beside it has none, and

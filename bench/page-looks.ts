@@ -1,0 +1,78 @@
+/**
+ * What the page helpers' costliest looks cost in the live sites' real pages: the captured
+ * pages of ../shared/real-pages (test/real-pages/captures.ts; a clone without them says so in
+ * one line and measures nothing), each opened in Chromium as the real-pages tests open it.
+ *
+ * - The blockers (a challenge, a lock, a login wall, a limit banner: page-helpers/obstacles.ts
+ *   `blocker`). The answer's watch looks for them at each change of the page while an answer
+ *   is written, and every look at what stands in the way starts with them. Their cues read the
+ *   words of the whole page, and they are the costliest look of all.
+ * - The look the watch settles with once an answer is done (`finishedLook`, the blockers
+ *   already looked for in the same call), beside the same look when it looks for them too,
+ *   as `inTheWay` does for Send's look: the difference is one look at the blockers.
+ *
+ * The first look after the page loads pays for its style and layout; the others are medians
+ * of LOOKS in a row, in one call to the page. No aim: this says where the page's time goes.
+ *
+ *   node dist/bench/page-looks.js
+ */
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { findBrowser } from '../agents/browser/find-browser.js';
+import { PROVIDER_SITES } from '../agents/providers/index.js';
+import type { Helpers, TurnScope } from '../agents/providers/page-helpers/types.js';
+import type { PagePack } from '../agents/providers/site.js';
+import { CAPTURES, openCapture, REAL_PAGES } from '../test/real-pages/captures.js';
+import { heading, ms, printMachineLoad, printTable, runMain } from './support.js';
+
+const LOOKS = 25;
+
+/** In the page: the first look at the blockers, then the medians of LOOKS looks of each kind (ms). */
+function timeLooks([pack, scope, looks]: [PagePack, TurnScope, number]) {
+  const h = window.__chatbridge as Helpers;
+  const once = (look: () => unknown) => {
+    const started = performance.now();
+    look();
+    return performance.now() - started;
+  };
+  const median = (look: () => unknown) => {
+    const times = Array.from({ length: looks }, () => once(look)).sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)]!;
+  };
+  return {
+    elements: document.getElementsByTagName('*').length,
+    firstBlockers: once(() => h.blocker(pack)),
+    blockers: median(() => h.blocker(pack)),
+    settleLook: median(() => h.finishedLook(pack, scope, null)),
+    lookWithBlockers: median(() => h.finishedLook(pack, scope)),
+  };
+}
+
+runMain(async () => {
+  heading('The page helpers’ costliest looks, on the real captured pages');
+  if (!existsSync(REAL_PAGES)) {
+    console.log(`  skipped: no real captured pages at ${REAL_PAGES} (../shared/real-pages beside the clone; CHATBRIDGE_REAL_PAGES names another folder)`);
+    return;
+  }
+  await printMachineLoad();
+  const browser = await chromium.launch({ executablePath: findBrowser() });
+  try {
+    const rows = [['capture', 'elements', 'blockers, first', 'blockers', 'settle look', 'with the blockers']];
+    for (const capture of CAPTURES) {
+      const site = PROVIDER_SITES[capture.provider];
+      const { page, close } = await openCapture(browser, capture);
+      try {
+        const t = await page.evaluate(timeLooks, [site.page, site.turnScope, LOOKS] as [PagePack, TurnScope, number]);
+        rows.push([capture.file.replace(/\.html$/, ''), String(t.elements), ms(t.firstBlockers), ms(t.blockers), ms(t.settleLook), ms(t.lookWithBlockers)]);
+      } finally {
+        await close();
+      }
+    }
+    printTable(rows);
+    console.log(`\n  medians of ${LOOKS} looks in a row; "blockers, first": the first look after the page loaded.`);
+    console.log('  "settle look": what the watch takes as an answer ends, the blockers found a moment before in the same call;');
+    console.log('  "with the blockers": the same look when it looks for them too, as each look at what stands in the way does.');
+  } finally {
+    await browser.close();
+  }
+});
