@@ -45,7 +45,7 @@ export function addConversation(h: Helpers): void {
         try {
           return el.closest(cue.css) !== null;
         } catch {
-          return false; // an unparsable selector: see matchCue in cues.ts
+          return false; // an unparsable selector: see select in cues.ts
         }
       });
     /** The chat's title where no cue knows it (a header), as the tab's title has it, on a page that shows the chat. */

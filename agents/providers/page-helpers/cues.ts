@@ -31,7 +31,8 @@ export function addCues(h: Helpers): void {
   h.regex = (pattern) => {
     if (!pattern) return null;
     const [source, flags, limit] = pattern;
-    const re = new RegExp(source, flags);
+    // Only ever tested: without `g` and `y`, a test does not start where the last one ended.
+    const re = new RegExp(source, flags.replace(/[gy]/g, ''));
     return limit === undefined ? re : { test: (text: string) => re.test(text.slice(0, limit)) };
   };
 
@@ -64,40 +65,55 @@ export function addCues(h: Helpers): void {
     return (squash(words) || squash(el)).slice(0, 500);
   };
 
-  /** The visible elements under `root` the cue finds that `accept` takes, in document order; with `first`, at most one. */
-  const matches = (cue: PageCue, root: ParentNode, first: boolean, accept?: Accept): Element[] => {
+  /** The elements under `root` that `css` selects; none for a selector this browser cannot parse (a user's override, an old pack). */
+  const select = (root: ParentNode, css: string): Element[] => {
+    try {
+      return Array.from(root.querySelectorAll(css));
+    } catch {
+      return [];
+    }
+  };
+
+  /**
+   * Those of `all` (what the cue's selector selects) that are visible and that the cue's words
+   * and `accept` take, in document order; with `first`, at most one. Visibility is looked at
+   * last but for `accept`: it reads each element's style and box, where the words are a string
+   * test, and a cue that reads a notice by its words selects much of the page (Claude's limit
+   * banner: every element outside the conversation) to find one.
+   */
+  const matches = (cue: PageCue, all: Element[], first: boolean, accept?: Accept): Element[] => {
     const text = h.regex(cue.text);
     const name = h.regex(cue.name);
-    let all: Element[];
-    try {
-      all = Array.from(root.querySelectorAll(cue.css));
-    } catch {
-      return []; // a selector this browser cannot parse finds nothing (a user's override, an old pack)
-    }
     const found: Element[] = [];
     for (const el of all) {
-      if (!h.visible(el)) continue;
       if (text && !text.test(el.textContent ?? '')) continue;
       if (name && !name.test(h.accessibleName(el))) continue;
+      if (!h.visible(el)) continue;
       if (accept && !accept(el, cue)) continue;
       found.push(el);
       if (first) break;
     }
     return found;
   };
-  const matchCue = (cue: PageCue, root: ParentNode, accept?: Accept): Element | null => matches(cue, root, true, accept)[0] ?? null;
 
-  h.findAll = (cue, root) => matches(cue, root, false);
+  h.findAll = (cue, root) => matches(cue, select(root, cue.css), false);
 
   h.which = (cues, root = document) => {
     if (!cues || !root) return -1;
-    return cues.findIndex((cue) => matchCue(cue, root) !== null);
+    return cues.findIndex((cue) => matches(cue, select(root, cue.css), true).length > 0);
   };
 
   h.find = (cues, root = document, accept) => {
     if (!cues || !root) return null;
+    // Cues that tell one notice's wordings apart share their selector: it is run once.
+    let css: string | null = null;
+    let all: Element[] = [];
     for (const cue of cues) {
-      const hit = matchCue(cue, root, accept);
+      if (cue.css !== css) {
+        css = cue.css;
+        all = select(root, css);
+      }
+      const hit = matches(cue, all, true, accept)[0];
       if (hit) return hit;
     }
     return null;

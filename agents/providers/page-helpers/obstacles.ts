@@ -133,7 +133,7 @@ export function addObstacles(h: Helpers): void {
 
   /**
    * What stands in the way on a page that shows no blocker. The blockers' cues are the
-   * costliest look of all (up to 13 ms a look on a captured Claude page, 2026-11-30:
+   * costliest look of all (up to 4 ms a look on a captured Claude page, 2026-11-30:
    * bench/page-looks.ts): looked for once per call, not once more here.
    */
   const obstacleWithoutBlocker = (pack: PagePack): Obstacle | null => {

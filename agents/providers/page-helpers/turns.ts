@@ -15,7 +15,9 @@ export function addTurns(h: Helpers): void {
       } catch {
         continue;
       }
-      const shown = all.filter((el) => h.visible(el) && (!cue.text || h.regex(cue.text)!.test(el.textContent ?? '')));
+      const text = h.regex(cue.text);
+      // The words first: they are a string test, visibility a read of style and box (cues.ts).
+      const shown = all.filter((el) => (!text || text.test(el.textContent ?? '')) && h.visible(el));
       // An element inside another match is part of that turn, not a turn of its own.
       const outer = shown.filter((el) => !shown.some((other) => other !== el && other.contains(el)));
       if (outer.length > 0) return outer;
@@ -96,7 +98,7 @@ export function addTurns(h: Helpers): void {
       try {
         root = turn.closest(selector);
       } catch {
-        continue; // an unparsable selector: see matchCue in cues.ts
+        continue; // an unparsable selector: see select in cues.ts
       }
       // A scope around another turn too would hand this turn that turn's signals.
       if (root && !others.some((t) => root!.contains(t))) return root;
@@ -109,7 +111,7 @@ export function addTurns(h: Helpers): void {
       try {
         if (!cue.text && !cue.name && turn.matches(cue.css)) return turn;
       } catch {
-        // an unparsable selector: see matchCue in cues.ts
+        // an unparsable selector: see select in cues.ts
       }
     }
     return h.find(cues, root);
