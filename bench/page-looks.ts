@@ -12,8 +12,9 @@
  *   as `inTheWay` does for Send's look: the difference is one look at the blockers.
  * - The watch's look at each change of the page while an answer is written: the page's last
  *   answer watched as a new one, with no finished signal known and no wait that could end, and
- *   a word added to it LOOKS times. Each change runs the watch's check (the blockers first) before
- *   the page goes on; its time is what a streamed answer costs the page's main thread per change.
+ *   a word added to it LOOKS times, a frame apart. Each change runs the watch's check before the
+ *   page goes on; the mean of their times is what a streamed answer costs the page's main
+ *   thread per change.
  *
  * The first look after the page loads pays for its style and layout; the others are medians
  * of LOOKS in a row, in one call to the page. No aim: this says where the page's time goes.
@@ -44,9 +45,9 @@ async function timeLooks([pack, scope, looks]: [PagePack, TurnScope, number]) {
     return times[Math.floor(times.length / 2)]!;
   };
   /**
-   * The median time the watch's check takes the page at a change of its last answer, watched as
-   * a new one that is still being written; null on a page with no answer, and what the watch
-   * ended on if it did.
+   * The mean time the watch's check takes the page at a change of its last answer, watched as
+   * a new one that is still being written, a change a frame as a streamed answer makes them;
+   * null on a page with no answer, and what the watch ended on if it did.
    */
   const watchPerChange = async (changes: number): Promise<number | string | null> => {
     const turns = h.turns(pack);
@@ -60,7 +61,7 @@ async function timeLooks([pack, scope, looks]: [PagePack, TurnScope, number]) {
     const part = h.answerParts(pack, answer).at(-1) ?? answer;
     const times: number[] = [];
     for (let i = 0; i < changes; i++) {
-      // Apart, as a stream's pieces come: the page has drawn its last change.
+      // A frame apart, as a stream's pieces come: the page has drawn its last change.
       await new Promise((next) => requestAnimationFrame(() => setTimeout(next)));
       const started = performance.now();
       part.append(` word${i}`);
@@ -68,7 +69,7 @@ async function timeLooks([pack, scope, looks]: [PagePack, TurnScope, number]) {
       await Promise.resolve();
       times.push(performance.now() - started);
     }
-    return ended || times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    return ended || times.reduce((sum, t) => sum + t, 0) / times.length;
   };
   return {
     elements: document.getElementsByTagName('*').length,
@@ -108,7 +109,7 @@ runMain(async () => {
     console.log(`\n  medians of ${LOOKS} looks in a row; "blockers, first": the first look after the page loaded.`);
     console.log('  "settle look": what the watch takes as an answer ends, the blockers found a moment before in the same call;');
     console.log('  "with the blockers": the same look when it looks for them too, as each look at what stands in the way does;');
-    console.log('  "watch, per change": the watch\'s check at each word added to an answer being written (its last, watched as new).');
+    console.log('  "watch, per change": the watch\'s check at a word added to an answer being written (its last, watched as new), a word a frame: the mean.');
   } finally {
     await browser.close();
   }

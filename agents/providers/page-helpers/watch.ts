@@ -16,10 +16,19 @@
  * before the watch began) may be done or may have come with the writing, paused: they too must
  * hold for `lostSignalMs`. With no evidence, the watch waits for as long as the attempt may
  * run: a still answer is never taken for a finished one.
+ *
+ * The page's own notices (a challenge, a lock, a login wall, a limit: `blocker`) come before
+ * any end the turn shows. They are the costliest look (up to 4 ms on a captured Claude page,
+ * bench/page-looks.ts) and the watch looks at each change of the page, which a streamed
+ * answer makes up to once a frame: while the answer is written they are looked for at most
+ * every BLOCKERS_EVERY_MS, and always before the watch ends on anything else.
  */
 import type { FinishedBy, Helpers, MissingRole, TurnOutcome, TurnProblem } from './types.js';
 
 export function addWatch(h: Helpers): void {
+  /** How long a notice that comes while an answer is written may wait to be seen. */
+  const BLOCKERS_EVERY_MS = 200;
+
   /**
    * What an answer shows only once it is done: its own controls. Those inside a code block or
    * a table come with the content as it is written; a pause adds none.
@@ -47,11 +56,22 @@ export function addWatch(h: Helpers): void {
       const quietMs = expected ? limits.lostSignalMs : limits.settleMs;
       /** Whether some control there at the first look still waits out `lostSignalMs` (the next check is due then). */
       let thereWaits = false;
+      /** When the blockers were last looked for; whether a change since was looked at without them (a check is due for them). */
+      let blockersAt = -Infinity;
+      let blockersOwed = false;
 
+      /** What the page shows: a notice of its own, else what the turn shows (`turnCheck`); the notices looked for as the header says. */
       const check = (): FinishedBy | TurnProblem | MissingRole | null => {
         const now = performance.now();
-        const blocked = h.blocker(pack);
-        if (blocked) return blocked;
+        const shows = turnCheck(now);
+        blockersOwed = shows === null && now - blockersAt < BLOCKERS_EVERY_MS;
+        if (blockersOwed) return null;
+        blockersAt = now;
+        return h.blocker(pack) ?? shows;
+      };
+
+      /** What the turn shows: an end, or null while it is written (or not there yet). */
+      const turnCheck = (now: number): FinishedBy | TurnProblem | MissingRole | null => {
         const stopShown = h.find(pack.stop) !== null;
         working ||= stopShown;
         const turn = h.newTurn(pack);
@@ -131,6 +151,7 @@ export function addWatch(h: Helpers): void {
         const now = performance.now();
         const due = [thoughtAt + limits.appearWorkingMs, lastChange + quietMs, thoughtAt + limits.appearMs];
         if (thereWaits) due.push(lastChange + limits.lostSignalMs);
+        if (blockersOwed) due.push(blockersAt + BLOCKERS_EVERY_MS);
         const next = Math.min(...due.filter((at) => at > now));
         timer = window.setTimeout(run, Math.max(50, (Number.isFinite(next) ? next - now : quietMs) + 20));
       };
