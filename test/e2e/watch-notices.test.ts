@@ -22,7 +22,7 @@ const PACK: PagePack = {
 const LIMITS = { appearMs: 60_000, appearWorkingMs: 60_000, settleMs: 60_000, lostSignalMs: 60_000 };
 
 /** The page's window with the test's watch: what it ended on (null until then), how often it looked for the notices, the new turn. */
-type Watched = Window & { watched: { outcome: TurnOutcome | null; blockerLooks: number; turn: Element } };
+type Watched = { watched: { outcome: TurnOutcome | null; blockerLooks: number; turn: Element } };
 
 describe("the answer's watch and the page's notices", () => {
   let close = async () => {};
@@ -45,7 +45,7 @@ describe("the answer's watch and the page's notices", () => {
         turn.textContent = 'The answer begins';
         document.querySelector('main')!.append(turn);
         const watched = { outcome: null as TurnOutcome | null, blockerLooks: 0, turn };
-        (window as Watched).watched = watched;
+        (window as unknown as Watched).watched = watched;
         const blocker = h.blocker;
         // Counted where the watch reaches it: the helpers' shared object.
         h.blocker = (p) => {
@@ -65,18 +65,18 @@ describe("the answer's watch and the page's notices", () => {
         const started = performance.now();
         for (let i = 0; i < n; i++) {
           await new Promise((next) => setTimeout(next, every));
-          (window as Watched).watched.turn.append(` word${i}`);
+          (window as unknown as Watched).watched.turn.append(` word${i}`);
         }
         return performance.now() - started;
       },
       [words, everyMs] as const,
     );
 
-  const outcome = () => page.evaluate(() => (window as Watched).watched.outcome);
+  const outcome = () => page.evaluate(() => (window as unknown as Watched).watched.outcome);
 
   it('looks for the notices at most every 200 ms while the answer is written, not at each change', async () => {
     const elapsed = await write(30, 10);
-    const looks = await page.evaluate(() => (window as Watched).watched.blockerLooks);
+    const looks = await page.evaluate(() => (window as unknown as Watched).watched.blockerLooks);
     // One as the watch begins, then one per 200 ms at most.
     expect(looks).toBeLessThanOrEqual(Math.floor(elapsed / 200) + 1);
     expect(await outcome()).toBeNull();
@@ -95,7 +95,7 @@ describe("the answer's watch and the page's notices", () => {
 
   it('takes a notice that comes with the end of the answer for the notice, not for a finished answer, however soon after its last look', async () => {
     await page.evaluate(async () => {
-      const { watched } = window as Watched;
+      const { watched } = window as unknown as Watched;
       // Words until the watch has just looked for the notices: the end comes well within 200 ms of that look.
       const looks = watched.blockerLooks;
       for (let i = 0; watched.blockerLooks === looks; i++) {
