@@ -50,13 +50,13 @@ export async function readAnswer(ctx: FlowContext, lastTurn = false): Promise<st
 }
 
 /** The answer of the turn `look` found, pressing its Copy where the look found it free to press. */
-async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<string> {
+async function readWith(ctx: FlowContext, { last, point, armed }: CopyLook): Promise<string> {
   const { page, pack } = ctx;
   const scope = ctx.site.turnScope;
   const world = pageWorld(page);
   if (point) {
     // In view with nothing over it: pressed where it is, as Send is (page-helpers/path.ts).
-    const copied = await copiedBy(ctx, () => world.press(point), COPY_WAIT_MS);
+    const copied = await copiedBy(ctx, () => world.press(point), COPY_WAIT_MS, armed);
     if (copied) return copied;
   } else {
     const findCopy = () => world.element((h, [json, s, l]) => h.inTurn(h.pack(json), 'copy', s, l), [pack, scope, last] as const);
@@ -97,17 +97,18 @@ async function readWith(ctx: FlowContext, { last, point }: CopyLook): Promise<st
 }
 
 /**
- * What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook; null
- * if nothing within `ms` (the click's own time, and COPY_WAIT_MS after it). The wait for it is
- * in the page before the press, and ends as the copy comes.
+ * What the page puts on the clipboard when `click` presses a Copy, caught by the copy hook
+ * (`armed`: set already, by the look that found the Copy); null if nothing within `ms` (the
+ * click's own time, and COPY_WAIT_MS after it). The wait for it is in the page before the
+ * press, and ends as the copy comes.
  */
-function copiedBy(ctx: FlowContext, click: () => Promise<void>, ms: number): Promise<string | null> {
+function copiedBy(ctx: FlowContext, click: () => Promise<void>, ms: number, armed = false): Promise<string | null> {
   const world = pageWorld(ctx.page);
   return world.withCopyHook(async () => {
     const copied = world.run((h, within) => h.copied(within), ms).catch(() => null);
     await click().catch(() => {});
     return inPage(ctx, copied);
-  });
+  }, armed);
 }
 
 /**

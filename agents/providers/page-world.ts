@@ -180,21 +180,21 @@ export class PageWorld {
   /**
    * Runs `work` with the page's clipboard writes caught into the helpers' `clipboard`
    * (copy-hook.ts): the hook is set before and taken away after, whatever `work` does.
+   * `armed`: the helpers set it a moment ago, in the call that found the answer finished
+   * (the watch's `armCopyHook`), and it is not set again. That holds for the channel the
+   * helpers armed, which is this document's: a channel made now is a new document's, where
+   * the hook is set first as always.
    */
-  async withCopyHook<T>(work: () => Promise<T>): Promise<T> {
-    const channel = await this.copyChannel();
+  async withCopyHook<T>(work: () => Promise<T>, armed = false): Promise<T> {
+    const { objectId: channel, madeNow } = await this.copyChannel();
     const cdp = this.cdp!;
-    const hook = (await cdp.send('Runtime.callFunctionOn', { functionDeclaration: COPY_HOOK, objectId: channel, returnByValue: false })) as CallResult;
+    if (!armed || madeNow) await cdp.send('Runtime.callFunctionOn', { functionDeclaration: "function () { this.dispatchEvent(new Event('chatbridge-arm')); }", objectId: channel });
     try {
       return await work();
     } finally {
-      const undo = hook.result.objectId;
-      if (undo) {
-        // Not waited for: the session runs its commands in order, so nothing later sent to the
-        // page finds the hook still set.
-        void cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { this.undo(); }', objectId: undo }).catch(() => {});
-        void cdp.send('Runtime.releaseObject', { objectId: undo }).catch(() => {});
-      }
+      // Not waited for: the session runs its commands in order, so nothing later sent to the
+      // page finds the hook still set.
+      void cdp.send('Runtime.callFunctionOn', { functionDeclaration: "function () { this.dispatchEvent(new Event('chatbridge-disarm')); }", objectId: channel }).catch(() => {});
     }
   }
 
@@ -214,26 +214,31 @@ export class PageWorld {
     ]);
   }
 
-  /** The helpers' copy channel (an element in no document) as the page's own world holds it: made once per document. */
-  private async copyChannel(): Promise<string> {
+  /**
+   * The helpers' copy channel (an element in no document) as the page's own world holds it,
+   * listened to there by the hook (copy-hook.ts): made once per document; `madeNow` if this
+   * call made it.
+   */
+  private async copyChannel(): Promise<{ objectId: string; madeNow: boolean }> {
     const current = await this.context();
-    if (this.channel?.contextId === current) return this.channel.objectId;
+    if (this.channel?.contextId === current) return { objectId: this.channel.objectId, madeNow: false };
     const made = (await this.call('function () { return window.__chatbridge.copyChannel(); }', [], false)) as { contextId: number; objectId: string };
     const cdp = this.cdp!;
     const { node } = (await cdp.send('DOM.describeNode', { objectId: made.objectId })) as { node: { backendNodeId: number } };
     // Resolved without a context: in the page's own world, where the hook runs.
     const { object } = (await cdp.send('DOM.resolveNode', { backendNodeId: node.backendNodeId })) as { object: { objectId: string } };
     await cdp.send('Runtime.releaseObject', { objectId: made.objectId }).catch(() => {});
+    await cdp.send('Runtime.callFunctionOn', { functionDeclaration: COPY_HOOK, objectId: object.objectId });
     this.channel = { contextId: made.contextId, objectId: object.objectId };
-    return object.objectId;
+    return { objectId: object.objectId, madeNow: true };
   }
 
   /**
-   * Makes now what a document's first copy costs: the copy channel (four round trips), paid
-   * while the agent waits for a job rather than between its prompt and its answer. Nothing
-   * on a job's usual way takes a Playwright handle (`element`), so Playwright's own script
-   * (some 350 KB, in two worlds) is loaded into a document only when one of the other ways
-   * needs it.
+   * Makes now what a document's first copy costs: the copy channel and its hook's listeners
+   * (five round trips), paid while the agent waits for a job rather than between its prompt
+   * and its answer; with them, the watch sets the hook itself as the answer ends. Nothing on a
+   * job's usual way takes a Playwright handle (`element`), so Playwright's own script (some
+   * 350 KB, in two worlds) is loaded into a document only when one of the other ways needs it.
    */
   async warm(): Promise<void> {
     await this.copyChannel().catch(() => {});

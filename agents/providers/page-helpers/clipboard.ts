@@ -2,7 +2,8 @@
  * In the page: what the page copies, kept for ChatBridge. A copy through the clipboard API
  * arrives through the copy channel while the hook in the page's world is set (copy-hook.ts);
  * a copy made with execCommand('copy') is caught from its copy event. A press waits for it
- * as it comes (`copied`), not by looking again on a timer.
+ * as it comes (`copied`), not by looking again on a timer. The hook is set from Node, or from
+ * here (`armCopyHook`) in a call that has Copy pressed next.
  */
 import type { Helpers } from './types.js';
 
@@ -35,6 +36,8 @@ export function addClipboard(h: Helpers): void {
     });
   };
   let channel: Element | null = null;
+  // Heard by the hook's listeners in the page's own world (copy-hook.ts), which cancel it: set.
+  h.armCopyHook = () => channel !== null && !channel.dispatchEvent(new Event('chatbridge-arm', { cancelable: true }));
   h.copyChannel = () => {
     if (!channel) {
       // In no document: only the hook, handed it by DevTools, can reach it.

@@ -56,8 +56,12 @@ export type InTheWay = { problem: TurnProblem; obstacle: null } | { problem: nul
 /** A point in the viewport, in CSS pixels: where a person's click lands (`clickPoint`). */
 export type ViewportPoint = { x: number; y: number };
 
-/** Where a turn's Copy is pressed: the turn (`last`: the last one, not the new one), and the point a click presses it at, if any. */
-export type CopyLook = { last: boolean; point: ViewportPoint | null };
+/**
+ * Where a turn's Copy is pressed: the turn (`last`: the last one, not the new one), and the
+ * point a click presses it at, if any; `armed`: the clipboard hook was set in the same call
+ * (the watch's, as the answer ended), for the press to come.
+ */
+export type CopyLook = { last: boolean; point: ViewportPoint | null; armed?: boolean };
 
 /** A finished answer, before it is read: what it is when not text, and where its Copy is. */
 export type AnswerLook = { nonText: string | null; copy: CopyLook };
@@ -205,6 +209,8 @@ export interface PageHelpers {
   blurShot(png: string, sharp: readonly Rect[]): Promise<string>;
   /** The element, in no document, that the clipboard hook in the page's own world reports a copy to (copy-hook.ts). */
   copyChannel(): Element;
+  /** Sets the clipboard hook from this world (copy-hook.ts): false where this document has no channel yet (`copyChannel`, made from Node). */
+  armCopyHook(): boolean;
   /** The page's own file input by the pack's `attachments` cues (hidden, so found without being visible). */
   fileInput(pack: PagePack): Element | null;
   /** Which `fileInput` cue finds it (its index), or -1. */

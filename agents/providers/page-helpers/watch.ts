@@ -139,9 +139,13 @@ export function addWatch(h: Helpers): void {
       const settle = (seen: FinishedBy | TurnProblem | MissingRole) => {
         observer.disconnect();
         window.clearTimeout(timer);
+        if (seen.kind !== 'finished') return resolve(seen);
         // What the flow reads next is read now, in this call: no round trip between the end and
         // the read. A finished answer is one `check` found with no blocker, a moment ago in this call.
-        resolve(seen.kind === 'finished' ? { ...seen, look: h.finishedLook(pack, scope, null), modelUsed: modelNamed() } : seen);
+        const look = h.finishedLook(pack, scope, null);
+        // Copy is pressed next, at the point found: the clipboard hook set now saves the press a round trip.
+        if (look.inTheWay === null && look.nonText === null && look.copy.point) look.copy.armed = h.armCopyHook();
+        resolve({ ...seen, look, modelUsed: modelNamed() });
       };
       /** Checks now, and again when the next time limit could pass with nothing changing in the page. */
       const run = () => {
