@@ -17,7 +17,8 @@
  *   thread per change.
  *
  * The first look after the page loads pays for its style and layout; the others are medians
- * of LOOKS in a row, in one call to the page. No aim: this says where the page's time goes.
+ * of LOOKS in a row, in one call to the page, and the watch's the mean over LOOKS changes. No
+ * aim: this says where the page's time goes.
  *
  *   node dist/bench/page-looks.js
  */
@@ -32,7 +33,7 @@ import { heading, ms, printMachineLoad, printTable, runMain } from './support.js
 
 const LOOKS = 25;
 
-/** In the page: the first look at the blockers, then the medians of LOOKS looks (or changes) of each kind (ms). */
+/** In the page: the first look at the blockers, the medians of LOOKS looks of each kind, and the watch's mean over LOOKS changes (ms). */
 async function timeLooks([pack, scope, looks]: [PagePack, TurnScope, number]) {
   const h = window.__chatbridge as Helpers;
   const once = (look: () => unknown) => {
