@@ -19,7 +19,8 @@ export function holdsDatabase(dataDir: string): boolean {
 /**
  * Opens (creating if needed) the database in the data dir. WAL with synchronous=FULL: a
  * commit is on disk before it returns, so an accepted job survives power loss, not only a
- * killed process. The cost of that fsync is paid once per group of submissions (GroupCommit).
+ * killed process. Submissions are the exception that keeps the rule: their group commits
+ * (GroupCommit) flush the log off the event loop and answer once it is on disk (WalSync).
  */
 export function openDatabase(dataDir: string, { create = true }: { create?: boolean } = {}): Db {
   let db: Db;

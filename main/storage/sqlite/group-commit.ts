@@ -1,5 +1,6 @@
 import type { Transaction } from 'better-sqlite3';
 import type { Db } from './db.js';
+import { walSyncOf, type WalSync } from './wal-sync.js';
 
 interface Pending {
   work: () => unknown;
@@ -8,21 +9,27 @@ interface Pending {
 }
 
 /**
- * Commits concurrent writes together. With synchronous=FULL every commit waits for an
- * fsync; requests that arrive in the same turn of the event loop share one transaction,
- * so the fsync is paid once per group instead of once per request. Each piece of work runs
- * in its own savepoint: one that throws is rolled back alone and rejects alone. A promise
- * resolves only after the commit, so a caller never answers for data that is not on disk.
+ * Commits concurrent writes together. A durable commit waits for an fsync; requests that
+ * arrive in the same turn of the event loop share one transaction, so the fsync is paid
+ * once per group instead of once per request, and off the event loop (WalSync). Each piece
+ * of work runs in its own savepoint: one that throws is rolled back alone and rejects
+ * alone. A promise settles only once the commit is on disk, so a caller never answers for
+ * data that is not.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
   private scheduled = false;
   private readonly flushAll: Transaction<(batch: Pending[]) => { ok: boolean; value: unknown }[]>;
 
-  /** `afterRollback` lets owners of in-memory mirrors of the data resynchronise them. */
+  /**
+   * `afterRollback` lets owners of in-memory mirrors of the data resynchronise them; `log`
+   * flushes the commits of a database with a log file (null: each commit is durable as it
+   * returns, or needs no disk).
+   */
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly afterRollback: () => void = () => {},
+    private readonly log: WalSync | null = walSyncOf(db),
   ) {
     const savepoint = db.transaction((work: () => unknown) => work());
     this.flushAll = db.transaction((batch: Pending[]) =>
@@ -47,18 +54,37 @@ export class GroupCommit {
   }
 
   private flush(): void {
+    // While the log is flushed, requests go on arriving: they commit together once it is
+    // done, in one transaction and one more flush, rather than a group and a flush each.
+    if (this.log?.busy) return this.log.whenIdle(() => this.flush());
     const batch = this.pending;
     this.pending = [];
     this.scheduled = false;
     let results: { ok: boolean; value: unknown }[];
     try {
-      results = this.flushAll.immediate(batch);
+      results = this.commit(batch);
     } catch (error) {
       for (const p of batch) p.reject(error);
       this.afterRollback();
       return;
     }
-    if (results.some((r) => !r.ok)) this.afterRollback();
-    batch.forEach((p, i) => (results[i]!.ok ? p.resolve(results[i]!.value) : p.reject(results[i]!.value)));
+    // Work that threw left nothing behind (its savepoint rolled back): it need not wait for the disk.
+    const kept: [Pending, unknown][] = [];
+    batch.forEach((p, i) => (results[i]!.ok ? kept.push([p, results[i]!.value]) : p.reject(results[i]!.value)));
+    if (kept.length < batch.length) this.afterRollback();
+    const settle = () => kept.forEach(([p, value]) => p.resolve(value));
+    if (this.log) this.log.after(settle);
+    else settle();
+  }
+
+  /** The batch's transaction; with a log to flush, its commit does not wait for the disk (the log's flush does). */
+  private commit(batch: Pending[]): { ok: boolean; value: unknown }[] {
+    if (!this.log) return this.flushAll.immediate(batch);
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.flushAll.immediate(batch);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
   }
 }

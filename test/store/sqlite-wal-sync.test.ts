@@ -1,0 +1,123 @@
+/**
+ * A group commit's flush of the log, off the event loop (wal-sync.ts): its callers hear of
+ * their commit only once the log is flushed, commits made while a flush runs wait and share
+ * the next one, and a flush that fails stops everything rather than answering.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { memoryDatabase, openDatabase, type Db } from '../../main/storage/sqlite/db.js';
+import { GroupCommit } from '../../main/storage/sqlite/group-commit.js';
+import { WalSync, WalSyncFailed, walSyncOf, type SyncFile } from '../../main/storage/sqlite/wal-sync.js';
+import { tempDataDir } from '../support/harness.js';
+
+let dir: string;
+let db: Db;
+
+beforeEach(() => {
+  dir = tempDataDir();
+  db = openDatabase(dir);
+  db.exec(`CREATE TABLE notes (n INTEGER)`);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A flush the test ends by hand: `flushes` holds each one's path and its `done`. */
+function heldSync() {
+  const flushes: { path: string; done: (error: Error | null) => void }[] = [];
+  const sync: SyncFile = (path, done) => flushes.push({ path, done });
+  return { flushes, sync };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('a group commit with a log to flush', () => {
+  it('settles its callers only once the flush is done, the rows already committed and the connection at FULL again', async () => {
+    const { flushes, sync } = heldSync();
+    const commits = new GroupCommit(db, undefined, new WalSync(`${db.name}-wal`, sync));
+    const insert = db.prepare(`INSERT INTO notes VALUES (?)`);
+    let settled = 0;
+    const written = [1, 2].map((n) => commits.run(() => insert.run(n)).then(() => settled++));
+    await turn();
+    await turn();
+    expect(flushes.map((f) => f.path)).toEqual([join(dir, 'chatbridge.db-wal')]);
+    expect(settled).toBe(0);
+    const reader = new Database(join(dir, 'chatbridge.db'), { readonly: true });
+    try {
+      expect(reader.prepare(`SELECT COUNT(*) FROM notes`).pluck().get()).toBe(2);
+    } finally {
+      reader.close();
+    }
+    // Only the group's own commit skips the wait for the disk.
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    flushes[0]!.done(null);
+    await Promise.all(written);
+    expect(settled).toBe(2);
+  });
+
+  it('commits what comes while a flush runs once that flush ends, in one transaction and one more flush', async () => {
+    const { flushes, sync } = heldSync();
+    const commits = new GroupCommit(db, undefined, new WalSync(`${db.name}-wal`, sync));
+    const insert = db.prepare(`INSERT INTO notes VALUES (?)`);
+    const first = commits.run(() => insert.run(0));
+    await turn();
+    expect(flushes).toHaveLength(1);
+    // Three turns while the first flush runs: nothing of them is written yet.
+    const later: Promise<unknown>[] = [];
+    for (const n of [1, 2, 3]) {
+      later.push(commits.run(() => insert.run(n)));
+      await turn();
+    }
+    expect(db.prepare(`SELECT COUNT(*) FROM notes`).pluck().get()).toBe(1);
+    flushes[0]!.done(null);
+    await first;
+    expect(db.prepare(`SELECT COUNT(*) FROM notes`).pluck().get()).toBe(4);
+    expect(flushes).toHaveLength(2);
+    flushes[1]!.done(null);
+    await Promise.all(later);
+  });
+
+  it('a piece of work that throws rejects at once with its savepoint rolled back; the others wait for the flush', async () => {
+    const { flushes, sync } = heldSync();
+    const commits = new GroupCommit(db, undefined, new WalSync(`${db.name}-wal`, sync));
+    const insert = db.prepare(`INSERT INTO notes VALUES (?)`);
+    const kept = commits.run(() => insert.run(1));
+    const refused = commits.run(() => {
+      insert.run(2);
+      throw new Error('refused');
+    });
+    // Rejected work wrote nothing that lasts, so it need not wait for the disk.
+    await expect(refused).rejects.toThrow('refused');
+    expect(flushes).toHaveLength(1);
+    expect(db.prepare(`SELECT n FROM notes`).pluck().all()).toEqual([1]);
+    flushes[0]!.done(null);
+    await kept;
+  });
+});
+
+describe('the log sync', () => {
+  it('stops with WalSyncFailed when a flush fails, and tells no caller its commit is on disk', () => {
+    const failing = new WalSync('/nowhere/chatbridge.db-wal', (_path, done) => done(new Error('EIO: i/o error')));
+    let told = false;
+    expect(() => failing.after(() => (told = true))).toThrow(WalSyncFailed);
+    expect(told).toBe(false);
+  });
+
+  it('flushes the real log file of a database in WAL mode; one in memory has none', async () => {
+    const sync = walSyncOf(db);
+    expect(sync).toBeInstanceOf(WalSync);
+    expect(walSyncOf(db)).toBe(sync); // shared by the database's group commits
+    expect(existsSync(`${db.name}-wal`)).toBe(true);
+    db.prepare(`INSERT INTO notes VALUES (1)`).run();
+    await new Promise<void>((resolve) => sync!.after(resolve));
+    const memory = memoryDatabase();
+    try {
+      expect(walSyncOf(memory)).toBeNull();
+    } finally {
+      memory.close();
+    }
+  });
+});
