@@ -1,9 +1,10 @@
 /**
  * Instrumentation for bench/submit-and-get, loaded into the service's process with
  * `node --import <this file> …` so that the service's files stay untouched.
- * - It wraps GroupCommit's flush (one SQLite transaction, hence one WAL fsync, per group of
- *   submissions) and counts groups, their sizes and the time each flush held the event
- *   loop (the inserts, the commit's fsync and any automatic WAL checkpoint).
+ * - It wraps GroupCommit's flush (one SQLite transaction per group of submissions) and counts
+ *   groups, their sizes and the time each commit held the event loop (the inserts, the
+ *   writes of the log and any automatic WAL checkpoint), and WalSync's flushes of the log
+ *   (each an fdatasync on libuv's thread pool, covering the groups committed before it).
  * - It watches the event loop's delay, garbage-collection pauses and each request's time
  *   inside the server (request parsed -> response handed to the kernel), to tell a stall in
  *   the server from one outside it.
@@ -15,20 +16,31 @@
 import http from 'node:http';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { GroupCommit } from '../main/storage/sqlite/group-commit.js';
+import { WalSync } from '../main/storage/sqlite/wal-sync.js';
 
 interface Flushable {
   pending: unknown[];
+  log: { busy: boolean } | null;
   flush(): void;
 }
 
 const SLOW_MS = 20;
-const fresh = () => ({ groups: 0, items: 0, ms: 0, maxMs: 0, maxGroup: 0, slow: 0 });
+const fresh = () => ({ groups: 0, items: 0, ms: 0, maxMs: 0, maxGroup: 0, slow: 0, logFlushes: 0 });
 let commits = fresh();
 const proto = GroupCommit.prototype as unknown as Flushable;
 const flush = proto.flush;
-if (typeof flush !== 'function') throw new Error('commit-probe: GroupCommit has no flush method to wrap');
+const logProto = WalSync.prototype as unknown as { flush(): void };
+const logFlush = logProto.flush;
+if (typeof flush !== 'function' || typeof logFlush !== 'function') throw new Error('commit-probe: no GroupCommit or WalSync flush to wrap');
+
+logProto.flush = function (this: unknown): void {
+  commits.logFlushes++;
+  logFlush.call(this);
+};
 
 proto.flush = function (this: Flushable): void {
+  // A flush called while the log is flushed waits for it: no commit yet.
+  if (this.log?.busy) return flush.call(this);
   const size = this.pending.length;
   const started = performance.now();
   try {
