@@ -8,18 +8,27 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+type Results = { ok: boolean; value: unknown }[];
+
 /**
  * Commits concurrent writes together. A durable commit waits for an fsync; requests that
  * arrive in the same turn of the event loop share one transaction, so the fsync is paid
- * once per group instead of once per request, and off the event loop (WalSync). Each piece
- * of work runs in its own savepoint: one that throws is rolled back alone and rejects
- * alone. A promise settles only once the commit is on disk, so a caller never answers for
- * data that is not.
+ * once per group instead of once per request, and off the event loop (WalSync). A piece of
+ * work that throws is rolled back alone and rejects alone. A promise settles only once the
+ * commit is on disk, so a caller never answers for data that is not.
+ *
+ * A piece of work must be one that can run again once its transaction is rolled back and
+ * `afterRollback` has run: the group's work is first run as one (a savepoint each costs
+ * about 5 µs, as much as a submission's insert), and only if a piece throws is it all rolled
+ * back and run again with a savepoint per piece.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
   private scheduled = false;
-  private readonly flushAll: Transaction<(batch: Pending[]) => { ok: boolean; value: unknown }[]>;
+  /** The batch's work in one transaction; it throws what the first piece to fail throws. */
+  private readonly together: Transaction<(batch: Pending[]) => Results>;
+  /** The batch's work with a savepoint per piece, each piece's outcome its own. */
+  private readonly apart: Transaction<(batch: Pending[]) => Results>;
 
   /**
    * `afterRollback` lets owners of in-memory mirrors of the data resynchronise them; `log`
@@ -31,8 +40,9 @@ export class GroupCommit {
     private readonly afterRollback: () => void = () => {},
     private readonly log: WalSync | null = walSyncOf(db),
   ) {
+    this.together = db.transaction((batch: Pending[]) => batch.map((p) => ({ ok: true, value: p.work() })));
     const savepoint = db.transaction((work: () => unknown) => work());
-    this.flushAll = db.transaction((batch: Pending[]) =>
+    this.apart = db.transaction((batch: Pending[]) =>
       batch.map((p) => {
         try {
           return { ok: true, value: savepoint(p.work) };
@@ -60,7 +70,7 @@ export class GroupCommit {
     const batch = this.pending;
     this.pending = [];
     this.scheduled = false;
-    let results: { ok: boolean; value: unknown }[];
+    let results: Results;
     try {
       results = this.commit(batch);
     } catch (error) {
@@ -78,13 +88,22 @@ export class GroupCommit {
   }
 
   /** The batch's transaction; with a log to flush, its commit does not wait for the disk (the log's flush does). */
-  private commit(batch: Pending[]): { ok: boolean; value: unknown }[] {
-    if (!this.log) return this.flushAll.immediate(batch);
+  private commit(batch: Pending[]): Results {
+    if (!this.log) return this.transact(batch);
     this.db.pragma('synchronous = NORMAL');
     try {
-      return this.flushAll.immediate(batch);
+      return this.transact(batch);
     } finally {
       this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  private transact(batch: Pending[]): Results {
+    try {
+      return this.together.immediate(batch);
+    } catch {
+      this.afterRollback();
+      return this.apart.immediate(batch);
     }
   }
 }

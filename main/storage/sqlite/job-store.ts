@@ -71,11 +71,12 @@ export class SqliteJobStore implements JobStore {
     this.commits = new GroupCommit(db, () => this.recount());
     this.deltas = new SqliteDeltas(db);
     this.s = {
+      // Bound by position: each submission runs it, and by name it took a third longer
+      // (4.2 µs against 3.1 on a file database, 2026-11-30).
       insert: db.prepare(
         `INSERT INTO jobs (id, status, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms,
            deadline_at, max_attempts, callback_url, metadata, created_at, api_key_id, account_id, variant, attachments)
-         VALUES (@id, 'queued', @prompt, @req_provider, @req_agent_id, @conversation_in, @priority, @timeout_ms,
-           @deadline_at, @max_attempts, @callback_url, @metadata, @created_at, @api_key_id, @account_id, @variant, @attachments)`,
+         VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertChunk: db.prepare(`INSERT INTO job_files (job_id, position, chunk, data) VALUES (?, ?, ?, ?)`),
       fileChunk: db.prepare(`SELECT data FROM job_files WHERE job_id = ? AND position = ? AND chunk = ?`).pluck(),
@@ -393,7 +394,10 @@ export class SqliteJobStore implements JobStore {
     if (refuseNew) return { kind: 'refused' };
     // The files' bytes are already stored (stageFiles): this commit makes them the job's.
     const row = newJobRow(job, attachments);
-    this.s.insert.run({ ...row, attachments: JSON.stringify(row.attachments) });
+    const { id, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms, deadline_at, max_attempts } = row;
+    const { callback_url, metadata, created_at, api_key_id, account_id, variant } = row;
+    this.s.insert.run(id, prompt, req_provider, req_agent_id, conversation_in, priority, timeout_ms, deadline_at, max_attempts,
+      callback_url, metadata, created_at, api_key_id, account_id, variant, JSON.stringify(row.attachments));
     this.order.add(row);
     this.live.hold(row);
     if (idempotency) this.s.rememberKey.run(idempotency.key, idempotency.hash, job.id, job.created_at);

@@ -1,7 +1,9 @@
 /**
- * A group commit's flush of the log, off the event loop (wal-sync.ts): its callers hear of
- * their commit only once the log is flushed, commits made while a flush runs wait and share
- * the next one, and a flush that fails stops everything rather than answering.
+ * The group commit (group-commit.ts) on a database file: the group's work runs as one
+ * transaction, and again a savepoint a piece only when a piece throws; its callers hear of
+ * their commit only once the log is flushed, off the event loop (wal-sync.ts); commits made
+ * while a flush runs wait and share the next one; a flush that fails stops everything
+ * rather than answering.
  */
 import Database from 'better-sqlite3';
 import { existsSync, rmSync } from 'node:fs';
@@ -95,6 +97,44 @@ describe('a group commit with a log to flush', () => {
     expect(db.prepare(`SELECT n FROM notes`).pluck().all()).toEqual([1]);
     flushes[0]!.done(null);
     await kept;
+  });
+});
+
+describe('a group commit', () => {
+  it('runs each piece once, in the one transaction of the group, when none throws', async () => {
+    const commits = new GroupCommit(db);
+    const insert = db.prepare(`INSERT INTO notes VALUES (?)`);
+    let runs = 0;
+    const work = (n: number) => () => {
+      runs++;
+      // One transaction for the group, with no savepoint of its own around the piece.
+      expect(db.prepare(`SELECT COUNT(*) FROM notes`).pluck().get()).toBe(n - 1);
+      return insert.run(n).changes;
+    };
+    expect(await Promise.all([1, 2, 3].map((n) => commits.run(work(n))))).toEqual([1, 1, 1]);
+    expect(runs).toBe(3);
+  });
+
+  it('when a piece throws, rolls the group back, lets its owner resynchronise, and runs it again a savepoint a piece', async () => {
+    let rollbacks = 0;
+    const commits = new GroupCommit(db, () => rollbacks++);
+    const insert = db.prepare(`INSERT INTO notes VALUES (?)`);
+    const runs: number[] = [];
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((n) =>
+        commits.run(() => {
+          runs.push(n);
+          insert.run(n);
+          if (n === 2) throw new Error('two is refused');
+          return n;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([1, 'two is refused', 3]);
+    expect(runs).toEqual([1, 2, 1, 2, 3]);
+    // Once for the group's first run, once for the piece rolled back alone.
+    expect(rollbacks).toBe(2);
+    expect(db.prepare(`SELECT n FROM notes ORDER BY n`).pluck().all()).toEqual([1, 3]);
   });
 });
 
