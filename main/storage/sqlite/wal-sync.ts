@@ -4,10 +4,14 @@ import type { Db } from './db.js';
 /** Makes a file's written bytes durable, calling back on libuv's thread pool's answer. */
 export type SyncFile = (path: string, done: (error: Error | null) => void) => void;
 
-/** fdatasync through a descriptor of its own: the kernel flushes the file, whoever wrote it. */
+/**
+ * fdatasync through a descriptor of its own: the kernel flushes the file, whoever wrote it.
+ * No log file means nothing to flush: SQLite removes it only once the last connection has
+ * copied it into the database and synced that.
+ */
 const syncFile: SyncFile = (path, done) =>
   open(path, 'r+', (openError, fd) => {
-    if (openError) return done(openError);
+    if (openError) return done(openError.code === 'ENOENT' ? null : openError);
     fdatasync(fd, (syncError) => close(fd, (closeError) => done(syncError ?? closeError)));
   });
 
@@ -29,8 +33,9 @@ export class WalSyncFailed extends Error {}
  *
  * A flush that fails leaves what is on disk unknown, and the jobs it would have covered are
  * already visible in this process: answering an error would have their callers send them
- * again while they may run. The process stops instead (WalSyncFailed), as a crash would;
- * at the next start the database holds what reached the disk.
+ * again while they may run. Its callers hear nothing, and the flush throws WalSyncFailed as
+ * an uncaught error, which stops a served process as a crash would (the desktop app's main
+ * process shows it in a dialog); at the next start the database holds what reached the disk.
  */
 export class WalSync {
   private flushing = false;
