@@ -40,10 +40,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The job store of one machine, in the data dir's SQLite database (see job-store.ts for the
- * port). Every method runs synchronously inside; the promises are the port's. Submissions
- * arriving in one turn of the event loop share one transaction (GroupCommit): with
- * synchronous=FULL each commit waits for an fsync, paid once per group. The other moves are
- * one immediate transaction each.
+ * port). Every method runs synchronously inside; the promises are the port's, except a
+ * submission's: submissions arriving together share one transaction (GroupCommit), whose
+ * fsync is paid once per group and off the event loop, and answer once it is done. The
+ * other moves are one immediate transaction each, at synchronous=FULL.
  *
  * Each move reads its rows, has them planned (queue/job-moves.ts) and applies the plan in
  * `apply`, which also keeps the in-memory queue order and live jobs in step and holds the
