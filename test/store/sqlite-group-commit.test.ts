@@ -60,6 +60,15 @@ describe('a group commit with a log to flush', () => {
     expect(settled).toBe(2);
   });
 
+  it('on a connection its owner set below FULL, commits as it is set: no flush, and the setting kept', async () => {
+    const { flushes, sync } = heldSync();
+    const commits = new GroupCommit(db, undefined, new WalSync(`${db.name}-wal`, sync));
+    db.pragma('synchronous = OFF');
+    await commits.run(() => db.prepare(`INSERT INTO notes VALUES (1)`).run());
+    expect(flushes).toHaveLength(0);
+    expect(db.pragma('synchronous', { simple: true })).toBe(0);
+  });
+
   it('commits what comes while a flush runs once that flush ends, in one transaction and one more flush', async () => {
     const { flushes, sync } = heldSync();
     const commits = new GroupCommit(db, undefined, new WalSync(`${db.name}-wal`, sync));

@@ -10,6 +10,9 @@ interface Pending {
 
 type Results = { ok: boolean; value: unknown }[];
 
+/** PRAGMA synchronous = FULL, as a number. */
+const FULL = 2;
+
 /**
  * Commits concurrent writes together. A durable commit waits for an fsync; requests that
  * arrive in the same turn of the event loop share one transaction, so the fsync is paid
@@ -70,9 +73,12 @@ export class GroupCommit {
     const batch = this.pending;
     this.pending = [];
     this.scheduled = false;
+    // A connection its owner set below FULL (a fixture's OFF) commits as it is set, with no flush.
+    const synchronous = this.log ? (this.db.pragma('synchronous', { simple: true }) as number) : 0;
+    const log = synchronous >= FULL ? this.log : null;
     let results: Results;
     try {
-      results = this.commit(batch);
+      results = log ? this.commitUnsynced(batch, synchronous) : this.transact(batch);
     } catch (error) {
       for (const p of batch) p.reject(error);
       this.afterRollback();
@@ -83,18 +89,17 @@ export class GroupCommit {
     batch.forEach((p, i) => (results[i]!.ok ? kept.push([p, results[i]!.value]) : p.reject(results[i]!.value)));
     if (kept.length < batch.length) this.afterRollback();
     const settle = () => kept.forEach(([p, value]) => p.resolve(value));
-    if (this.log) this.log.after(settle);
+    if (log) log.after(settle);
     else settle();
   }
 
-  /** The batch's transaction; with a log to flush, its commit does not wait for the disk (the log's flush does). */
-  private commit(batch: Pending[]): Results {
-    if (!this.log) return this.transact(batch);
+  /** The batch's transaction, committed without waiting for the disk (the log's flush does), then the connection as it was. */
+  private commitUnsynced(batch: Pending[], synchronous: number): Results {
     this.db.pragma('synchronous = NORMAL');
     try {
       return this.transact(batch);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.db.pragma(`synchronous = ${synchronous}`);
     }
   }
 
