@@ -9,11 +9,18 @@
  *   inside the server (request parsed -> response handed to the kernel), to tell a stall in
  *   the server from one outside it.
  * On SIGUSR2 it prints what it saw since the previous report, as one line
- * `commit-probe {json}`, and starts over. Its own cost: a few clock reads per group commit
+ * `commit-probe {json}`, and starts over. With BENCH_ROUND_PROF=DIR it also profiles the
+ * service between the report before each timed round and the one after it (the bench asks
+ * for one each side of a round), and writes those stretches together as
+ * DIR/service-rounds.cpuprofile: the submissions alone, without the untimed work between
+ * rounds. Its own cost: a few clock reads per group commit
  * and per request; the bench loads it into the bare routes' process as well, so that the
  * per-request part is charged to both targets, not to the service alone.
  */
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { PerformanceObserver, createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { GroupCommit } from '../main/storage/sqlite/group-commit.js';
 import { WalSync } from '../main/storage/sqlite/wal-sync.js';
@@ -79,7 +86,47 @@ http.Server.prototype.emit = function (this: http.Server, event: string, ...args
   return emit.call(this, event, ...args);
 } as typeof http.Server.prototype.emit;
 
-process.on('SIGUSR2', () => {
+interface CpuProfile {
+  nodes: { id: number; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Starts the profiler at one call and stops it at the next, adding each stretch to one profile (node ids made distinct). */
+function roundProfiler(dir: string): () => Promise<void> {
+  const session = new Session();
+  session.connect();
+  const merged: CpuProfile = { nodes: [], samples: [], timeDeltas: [], startTime: 0, endTime: 0 };
+  let running = false;
+  let nextId = 1;
+  return async () => {
+    running = !running;
+    if (running) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      return;
+    }
+    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+    const offset = nextId;
+    for (const node of profile.nodes) {
+      merged.nodes.push({ ...node, id: node.id + offset, children: node.children?.map((c) => c + offset) });
+      nextId = Math.max(nextId, node.id + offset + 1);
+    }
+    merged.samples.push(...profile.samples.map((id) => id + offset));
+    // A stretch's first delta is the time since its start, not since the last stretch's end.
+    merged.timeDeltas.push(0, ...profile.timeDeltas.slice(1));
+    merged.endTime += profile.endTime - profile.startTime;
+    writeFileSync(join(dir, 'service-rounds.cpuprofile'), JSON.stringify(merged));
+  };
+}
+
+const toggleProfile = process.env.BENCH_ROUND_PROF ? roundProfiler(process.env.BENCH_ROUND_PROF) : null;
+
+process.on('SIGUSR2', async () => {
+  // The profiler is running before the report that lets the round start goes out.
+  await toggleProfile?.();
   const report = {
     ...commits,
     loopP99Ms: loop.percentile(99) / 1e6,

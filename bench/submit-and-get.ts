@@ -23,6 +23,10 @@
  *   BENCH_CPU_PROF=DIR …   the service and the bare routes write V8 CPU profiles to DIR when they stop
  *                          (service.cpuprofile, bare.cpuprofile); node dist/bench/profile-top.js DIR/service.cpuprofile --areas
  *                          lists where the time went
+ *   BENCH_ROUND_PROF=DIR …  the service alone over the timed submission rounds, nothing else:
+ *                          DIR/service-rounds.cpuprofile (BENCH_CPU_PROF's covers the whole run, where the
+ *                          untimed DELETEs between rounds, a commit each, outweigh the submissions' commits);
+ *                          the figures of a profiled run carry the profiler's cost
  */
 import type { Request } from 'autocannon';
 import { pathToFileURL } from 'node:url';
