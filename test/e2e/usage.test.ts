@@ -34,6 +34,11 @@ beforeAll(async () => {
   const other = (await t.driver.keys.create({ name: 'nightly-report', scopes: ['completions:write'], expiresAt: null })).key.id;
   const keys = [...t.driver.keys.list().map((k) => k.id), other, 'admin'];
   const now = Date.now();
+  const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+  // Paused while the history is written beside it: the service wakes on each external change
+  // and its agents would take a seeded job in the moment between its submission and its move.
+  const paused = (on: boolean) => t.api('PATCH', '/admin/v1/settings', { key: token, body: { paused: on } });
+  expect((await paused(true)).status).toBe(200);
   // The 24-hour range begins on the hour 23 hours before the current one.
   await withDataDirDb(t.dataDir, async (db) => {
     const store = new SqliteJobStore(db, new SqliteWebhookOutbox(db));
@@ -41,7 +46,7 @@ beforeAll(async () => {
     await seedFinishedJobs(store, db, { count: 3_000, from: now - 60 * DAY_MS, to: now - DAY_MS, agents, keys, seed: 2 });
     await store.close();
   });
-  const token = readFileSync(join(t.dataDir, 'admin-token'), 'utf8').trim();
+  expect((await paused(false)).status).toBe(200);
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(`${t.url}/#token=${token}`);
