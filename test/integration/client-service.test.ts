@@ -109,7 +109,8 @@ describe('chatbridge/client against the service, with faults', () => {
     const serviceClock = new ManualClock();
     const { ts, proxy, client, jobs } = await setUp({ agents: {}, serviceClock });
     const answer = client.submit({ prompt: 'waits for an account', provider: 'qwen' });
-    await until(async () => (await ts.driver.queuedCount()) === 1, 15_000, 'the job to be queued');
+    // The hold's own wait, not the queued row: a job shows in the queue a flush of the log before its caller is answered.
+    await until(() => ts.driver.waiting() === 1, 15_000, 'the hold to wait on the queued job');
     serviceClock.advance(600_000); // the longest hold ends; the job stays queued
     await until(() => proxy.seen.some((s) => s.method === 'GET'), 15_000, 'the client to follow the job');
     const id = (await jobs())[0]!.id;
