@@ -105,6 +105,12 @@ describe('when a site changes', () => {
     await until(async () => (await adminCall('GET', '/admin/v1/state')).agents[0].state === 'idle', 20_000, 'idle after the check');
 
     rmSync(override());
+    // Hot-reloaded too: the check waits until the service has let go of the override.
+    await until(
+      async () => (await adminCall('GET', '/admin/v1/logs')).entries.some((e: { message: string }) => /override .*claude\.json removed: Claude uses the built-in pack again/.test(e.message)),
+      10_000,
+      'the override gone',
+    );
     const again = await sitesCheck('--provider', 'claude', '--send', '--json');
     expect(again.code).toBe(0);
     const [check] = JSON.parse(again.stdout);
