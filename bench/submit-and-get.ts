@@ -1,7 +1,10 @@
 /**
  * Submissions and reads per second at 50 connections, each beside a bare fastify route in
  * its own process that answers a body of the same size (measured in the same run, rounds
- * interleaved so both see the same machine state).
+ * interleaved so both see the same machine state). Submissions have a third target, the
+ * floor: the bare route that also writes each job with the job store's own durable insert
+ * (bare-server.ts --durable-dir), so that the figures tell the durable work's share of the
+ * service's distance to bare fastify from the rest of the service's.
  *
  * Submissions are `wait: false` with a callback_url: accepted and queued durably with no
  * agent. The contract caps the queue at 1 000 jobs, so they are timed in rounds of 900 and
@@ -161,6 +164,8 @@ async function main(): Promise<void> {
   const SUBMISSION = submission(receiver.url());
   let service: Server | undefined;
   let bare: Server | undefined;
+  let floor: Server | undefined;
+  const floorDir = tempDataDir('floor');
   try {
     // commit-probe counts the service's group commits from inside its process (see that file).
     service = await startServer(SCRIPTED_SERVER, ['--data-dir', dataDir, '--port', '0', '--webhook-ca', cert.certFile], {
@@ -186,6 +191,10 @@ async function main(): Promise<void> {
       nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href, ...cpuProfile('bare')],
     });
     const b = bare;
+    floor = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body), '--durable-dir', floorDir], {
+      nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href, ...cpuProfile('floor')],
+    });
+    const f = floor;
     const bareGet = await api(b.url, 'GET', '/v1/completions/x', ring.take());
     console.log(
       `  response bodies: POST 202 ${accepted.bytes} B (bare ${accepted.bytes} B), GET 200 ${sampleGet.bytes} B (bare ${bareGet.bytes} B)`,
@@ -226,11 +235,22 @@ async function main(): Promise<void> {
       return run;
     };
     const bareRound = () => load({ url: b.url, connections: CONNECTIONS, amount: ROUND, requests: submitRequests([]) });
+    const floorIds: string[] = [];
+    const floorRun = () => load({ url: f.url, connections: CONNECTIONS, amount: ROUND, requests: submitRequests(floorIds) });
+    const emptyFloor = async () => {
+      const results = await inPool(floorIds.splice(0), CONNECTIONS, (id) => api(f.url, 'DELETE', `/v1/completions/${id}`, ring.take()));
+      cleanupFailures += results.filter((r) => r.status !== 200).length;
+    };
+    const floorRound = async () => {
+      await floorRun();
+      await emptyFloor();
+    };
 
     // Warm-up (untimed): JIT, connection paths, and every key's once-a-minute last_used_at write.
     for (let i = 0; i < (SUBMISSIONS ? 2 : 0); i++) {
       await serviceRound();
       await bareRound();
+      await floorRound();
     }
     await inPool(ring.keys, 20, (key) => api(s.url, 'GET', '/v1/completions/job_none', key));
 
@@ -240,6 +260,7 @@ async function main(): Promise<void> {
     const commitStats = async () => JSON.parse((await s.nextLine(/^commit-probe /, 'SIGUSR2')).slice(13)) as ProbeReport;
     const postService = totals();
     const postBare = totals();
+    const postFloor = totals();
     for (let i = 0; i < (SUBMISSIONS ? TIMED_ROUNDS : 0); i++) {
       await commitStats(); // the probe starts over at each report: `after` covers this round alone
       const ids: string[] = [];
@@ -272,6 +293,8 @@ async function main(): Promise<void> {
       }
       await emptyQueue(ids);
       add(postBare, await measured(b, bareRound));
+      add(postFloor, await measured(f, floorRun));
+      await emptyFloor();
     }
 
     // ---- GETs of existing jobs ---------------------------------------------------------
@@ -309,6 +332,7 @@ async function main(): Promise<void> {
     // ---- report ------------------------------------------------------------------------
     const ps = summary(postService);
     const pb = summary(postBare);
+    const pf = summary(postFloor);
     const gs = summary(getService);
     const gb = summary(getBare);
     console.log(
@@ -330,7 +354,7 @@ async function main(): Promise<void> {
     ];
     printTable([
       ['', 'req/s', 'p50', 'p99', 'p99 incl. connect', 'non-2xx', 'server CPU/req', 'ratio to bare', 'CPU ratio'],
-      ...(SUBMISSIONS ? [row('POST /v1/completions', ps, pb), row('  bare fastify POST', pb)] : []),
+      ...(SUBMISSIONS ? [row('POST /v1/completions', ps, pb), row('  bare fastify POST', pb), row('  bare + durable insert', pf, pb)] : []),
       row('GET /v1/completions/{id}', gs, gb),
       row('  bare fastify GET', gb),
     ]);
@@ -338,7 +362,13 @@ async function main(): Promise<void> {
       '\n  server CPU/req: the server process\'s CPU time (user + system) over the timed runs per response; "CPU ratio" is' +
         '\n  the bare route\'s over the service\'s, the throughput ratio a machine would give if each server had a core of its own.',
     );
-    const errors = (SUBMISSIONS ? ps.non2xx + pb.non2xx : 0) + gs.non2xx + gb.non2xx;
+    if (SUBMISSIONS) {
+      console.log(
+        '  "bare + durable insert": the bare route writing each job as the service does (the job store\'s insert, group commit' +
+          `\n  and log flush) before its 202; the service takes ${(ps.rate / pf.rate).toFixed(2)} x its submissions/s, at ${(pf.cpuUsPerRequest / ps.cpuUsPerRequest).toFixed(2)} x its CPU per submission.`,
+      );
+    }
+    const errors = (SUBMISSIONS ? ps.non2xx + pb.non2xx + pf.non2xx : 0) + gs.non2xx + gb.non2xx;
     if (SUBMISSIONS) reportSubmissions();
     console.log(`  statuses: GET  service {${gs.text}}  bare {${gb.text}}`);
     if (errors > 0 || cleanupFailures > 0) {
@@ -375,9 +405,9 @@ async function main(): Promise<void> {
       console.log(
         `  submissions/s counted from the start of each round instead: service ${num(ps.rateFromStart)}, bare ${num(pb.rateFromStart)}`,
       );
-      console.log(`  per-round submissions/s: service ${spread(postService)}, bare ${spread(postBare)}`);
+      console.log(`  per-round submissions/s: service ${spread(postService)}, bare ${spread(postBare)}, bare + durable insert ${spread(postFloor)}`);
       if (process.env.BENCH_VERBOSE) console.log(`  rounds: service ${postService.roundRates.map((r) => num(r)).join(', ')}\n          bare ${postBare.roundRates.map((r) => num(r)).join(', ')}`);
-      console.log(`  statuses: POST service {${ps.text}}  bare {${pb.text}}`);
+      console.log(`  statuses: POST service {${ps.text}}  bare {${pb.text}}  bare + durable insert {${pf.text}}`);
     }
 
     // ---- what durability costs ---------------------------------------------------------
@@ -407,9 +437,11 @@ async function main(): Promise<void> {
   } finally {
     await service?.stop();
     await bare?.stop();
+    await floor?.stop();
     await receiver.close();
     cert.remove();
     removeDir(dataDir);
+    removeDir(floorDir);
   }
 }
 
