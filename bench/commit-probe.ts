@@ -9,11 +9,11 @@
  *   inside the server (request parsed -> response handed to the kernel), to tell a stall in
  *   the server from one outside it.
  * On SIGUSR2 it prints what it saw since the previous report, as one line
- * `commit-probe {json}`, and starts over. With BENCH_ROUND_PROF=DIR it also profiles the
- * service between the report before each timed round and the one after it (the bench asks
+ * `commit-probe {json}`, and starts over. With BENCH_ROUND_PROF=DIR it also profiles its
+ * process between the report before each timed round and the one after it (the bench asks
  * for one each side of a round), and writes those stretches together as
- * DIR/service-rounds.cpuprofile: the submissions alone, without the untimed work between
- * rounds. Its own cost: a few clock reads per group commit
+ * DIR/NAME-rounds.cpuprofile (NAME: BENCH_PROBE_NAME, `service` by default): the
+ * submissions alone, without the untimed work between rounds. Its own cost: a few clock reads per group commit
  * and per request; the bench loads it into the bare routes' process as well, so that the
  * per-request part is charged to both targets, not to the service alone.
  */
@@ -118,7 +118,7 @@ function roundProfiler(dir: string): () => Promise<void> {
     // A stretch's first delta is the time since its start, not since the last stretch's end.
     merged.timeDeltas.push(0, ...profile.timeDeltas.slice(1));
     merged.endTime += profile.endTime - profile.startTime;
-    writeFileSync(join(dir, 'service-rounds.cpuprofile'), JSON.stringify(merged));
+    writeFileSync(join(dir, `${process.env.BENCH_PROBE_NAME ?? 'service'}-rounds.cpuprofile`), JSON.stringify(merged));
   };
 }
 

@@ -18,18 +18,20 @@
  * queue_position).
  *
  * Beside throughput, each server's CPU time per request (user + system, all threads, from
- * /proc): on a shared machine the req/s of both targets swing with the other processes'
- * load, while CPU time per request stays put, so it tells a change in the service's own cost.
+ * /proc): on a shared machine the req/s of every target swing with the other processes'
+ * load, while CPU time per request moves less, so it tells a change in the service's own cost
+ * better. Less is not nothing: the bare route's own swings between about 30 and 48 µs from
+ * one run to the next (a cause not found), and its ratios with it.
  *
  *   node dist/bench/submit-and-get.js          (BENCH_VERBOSE=1 prints each round)
  *   BENCH_ONLY=gets node dist/bench/submit-and-get.js      (the GETs alone)
  *   BENCH_CPU_PROF=DIR …   the service and the bare routes write V8 CPU profiles to DIR when they stop
- *                          (service.cpuprofile, bare.cpuprofile); node dist/bench/profile-top.js DIR/service.cpuprofile --areas
+ *                          (service, bare and floor.cpuprofile); node dist/bench/profile-top.js DIR/service.cpuprofile --areas
  *                          lists where the time went
- *   BENCH_ROUND_PROF=DIR …  the service alone over the timed submission rounds, nothing else:
- *                          DIR/service-rounds.cpuprofile (BENCH_CPU_PROF's covers the whole run, where the
- *                          untimed DELETEs between rounds, a commit each, outweigh the submissions' commits);
- *                          the figures of a profiled run carry the profiler's cost
+ *   BENCH_ROUND_PROF=DIR …  each target over its timed submission rounds, nothing else: DIR/service-rounds,
+ *                          DIR/bare-rounds and DIR/floor-rounds.cpuprofile (BENCH_CPU_PROF's cover
+ *                          the whole run, where the untimed DELETEs between rounds, a commit each, outweigh the
+ *                          submissions' commits); the figures of a profiled run carry the profiler's cost
  */
 import type { Request } from 'autocannon';
 import { pathToFileURL } from 'node:url';
@@ -102,27 +104,31 @@ interface Totals {
   statuses: Map<number, number>;
   errors: number;
   roundRates: number[];
-  /** CPU time of the server's process over the runs, in clock ticks. */
+  /** CPU time of the server's process over the runs, in clock ticks; of its main thread alone. */
   cpuTicks: number;
+  mainTicks: number;
 }
 
-const totals = (): Totals => ({ requests: 0, wallMs: 0, steadyRequests: 0, steadyMs: 0, latencies: [], firstLatencies: [], statuses: new Map(), errors: 0, roundRates: [], cpuTicks: 0 });
+const totals = (): Totals => ({ requests: 0, wallMs: 0, steadyRequests: 0, steadyMs: 0, latencies: [], firstLatencies: [], statuses: new Map(), errors: 0, roundRates: [], cpuTicks: 0, mainTicks: 0 });
 
-/** A load run and the CPU time its target's process spent meanwhile. */
+/** A load run and the CPU time its target's process, and its main thread, spent meanwhile. */
 interface Measured {
   run: LoadRun;
   cpuTicks: number;
+  mainTicks: number;
 }
 
 async function measured(target: Server, start: () => Promise<LoadRun>): Promise<Measured> {
   const before = cpuTicks(target.pid);
+  const mainBefore = cpuTicks(target.pid, { mainThread: true });
   const run = await start();
-  return { run, cpuTicks: cpuTicks(target.pid) - before };
+  return { run, cpuTicks: cpuTicks(target.pid) - before, mainTicks: cpuTicks(target.pid, { mainThread: true }) - mainBefore };
 }
 
-function add(t: Totals, { run, cpuTicks }: Measured): void {
+function add(t: Totals, { run, cpuTicks, mainTicks }: Measured): void {
   const n = run.latencies.length + run.firstLatencies.length;
   t.cpuTicks += cpuTicks;
+  t.mainTicks += mainTicks;
   t.requests += n;
   t.wallMs += run.wallMs;
   t.steadyRequests += n - 1;
@@ -146,6 +152,7 @@ function summary(t: Totals) {
     rate: (t.steadyRequests / t.steadyMs) * 1000,
     rateFromStart: (t.requests / t.wallMs) * 1000,
     cpuUsPerRequest: (t.cpuTicks / clockTicksPerSecond() / t.requests) * 1e6,
+    mainCpuUsPerRequest: (t.mainTicks / clockTicksPerSecond() / t.requests) * 1e6,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     ...describeStatuses(t.statuses, t.errors),
@@ -189,10 +196,12 @@ async function main(): Promise<void> {
     // 'finish' listener are the bench's cost, so both targets pay them.
     bare = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body)], {
       nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href, ...cpuProfile('bare')],
+      env: { BENCH_PROBE_NAME: 'bare' },
     });
     const b = bare;
     floor = await startServer(BARE_SERVER, ['--post-body', JSON.stringify(accepted.body), '--get-body', JSON.stringify(sampleGet.body), '--durable-dir', floorDir], {
       nodeArgs: ['--import', pathToFileURL(COMMIT_PROBE).href, ...cpuProfile('floor')],
+      env: { BENCH_PROBE_NAME: 'floor' },
     });
     const f = floor;
     const bareGet = await api(b.url, 'GET', '/v1/completions/x', ring.take());
@@ -292,8 +301,14 @@ async function main(): Promise<void> {
         );
       }
       await emptyQueue(ids);
+      // With BENCH_ROUND_PROF, the baselines' probes profile between two reports, as the service's does.
+      const report = (target: Server) => (process.env.BENCH_ROUND_PROF ? target.nextLine(/^commit-probe /, 'SIGUSR2') : undefined);
+      await report(b);
       add(postBare, await measured(b, bareRound));
+      await report(b);
+      await report(f);
       add(postFloor, await measured(f, floorRun));
+      await report(f);
       await emptyFloor();
     }
 
@@ -348,19 +363,20 @@ async function main(): Promise<void> {
       ms(t.p99),
       ms(t.p99All),
       num(t.non2xx),
-      `${t.cpuUsPerRequest.toFixed(0)} µs`,
+      `${t.cpuUsPerRequest.toFixed(0)} µs (${t.mainCpuUsPerRequest.toFixed(0)})`,
       bareOf ? (t.rate / bareOf.rate).toFixed(2) : '',
       bareOf ? (bareOf.cpuUsPerRequest / t.cpuUsPerRequest).toFixed(2) : '',
     ];
     printTable([
-      ['', 'req/s', 'p50', 'p99', 'p99 incl. connect', 'non-2xx', 'server CPU/req', 'ratio to bare', 'CPU ratio'],
+      ['', 'req/s', 'p50', 'p99', 'p99 incl. connect', 'non-2xx', 'server CPU/req (main thread)', 'ratio to bare', 'CPU ratio'],
       ...(SUBMISSIONS ? [row('POST /v1/completions', ps, pb), row('  bare fastify POST', pb), row('  bare + durable insert', pf, pb)] : []),
       row('GET /v1/completions/{id}', gs, gb),
       row('  bare fastify GET', gb),
     ]);
     console.log(
-      '\n  server CPU/req: the server process\'s CPU time (user + system) over the timed runs per response; "CPU ratio" is' +
-        '\n  the bare route\'s over the service\'s, the throughput ratio a machine would give if each server had a core of its own.',
+      '\n  server CPU/req: the server process\'s CPU time (user + system, all threads; its main thread\'s in brackets) over the' +
+        '\n  timed runs per response; "CPU ratio" is the bare route\'s over the service\'s, the throughput ratio a machine would' +
+        '\n  give if each server had a core of its own.',
     );
     if (SUBMISSIONS) {
       console.log(

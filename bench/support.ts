@@ -74,12 +74,13 @@ export interface Server {
 }
 
 /**
- * Runs `node [nodeArgs] script args…` in its own process and resolves once it printed
+ * Runs `node [nodeArgs] script args…` in its own process (with `env` added to this one's)
+ * and resolves once it printed
  * "listening on URL". The child's stderr is kept to explain a failed start.
  */
-export function startServer(script: string, args: string[], options: { nodeArgs?: string[]; timeoutMs?: number } = {}): Promise<Server> {
+export function startServer(script: string, args: string[], options: { nodeArgs?: string[]; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Server> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT, env: { ...process.env, ...options.env } });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let stderr = '';
@@ -293,9 +294,9 @@ export function rssKiB(pid: number): number {
   return Number(match[1]);
 }
 
-/** utime + stime of the whole process (every thread), in clock ticks. */
-export function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU time (user + system) of a process, all its threads, in clock ticks; with `mainThread`, its main thread's alone. */
+export function cpuTicks(pid: number, { mainThread = false } = {}): number {
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces; count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of stat(5)
