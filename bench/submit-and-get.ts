@@ -20,12 +20,11 @@
  * Beside throughput, each server's CPU time per request (user + system, all threads, from
  * /proc): on a shared machine the req/s of every target swing with the other processes'
  * load, while CPU time per request moves less, so it tells a change in the service's own cost
- * better. Less is not nothing: the bare route's own swings between about 30 and 48 µs from
- * one run to the next (a cause not found), and its ratios with it.
+ * better (with V8's memory reducer off in every target: see STEADY).
  *
  *   node dist/bench/submit-and-get.js          (BENCH_VERBOSE=1 prints each round)
  *   BENCH_ONLY=gets node dist/bench/submit-and-get.js      (the GETs alone)
- *   BENCH_CPU_PROF=DIR …   the service and the bare routes write V8 CPU profiles to DIR when they stop
+ *   BENCH_CPU_PROF=DIR …   every target writes a V8 CPU profile to DIR when it stops
  *                          (service, bare and floor.cpuprofile); node dist/bench/profile-top.js DIR/service.cpuprofile --areas
  *                          lists where the time went
  *   BENCH_ROUND_PROF=DIR …  each target over its timed submission rounds, nothing else: DIR/service-rounds,
@@ -276,6 +275,8 @@ async function main(): Promise<void> {
     const postService = totals();
     const postBare = totals();
     const postFloor = totals();
+    // With BENCH_ROUND_PROF, the baselines' probes profile between two reports, as the service's does.
+    const report = (target: Server) => (process.env.BENCH_ROUND_PROF ? target.nextLine(/^commit-probe /, 'SIGUSR2') : undefined);
     for (let i = 0; i < (SUBMISSIONS ? TIMED_ROUNDS : 0); i++) {
       await commitStats(); // the probe starts over at each report: `after` covers this round alone
       const ids: string[] = [];
@@ -307,8 +308,6 @@ async function main(): Promise<void> {
         );
       }
       await emptyQueue(ids);
-      // With BENCH_ROUND_PROF, the baselines' probes profile between two reports, as the service's does.
-      const report = (target: Server) => (process.env.BENCH_ROUND_PROF ? target.nextLine(/^commit-probe /, 'SIGUSR2') : undefined);
       await report(b);
       add(postBare, await measured(b, bareRound));
       await report(b);
@@ -387,7 +386,7 @@ async function main(): Promise<void> {
     if (SUBMISSIONS) {
       console.log(
         '  "bare + durable insert": the bare route writing each job as the service does (the job store\'s insert, group commit' +
-          `\n  and log flush) before its 202; the service takes ${(ps.rate / pf.rate).toFixed(2)} x its submissions/s, at ${(pf.cpuUsPerRequest / ps.cpuUsPerRequest).toFixed(2)} x its CPU per submission.`,
+          `\n  and log flush) before its 202; the service takes ${(ps.rate / pf.rate).toFixed(2)} x its submissions/s and spends ${(ps.cpuUsPerRequest / pf.cpuUsPerRequest).toFixed(2)} x its CPU on each.`,
       );
     }
     const errors = (SUBMISSIONS ? ps.non2xx + pb.non2xx + pf.non2xx : 0) + gs.non2xx + gb.non2xx;
