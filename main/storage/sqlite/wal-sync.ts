@@ -1,7 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './db.js';
 
-/** Makes a file's written bytes durable, calling back on libuv's thread pool's answer. */
+/** Makes a file's written bytes durable, calling back once they are (at once when there is nothing to flush). */
 export type SyncFile = (path: string, done: (error: Error | null) => void) => void;
 
 /**
