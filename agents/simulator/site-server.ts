@@ -390,7 +390,7 @@ export async function startSiteServer(config: SimSiteConfig, look: SimLook = {},
       }
       if (req.method === 'POST' && path === '/__sim/stop') {
         const stopped = JSON.parse(await readBody(req)) as { conversationId: string; turn: number };
-        log.stops.push(stopped);
+        log.stops.push({ ...stopped, at: clock() });
         // The site stops writing it: the conversation opened again shows it ended.
         const turn = conversations.get(stopped.conversationId)?.turns[stopped.turn - 1];
         if (turn) turn.doneAt = clock();

@@ -16,7 +16,8 @@ export interface SimLog {
   sends: { conversationId: string | null; prompt: string; kind: string; turn: number | null; at: number; anonymous?: true; attachment?: string; files?: SentFile[]; variant?: InForce }[];
   /** Every file the page uploaded (or tried to), apart from the sends: what became of each is its `state` (uploads.ts). */
   uploads: UploadRecord[];
-  stops: { conversationId: string; turn: number }[];
+  /** Each Stop press the page reported, and when it arrived. */
+  stops: { conversationId: string; turn: number; at: number }[];
   /** When the page showed each answer finished. */
   finishes: { conversationId: string; turn: number; at: number }[];
   logins: number;
